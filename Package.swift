@@ -1,0 +1,26 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Logbook",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "LogStore", targets: ["LogStore"]),
+        .library(name: "Logbook", targets: ["Logbook"]),
+        .executable(name: "logbook", targets: ["logbook"]),
+        .executable(name: "employees", targets: ["employees"]),
+    ],
+    targets: [
+        .target(name: "CCRC32C"),
+        .target(name: "LogStore", dependencies: ["CCRC32C"]),
+        .target(name: "Logbook", dependencies: ["LogStore"]),
+        .executableTarget(name: "logbook", dependencies: ["Logbook", "LogStore"]),
+        .executableTarget(name: "employees", dependencies: ["Logbook"]),
+        .target(name: "TestSupport", dependencies: ["LogStore", "Logbook"], path: "Tests/TestSupport"),
+        .testTarget(name: "LogStoreTests", dependencies: ["LogStore", "TestSupport"]),
+        .testTarget(name: "LogbookTests", dependencies: ["Logbook", "TestSupport"]),
+        .testTarget(
+            name: "LogbookCLITests", dependencies: ["Logbook", "LogStore", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

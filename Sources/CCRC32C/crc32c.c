@@ -1,0 +1,116 @@
+// CRC32C (Castagnoli, reflected polynomial 0x82F63B78). See FORMAT.md, "Checksums".
+#include "crc32c.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#define POLY 0x82F63B78u
+
+static uint32_t table[8][256];
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+
+static void build_table(void) {
+    for (uint32_t n = 0; n < 256; n++) {
+        uint32_t c = n;
+        for (int k = 0; k < 8; k++) c = (c & 1) ? (c >> 1) ^ POLY : c >> 1;
+        table[0][n] = c;
+    }
+    for (uint32_t n = 0; n < 256; n++) {
+        uint32_t c = table[0][n];
+        for (int k = 1; k < 8; k++) {
+            c = table[0][c & 0xff] ^ (c >> 8);
+            table[k][n] = c;
+        }
+    }
+}
+
+uint32_t logbook_crc32c_extend_portable(uint32_t crc, const void *data, size_t length) {
+    pthread_once(&table_once, build_table);
+    const uint8_t *p = data;
+    uint32_t c = ~crc;
+    while (length && ((uintptr_t)p & 7)) {
+        c = table[0][(c ^ *p++) & 0xff] ^ (c >> 8);
+        length--;
+    }
+    while (length >= 8) {
+        uint64_t word;
+        memcpy(&word, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        word = __builtin_bswap64(word);
+#endif
+        uint32_t lo = (uint32_t)word ^ c, hi = (uint32_t)(word >> 32);
+        c = table[7][lo & 0xff] ^ table[6][(lo >> 8) & 0xff] ^ table[5][(lo >> 16) & 0xff] ^
+            table[4][lo >> 24] ^ table[3][hi & 0xff] ^ table[2][(hi >> 8) & 0xff] ^
+            table[1][(hi >> 16) & 0xff] ^ table[0][hi >> 24];
+        p += 8;
+        length -= 8;
+    }
+    while (length--) c = table[0][(c ^ *p++) & 0xff] ^ (c >> 8);
+    return ~c;
+}
+
+#if defined(__x86_64__)
+#include <nmmintrin.h>
+
+__attribute__((target("sse4.2")))
+static uint32_t extend_hardware(uint32_t crc, const void *data, size_t length) {
+    const uint8_t *p = data;
+    uint64_t c = ~crc;
+    while (length && ((uintptr_t)p & 7)) { c = _mm_crc32_u8((uint32_t)c, *p++); length--; }
+    while (length >= 8) {
+        uint64_t word;
+        memcpy(&word, p, 8);
+        c = _mm_crc32_u64(c, word);
+        p += 8;
+        length -= 8;
+    }
+    while (length--) c = _mm_crc32_u8((uint32_t)c, *p++);
+    return ~(uint32_t)c;
+}
+
+static int has_hardware(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("sse4.2");
+}
+#elif defined(__aarch64__) && defined(__ARM_FEATURE_CRC32)
+#include <arm_acle.h>
+
+static uint32_t extend_hardware(uint32_t crc, const void *data, size_t length) {
+    const uint8_t *p = data;
+    uint32_t c = ~crc;
+    while (length && ((uintptr_t)p & 7)) { c = __crc32cb(c, *p++); length--; }
+    while (length >= 8) {
+        uint64_t word;
+        memcpy(&word, p, 8);
+        c = __crc32cd(c, word);
+        p += 8;
+        length -= 8;
+    }
+    while (length--) c = __crc32cb(c, *p++);
+    return ~c;
+}
+
+static int has_hardware(void) { return 1; }
+#else
+static uint32_t extend_hardware(uint32_t crc, const void *data, size_t length) {
+    return logbook_crc32c_extend_portable(crc, data, length);
+}
+
+static int has_hardware(void) { return 0; }
+#endif
+
+static int hardware_state = -1;  // -1 unknown, 0 no, 1 yes; benign race: every thread computes the same value
+
+int logbook_crc32c_is_hardware(void) {
+    int state = __atomic_load_n(&hardware_state, __ATOMIC_RELAXED);
+    if (state < 0) {
+        state = has_hardware();
+        __atomic_store_n(&hardware_state, state, __ATOMIC_RELAXED);
+    }
+    return state;
+}
+
+uint32_t logbook_crc32c_extend(uint32_t crc, const void *data, size_t length) {
+    if (logbook_crc32c_is_hardware()) return extend_hardware(crc, data, length);
+    return logbook_crc32c_extend_portable(crc, data, length);
+}

@@ -1,0 +1,222 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// An open file: its descriptor and the path it was opened with (for error messages).
+package struct OpenFile: Sendable, Hashable {
+    package let descriptor: Int32
+    package let path: String
+
+    package init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+}
+
+/// What kind of thing a path names.
+package enum PathKind: Sendable, Equatable {
+    case missing, file, directory, symlink, other
+}
+
+/// Every system call the store makes. The store never calls the OS itself, so tests can wrap
+/// ``PosixFileSystem`` to record the calls or to inject `EIO`, `ENOSPC`, short writes and failed
+/// syncs.
+///
+/// Contract: each method either does its whole job or throws ``LogStoreError/io(operation:path:errno:)``;
+/// the one exception is ``write(_:_:at:)``, which may write fewer bytes than asked (as `pwrite` does)
+/// and returns how many. Implementations are thread-safe.
+package protocol FileSystem: Sendable {
+    /// Opens or creates a file (owner-only permissions, `O_CLOEXEC | O_NOFOLLOW`).
+    func open(_ path: String, create: Bool, readOnly: Bool) throws -> OpenFile
+    func close(_ file: OpenFile) throws
+    /// Writes at `offset`; may write less than `bytes.count`.
+    func write(_ file: OpenFile, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int
+    /// Reads at `offset`; returns fewer bytes than asked only at end of file.
+    func read(_ file: OpenFile, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int
+    /// `fdatasync`: the file's data (and its size) reach stable storage.
+    func syncData(_ file: OpenFile) throws
+    func truncate(_ file: OpenFile, to length: Int64) throws
+    func size(_ file: OpenFile) throws -> Int64
+    /// Maps `length` bytes of the file read-only and shared; `length` may exceed the file's size
+    /// (only bytes inside the file may be touched).
+    func map(_ file: OpenFile, length: Int) throws -> UnsafeRawPointer
+    func unmap(_ pointer: UnsafeRawPointer, length: Int)
+    /// Takes an exclusive advisory lock without waiting; returns `false` if another holds it.
+    func tryLock(_ file: OpenFile) throws -> Bool
+    func rename(_ from: String, to: String) throws
+    func remove(_ path: String) throws
+    func makeDirectory(_ path: String) throws
+    /// Syncs a directory so that entries created, renamed or removed in it are durable.
+    func syncDirectory(_ path: String) throws
+    func contents(ofDirectory path: String) throws -> [String]
+    func kind(of path: String) -> PathKind
+}
+
+/// The real file system, through POSIX calls.
+package struct PosixFileSystem: FileSystem {
+    package init() {}
+
+    package func open(_ path: String, create: Bool, readOnly: Bool) throws -> OpenFile {
+        var flags: Int32 = (readOnly ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NOFOLLOW
+        if create { flags |= O_CREAT }
+        let fd = retrying { Glibc_open(path, flags, 0o600) }
+        guard fd >= 0 else { throw LogStoreError.io(operation: "open", path: path, errno: errno) }
+        return OpenFile(descriptor: fd, path: path)
+    }
+
+    package func close(_ file: OpenFile) throws {
+        #if canImport(Glibc)
+            let result = Glibc.close(file.descriptor)
+        #else
+            let result = Darwin.close(file.descriptor)
+        #endif
+        if result != 0 && errno != EINTR {
+            throw LogStoreError.io(operation: "close", path: file.path, errno: errno)
+        }
+    }
+
+    package func write(_ file: OpenFile, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
+        let n = retrying { pwrite(file.descriptor, bytes.baseAddress, bytes.count, off_t(offset)) }
+        guard n >= 0 else { throw LogStoreError.io(operation: "write", path: file.path, errno: errno) }
+        return n
+    }
+
+    package func read(_ file: OpenFile, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = retrying {
+                pread(file.descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            }
+            guard n >= 0 else { throw LogStoreError.io(operation: "read", path: file.path, errno: errno) }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    package func syncData(_ file: OpenFile) throws {
+        #if canImport(Darwin)
+            let result = retrying { fcntl(file.descriptor, F_FULLFSYNC) }
+        #else
+            let result = retrying { fdatasync(file.descriptor) }
+        #endif
+        guard result == 0 else { throw LogStoreError.io(operation: "fdatasync", path: file.path, errno: errno) }
+    }
+
+    package func truncate(_ file: OpenFile, to length: Int64) throws {
+        guard retrying({ ftruncate(file.descriptor, off_t(length)) }) == 0 else {
+            throw LogStoreError.io(operation: "ftruncate", path: file.path, errno: errno)
+        }
+    }
+
+    package func size(_ file: OpenFile) throws -> Int64 {
+        var info = stat()
+        guard fstat(file.descriptor, &info) == 0 else {
+            throw LogStoreError.io(operation: "fstat", path: file.path, errno: errno)
+        }
+        return Int64(info.st_size)
+    }
+
+    package func map(_ file: OpenFile, length: Int) throws -> UnsafeRawPointer {
+        let pointer = mmap(nil, max(length, 1), PROT_READ, MAP_SHARED, file.descriptor, 0)
+        guard let pointer, pointer != MAP_FAILED else {
+            throw LogStoreError.io(operation: "mmap", path: file.path, errno: errno)
+        }
+        return UnsafeRawPointer(pointer)
+    }
+
+    package func unmap(_ pointer: UnsafeRawPointer, length: Int) {
+        munmap(UnsafeMutableRawPointer(mutating: pointer), max(length, 1))
+    }
+
+    package func tryLock(_ file: OpenFile) throws -> Bool {
+        if retrying({ flock(file.descriptor, LOCK_EX | LOCK_NB) }) == 0 { return true }
+        if errno == EWOULDBLOCK { return false }
+        throw LogStoreError.io(operation: "flock", path: file.path, errno: errno)
+    }
+
+    package func rename(_ from: String, to: String) throws {
+        #if canImport(Glibc)
+            let result = Glibc.rename(from, to)
+        #else
+            let result = Darwin.rename(from, to)
+        #endif
+        guard result == 0 else { throw LogStoreError.io(operation: "rename", path: from, errno: errno) }
+    }
+
+    package func remove(_ path: String) throws {
+        guard unlink(path) == 0 else { throw LogStoreError.io(operation: "unlink", path: path, errno: errno) }
+    }
+
+    package func makeDirectory(_ path: String) throws {
+        guard mkdir(path, 0o700) == 0 else { throw LogStoreError.io(operation: "mkdir", path: path, errno: errno) }
+    }
+
+    package func syncDirectory(_ path: String) throws {
+        let fd = retrying { Glibc_open(path, O_RDONLY | O_CLOEXEC | O_DIRECTORY, 0) }
+        guard fd >= 0 else { throw LogStoreError.io(operation: "open", path: path, errno: errno) }
+        defer { _ = Glibc_close(fd) }
+        guard retrying({ fsync(fd) }) == 0 else {
+            throw LogStoreError.io(operation: "fsync", path: path, errno: errno)
+        }
+    }
+
+    package func contents(ofDirectory path: String) throws -> [String] {
+        guard let dir = opendir(path) else {
+            throw LogStoreError.io(operation: "opendir", path: path, errno: errno)
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    package func kind(of path: String) -> PathKind {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return .missing }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symlink
+        default: return .other
+        }
+    }
+}
+
+/// Repeats a system call interrupted by a signal.
+@inline(__always)
+private func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
+    while true {
+        let result = call()
+        if result == -1 && errno == EINTR { continue }
+        return result
+    }
+}
+
+private func Glibc_open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    #if canImport(Glibc)
+        return Glibc.open(path, flags, mode)
+    #else
+        return Darwin.open(path, flags, mode)
+    #endif
+}
+
+private func Glibc_close(_ fd: Int32) -> Int32 {
+    #if canImport(Glibc)
+        return Glibc.close(fd)
+    #else
+        return Darwin.close(fd)
+    #endif
+}
+
+/// The C library's text for an `errno` value.
+func errnoDescription(_ code: Int32) -> String {
+    String(cString: strerror(code))
+}

@@ -1,0 +1,36 @@
+/// When a commit counts as done.
+public enum Durability: Sendable, Hashable {
+    /// The commit returns only after its bytes are on stable storage (`fdatasync`). Concurrent
+    /// `.sync` commits share one `fdatasync` (group commit).
+    case sync
+    /// The commit returns once its bytes are handed to the operating system. They survive a
+    /// crash of the process, not of the machine, until ``LogStore/sync()`` or ``LogStore/close()``.
+    case buffered
+}
+
+/// How a ``LogStore`` is opened.
+public struct LogStoreOptions: Sendable {
+    /// Durability of commits that do not name their own. Default `.sync`.
+    public var durability: Durability = .sync
+    /// Size at which the active segment is sealed and a new one started. A single commit is
+    /// never split across segments, so a segment may exceed this by one commit.
+    public var segmentSize: Int = 64 << 20
+    /// Open without taking the writer lock; every write throws ``LogStoreError/readOnly(path:)``.
+    /// Sees the commits that were complete when it opened.
+    public var readOnly = false
+    /// Skip damaged frames instead of failing, and list each skip in the ``RecoveryReport``.
+    public var salvage = false
+    /// Create the directory if it does not exist. Default `true` (ignored when read-only).
+    public var createIfMissing = true
+    /// Compact automatically once dead bytes pass this fraction of the store (and
+    /// ``autoCompactionMinimumBytes``); `nil` turns automatic compaction off.
+    public var autoCompactionDeadFraction: Double? = 0.5
+    /// Dead bytes below which automatic compaction never runs.
+    public var autoCompactionMinimumBytes: Int = 64 << 20
+
+    /// Every system call of the store goes through this; tests swap it to inject faults.
+    package var fileSystem: any FileSystem = PosixFileSystem()
+
+    /// Options with the defaults.
+    public init() {}
+}

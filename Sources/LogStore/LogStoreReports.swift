@@ -1,0 +1,73 @@
+/// What `open` found and repaired. Empty when the store was clean.
+public struct RecoveryReport: Sendable, Equatable {
+    /// One damaged region that salvage mode skipped.
+    public struct Skip: Sendable, Equatable {
+        /// The file that holds the damage.
+        public var path: String
+        /// Where the damage starts, in bytes from the start of the file.
+        public var offset: Int64
+        /// How many bytes were skipped.
+        public var length: Int64
+        /// What was wrong.
+        public var reason: String
+    }
+
+    /// Bytes cut from the tail of the newest segment (a commit torn by a crash). A read-only open
+    /// does not cut them, only ignores them.
+    public var droppedTailBytes: Int64 = 0
+    /// The segment whose tail was cut, if any.
+    public var truncatedSegment: String?
+    /// Regions skipped in salvage mode.
+    public var skipped: [Skip] = []
+    /// Other things worth knowing (a hint file that did not match and was ignored, a leftover
+    /// temporary file that was removed, …).
+    public var notes: [String] = []
+
+    /// Whether open found nothing to repair or skip.
+    public var isClean: Bool { droppedTailBytes == 0 && skipped.isEmpty }
+}
+
+/// Counts for one keyspace.
+public struct KeyspaceStats: Sendable, Equatable {
+    /// The keyspace's name.
+    public var name: String
+    /// Live keys.
+    public var keys: Int
+    /// Bytes of live keys and values.
+    public var liveBytes: Int64
+}
+
+/// A snapshot of a store's size and shape.
+public struct LogStoreStats: Sendable, Equatable {
+    /// Per keyspace, sorted by name.
+    public var keyspaces: [KeyspaceStats]
+    /// Bytes of segment files holding live records (their framing included).
+    public var liveBytes: Int64
+    /// Bytes of segment files holding overwritten, deleted or framing-only data.
+    public var deadBytes: Int64
+    /// Segment files.
+    public var segments: Int
+    /// Total bytes of all segment files.
+    public var fileBytes: Int64
+    /// Sequence number of the last commit.
+    public var lastSequence: UInt64
+    /// The last compaction in this process, if any.
+    public var lastCompaction: CompactionReport?
+
+    /// File bytes per live byte (1.0 when nothing is dead).
+    public var spaceAmplification: Double {
+        liveBytes == 0 ? (fileBytes == 0 ? 1 : Double(fileBytes)) : Double(fileBytes) / Double(liveBytes)
+    }
+}
+
+/// What one compaction did.
+public struct CompactionReport: Sendable, Equatable {
+    /// Segments rewritten.
+    public var segmentsCompacted: Int
+    /// File bytes before minus after.
+    public var bytesReclaimed: Int64
+    /// Live bytes copied.
+    public var bytesWritten: Int64
+    /// Wall time in seconds.
+    public var duration: Double
+}
