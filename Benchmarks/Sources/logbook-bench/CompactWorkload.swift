@@ -1,0 +1,60 @@
+/// `compact`: a store whose every key was overwritten once (half its bytes dead) is compacted.
+/// SQLite's analogue is VACUUM (it rewrites the file); LogStore's side reads "n/a" until the
+/// engine has a compaction API. File sizes before and after are printed for both.
+enum CompactWorkload {
+    static var all: [Workload] {
+        [
+            Workload(
+                name: "compact", group: "engine", summary: "compact after overwriting every key"
+            ) { context in
+                let n = context.sizes.keys
+                context.reporter.note(
+                    "compact: load N=\(n), overwrite N random keys, then compact "
+                        + "(SQLite: VACUUM, its analogue)")
+                var before: [String: Int64] = [:]
+                var after: [String: Int64] = [:]
+                var sums: [String: Checksum] = [:]
+                for type in [LogStoreEngine.self, SQLiteEngine.self] as [any KeyValueEngine.Type] {
+                    try ScratchDirectory.with("compact") { directory in
+                        let engine = try type.init(directory: directory, durable: false)
+                        let batch = context.sizes.batch
+                        let size = context.sizes.valueSize
+                        try EngineWorkloads.write(engine, count: n, batch: batch, valueSize: size) {
+                            $0 + 1
+                        }
+                        var rng = SeededGenerator(seed: Seed.access)
+                        try EngineWorkloads.write(
+                            engine, count: n, batch: batch, valueSize: size, valueSeed: Seed.access
+                        ) { _ in rng.id(upTo: n) }
+                        try engine.close()
+                        before[type.label] = ScratchDirectory.bytes(under: directory)
+                        let reopened = try type.init(directory: directory, durable: false)
+                        if let sqlite = reopened as? SQLiteEngine {
+                            let seconds = try measure { try sqlite.vacuum() }
+                            context.reporter.timing(
+                                "compact", engine: type.label, operations: n,
+                                bytes: Int(before[type.label] ?? 0), seconds: seconds,
+                                note: "VACUUM")
+                        } else {
+                            context.reporter.unavailable(
+                                "compact", engine: type.label,
+                                reason: "LogStore has no compaction API yet")
+                        }
+                        let outcome = try EngineWorkloads.finish(reopened, directory)
+                        after[type.label] = outcome.fileBytes
+                        sums[type.label] = outcome.checksum
+                    }
+                }
+                try context.agree(
+                    "compact", "records after compaction", logbook: sums[LogStoreEngine.label],
+                    sqlite: sums[SQLiteEngine.label])
+                context.reporter.size(
+                    "size-before-compact", logbook: before[LogStoreEngine.label],
+                    sqlite: before[SQLiteEngine.label])
+                context.reporter.size(
+                    "size-after-compact", logbook: after[LogStoreEngine.label],
+                    sqlite: after[SQLiteEngine.label])
+            }
+        ]
+    }
+}

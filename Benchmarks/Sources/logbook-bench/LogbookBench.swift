@@ -1,0 +1,87 @@
+import Foundation
+
+/// `logbook-bench`: Logbook and SQLite on identical workloads, side by side (issue 6).
+@main
+enum LogbookBench {
+    static var workloads: [Workload] {
+        EngineWorkloads.all + SyncWorkloads.all + CompactWorkload.all + ResourceWorkloads.all
+    }
+
+    static func main() {
+        let options: BenchOptions
+        do {
+            options = try BenchOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            exit(2)
+        }
+        if let child = options.child { exit(ChildProcess.runChild(child)) }
+        if options.list {
+            for workload in workloads {
+                print("\(workload.group)\t\(workload.name)\t\(workload.summary)")
+            }
+            return
+        }
+        let chosen = workloads.filter {
+            options.selection.isEmpty || options.selection.contains($0.name)
+                || options.selection.contains($0.group)
+        }
+        let known = Set(workloads.flatMap { [$0.name, $0.group] })
+        if let unknown = options.selection.first(where: { !known.contains($0) }) {
+            FileHandle.standardError.write(
+                Data("unknown workload \(unknown); --list shows the names\n".utf8))
+            exit(2)
+        }
+        let context = BenchContext(
+            options: options, sizes: BenchSizes(options: options), reporter: Reporter())
+        let header = Machine.describe(options: options)
+        for (key, value) in header.sorted(by: { $0.key < $1.key }) {
+            context.reporter.note("\(key): \(value)")
+        }
+        _ = valuePool  // built before any timing starts
+        var failures: [String] = []
+        let total = measure {
+            for workload in chosen {
+                do {
+                    try workload.run(context)
+                } catch {
+                    let message = "FAILED \(workload.name): \(error)"
+                    print(message)
+                    failures.append(message)
+                }
+            }
+        }
+        context.reporter.note("total \(String(format: "%.1f", total)) s, \(failures.count) failed")
+        for failure in failures { FileHandle.standardError.write(Data((failure + "\n").utf8)) }
+        if let path = options.jsonPath {
+            do { try context.reporter.writeJSON(to: path, header: header) } catch {
+                FileHandle.standardError.write(Data("cannot write \(path): \(error)\n".utf8))
+                exit(1)
+            }
+        }
+        exit(failures.isEmpty ? 0 : 1)
+    }
+}
+
+/// The facts a result is meaningless without.
+enum Machine {
+    static func describe(options: BenchOptions) -> [String: String] {
+        var name = utsname()
+        uname(&name)
+        let release = withUnsafeBytes(of: &name.release) {
+            String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        let sizes = BenchSizes(options: options)
+        return [
+            "date": ISO8601DateFormatter().string(from: Date()),
+            "machine": "\(ProcessInfo.processInfo.activeProcessorCount) cores, "
+                + "\(ProcessInfo.processInfo.physicalMemory >> 30) GiB, Linux \(release)",
+            "sqlite":
+                "\(SQLiteSettings.version), WAL, prepared statements, one transaction per batch",
+            "sizes": "keys \(sizes.keys), employees \(sizes.employees), batch \(sizes.batch), "
+                + "fillsync \(sizes.syncCommits), ycsb ops \(sizes.ycsbOperations)"
+                + (options.quick ? " (--quick: checks correctness, not timings)" : ""),
+            "engine": "LogStore (whatever body this build links; see RESULTS.md for which)",
+        ]
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+
+/// One measured figure, as printed and as written to `--json`.
+struct BenchResult: Codable, Sendable {
+    var workload: String
+    var engine: String
+    /// Operations timed (0 for sizes).
+    var operations: Int
+    /// Bytes of keys and values moved by those operations (or the size measured).
+    var bytes: Int64
+    var seconds: Double
+    var microsPerOp: Double?
+    var megabytesPerSecond: Double?
+    /// Logbook / SQLite: for speeds the ops/s ratio (higher is better), for sizes the byte
+    /// ratio (lower is better). Set on the ratio rows only.
+    var ratio: Double?
+    var note: String?
+}
+
+/// Prints results in leveldb's `name : X µs/op; Y MB/s` form, one line per engine plus the
+/// ratio Logbook/SQLite, and keeps them for `--json`.
+final class Reporter {
+    private(set) var results: [BenchResult] = []
+    private var timings: [String: [String: BenchResult]] = [:]
+
+    /// A comment line: what a workload does and under which durability.
+    func note(_ text: String) {
+        print("# \(text)")
+    }
+
+    /// Records a timed run and prints its line.
+    @discardableResult
+    func timing(
+        _ workload: String, engine: String, operations: Int, bytes: Int, seconds: Double,
+        note: String? = nil
+    ) -> BenchResult {
+        let micros = seconds * 1e6 / Double(max(operations, 1))
+        let mbps = seconds > 0 ? Double(bytes) / 1_048_576 / seconds : 0
+        let result = BenchResult(
+            workload: workload, engine: engine, operations: operations, bytes: Int64(bytes),
+            seconds: seconds, microsPerOp: micros, megabytesPerSecond: mbps, note: note)
+        results.append(result)
+        timings[workload, default: [:]][engine] = result
+        var line = "\(label(workload)) : \(pad(engine, 9)) \(fixed(micros, 10, 3)) µs/op;"
+        line += " \(fixed(mbps, 8, 1)) MB/s"
+        if operations > 1 {
+            line += "; \(fixed(Double(operations) / max(seconds, 1e-9), 11, 0)) ops/s"
+        }
+        if let note { line += "  (\(note))" }
+        print(line)
+        printRatioIfComplete(workload)
+        return result
+    }
+
+    /// A workload one engine cannot run yet, with the reason.
+    func unavailable(_ workload: String, engine: String, reason: String) {
+        results.append(
+            BenchResult(
+                workload: workload, engine: engine, operations: 0, bytes: 0, seconds: 0,
+                note: "n/a: \(reason)"))
+        print("\(label(workload)) : \(pad(engine, 9)) n/a (\(reason))")
+    }
+
+    /// Records a size (file bytes, memory) and prints it; with both engines, their ratio.
+    func size(_ workload: String, logbook: Int64?, sqlite: Int64?, note: String? = nil) {
+        for (engine, bytes) in [("logbook", logbook), ("sqlite", sqlite)] {
+            guard let bytes else { continue }
+            results.append(
+                BenchResult(
+                    workload: workload, engine: engine, operations: 0, bytes: bytes, seconds: 0,
+                    note: note))
+            print(
+                "\(label(workload)) : \(pad(engine, 9)) \(fixed(Double(bytes) / 1_048_576, 10, 2)) MB"
+            )
+        }
+        if let logbook, let sqlite, sqlite > 0 {
+            let ratio = Double(logbook) / Double(sqlite)
+            results.append(
+                BenchResult(
+                    workload: workload, engine: "ratio", operations: 0, bytes: 0, seconds: 0,
+                    ratio: ratio, note: "Logbook/SQLite bytes, lower is better"))
+            print("\(label(workload)) : ratio     \(fixed(ratio, 10, 2))× (Logbook/SQLite bytes)")
+        }
+    }
+
+    /// A derived figure (bytes per key, scaling factor, …) on one line.
+    func figure(_ workload: String, engine: String, value: Double, unit: String) {
+        results.append(
+            BenchResult(
+                workload: workload, engine: engine, operations: 0, bytes: 0, seconds: 0,
+                ratio: value, note: unit))
+        print("\(label(workload)) : \(pad(engine, 9)) \(fixed(value, 10, 2)) \(unit)")
+    }
+
+    /// Writes every result as a JSON document to `path`.
+    func writeJSON(to path: String, header: [String: String]) throws {
+        struct Document: Codable {
+            var machine: [String: String]
+            var results: [BenchResult]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data = try encoder.encode(Document(machine: header, results: results))
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+
+    private func printRatioIfComplete(_ workload: String) {
+        guard let engines = timings[workload], engines.count == 2,
+            let ours = engines[LogStoreEngine.label] ?? engines["logbook"],
+            let theirs = engines[SQLiteEngine.label], let a = ours.microsPerOp,
+            let b = theirs.microsPerOp, a > 0
+        else { return }
+        let ratio = b / a
+        results.append(
+            BenchResult(
+                workload: workload, engine: "ratio", operations: 0, bytes: 0, seconds: 0,
+                ratio: ratio, note: "Logbook/SQLite ops per second, higher is better"))
+        print("\(label(workload)) : ratio     \(fixed(ratio, 10, 2))× (Logbook/SQLite ops/s)")
+    }
+
+    private func label(_ workload: String) -> String { pad(workload, 22) }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    private func fixed(_ value: Double, _ width: Int, _ decimals: Int) -> String {
+        let text = String(format: "%.\(decimals)f", value)
+        return text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+    }
+}

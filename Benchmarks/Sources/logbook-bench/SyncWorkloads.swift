@@ -1,0 +1,182 @@
+import Foundation
+import LogStore
+import Synchronization
+
+/// Durable commits (issue 6): `fillsync`, one record per commit, each waiting for stable storage;
+/// `fillsync-threads`, the same from 1, 2, 4 and 8 threads at once, where LogStore's group
+/// commit should let one fdatasync serve several commits. SQLite runs `synchronous=FULL`, one
+/// connection per thread, one transaction per record.
+enum SyncWorkloads {
+    static let threadCounts = [1, 2, 4, 8]
+
+    static var all: [Workload] {
+        [
+            Workload(name: "fillsync", group: "engine", summary: "durable single-record commits") {
+                context in
+                let n = context.sizes.syncCommits
+                context.reporter.note(
+                    "fillsync: \(n) single-record commits, each durable ("
+                        + LogStoreEngine.durabilitySummary(durable: true) + "; "
+                        + SQLiteEngine.durabilitySummary(durable: true) + ")")
+                let ours = try ScratchDirectory.with("fillsync") {
+                    try fillsync(LogStoreEngine.self, $0, context)
+                }
+                let theirs = try ScratchDirectory.with("fillsync") {
+                    try fillsync(SQLiteEngine.self, $0, context)
+                }
+                try context.agree("fillsync", "records", logbook: ours, sqlite: theirs)
+            },
+            Workload(
+                name: "fillsync-threads", group: "engine",
+                summary: "durable commits from 1, 2, 4, 8 threads (group commit)"
+            ) { context in
+                let n = context.sizes.threadedSyncCommits
+                context.reporter.note(
+                    "fillsync-threads: \(n) single-record durable commits shared among T threads; "
+                        + "µs/op is wall time / commits")
+                var rates: [String: [Int: Double]] = [:]
+                for threads in threadCounts {
+                    let name = "fillsync-threads/\(threads)"
+                    let ours = try ScratchDirectory.with("fillsync-t") {
+                        try logStoreThreads(threads, n, $0, context, name: name, rates: &rates)
+                    }
+                    let theirs = try ScratchDirectory.with("fillsync-t") {
+                        try sqliteThreads(threads, n, $0, context, name: name, rates: &rates)
+                    }
+                    try context.agree(name, "records", logbook: ours, sqlite: theirs)
+                }
+                for (engine, rate) in rates.sorted(by: { $0.key < $1.key }) {
+                    if let one = rate[1], let eight = rate[8], one > 0 {
+                        context.reporter.figure(
+                            "fillsync-threads", engine: engine, value: eight / one,
+                            unit: "× the 1-thread commit rate with 8 threads")
+                    }
+                }
+            },
+        ]
+    }
+
+    static func fillsync(
+        _ type: any KeyValueEngine.Type, _ directory: String, _ context: BenchContext
+    )
+        throws -> Int
+    {
+        let n = context.sizes.syncCommits
+        let engine = try type.init(directory: directory, durable: true)
+        var key = BenchKey.make(0)
+        var value = [UInt8](repeating: 0, count: context.sizes.valueSize)
+        var rng = SeededGenerator(seed: Seed.data)
+        let seconds = try measure {
+            for id in 1...n {
+                BenchKey.write(id, into: &key)
+                valuePool.fill(&value, using: &rng)
+                try engine.beginBatch()
+                try engine.put(key, value)
+                try engine.commitBatch()
+            }
+        }
+        context.reporter.timing(
+            "fillsync", engine: type.label, operations: n,
+            bytes: n * EngineWorkloads.recordBytes(context), seconds: seconds)
+        let count = try engine.count()
+        try engine.close()
+        try context.expect("fillsync", type.label, "records", count, equals: n)
+        return count
+    }
+
+    /// One store shared by `threads` threads, each committing its own ids durably.
+    static func logStoreThreads(
+        _ threads: Int, _ total: Int, _ directory: String, _ context: BenchContext, name: String,
+        rates: inout [String: [Int: Double]]
+    ) throws -> Int {
+        var options = LogStoreOptions()
+        options.durability = .sync
+        let store = try LogStore(path: directory + "/kv.logstore", options: options)
+        let perThread = total / threads
+        let valueSize = context.sizes.valueSize
+        let seconds = try runThreads(threads) { thread in
+            var key = BenchKey.make(0)
+            var value = [UInt8](repeating: 0, count: valueSize)
+            var rng = SeededGenerator(seed: Seed.data &+ UInt64(thread))
+            for index in 0..<perThread {
+                BenchKey.write(thread * perThread + index + 1, into: &key)
+                valuePool.fill(&value, using: &rng)
+                try store.put(value, for: key, in: LogStoreEngine.keyspace, durability: .sync)
+            }
+        }
+        let commits = perThread * threads
+        let result = context.reporter.timing(
+            name, engine: LogStoreEngine.label, operations: commits,
+            bytes: commits * EngineWorkloads.recordBytes(context), seconds: seconds)
+        rates[LogStoreEngine.label, default: [:]][threads] = 1 / (result.microsPerOp ?? 1)
+        let count = try store.count(in: LogStoreEngine.keyspace)
+        try store.close()
+        return count
+    }
+
+    /// One SQLite connection per thread on one database file.
+    static func sqliteThreads(
+        _ threads: Int, _ total: Int, _ directory: String, _ context: BenchContext, name: String,
+        rates: inout [String: [Int: Double]]
+    ) throws -> Int {
+        let path = directory + "/kv.sqlite"
+        let setup = try SQLiteEngine(directory: directory, durable: true)
+        let perThread = total / threads
+        let valueSize = context.sizes.valueSize
+        let seconds = try runThreads(threads) { thread in
+            let database = try SQLiteDatabase(path: path, durable: true)
+            let insert = try database.prepare("INSERT OR REPLACE INTO kv(k, v) VALUES (?, ?)")
+            var key = BenchKey.make(0)
+            var value = [UInt8](repeating: 0, count: valueSize)
+            var rng = SeededGenerator(seed: Seed.data &+ UInt64(thread))
+            for index in 0..<perThread {
+                BenchKey.write(thread * perThread + index + 1, into: &key)
+                valuePool.fill(&value, using: &rng)
+                try key.withUnsafeBytes { key in
+                    try value.withUnsafeBytes { value in
+                        insert.bind(1, blob: key)
+                        insert.bind(2, blob: value)
+                        try insert.run()
+                    }
+                }
+            }
+        }
+        let commits = perThread * threads
+        let result = context.reporter.timing(
+            name, engine: SQLiteEngine.label, operations: commits,
+            bytes: commits * EngineWorkloads.recordBytes(context), seconds: seconds)
+        rates[SQLiteEngine.label, default: [:]][threads] = 1 / (result.microsPerOp ?? 1)
+        let count = try setup.count()
+        try setup.close()
+        return count
+    }
+
+    /// Runs `body(0)…body(threads-1)` on their own threads, started together; returns the wall
+    /// time from the start signal until the last one finished, and rethrows the first error.
+    static func runThreads(_ threads: Int, _ body: @escaping @Sendable (Int) throws -> Void) throws
+        -> Double
+    {
+        let errors = Mutex<[String]>([])
+        let ready = DispatchSemaphore(value: 0)
+        let start = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        for index in 0..<threads {
+            let thread = Thread {
+                ready.signal()
+                start.wait()
+                do { try body(index) } catch { errors.withLock { $0.append("\(error)") } }
+                done.signal()
+            }
+            thread.start()
+        }
+        for _ in 0..<threads { ready.wait() }
+        let seconds = measure {
+            for _ in 0..<threads { start.signal() }
+            for _ in 0..<threads { done.wait() }
+        }
+        if let first = errors.withLock({ $0.first }) {
+            throw BenchError.setup("a thread failed: \(first)")
+        }
+        return seconds
+    }
+}
