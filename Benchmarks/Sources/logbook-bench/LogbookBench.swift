@@ -4,7 +4,8 @@ import Foundation
 @main
 enum LogbookBench {
     static var workloads: [Workload] {
-        EngineWorkloads.all + SyncWorkloads.all + CompactWorkload.all + ResourceWorkloads.all
+        EngineWorkloads.all + SyncWorkloads.all + CompactWorkload.all + YCSBWorkloads.all
+            + ResourceWorkloads.all
     }
 
     static func main() {
