@@ -7,6 +7,9 @@ struct EmployeeRow: Sendable, Equatable {
     var designation: String
     var salary: Int64
 
+    /// A number that changes with any field but the designation: what a fetch check compares.
+    var fingerprint: Int64 { salary &* 31 &+ Int64(name.utf8.count) &+ Int64(name.utf8.first ?? 0) }
+
     /// Bytes of the row's values, for MB/s.
     var payloadBytes: Int { name.utf8.count + designation.utf8.count + 16 }
 }
@@ -49,5 +52,27 @@ enum EmployeeData {
             ids.swapAt(index, Int.random(in: index..<n, using: &rng))
         }
         return Array(ids[0..<picked])
+    }
+}
+
+/// What a predicate fetch sorted by salary returned, in a form both engines can compare:
+/// ties in salary may come back in any order, so ids are summed, salaries hashed in order.
+struct FetchSummary: Equatable, CustomStringConvertible {
+    var count = 0
+    var idSum: Int64 = 0
+    var salaryHash: UInt64 = 0
+    var sorted = true
+    private var lastSalary = Int64.min
+
+    mutating func add(id: Int64, salary: Int64) {
+        count += 1
+        idSum &+= id
+        salaryHash = (salaryHash &* 0x100_0000_01B3) ^ UInt64(bitPattern: salary)
+        if salary < lastSalary { sorted = false }
+        lastSalary = salary
+    }
+
+    var description: String {
+        "\(count) objects, id sum \(idSum), salary hash \(salaryHash)\(sorted ? "" : ", NOT sorted")"
     }
 }

@@ -118,7 +118,7 @@ final class Reporter {
         print("\(label(workload)) : ratio     \(fixed(ratio, 10, 2))× (Logbook/SQLite ops/s)")
     }
 
-    private func label(_ workload: String) -> String { pad(workload, 22) }
+    private func label(_ workload: String) -> String { pad(workload, 31) }
 
     private func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
