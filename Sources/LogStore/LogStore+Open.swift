@@ -135,9 +135,10 @@ extension LogStore {
             case .commit(let sequence, let start, let end):
                 try state.applyCommit(scanner, start: start, end: end, segment: segment)
                 state.lastSequence = max(state.lastSequence, sequence)
-            case .damage(let commitStart, let offset, let reason):
+            case .damage(let commitStart, let offset, let reason, let checksummed):
                 let resume = scanner.findNextFrame(after: offset)
-                if newest && resume == nil {
+                // Only a torn write may be cut: bytes that passed their CRC were written that way.
+                if newest && resume == nil && !checksummed {
                     try cutTail(
                         segment, at: commitStart, reason: reason, options: options, report: &report)
                     return

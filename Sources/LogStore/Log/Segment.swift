@@ -44,6 +44,7 @@ final class Segment: @unchecked Sendable {
             base = try fileSystem.map(file, length: mappedLength)
         } catch {
             try? fileSystem.close(file)
+            if create { try? fileSystem.remove(path) }  // a half-made segment must not outlive the failure
             throw error
         }
         self.file = file

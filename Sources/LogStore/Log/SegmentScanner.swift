@@ -22,8 +22,9 @@ struct SegmentScanner {
         /// A complete, checked commit in `start..<end`.
         case commit(sequence: UInt64, start: Int, end: Int)
         /// The commit starting at `commitStart` is not complete or not valid; the first bad byte
-        /// found is at `offset`.
-        case damage(commitStart: Int, offset: Int, reason: String)
+        /// found is at `offset`. `checksummed` is set when the bad frame's CRC matched (so the bytes
+        /// are as written, and the problem is not a torn write).
+        case damage(commitStart: Int, offset: Int, reason: String, checksummed: Bool)
     }
 
     let bytes: UnsafeRawBufferPointer
@@ -41,7 +42,9 @@ struct SegmentScanner {
         let start = position
         switch checkFrame(at: start) {
         case .failure(let problem):
-            return .damage(commitStart: start, offset: problem.offset, reason: problem.reason)
+            return .damage(
+                commitStart: start, offset: problem.offset, reason: problem.reason,
+                checksummed: problem.checksummed)
         case .success(let header):
             var end = start + Frame.headerSize + header.length
             switch header.type {
@@ -53,14 +56,16 @@ struct SegmentScanner {
                     switch checkFrame(at: end) {
                     case .failure(let problem):
                         return .damage(
-                            commitStart: start, offset: problem.offset, reason: problem.reason)
+                            commitStart: start, offset: problem.offset, reason: problem.reason,
+                            checksummed: problem.checksummed)
                     case .success(let next):
                         guard next.sequence == header.sequence,
                             next.type == .middle || next.type == .last
                         else {
                             return .damage(
                                 commitStart: start, offset: end,
-                                reason: "commit \(header.sequence) ends without its last frame")
+                                reason: "commit \(header.sequence) ends without its last frame",
+                                checksummed: true)
                         }
                         end += Frame.headerSize + next.length
                         if next.type == .last {
@@ -72,7 +77,7 @@ struct SegmentScanner {
             default:
                 return .damage(
                     commitStart: start, offset: start,
-                    reason: "a continuation frame where a commit should start")
+                    reason: "a continuation frame where a commit should start", checksummed: true)
             }
         }
     }
@@ -113,6 +118,7 @@ struct SegmentScanner {
     struct Problem: Error {
         var offset: Int
         var reason: String
+        var checksummed = false
     }
 
     /// Checks the frame at `offset`: header in bounds, length within limits and the file, known
@@ -156,7 +162,7 @@ struct SegmentScanner {
                 let reason =
                     (op == RecordOp.put || op == RecordOp.delete || op == RecordOp.defineKeyspace)
                     ? "malformed record" : "unknown record type \(op)"
-                return .failure(Problem(offset: recordStart, reason: reason))
+                return .failure(Problem(offset: recordStart, reason: reason, checksummed: true))
             }
         }
         return .success(header)
