@@ -34,9 +34,10 @@ enum ChildProcess {
                 try engine.get(BenchKey.make(max(keys / 2, 1))) { if $0 != nil { found += 1 } }
                 let after = memoryStatus()
                 guard found == 1 else { throw BenchError.setup("the reopened store lost a key") }
+                let index = (engine as? LogStoreEngine)?.store.indexMemoryBytes ?? 0
                 print(
                     "RESULT anon=\((after["RssAnon"] ?? 0) - (before["RssAnon"] ?? 0)) "
-                        + "rss=\(after["VmRSS"] ?? 0) peak=\(after["VmHWM"] ?? 0)")
+                        + "rss=\(after["VmRSS"] ?? 0) peak=\(after["VmHWM"] ?? 0) index=\(index)")
                 try engine.close()
             default:
                 throw BenchError.usage("unknown child task \(arguments[0])")
@@ -85,7 +86,7 @@ enum ChildProcess {
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: ":", maxSplits: 1)
             guard parts.count == 2 else { continue }
-            let fields = parts[1].split(separator: " ")
+            let fields = parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" })
             if fields.count == 2, fields[1] == "kB", let kib = Int64(fields[0]) {
                 values[String(parts[0])] = kib * 1024
             }
@@ -118,7 +119,15 @@ enum ResourceWorkloads {
                         context.reporter.figure(
                             "index-bytes-per-key", engine: type.label,
                             value: Double(opened["anon"] ?? 0) / Double(n),
-                            unit: "anonymous bytes per key added by open")
+                            unit: "anonymous bytes per key added by open (RssAnon)")
+                        if let index = opened["index"], index > 0 {
+                            context.reporter.figure(
+                                "index-bytes-per-key", engine: type.label,
+                                value: Double(index) / Double(n) - Double(BenchKey.size),
+                                unit:
+                                    "bytes per key beyond the key, as LogStore.indexMemoryBytes counts"
+                            )
+                        }
                     }
                 }
                 context.reporter.size(

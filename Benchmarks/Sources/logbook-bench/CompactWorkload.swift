@@ -50,10 +50,12 @@ enum CompactWorkload {
                     sqlite: sums[SQLiteEngine.label])
                 context.reporter.size(
                     "size-before-compact", logbook: before[LogStoreEngine.label],
-                    sqlite: before[SQLiteEngine.label])
+                    sqlite: before[SQLiteEngine.label],
+                    ours: LogStoreEngine.label)
                 context.reporter.size(
                     "size-after-compact", logbook: after[LogStoreEngine.label],
-                    sqlite: after[SQLiteEngine.label])
+                    sqlite: after[SQLiteEngine.label],
+                    ours: LogStoreEngine.label)
             }
         ]
     }

@@ -21,6 +21,7 @@ enum EngineWorkloads {
     static var all: [Workload] {
         [
             workload("fillseq", "N puts, ids in ascending order", fillseq),
+            workload("fillseq-onebatch", "N puts, ascending, all in one batch", fillOneBatch),
             workload("fillrandom", "N puts, ids uniform at random", fillrandom),
             workload("overwrite", "N random puts over a loaded store", overwrite),
             workload("readrandom", "N random gets on a reopened store", readrandom),
@@ -51,6 +52,11 @@ enum EngineWorkloads {
             }
             try context.agree(name, "records read", logbook: ours.checksum, sqlite: theirs.checksum)
             try context.agree(name, "records left", logbook: ours.count, sqlite: theirs.count)
+            if name.hasPrefix("fillseq") {
+                context.reporter.size(
+                    "\(name)-size", logbook: ours.fileBytes, sqlite: theirs.fileBytes,
+                    ours: LogStoreEngine.label)
+            }
         }
     }
 
@@ -62,6 +68,15 @@ enum EngineWorkloads {
         throws -> EngineOutcome
     {
         try fill(type, directory, context, name: "fillseq") { $0 + 1 }
+    }
+
+    /// The load of issue 2's budget: N records in one `.buffered` batch, one SQLite transaction.
+    static func fillOneBatch(
+        _ type: any KeyValueEngine.Type, _ directory: String, _ context: BenchContext
+    ) throws -> EngineOutcome {
+        try fill(type, directory, context, name: "fillseq-onebatch", batch: context.sizes.keys) {
+            $0 + 1
+        }
     }
 
     static func fillrandom(
@@ -219,14 +234,14 @@ enum EngineWorkloads {
     /// Times `N` puts of the ids `id(0)…id(N-1)` into a fresh store.
     private static func fill(
         _ type: any KeyValueEngine.Type, _ directory: String, _ context: BenchContext,
-        name: String, id: (Int) -> Int
+        name: String, batch: Int? = nil, id: (Int) -> Int
     ) throws -> EngineOutcome {
         let n = context.sizes.keys
         let engine = try type.init(directory: directory, durable: false)
         let seconds = try measure {
             try write(
-                engine, count: n, batch: context.sizes.batch, valueSize: context.sizes.valueSize,
-                id: id)
+                engine, count: n, batch: batch ?? context.sizes.batch,
+                valueSize: context.sizes.valueSize, id: id)
         }
         context.reporter.timing(
             name, engine: type.label, operations: n, bytes: n * recordBytes(context),

@@ -62,8 +62,11 @@ final class Reporter {
     }
 
     /// Records a size (file bytes, memory) and prints it; with both engines, their ratio.
-    func size(_ workload: String, logbook: Int64?, sqlite: Int64?, note: String? = nil) {
-        for (engine, bytes) in [("logbook", logbook), ("sqlite", sqlite)] {
+    func size(
+        _ workload: String, logbook: Int64?, sqlite: Int64?, ours: String = "logbook",
+        note: String? = nil
+    ) {
+        for (engine, bytes) in [(ours, logbook), ("sqlite", sqlite)] {
             guard let bytes else { continue }
             results.append(
                 BenchResult(
