@@ -132,10 +132,10 @@ enum ResourceWorkloads {
                 }
                 context.reporter.size(
                     "peak-rss-load", logbook: peak[LogStoreEngine.label],
-                    sqlite: peak[SQLiteEngine.label])
+                    sqlite: peak[SQLiteEngine.label], ours: LogStoreEngine.label)
                 context.reporter.size(
                     "rss-open-store", logbook: open[LogStoreEngine.label],
-                    sqlite: open[SQLiteEngine.label])
+                    sqlite: open[SQLiteEngine.label], ours: LogStoreEngine.label)
             }
         ]
     }
