@@ -47,7 +47,7 @@ enum LogbookBench {
                     try workload.run(context)
                 } catch {
                     let message = "FAILED \(workload.name): \(error)"
-                    print(message)
+                    emit(message)
                     failures.append(message)
                 }
             }

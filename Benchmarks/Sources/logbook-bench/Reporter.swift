@@ -25,7 +25,7 @@ final class Reporter {
 
     /// A comment line: what a workload does and under which durability.
     func note(_ text: String) {
-        print("# \(text)")
+        emit("# \(text)")
     }
 
     /// Records a timed run and prints its line.
@@ -47,7 +47,7 @@ final class Reporter {
             line += "; \(fixed(Double(operations) / max(seconds, 1e-9), 11, 0)) ops/s"
         }
         if let note { line += "  (\(note))" }
-        print(line)
+        emit(line)
         printRatioIfComplete(workload)
         return result
     }
@@ -58,7 +58,7 @@ final class Reporter {
             BenchResult(
                 workload: workload, engine: engine, operations: 0, bytes: 0, seconds: 0,
                 note: "n/a: \(reason)"))
-        print("\(label(workload)) : \(pad(engine, 9)) n/a (\(reason))")
+        emit("\(label(workload)) : \(pad(engine, 9)) n/a (\(reason))")
     }
 
     /// Records a size (file bytes, memory) and prints it; with both engines, their ratio.
@@ -72,7 +72,7 @@ final class Reporter {
                 BenchResult(
                     workload: workload, engine: engine, operations: 0, bytes: bytes, seconds: 0,
                     note: note))
-            print(
+            emit(
                 "\(label(workload)) : \(pad(engine, 9)) \(fixed(Double(bytes) / 1_048_576, 10, 2)) MB"
             )
         }
@@ -82,7 +82,7 @@ final class Reporter {
                 BenchResult(
                     workload: workload, engine: "ratio", operations: 0, bytes: 0, seconds: 0,
                     ratio: ratio, note: "Logbook/SQLite bytes, lower is better"))
-            print("\(label(workload)) : ratio     \(fixed(ratio, 10, 2))× (Logbook/SQLite bytes)")
+            emit("\(label(workload)) : ratio     \(fixed(ratio, 10, 2))× (Logbook/SQLite bytes)")
         }
     }
 
@@ -92,7 +92,7 @@ final class Reporter {
             BenchResult(
                 workload: workload, engine: engine, operations: 0, bytes: 0, seconds: 0,
                 ratio: value, note: unit))
-        print("\(label(workload)) : \(pad(engine, 9)) \(fixed(value, 10, 2)) \(unit)")
+        emit("\(label(workload)) : \(pad(engine, 9)) \(fixed(value, 10, 2)) \(unit)")
     }
 
     /// Writes every result as a JSON document to `path`.
@@ -118,7 +118,7 @@ final class Reporter {
             BenchResult(
                 workload: workload, engine: "ratio", operations: 0, bytes: 0, seconds: 0,
                 ratio: ratio, note: "Logbook/SQLite ops per second, higher is better"))
-        print("\(label(workload)) : ratio     \(fixed(ratio, 10, 2))× (Logbook/SQLite ops/s)")
+        emit("\(label(workload)) : ratio     \(fixed(ratio, 10, 2))× (Logbook/SQLite ops/s)")
     }
 
     private func label(_ workload: String) -> String { pad(workload, 31) }
@@ -131,4 +131,10 @@ final class Reporter {
         let text = String(format: "%.\(decimals)f", value)
         return text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
     }
+}
+
+/// Prints `line` and flushes, so each figure shows at once even into a pipe or a file.
+func emit(_ line: String) {
+    print(line)
+    fflush(nil)
 }
