@@ -5,7 +5,9 @@ import Foundation
 ///
 /// `__child load <engine> <dir> <keys> <valueSize>` loads ids 1…keys and reports its peak RSS;
 /// `__child open <engine> <dir> <keys>` opens the store, gets one key, and reports the
-/// anonymous memory the open added (the in-memory index, for LogStore) and its RSS.
+/// anonymous memory the open added (the in-memory index, for LogStore) and its RSS;
+/// `__child open-objects <engine> <dir> <employees>` opens a store of Employees, fetches one,
+/// and reports its RSS.
 /// A child prints one `RESULT name=value …` line; the values are bytes.
 enum ChildProcess {
     /// Runs the child subcommand in this process; returns the exit status.
@@ -13,6 +15,20 @@ enum ChildProcess {
         do {
             guard arguments.count >= 4, let keys = Int(arguments[3]) else {
                 throw BenchError.usage("__child load|open <engine> <dir> <keys> [valueSize]")
+            }
+            if arguments[0] == "open-objects" {
+                guard let type = ObjectWorkloads.stores.first(where: { $0.label == arguments[1] })
+                else {
+                    throw BenchError.usage("unknown object store \(arguments[1])")
+                }
+                let store = try type.init(directory: arguments[2])
+                guard try store.fetchFingerprint(id: Int64(max(keys / 2, 1))) != nil else {
+                    throw BenchError.setup("the reopened store lost an Employee")
+                }
+                let status = memoryStatus()
+                emit("RESULT rss=\(status["VmRSS"] ?? 0) peak=\(status["VmHWM"] ?? 0)")
+                try store.close()
+                return 0
             }
             let type: any KeyValueEngine.Type =
                 arguments[1] == SQLiteEngine.label ? SQLiteEngine.self : LogStoreEngine.self

@@ -43,10 +43,12 @@ enum ObjectWorkloads {
                             type, directory, rows, context, sizes: &sizes)
                     }
                 }
-                for name in ["after-load", "after-changes", "after-compact"] {
-                    guard let bytes = sizes["objects-size-\(name)"] else { continue }
+                for name in [
+                    "size-after-load", "size-after-changes", "size-after-compact", "rss-open",
+                ] {
+                    guard let bytes = sizes["objects-\(name)"] else { continue }
                     context.reporter.size(
-                        "objects-size-\(name)", logbook: bytes["logbook"], sqlite: bytes["sqlite"])
+                        "objects-\(name)", logbook: bytes["logbook"], sqlite: bytes["sqlite"])
                 }
                 if let ours = outcomes["logbook"], let theirs = outcomes["sqlite"] {
                     try context.agree(
@@ -86,6 +88,8 @@ enum ObjectWorkloads {
         store = nil
         sizes["objects-size-after-load", default: [:]][label] = ScratchDirectory.bytes(
             under: directory)
+        let child = try ChildProcess.spawn(["open-objects", label, directory, "\(n)"])
+        sizes["objects-rss-open", default: [:]][label] = child["rss"]
 
         var first: Int64?
         seconds = try measure {
