@@ -20,6 +20,13 @@ public final class LogStore: Sendable {
     let writer: LogWriter?
     private let lockFile: OpenFile?
 
+    /// A keyspace's index and the segments it points into, kept mapped while it is read.
+    private struct Snapshot: @unchecked Sendable {
+        var directory: KeyDirectory
+        var segments: [Segment?]
+        var bases: SegmentBases
+    }
+
     /// Opens the store in the directory at `path`, creating it if missing (unless read-only),
     /// and recovers from an earlier crash. What recovery did is in ``recovery``.
     /// - Throws: ``LogStoreError/locked(path:)`` if another writer has it open;
@@ -49,10 +56,11 @@ public final class LogStore: Sendable {
         try index.withLock { state throws(LogStoreError) -> [UInt8]? in
             guard !state.closed else { throw .closed }
             guard let id = state.keyspaces.id(of: keyspace),
-                let location = key.withUnsafeBytes({ state.directories[id].location(of: $0) }),
-                let segment = state.segments[Int(location.segment)]
+                let (_, record) = key.withUnsafeBytes({
+                    state.directories[id].find($0, state.bases)
+                })
             else { return nil }
-            return [UInt8](segment.value(at: location))
+            return [UInt8](record.value)
         }
     }
 
@@ -62,7 +70,7 @@ public final class LogStore: Sendable {
         try index.withLock { state throws(LogStoreError) -> Bool in
             guard !state.closed else { throw .closed }
             guard let id = state.keyspaces.id(of: keyspace) else { return false }
-            return key.withUnsafeBytes { state.directories[id].location(of: $0) } != nil
+            return key.withUnsafeBytes { state.directories[id].find($0, state.bases) } != nil
         }
     }
 
@@ -115,8 +123,7 @@ public final class LogStore: Sendable {
         }
     }
 
-    /// Calls `body` with every live key and value of `keyspace` as of the call, in the order the
-    /// keys were first written. The buffers are valid only during the call. Commits made while it
+    /// Calls `body` with every live key and value of `keyspace` as of the call, in no set order. The buffers are valid only during the call. Commits made while it
     /// runs are not seen; `body` may use the store.
     /// - Throws: ``LogStoreError/closed``, or what `body` throws.
     /// - Complexity: O(keys in `keyspace`); no other keyspace is touched.
@@ -125,20 +132,21 @@ public final class LogStore: Sendable {
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
     ) throws {
         // Copying the directory is O(1) (copy-on-write); the segments stay mapped while referenced.
-        let snapshot = try index.withLock {
-            state throws(LogStoreError) -> (KeyDirectory, [Segment?])? in
+        let snapshot = try index.withLock { state throws(LogStoreError) -> Snapshot? in
             guard !state.closed else { throw .closed }
             guard let id = state.keyspaces.id(of: keyspace) else { return nil }
-            return (state.directories[id], state.segments)
+            return Snapshot(
+                directory: state.directories[id], segments: state.segments, bases: state.bases)
         }
-        guard let (directory, segments) = snapshot else { return }
-        try directory.forEach { key, location in
-            guard let segment = segments[Int(location.segment)] else { return }
-            try body(key, segment.value(at: location))
+        guard let snapshot else { return }
+        try withExtendedLifetime(snapshot.segments) {
+            try snapshot.directory.forEach(snapshot.bases) { _, record in
+                try body(record.key, record.value)
+            }
         }
     }
 
-    /// Every live key of `keyspace`, in the order the keys were first written.
+    /// Every live key of `keyspace`, in no set order.
     /// - Throws: ``LogStoreError/closed``.
     public func keys(in keyspace: String) throws -> [[UInt8]] {
         try index.withLock { state throws(LogStoreError) -> [[UInt8]] in
@@ -146,7 +154,9 @@ public final class LogStore: Sendable {
             guard let id = state.keyspaces.id(of: keyspace) else { return [] }
             var keys: [[UInt8]] = []
             keys.reserveCapacity(state.directories[id].count)
-            state.directories[id].forEach { key, _ in keys.append([UInt8](key)) }
+            state.directories[id].forEach(state.bases) { _, record in
+                keys.append([UInt8](record.key))
+            }
             return keys
         }
     }
@@ -211,6 +221,7 @@ public final class LogStore: Sendable {
             index.withLock { state in
                 state.closed = true
                 state.segments.removeAll()
+                state.bases.removeAll()
             }
             if let lockFile { try? options.fileSystem.close(lockFile) }
         }

@@ -39,7 +39,7 @@ final class LogWriter: @unchecked Sendable {
         var sequence: UInt64
         var globalIDs: [Int]
         var definitions: [(name: String, id: Int)]
-        var valueOffsets: [UInt32]
+        var recordOffsets: [UInt32]
     }
 
     /// Writes a group of commits and publishes them to `index`; sets every commit's result.
@@ -88,8 +88,8 @@ final class LogWriter: @unchecked Sendable {
                 hasUnsyncedData = true
             }
             let end = bufferOffset
-            try index.withLock { state in
-                for batch in written { try publish(batch, into: &state) }
+            index.withLock { state in
+                for batch in written { publish(batch, into: &state) }
                 state.lastSequence = written.last!.sequence
                 active.size = end
             }
@@ -131,7 +131,7 @@ final class LogWriter: @unchecked Sendable {
     ) throws -> Written {
         let batch = commit.batch
         var written = Written(
-            commit: commit, sequence: sequence, globalIDs: [], definitions: [], valueOffsets: [])
+            commit: commit, sequence: sequence, globalIDs: [], definitions: [], recordOffsets: [])
         for name in batch.keyspaceNames {
             if let id = keyspaces.id(of: name) {
                 written.globalIDs.append(id)
@@ -142,7 +142,7 @@ final class LogWriter: @unchecked Sendable {
                 written.definitions.append((name, id))
             }
         }
-        written.valueOffsets.reserveCapacity(batch.count)
+        written.recordOffsets.reserveCapacity(batch.count)
         var frameStart = buffer.count
         var frames = 0
         FrameHeader.appendPlaceholder(type: .full, sequence: sequence, to: &buffer)
@@ -172,13 +172,13 @@ final class LogWriter: @unchecked Sendable {
                     frameStart = buffer.count
                     FrameHeader.appendPlaceholder(type: .middle, sequence: sequence, to: &buffer)
                 }
+                if valueLength >= 0 {
+                    written.recordOffsets.append(UInt32(bufferOffset + buffer.count))
+                }
                 buffer.append(op)
                 Varint.append(global, to: &buffer)
                 Varint.append(UInt64(keyLength), to: &buffer)
-                if valueLength >= 0 {
-                    Varint.append(UInt64(valueLength), to: &buffer)
-                    written.valueOffsets.append(UInt32(bufferOffset + buffer.count + keyLength))
-                }
+                if valueLength >= 0 { Varint.append(UInt64(valueLength), to: &buffer) }
                 buffer.append(
                     contentsOf: UnsafeRawBufferPointer(
                         rebasing: records[offset..<offset + bodyLength]))
@@ -198,13 +198,13 @@ final class LogWriter: @unchecked Sendable {
     }
 
     /// Applies a written batch to the index (its definitions, puts and deletes, in order).
-    private func publish(_ written: Written, into state: inout IndexState) throws {
+    private func publish(_ written: Written, into state: inout IndexState) {
         for definition in written.definitions {
             _ = state.define(definition.name, id: definition.id)
         }
         let handle = active.handle
         var values = 0
-        try written.commit.batch.records.withUnsafeBytes { records in
+        written.commit.batch.records.withUnsafeBytes { records in
             var offset = 0
             while offset < records.count {
                 let op = records[offset]
@@ -215,11 +215,9 @@ final class LogWriter: @unchecked Sendable {
                 let key = UnsafeRawBufferPointer(rebasing: records[offset..<offset + keyLength])
                 offset += keyLength + valueLength
                 if op == RecordOp.put {
-                    let location = Location(
-                        segment: handle, offset: written.valueOffsets[values],
-                        length: UInt32(valueLength))
+                    let ref = RecordRef(segment: handle, offset: written.recordOffsets[values])
                     values += 1
-                    try state.applyPut(keyspace: keyspace, key: key, location: location)
+                    state.applyPut(keyspace: keyspace, key: key, ref: ref)
                 } else {
                     state.applyDelete(keyspace: keyspace, key: key)
                 }
@@ -243,7 +241,7 @@ final class LogWriter: @unchecked Sendable {
             growing: true, create: true)
         try fileSystem.syncData(segment.file)
         try fileSystem.syncDirectory(directory)
-        index.withLock { $0.segments.append(segment) }
+        index.withLock { $0.addSegment(segment) }
         active = segment
     }
 }
