@@ -77,7 +77,7 @@ extension LogStore {
                 create: true)
             try fs.syncData(segment.file)
             try fs.syncDirectory(path)
-            state.segments.append(segment)
+            state.addSegment(segment)
             let writer = LogWriter(
                 directory: path, fileSystem: fs, segmentSize: options.segmentSize, active: segment,
                 state: state)
@@ -88,7 +88,7 @@ extension LogStore {
             let segment = try Segment(
                 directory: path, order: order, handle: UInt32(i), fileSystem: fs,
                 growing: newest && writable)
-            state.segments.append(segment)
+            state.addSegment(segment)
             try replaySegment(
                 segment, newest: newest, options: options, state: &state, report: &report)
         }

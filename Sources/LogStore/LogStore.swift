@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A key-value store over a directory of append-only log segments, with an in-memory index.
@@ -19,6 +20,19 @@ public final class LogStore: Sendable {
     let queue = CommitQueue()
     let writer: LogWriter?
     private let lockFile: OpenFile?
+    /// Held while a compaction runs: one at a time.
+    let compactionLock = Mutex<Void>(())
+    let lastCompaction = Mutex<CompactionReport?>(nil)
+    /// Segment handles seen by the last automatic-compaction check, and whether one is queued.
+    private let autoCompactionCheckedSegments = Atomic<Int>(0)
+    private let autoCompactionQueued = Atomic<Bool>(false)
+
+    /// A keyspace's index and the segments it points into, kept mapped while it is read.
+    private struct Snapshot: @unchecked Sendable {
+        var directory: KeyDirectory
+        var segments: [Segment?]
+        var bases: SegmentBases
+    }
 
     /// Opens the store in the directory at `path`, creating it if missing (unless read-only),
     /// and recovers from an earlier crash. What recovery did is in ``recovery``.
@@ -49,10 +63,11 @@ public final class LogStore: Sendable {
         try index.withLock { state throws(LogStoreError) -> [UInt8]? in
             guard !state.closed else { throw .closed }
             guard let id = state.keyspaces.id(of: keyspace),
-                let location = key.withUnsafeBytes({ state.directories[id].location(of: $0) }),
-                let segment = state.segments[Int(location.segment)]
+                let (_, record) = key.withUnsafeBytes({
+                    state.directories[id].find($0, state.bases)
+                })
             else { return nil }
-            return [UInt8](segment.value(at: location))
+            return [UInt8](record.value)
         }
     }
 
@@ -62,7 +77,7 @@ public final class LogStore: Sendable {
         try index.withLock { state throws(LogStoreError) -> Bool in
             guard !state.closed else { throw .closed }
             guard let id = state.keyspaces.id(of: keyspace) else { return false }
-            return key.withUnsafeBytes { state.directories[id].location(of: $0) } != nil
+            return key.withUnsafeBytes { state.directories[id].find($0, state.bases) } != nil
         }
     }
 
@@ -103,7 +118,26 @@ public final class LogStore: Sendable {
     public func commit(_ batch: WriteBatch, durability: Durability? = nil) throws -> UInt64 {
         guard let writer else { throw LogStoreError.readOnly(path: path) }
         let pending = PendingCommit(batch: batch, durability: durability ?? options.durability)
-        return try queue.submit(pending) { group in writer.write(group, index: index) }.get()
+        let sequence = try queue.submit(pending) { group in writer.write(group, index: index) }
+            .get()
+        considerAutoCompaction()
+        return sequence
+    }
+
+    /// Starts a compaction in the background when a new segment was started and dead bytes pass
+    /// the thresholds in ``LogStoreOptions``.
+    private func considerAutoCompaction() {
+        guard let fraction = options.autoCompactionDeadFraction else { return }
+        let segments = index.withLock { $0.segments.count }
+        guard autoCompactionCheckedSegments.exchange(segments, ordering: .relaxed) != segments,
+            let stats = try? stats(), stats.deadBytes >= Int64(options.autoCompactionMinimumBytes),
+            Double(stats.deadBytes) >= fraction * Double(stats.fileBytes),
+            !autoCompactionQueued.exchange(true, ordering: .acquiring)
+        else { return }
+        DispatchQueue.global(qos: .utility).async { [self] in
+            _ = try? compact()
+            autoCompactionQueued.store(false, ordering: .releasing)
+        }
     }
 
     /// Number of live keys in `keyspace`.
@@ -115,8 +149,7 @@ public final class LogStore: Sendable {
         }
     }
 
-    /// Calls `body` with every live key and value of `keyspace` as of the call, in the order the
-    /// keys were first written. The buffers are valid only during the call. Commits made while it
+    /// Calls `body` with every live key and value of `keyspace` as of the call, in no set order. The buffers are valid only during the call. Commits made while it
     /// runs are not seen; `body` may use the store.
     /// - Throws: ``LogStoreError/closed``, or what `body` throws.
     /// - Complexity: O(keys in `keyspace`); no other keyspace is touched.
@@ -125,20 +158,21 @@ public final class LogStore: Sendable {
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
     ) throws {
         // Copying the directory is O(1) (copy-on-write); the segments stay mapped while referenced.
-        let snapshot = try index.withLock {
-            state throws(LogStoreError) -> (KeyDirectory, [Segment?])? in
+        let snapshot = try index.withLock { state throws(LogStoreError) -> Snapshot? in
             guard !state.closed else { throw .closed }
             guard let id = state.keyspaces.id(of: keyspace) else { return nil }
-            return (state.directories[id], state.segments)
+            return Snapshot(
+                directory: state.directories[id], segments: state.segments, bases: state.bases)
         }
-        guard let (directory, segments) = snapshot else { return }
-        try directory.forEach { key, location in
-            guard let segment = segments[Int(location.segment)] else { return }
-            try body(key, segment.value(at: location))
+        guard let snapshot else { return }
+        try withExtendedLifetime(snapshot.segments) {
+            try snapshot.directory.forEach(snapshot.bases) { _, record in
+                try body(record.key, record.value)
+            }
         }
     }
 
-    /// Every live key of `keyspace`, in the order the keys were first written.
+    /// Every live key of `keyspace`, in no set order.
     /// - Throws: ``LogStoreError/closed``.
     public func keys(in keyspace: String) throws -> [[UInt8]] {
         try index.withLock { state throws(LogStoreError) -> [[UInt8]] in
@@ -146,7 +180,9 @@ public final class LogStore: Sendable {
             guard let id = state.keyspaces.id(of: keyspace) else { return [] }
             var keys: [[UInt8]] = []
             keys.reserveCapacity(state.directories[id].count)
-            state.directories[id].forEach { key, _ in keys.append([UInt8](key)) }
+            state.directories[id].forEach(state.bases) { _, record in
+                keys.append([UInt8](record.key))
+            }
             return keys
         }
     }
@@ -183,7 +219,8 @@ public final class LogStore: Sendable {
             return LogStoreStats(
                 keyspaces: keyspaces, liveBytes: liveBytes, deadBytes: fileBytes - liveBytes,
                 segments: segments.count,
-                fileBytes: fileBytes, lastSequence: state.lastSequence, lastCompaction: nil)
+                fileBytes: fileBytes, lastSequence: state.lastSequence,
+                lastCompaction: lastCompaction.withLock { $0 })
         }
     }
 
@@ -206,13 +243,17 @@ public final class LogStore: Sendable {
     ///   closed all the same).
     public func close() throws {
         var failure: Error?
-        let first = queue.close {
-            do { try writer?.sync() } catch { failure = error }
-            index.withLock { state in
-                state.closed = true
-                state.segments.removeAll()
+        // Waits for a compaction in progress.
+        let first = compactionLock.withLock { _ in
+            queue.close {
+                do { try writer?.sync() } catch { failure = error }
+                index.withLock { state in
+                    state.closed = true
+                    state.segments.removeAll()
+                    state.bases.removeAll()
+                }
+                if let lockFile { try? options.fileSystem.close(lockFile) }
             }
-            if let lockFile { try? options.fileSystem.close(lockFile) }
         }
         if first, let failure { throw failure }
     }

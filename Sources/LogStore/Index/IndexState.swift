@@ -25,7 +25,7 @@ struct KeyspaceTable {
 
 /// Everything readers look at, guarded by the store's index lock: keyspace names, one
 /// ``KeyDirectory`` per keyspace, the mapped segments, and the last visible sequence number.
-struct IndexState {
+struct IndexState: @unchecked Sendable {  // only ever touched under the index lock
     var keyspaces = KeyspaceTable()
     var directories: [KeyDirectory] = [KeyDirectory()]  // by keyspace number; 0 unused
     /// Segments by handle; `nil` once a segment is removed by compaction.
@@ -33,35 +33,33 @@ struct IndexState {
     var lastSequence: UInt64 = 0
     var closed = false
 
-    /// Bytes a record with these lengths occupies in a payload.
-    @inline(__always)
-    static func recordSize(keyspace: Int, keyLength: Int, valueLength: Int?) -> Int64 {
-        var size = 1 + Varint.size(UInt64(keyspace)) + Varint.size(UInt64(keyLength)) + keyLength
-        if let valueLength { size += Varint.size(UInt64(valueLength)) + valueLength }
-        return Int64(size)
+    /// Base addresses of `segments`, kept in step with it.
+    var bases: SegmentBases = []
+
+    /// Adds a segment; its handle must be the next one.
+    mutating func addSegment(_ segment: Segment) {
+        // Invariant: handles are dense and equal to the index in `segments`.
+        assert(Int(segment.handle) == segments.count)
+        segments.append(segment)
+        bases.append(segment.base)
     }
 
-    /// Applies one put: points `key` at `location`, and moves live-byte accounting from the
+    /// Applies one put: points `key` at the record `ref`, and moves live-byte accounting from the
     /// record it replaces.
     @inline(__always)
-    mutating func applyPut(keyspace: Int, key: UnsafeRawBufferPointer, location: Location) throws {
-        let size = Self.recordSize(
-            keyspace: keyspace, keyLength: key.count, valueLength: Int(location.length))
-        segments[Int(location.segment)]?.liveBytes += size
-        if let old = try directories[keyspace].set(key, to: location) {
-            let oldSize = Self.recordSize(
-                keyspace: keyspace, keyLength: key.count, valueLength: Int(old.length))
-            segments[Int(old.segment)]?.liveBytes -= oldSize
+    mutating func applyPut(keyspace: Int, key: UnsafeRawBufferPointer, ref: RecordRef) {
+        let size = StoredRecord(bases, ref).encodedSize
+        segments[Int(ref.segment)]?.liveBytes += Int64(size)
+        if let (oldRef, old) = directories[keyspace].set(key, to: ref, bases) {
+            segments[Int(oldRef.segment)]?.liveBytes -= Int64(old.encodedSize)
         }
     }
 
     /// Applies one delete.
     @inline(__always)
     mutating func applyDelete(keyspace: Int, key: UnsafeRawBufferPointer) {
-        if let old = directories[keyspace].remove(key) {
-            let oldSize = Self.recordSize(
-                keyspace: keyspace, keyLength: key.count, valueLength: Int(old.length))
-            segments[Int(old.segment)]?.liveBytes -= oldSize
+        if let (oldRef, old) = directories[keyspace].remove(key, bases) {
+            segments[Int(oldRef.segment)]?.liveBytes -= Int64(old.encodedSize)
         }
     }
 
@@ -93,10 +91,9 @@ struct IndexState {
                 guard keyspace < directories.count, keyspaces.name(of: keyspace) != nil else {
                     throw undefined(keyspace, record, segment)
                 }
-                let location = Location(
-                    segment: segment.handle, offset: UInt32(record.valueOffset),
-                    length: UInt32(record.value!.count))
-                try applyPut(keyspace: keyspace, key: record.key, location: location)
+                applyPut(
+                    keyspace: keyspace, key: record.key,
+                    ref: RecordRef(segment: segment.handle, offset: UInt32(record.recordOffset)))
             default:
                 guard keyspace < directories.count, keyspaces.name(of: keyspace) != nil else {
                     throw undefined(keyspace, record, segment)

@@ -4,208 +4,204 @@
     import Darwin
 #endif
 
-/// Where a live value lies: segment number, byte offset of the value in that file, length.
-struct Location: Equatable {
+/// Where a put record starts: the segment's handle and the byte offset of the record's op byte.
+struct RecordRef: Equatable {
     var segment: UInt32
     var offset: UInt32
-    var length: UInt32
 }
 
-/// The in-memory index of one keyspace: key → ``Location``.
+/// Base addresses of the mapped segments, by handle (`nil` once a segment is gone).
+typealias SegmentBases = [UnsafeRawPointer?]
+
+/// A put record read back from a mapped segment. Only records the store wrote or checked are
+/// read this way, so the decoding trusts the bytes.
+struct StoredRecord {
+    var key: UnsafeRawBufferPointer
+    var value: UnsafeRawBufferPointer
+    /// Bytes the whole record takes in its payload.
+    var encodedSize: Int
+
+    @inline(__always)
+    init(_ bases: SegmentBases, _ ref: RecordRef) {
+        let start = bases[Int(ref.segment)].unsafelyUnwrapped + Int(ref.offset)
+        var p = start + 1  // op
+        @inline(__always) func varint() -> Int {
+            var result = 0
+            var shift = 0
+            while true {
+                let byte = p.load(as: UInt8.self)
+                p += 1
+                result |= Int(byte & 0x7F) << shift
+                if byte < 0x80 { return result }
+                shift += 7
+            }
+        }
+        _ = varint()  // keyspace
+        let keyLength = varint()
+        let valueLength = varint()
+        key = UnsafeRawBufferPointer(start: p, count: keyLength)
+        value = UnsafeRawBufferPointer(start: p + keyLength, count: valueLength)
+        encodedSize = p - start + keyLength + valueLength
+    }
+}
+
+/// The in-memory index of one keyspace: key → the put record that holds its value.
 ///
-/// A compact open-addressing table: keys are stored once, back to back, in `arena`; `entries`
-/// holds one 20-byte record per key in insertion order; `slots` (4 bytes each, load ≤ 3/4) maps a
-/// hash to an entry. That is about 30 bytes per key beyond the key bytes, against ~80 for a
-/// `Dictionary<[UInt8], Location>`.
+/// An open-addressing table (linear probing, load ≤ 3/4, backward-shift deletion) of 12-byte
+/// entries: a 32-bit hash and a ``RecordRef``. Keys are not copied into memory; they are compared
+/// in the mapped log, right before their values, so a hit costs two cache misses (entry, record)
+/// and the index costs 16–32 bytes per key whatever the key's length.
 ///
 /// Not thread-safe: the store guards it with its index lock.
 struct KeyDirectory {
     private struct Entry {
-        var keyOffset: UInt32
-        var keyLength: UInt16
-        var tag: UInt16  // high hash bits: most mismatches are rejected without touching `arena`
-        var location: Location
+        var hash: UInt32
+        var ref: RecordRef
+
+        static let empty = Entry(hash: 0, ref: RecordRef(segment: UInt32.max, offset: 0))
+        @inline(__always) var isEmpty: Bool { ref.segment == UInt32.max }
     }
 
-    private static let emptySlot: UInt32 = 0
-    private static let deletedSlot: UInt32 = 1  // entry index i is stored as i + 2
-    private static let freeSegment = UInt32.max  // marks an entry whose key was removed
-
-    private var arena: [UInt8] = []
-    private var entries: [Entry] = []
-    private var slots: [UInt32] = [UInt32](repeating: 0, count: 16)
-    private var usedSlots = 0  // live + deleted markers
-    private var freeEntries = 0
-
+    private var table = [Entry](repeating: .empty, count: 16)
     /// Live keys.
     private(set) var count = 0
     /// Bytes of live keys and values.
     private(set) var liveBytes: Int64 = 0
 
-    /// Bytes the directory holds in memory (capacity, not just count).
-    var memoryBytes: Int {
-        arena.capacity + entries.capacity * MemoryLayout<Entry>.stride + slots.capacity * 4
+    /// Bytes the table holds in memory.
+    var memoryBytes: Int { table.capacity * MemoryLayout<Entry>.stride }
+
+    /// The record holding `key`, if present.
+    @inline(__always)
+    func find(_ key: UnsafeRawBufferPointer, _ bases: SegmentBases) -> (RecordRef, StoredRecord)? {
+        let hash = Self.hash(key)
+        return table.withUnsafeBufferPointer { table in
+            let mask = table.count - 1
+            var slot = Int(hash) & mask
+            while true {
+                let entry = table[slot]
+                if entry.isEmpty { return nil }
+                if entry.hash == hash {
+                    let record = StoredRecord(bases, entry.ref)
+                    if Self.equal(record.key, key) { return (entry.ref, record) }
+                }
+                slot = (slot + 1) & mask
+            }
+        }
     }
 
-    /// The location of `key`, if present.
-    func location(of key: UnsafeRawBufferPointer) -> Location? {
+    /// Points `key` at the put record `ref`; returns the record it replaces.
+    mutating func set(_ key: UnsafeRawBufferPointer, to ref: RecordRef, _ bases: SegmentBases) -> (
+        RecordRef, StoredRecord
+    )? {
+        if count + 1 > table.count / 4 * 3 { grow() }
         let hash = Self.hash(key)
-        guard let slot = findSlot(key, hash: hash).found else { return nil }
-        return entries[Int(slots[slot] - 2)].location
+        let new = StoredRecord(bases, ref)
+        let mask = table.count - 1
+        var slot = Int(hash) & mask
+        while true {
+            let entry = table[slot]
+            if entry.isEmpty {
+                table[slot] = Entry(hash: hash, ref: ref)
+                count += 1
+                liveBytes += Int64(new.key.count + new.value.count)
+                return nil
+            }
+            if entry.hash == hash {
+                let old = StoredRecord(bases, entry.ref)
+                if Self.equal(old.key, key) {
+                    table[slot].ref = ref
+                    liveBytes += Int64(new.value.count - old.value.count)
+                    return (entry.ref, old)
+                }
+            }
+            slot = (slot + 1) & mask
+        }
     }
 
-    /// Sets `key`'s location; returns the one it replaces.
-    mutating func set(_ key: UnsafeRawBufferPointer, to location: Location) throws -> Location? {
-        let hash = Self.hash(key)
-        let probe = findSlot(key, hash: hash)
-        if let slot = probe.found {
-            let index = Int(slots[slot] - 2)
-            let old = entries[index].location
-            entries[index].location = location
-            liveBytes += Int64(location.length) - Int64(old.length)
-            return old
+    /// Removes `key`; returns the record that held it, if any.
+    mutating func remove(_ key: UnsafeRawBufferPointer, _ bases: SegmentBases) -> (
+        RecordRef, StoredRecord
+    )? {
+        guard let (ref, old) = find(key, bases) else { return nil }
+        let mask = table.count - 1
+        var hole = Int(Self.hash(key)) & mask
+        while table[hole].ref != ref { hole = (hole + 1) & mask }
+        // Backward-shift deletion: pull later entries of the probe run into the hole.
+        var next = hole
+        while true {
+            next = (next + 1) & mask
+            let entry = table[next]
+            if entry.isEmpty { break }
+            let home = Int(entry.hash) & mask
+            let stays = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
+            if stays { continue }
+            table[hole] = entry
+            hole = next
         }
-        if usedSlots + 1 > slots.count / 4 * 3 {
-            try rebuild(capacityFor: count + 1)
-            return try set(key, to: location)
-        }
-        guard arena.count + key.count <= UInt32.max else {
-            throw LogStoreError.invalidArgument("a keyspace cannot hold more than 4 GiB of keys")
-        }
-        let entryIndex = entries.count
-        entries.append(
-            Entry(
-                keyOffset: UInt32(arena.count), keyLength: UInt16(key.count), tag: Self.tag(hash),
-                location: location))
-        arena.append(contentsOf: key)
-        let slot = probe.insertAt
-        if slots[slot] == Self.emptySlot { usedSlots += 1 }
-        slots[slot] = UInt32(entryIndex + 2)
-        count += 1
-        liveBytes += Int64(key.count) + Int64(location.length)
-        return nil
-    }
-
-    /// Removes `key`; returns its location if it was present.
-    mutating func remove(_ key: UnsafeRawBufferPointer) -> Location? {
-        let hash = Self.hash(key)
-        guard let slot = findSlot(key, hash: hash).found else { return nil }
-        let index = Int(slots[slot] - 2)
-        let old = entries[index].location
-        slots[slot] = Self.deletedSlot
-        entries[index].location.segment = Self.freeSegment
-        freeEntries += 1
+        table[hole] = .empty
         count -= 1
-        liveBytes -= Int64(entries[index].keyLength) + Int64(old.length)
-        if freeEntries > 1024 && freeEntries > count {
-            try? rebuild(capacityFor: count)  // cannot overflow: it only shrinks
-        }
-        return old
+        liveBytes -= Int64(old.key.count + old.value.count)
+        return (ref, old)
     }
 
-    /// Calls `body` with every live key and its location, in insertion order.
-    func forEach(_ body: (UnsafeRawBufferPointer, Location) throws -> Void) rethrows {
-        try arena.withUnsafeBytes { keys in
-            for entry in entries where entry.location.segment != Self.freeSegment {
-                let start = Int(entry.keyOffset)
-                try body(
-                    UnsafeRawBufferPointer(rebasing: keys[start..<start + Int(entry.keyLength)]),
-                    entry.location)
-            }
+    /// Calls `body` with every live record, in table order.
+    func forEach(_ bases: SegmentBases, _ body: (RecordRef, StoredRecord) throws -> Void) rethrows {
+        for entry in table where !entry.isEmpty {
+            try body(entry.ref, StoredRecord(bases, entry.ref))
         }
     }
 
-    // MARK: - Table
-
-    private func findSlot(_ key: UnsafeRawBufferPointer, hash: UInt64) -> (
-        found: Int?, insertAt: Int
-    ) {
-        let mask = slots.count - 1
-        let tag = Self.tag(hash)
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        var firstDeleted: Int?
-        return slots.withUnsafeBufferPointer { slots in
-            entries.withUnsafeBufferPointer { entries in
-                arena.withUnsafeBytes { arena in
-                    while true {
-                        let value = slots[slot]
-                        if value == Self.emptySlot { return (nil, firstDeleted ?? slot) }
-                        if value == Self.deletedSlot {
-                            if firstDeleted == nil { firstDeleted = slot }
-                        } else {
-                            let entry = entries[Int(value - 2)]
-                            if entry.tag == tag && Int(entry.keyLength) == key.count
-                                && Self.equal(arena, Int(entry.keyOffset), key)
-                            {
-                                return (slot, slot)
-                            }
-                        }
-                        slot = (slot + 1) & mask
-                    }
-                }
+    /// Points `key` at `new` if it still points at `expected` (compaction moving a record);
+    /// returns whether it did.
+    mutating func replace(
+        _ key: UnsafeRawBufferPointer, expected: RecordRef, with new: RecordRef,
+        _ bases: SegmentBases
+    )
+        -> Bool
+    {
+        let hash = Self.hash(key)
+        let mask = table.count - 1
+        var slot = Int(hash) & mask
+        while !table[slot].isEmpty {
+            if table[slot].ref == expected {
+                table[slot].ref = new
+                return true
             }
+            slot = (slot + 1) & mask
         }
+        return false
     }
 
-    /// Rehashes into a table sized for `keys` keys, dropping removed entries and their key bytes.
-    private mutating func rebuild(capacityFor keys: Int) throws {
-        var capacity = 16
-        while capacity / 2 < keys { capacity <<= 1 }
-        let compacting = freeEntries > 0
-        var newArena: [UInt8] = []
-        var newEntries: [Entry] = []
-        if compacting {
-            newArena.reserveCapacity(arena.count)
-            newEntries.reserveCapacity(count)
+    /// Number of entries whose record is in `segment`.
+    func count(inSegment segment: UInt32) -> Int {
+        table.reduce(0) { $0 + ($1.ref.segment == segment ? 1 : 0) }
+    }
+
+    private mutating func grow() {
+        let old = table
+        table = [Entry](repeating: .empty, count: old.count * 2)
+        let mask = table.count - 1
+        for entry in old where !entry.isEmpty {
+            var slot = Int(entry.hash) & mask
+            while !table[slot].isEmpty { slot = (slot + 1) & mask }
+            table[slot] = entry
         }
-        var newSlots = [UInt32](repeating: Self.emptySlot, count: capacity)
-        let mask = capacity - 1
-        arena.withUnsafeBytes { keys in
-            for (index, var entry) in entries.enumerated()
-            where entry.location.segment != Self.freeSegment {
-                let start = Int(entry.keyOffset)
-                let key = UnsafeRawBufferPointer(
-                    rebasing: keys[start..<start + Int(entry.keyLength)])
-                var newIndex = index
-                if compacting {
-                    entry.keyOffset = UInt32(newArena.count)
-                    newArena.append(contentsOf: key)
-                    newIndex = newEntries.count
-                    newEntries.append(entry)
-                }
-                var slot = Int(truncatingIfNeeded: Self.hash(key)) & mask
-                while newSlots[slot] != Self.emptySlot { slot = (slot + 1) & mask }
-                newSlots[slot] = UInt32(newIndex + 2)
-            }
-        }
-        if compacting {
-            arena = newArena
-            entries = newEntries
-            freeEntries = 0
-        }
-        slots = newSlots
-        usedSlots = count
     }
 
     @inline(__always)
-    private static func equal(
-        _ arena: UnsafeRawBufferPointer, _ offset: Int, _ key: UnsafeRawBufferPointer
-    ) -> Bool {
-        key.count == 0 || memcmp(arena.baseAddress! + offset, key.baseAddress!, key.count) == 0
+    private static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
     }
 
+    /// A fast 32-bit hash of short byte strings (8 bytes a step, then a splitmix64 finish).
     @inline(__always)
-    private static func tag(_ hash: UInt64) -> UInt16 { UInt16(truncatingIfNeeded: hash >> 48) }
-
-    /// A fast 64-bit hash of short byte strings (8 bytes a step, then a splitmix64 finish).
-    @inline(__always)
-    static func hash(_ key: UnsafeRawBufferPointer) -> UInt64 {
+    static func hash(_ key: UnsafeRawBufferPointer) -> UInt32 {
         var h: UInt64 = 0x9E37_79B9_7F4A_7C15 &* UInt64(key.count &+ 1)
         var i = 0
         let n = key.count
         while i + 8 <= n {
-            let word = key.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            h = (h ^ word) &* 0xBF58_476D_1CE4_E5B9
+            h = (h ^ key.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
             h ^= h >> 29
             i += 8
         }
@@ -222,6 +218,6 @@ struct KeyDirectory {
         h ^= h >> 31
         h = h &* 0x94D0_49BB_1331_11EB
         h ^= h >> 32
-        return h
+        return UInt32(truncatingIfNeeded: h)
     }
 }

@@ -18,6 +18,9 @@ final class LogWriter: @unchecked Sendable {
     private(set) var nextSequence: UInt64
     /// Bytes written since the last `fdatasync` of the active segment.
     private(set) var hasUnsyncedData = false
+    /// Whether the next commit must first define every known keyspace: each segment restates
+    /// the definitions so that removing older segments never leaves a number undefined.
+    private var activeNeedsDefinitions = false
     /// Set after a failed sync: writes are refused until the store is reopened.
     private(set) var disabledCause: Int32?
 
@@ -31,6 +34,9 @@ final class LogWriter: @unchecked Sendable {
         self.active = active
         self.keyspaces = state.keyspaces
         self.nextSequence = state.lastSequence + 1
+        // The active segment may not define what it uses (older segments do, and compaction may
+        // remove them): restate the definitions in the first commit after opening.
+        self.activeNeedsDefinitions = state.keyspaces.nextID > 1
     }
 
     /// What the leader needs to publish one written batch.
@@ -39,7 +45,7 @@ final class LogWriter: @unchecked Sendable {
         var sequence: UInt64
         var globalIDs: [Int]
         var definitions: [(name: String, id: Int)]
-        var valueOffsets: [UInt32]
+        var recordOffsets: [UInt32]
     }
 
     /// Writes a group of commits and publishes them to `index`; sets every commit's result.
@@ -60,6 +66,7 @@ final class LogWriter: @unchecked Sendable {
         }
         guard !accepted.isEmpty else { return }
         let savedKeyspaces = keyspaces
+        let savedNeedsDefinitions = activeNeedsDefinitions
         let estimate = accepted.reduce(0) { $0 + $1.batch.encodedSizeBound }
         var written: [Written] = []
         var groupStart = active.size
@@ -88,13 +95,14 @@ final class LogWriter: @unchecked Sendable {
                 hasUnsyncedData = true
             }
             let end = bufferOffset
-            try index.withLock { state in
-                for batch in written { try publish(batch, into: &state) }
+            index.withLock { state in
+                for batch in written { publish(batch, into: &state) }
                 state.lastSequence = written.last!.sequence
                 active.size = end
             }
         } catch {
             keyspaces = savedKeyspaces
+            activeNeedsDefinitions = savedNeedsDefinitions
             let failure =
                 (error as? LogStoreError) ?? .io(operation: "write", path: active.path, errno: 5)
             // Cut the partial group off so later commits do not follow garbage.
@@ -131,7 +139,13 @@ final class LogWriter: @unchecked Sendable {
     ) throws -> Written {
         let batch = commit.batch
         var written = Written(
-            commit: commit, sequence: sequence, globalIDs: [], definitions: [], valueOffsets: [])
+            commit: commit, sequence: sequence, globalIDs: [], definitions: [], recordOffsets: [])
+        if activeNeedsDefinitions {
+            for id in 1..<keyspaces.nextID {
+                written.definitions.append((keyspaces.name(of: id)!, id))
+            }
+            activeNeedsDefinitions = false
+        }
         for name in batch.keyspaceNames {
             if let id = keyspaces.id(of: name) {
                 written.globalIDs.append(id)
@@ -142,7 +156,7 @@ final class LogWriter: @unchecked Sendable {
                 written.definitions.append((name, id))
             }
         }
-        written.valueOffsets.reserveCapacity(batch.count)
+        written.recordOffsets.reserveCapacity(batch.count)
         var frameStart = buffer.count
         var frames = 0
         FrameHeader.appendPlaceholder(type: .full, sequence: sequence, to: &buffer)
@@ -172,13 +186,13 @@ final class LogWriter: @unchecked Sendable {
                     frameStart = buffer.count
                     FrameHeader.appendPlaceholder(type: .middle, sequence: sequence, to: &buffer)
                 }
+                if valueLength >= 0 {
+                    written.recordOffsets.append(UInt32(bufferOffset + buffer.count))
+                }
                 buffer.append(op)
                 Varint.append(global, to: &buffer)
                 Varint.append(UInt64(keyLength), to: &buffer)
-                if valueLength >= 0 {
-                    Varint.append(UInt64(valueLength), to: &buffer)
-                    written.valueOffsets.append(UInt32(bufferOffset + buffer.count + keyLength))
-                }
+                if valueLength >= 0 { Varint.append(UInt64(valueLength), to: &buffer) }
                 buffer.append(
                     contentsOf: UnsafeRawBufferPointer(
                         rebasing: records[offset..<offset + bodyLength]))
@@ -198,13 +212,13 @@ final class LogWriter: @unchecked Sendable {
     }
 
     /// Applies a written batch to the index (its definitions, puts and deletes, in order).
-    private func publish(_ written: Written, into state: inout IndexState) throws {
+    private func publish(_ written: Written, into state: inout IndexState) {
         for definition in written.definitions {
             _ = state.define(definition.name, id: definition.id)
         }
         let handle = active.handle
         var values = 0
-        try written.commit.batch.records.withUnsafeBytes { records in
+        written.commit.batch.records.withUnsafeBytes { records in
             var offset = 0
             while offset < records.count {
                 let op = records[offset]
@@ -215,11 +229,9 @@ final class LogWriter: @unchecked Sendable {
                 let key = UnsafeRawBufferPointer(rebasing: records[offset..<offset + keyLength])
                 offset += keyLength + valueLength
                 if op == RecordOp.put {
-                    let location = Location(
-                        segment: handle, offset: written.valueOffsets[values],
-                        length: UInt32(valueLength))
+                    let ref = RecordRef(segment: handle, offset: written.recordOffsets[values])
                     values += 1
-                    try state.applyPut(keyspace: keyspace, key: key, location: location)
+                    state.applyPut(keyspace: keyspace, key: key, ref: ref)
                 } else {
                     state.applyDelete(keyspace: keyspace, key: key)
                 }
@@ -229,12 +241,25 @@ final class LogWriter: @unchecked Sendable {
 
     // MARK: - Segments
 
+    /// Seals the active segment and starts a new one, unless it holds no commit (compaction).
+    func sealActiveSegment(index: borrowing Mutex<IndexState>) throws {
+        if let cause = disabledCause {
+            throw LogStoreError.writesDisabled(path: directory, cause: cause)
+        }
+        guard active.size > FileHeader.size else { return }
+        try startSegment(index: index)
+    }
+
     /// Seals the active segment and starts a new one if it is full or the group would push its
     /// offsets past 32 bits. The sealed segment is synced first: sealed segments are complete.
     private func rollIfNeeded(adding bytes: Int, index: borrowing Mutex<IndexState>) throws {
         guard active.size > FileHeader.size,
             active.size >= segmentSize || active.size + bytes > Int(UInt32.max)
         else { return }
+        try startSegment(index: index)
+    }
+
+    private func startSegment(index: borrowing Mutex<IndexState>) throws {
         try sync()
         let order = (active.order >> 16 + 1) << 16
         let handle = index.withLock { UInt32($0.segments.count) }
@@ -243,7 +268,8 @@ final class LogWriter: @unchecked Sendable {
             growing: true, create: true)
         try fileSystem.syncData(segment.file)
         try fileSystem.syncDirectory(directory)
-        index.withLock { $0.segments.append(segment) }
+        index.withLock { $0.addSegment(segment) }
         active = segment
+        activeNeedsDefinitions = keyspaces.nextID > 1
     }
 }

@@ -16,7 +16,8 @@ final class Segment: @unchecked Sendable {
     let path: String
     let file: OpenFile
     private let fileSystem: any FileSystem
-    private let base: UnsafeRawPointer
+    /// Start of the mapping; record offsets are relative to it.
+    let base: UnsafeRawPointer
     private let mappedLength: Int
     /// Bytes of complete commits (readers never look past this).
     var size: Int
@@ -58,12 +59,6 @@ final class Segment: @unchecked Sendable {
     /// The segment's bytes up to `size` (or `limit`). Valid while the segment lives.
     func bytes(limit: Int? = nil) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: base, count: min(limit ?? size, size))
-    }
-
-    /// The bytes of a value. `location` must lie inside `size`.
-    @inline(__always)
-    func value(at location: Location) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: base + Int(location.offset), count: Int(location.length))
     }
 
     static func fileName(order: UInt64) -> String { hex16(order) + ".seg" }
