@@ -139,7 +139,7 @@ enum ResourceWorkloads {
                         if let index = opened["index"], index > 0 {
                             context.reporter.figure(
                                 "index-bytes-per-key", engine: type.label,
-                                value: Double(index) / Double(n) - Double(BenchKey.size),
+                                value: Double(index) / Double(n),
                                 unit:
                                     "bytes per key beyond the key, as LogStore.indexMemoryBytes counts"
                             )

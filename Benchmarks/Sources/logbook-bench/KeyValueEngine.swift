@@ -37,7 +37,7 @@ final class LogStoreEngine: KeyValueEngine {
     static let label = "logstore"
     static let keyspace = "kv"
     static func durabilitySummary(durable: Bool) -> String {
-        durable ? "LogStore .sync" : "LogStore .buffered"
+        (durable ? "LogStore .sync" : "LogStore .buffered") + ", automatic compaction off"
     }
 
     let store: LogStore

@@ -106,7 +106,10 @@
         }
 
         func createDesignationIndex() -> Bool { false }
-        func compact() -> String? { nil }
+        func compact() throws -> String? {
+            try container.store.compact()
+            return "LogStore.compact() under the container"
+        }
 
         func all() throws -> [EmployeeRow] {
             let fresh = ModelContext(container)
