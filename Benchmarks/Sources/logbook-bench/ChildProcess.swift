@@ -141,7 +141,7 @@ enum ResourceWorkloads {
                                 "index-bytes-per-key", engine: type.label,
                                 value: Double(index) / Double(n),
                                 unit:
-                                    "bytes per key beyond the key, as LogStore.indexMemoryBytes counts"
+                                    "bytes per key, as LogStore.indexMemoryBytes counts"
                             )
                         }
                     }
