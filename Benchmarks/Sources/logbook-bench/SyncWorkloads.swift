@@ -18,11 +18,10 @@ enum SyncWorkloads {
                     "fillsync: \(n) single-record commits, each durable ("
                         + LogStoreEngine.durabilitySummary(durable: true) + "; "
                         + SQLiteEngine.durabilitySummary(durable: true) + ")")
-                let ours = try ScratchDirectory.with("fillsync") {
-                    try fillsync(LogStoreEngine.self, $0, context)
-                }
-                let theirs = try ScratchDirectory.with("fillsync") {
-                    try fillsync(SQLiteEngine.self, $0, context)
+                let (ours, theirs) = try ScratchDirectory.with("fillsync") { mine in
+                    try ScratchDirectory.with("fillsync") { other in
+                        try fillsync(mine, other, context)
+                    }
                 }
                 try context.agree("fillsync", "records", logbook: ours, sqlite: theirs)
             },
@@ -56,32 +55,47 @@ enum SyncWorkloads {
         ]
     }
 
-    static func fillsync(
-        _ type: any KeyValueEngine.Type, _ directory: String, _ context: BenchContext
-    )
-        throws -> Int
+    /// Both engines, in `rounds` alternating rounds whose times are summed: fdatasync costs on a
+    /// shared disk drift over seconds, and alternating lets both engines see the same drift.
+    static func fillsync(_ ourDirectory: String, _ theirDirectory: String, _ context: BenchContext)
+        throws -> (Int, Int)
     {
         let n = context.sizes.syncCommits
-        let engine = try type.init(directory: directory, durable: true)
+        let rounds = 4
+        let engines: [any KeyValueEngine] = [
+            try LogStoreEngine(directory: ourDirectory, durable: true),
+            try SQLiteEngine(directory: theirDirectory, durable: true),
+        ]
+        var seconds = [0.0, 0.0]
         var key = BenchKey.make(0)
         var value = [UInt8](repeating: 0, count: context.sizes.valueSize)
-        var rng = SeededGenerator(seed: Seed.data)
-        let seconds = try measure {
-            for id in 1...n {
-                BenchKey.write(id, into: &key)
-                valuePool.fill(&value, using: &rng)
-                try engine.beginBatch()
-                try engine.put(key, value)
-                try engine.commitBatch()
+        for round in 0..<rounds {
+            for (index, engine) in engines.enumerated() {
+                var rng = SeededGenerator(seed: Seed.data &+ UInt64(round))
+                seconds[index] += try measure {
+                    for id in (round * n / rounds + 1)...((round + 1) * n / rounds) {
+                        BenchKey.write(id, into: &key)
+                        valuePool.fill(&value, using: &rng)
+                        try engine.beginBatch()
+                        try engine.put(key, value)
+                        try engine.commitBatch()
+                    }
+                }
             }
         }
-        context.reporter.timing(
-            "fillsync", engine: type.label, operations: n,
-            bytes: n * EngineWorkloads.recordBytes(context), seconds: seconds)
-        let count = try engine.count()
-        try engine.close()
-        try context.expect("fillsync", type.label, "records", count, equals: n)
-        return count
+        var counts: [Int] = []
+        for (index, engine) in engines.enumerated() {
+            let label = type(of: engine).label
+            context.reporter.timing(
+                "fillsync", engine: label, operations: n,
+                bytes: n * EngineWorkloads.recordBytes(context), seconds: seconds[index],
+                note: "\(rounds) rounds alternating engines")
+            let count = try engine.count()
+            try engine.close()
+            try context.expect("fillsync", label, "records", count, equals: n)
+            counts.append(count)
+        }
+        return (counts[0], counts[1])
     }
 
     /// One store shared by `threads` threads, each committing its own ids durably.
