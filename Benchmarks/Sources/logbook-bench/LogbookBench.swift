@@ -82,7 +82,8 @@ enum Machine {
             "sizes": "keys \(sizes.keys), employees \(sizes.employees), batch \(sizes.batch), "
                 + "fillsync \(sizes.syncCommits), ycsb ops \(sizes.ycsbOperations)"
                 + (options.quick ? " (--quick: checks correctness, not timings)" : ""),
-            "engine": "LogStore (whatever body this build links; see RESULTS.md for which)",
+            "engine": "LogStore and Logbook from the root package (path ..); Logbook objects: "
+                + (logbookStores.isEmpty ? "not in the root package yet" : "compiled in"),
         ]
     }
 }

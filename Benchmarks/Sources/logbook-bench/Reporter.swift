@@ -15,6 +15,8 @@ struct BenchResult: Codable, Sendable {
     /// ratio (lower is better). Set on the ratio rows only.
     var ratio: Double?
     var note: String?
+    /// The workload's description line: sizes, durability, pragmas.
+    var setup: String?
 }
 
 /// Prints results in leveldb's `name : X µs/op; Y MB/s` form, one line per engine plus the
@@ -26,6 +28,15 @@ final class Reporter {
     /// A comment line: what a workload does and under which durability.
     func note(_ text: String) {
         emit("# \(text)")
+        setup = text
+    }
+
+    private var setup: String?
+
+    private func keep(_ result: BenchResult) {
+        var result = result
+        result.setup = setup
+        results.append(result)
     }
 
     /// Records a timed run and prints its line.
@@ -39,7 +50,7 @@ final class Reporter {
         let result = BenchResult(
             workload: workload, engine: engine, operations: operations, bytes: Int64(bytes),
             seconds: seconds, microsPerOp: micros, megabytesPerSecond: mbps, note: note)
-        results.append(result)
+        keep(result)
         timings[workload, default: [:]][engine] = result
         var line = "\(label(workload)) : \(pad(engine, 9)) \(fixed(micros, 10, 3)) µs/op;"
         line += " \(fixed(mbps, 8, 1)) MB/s"
@@ -54,7 +65,7 @@ final class Reporter {
 
     /// A workload one engine cannot run yet, with the reason.
     func unavailable(_ workload: String, engine: String, reason: String) {
-        results.append(
+        keep(
             BenchResult(
                 workload: workload, engine: engine, operations: 0, bytes: 0, seconds: 0,
                 note: "n/a: \(reason)"))
@@ -68,7 +79,7 @@ final class Reporter {
     ) {
         for (engine, bytes) in [(ours, logbook), ("sqlite", sqlite)] {
             guard let bytes else { continue }
-            results.append(
+            keep(
                 BenchResult(
                     workload: workload, engine: engine, operations: 0, bytes: bytes, seconds: 0,
                     note: note))
@@ -78,7 +89,7 @@ final class Reporter {
         }
         if let logbook, let sqlite, sqlite > 0 {
             let ratio = Double(logbook) / Double(sqlite)
-            results.append(
+            keep(
                 BenchResult(
                     workload: workload, engine: "ratio", operations: 0, bytes: 0, seconds: 0,
                     ratio: ratio, note: "Logbook/SQLite bytes, lower is better"))
@@ -88,7 +99,7 @@ final class Reporter {
 
     /// A derived figure (bytes per key, scaling factor, …) on one line.
     func figure(_ workload: String, engine: String, value: Double, unit: String) {
-        results.append(
+        keep(
             BenchResult(
                 workload: workload, engine: engine, operations: 0, bytes: 0, seconds: 0,
                 ratio: value, note: unit))
@@ -114,7 +125,7 @@ final class Reporter {
             let b = theirs.microsPerOp, a > 0
         else { return }
         let ratio = b / a
-        results.append(
+        keep(
             BenchResult(
                 workload: workload, engine: "ratio", operations: 0, bytes: 0, seconds: 0,
                 ratio: ratio, note: "Logbook/SQLite ops per second, higher is better"))
