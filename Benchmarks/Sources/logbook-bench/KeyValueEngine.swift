@@ -1,4 +1,9 @@
 import LogStore
+import Synchronization
+
+/// LogStore's segment size in the engine workloads; 0 keeps the engine's default. `--quick`
+/// makes it small, so CI's small stores still roll over, reopen and compact several segments.
+let benchSegmentSize = Atomic<Int>(0)
 
 /// The engine workloads' view of a store: batches of puts and deletes, point reads, a full scan.
 /// Both engines implement it, so every workload is written once and runs the same operations
@@ -49,6 +54,8 @@ final class LogStoreEngine: KeyValueEngine {
         var options = LogStoreOptions()
         options.durability = durability
         options.autoCompactionDeadFraction = nil
+        let segmentSize = benchSegmentSize.load(ordering: .relaxed)
+        if segmentSize > 0 { options.segmentSize = segmentSize }
         store = try LogStore(path: directory + "/kv.logstore", options: options)
     }
 

@@ -33,6 +33,7 @@ enum LogbookBench {
                 Data("unknown workload \(unknown); --list shows the names\n".utf8))
             exit(2)
         }
+        if options.quick { benchSegmentSize.store(64 << 10, ordering: .relaxed) }
         let context = BenchContext(
             options: options, sizes: BenchSizes(options: options), reporter: Reporter())
         let header = Machine.describe(options: options)
@@ -81,7 +82,9 @@ enum Machine {
                 "\(SQLiteSettings.version), WAL, prepared statements, one transaction per batch",
             "sizes": "keys \(sizes.keys), employees \(sizes.employees), batch \(sizes.batch), "
                 + "fillsync \(sizes.syncCommits), ycsb ops \(sizes.ycsbOperations)"
-                + (options.quick ? " (--quick: checks correctness, not timings)" : ""),
+                + (options.quick
+                    ? " (--quick: checks correctness, not timings; LogStore segments of 64 KiB)"
+                    : ""),
             "engine": "LogStore and Logbook from the root package (path ..); Logbook objects: "
                 + (logbookStores.isEmpty ? "not in the root package yet" : "compiled in"),
         ]
