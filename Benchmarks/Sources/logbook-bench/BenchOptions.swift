@@ -5,16 +5,19 @@ struct BenchOptions {
     /// Keys (engine, YCSB records) and Employees (objects); `nil` means the issue's default.
     var num: Int?
     var jsonPath: String?
+    var markdownPath: String?
     var quick = false
     var list = false
     /// Set by the hidden child subcommand (`__child …`), which the suite runs in a fresh process.
     var child: [String]?
 
     static let usage = """
-        usage: logbook-bench [workload|group ...] [--num N] [--json FILE] [--quick] [--list]
+        usage: logbook-bench [workload|group ...] [--num N] [--json FILE] [--markdown FILE]
+                             [--quick] [--list]
           workload|group  what to run (default: everything); --list shows the names
           --num N         keys / records / Employees per workload (default 1,000,000)
           --json FILE     also write every figure as JSON to FILE
+          --markdown FILE also write a Markdown table of the figures to FILE (RESULTS.md)
           --quick         every workload at a small size (CI: checks correctness, not timings)
         """
 
@@ -36,6 +39,11 @@ struct BenchOptions {
                     throw BenchError.usage("--json needs a file")
                 }
                 jsonPath = path
+            case "--markdown":
+                guard let path = rest.popFirst() else {
+                    throw BenchError.usage("--markdown needs a file")
+                }
+                markdownPath = path
             case "--quick": quick = true
             case "--list": list = true
             case "-h", "--help": throw BenchError.usage("")

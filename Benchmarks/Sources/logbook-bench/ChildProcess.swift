@@ -26,7 +26,9 @@ enum ChildProcess {
                     throw BenchError.setup("the reopened store lost an Employee")
                 }
                 let status = memoryStatus()
-                emit("RESULT rss=\(status["VmRSS"] ?? 0) peak=\(status["VmHWM"] ?? 0)")
+                emit(
+                    "RESULT rss=\(status["VmRSS"] ?? 0) rssAnon=\(status["RssAnon"] ?? 0) "
+                        + "peak=\(status["VmHWM"] ?? 0)")
                 try store.close()
                 return 0
             }
@@ -53,7 +55,8 @@ enum ChildProcess {
                 let index = (engine as? LogStoreEngine)?.store.indexMemoryBytes ?? 0
                 print(
                     "RESULT anon=\((after["RssAnon"] ?? 0) - (before["RssAnon"] ?? 0)) "
-                        + "rss=\(after["VmRSS"] ?? 0) peak=\(after["VmHWM"] ?? 0) index=\(index)")
+                        + "rss=\(after["VmRSS"] ?? 0) rssAnon=\(after["RssAnon"] ?? 0) "
+                        + "peak=\(after["VmHWM"] ?? 0) index=\(index)")
                 try engine.close()
             default:
                 throw BenchError.usage("unknown child task \(arguments[0])")
@@ -125,6 +128,7 @@ enum ResourceWorkloads {
                         + "the store and get one key (RSS, anonymous bytes the open added per key)")
                 var peak: [String: Int64] = [:]
                 var open: [String: Int64] = [:]
+                var openAnon: [String: Int64] = [:]
                 for type in [LogStoreEngine.self, SQLiteEngine.self] as [any KeyValueEngine.Type] {
                     try ScratchDirectory.with("memory") { directory in
                         let load = try ChildProcess.spawn(
@@ -132,13 +136,14 @@ enum ResourceWorkloads {
                         let opened = try ChildProcess.spawn(["open", type.label, directory, "\(n)"])
                         peak[type.label] = load["peak"]
                         open[type.label] = opened["rss"]
+                        openAnon[type.label] = opened["rssAnon"]
                         context.reporter.figure(
                             "index-bytes-per-key", engine: type.label,
                             value: Double(opened["anon"] ?? 0) / Double(n),
                             unit: "anonymous bytes per key added by open (RssAnon)")
                         if let index = opened["index"], index > 0 {
                             context.reporter.figure(
-                                "index-bytes-per-key", engine: type.label,
+                                "index-bytes-per-key-counted", engine: type.label,
                                 value: Double(index) / Double(n),
                                 unit:
                                     "bytes per key, as LogStore.indexMemoryBytes counts"
@@ -151,7 +156,12 @@ enum ResourceWorkloads {
                     sqlite: peak[SQLiteEngine.label], ours: LogStoreEngine.label)
                 context.reporter.size(
                     "rss-open-store", logbook: open[LogStoreEngine.label],
-                    sqlite: open[SQLiteEngine.label], ours: LogStoreEngine.label)
+                    sqlite: open[SQLiteEngine.label], ours: LogStoreEngine.label,
+                    note: "VmRSS: includes mapped file pages the open touched")
+                context.reporter.size(
+                    "rss-anon-open-store", logbook: openAnon[LogStoreEngine.label],
+                    sqlite: openAnon[SQLiteEngine.label], ours: LogStoreEngine.label,
+                    note: "RssAnon: heap and other anonymous memory only")
             }
         ]
     }

@@ -60,7 +60,7 @@ enum EngineWorkloads {
         }
     }
 
-    // MARK: Workloads (each generic in its engine so both run the same operations)
+    // MARK: Workloads (each takes the engine type, so both engines run the same operations)
 
     static func fillseq(
         _ type: any KeyValueEngine.Type, _ directory: String, _ context: BenchContext

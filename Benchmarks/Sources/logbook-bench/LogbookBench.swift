@@ -55,11 +55,18 @@ enum LogbookBench {
         }
         context.reporter.note("total \(String(format: "%.1f", total)) s, \(failures.count) failed")
         for failure in failures { FileHandle.standardError.write(Data((failure + "\n").utf8)) }
-        if let path = options.jsonPath {
-            do { try context.reporter.writeJSON(to: path, header: header) } catch {
-                FileHandle.standardError.write(Data("cannot write \(path): \(error)\n".utf8))
-                exit(1)
+        do {
+            if let path = options.jsonPath {
+                try context.reporter.writeJSON(to: path, header: header)
             }
+            if let path = options.markdownPath {
+                let command = (["logbook-bench"] + CommandLine.arguments.dropFirst()).joined(
+                    separator: " ")
+                try context.reporter.writeMarkdown(to: path, header: header, command: command)
+            }
+        } catch {
+            FileHandle.standardError.write(Data("cannot write results: \(error)\n".utf8))
+            exit(1)
         }
         exit(failures.isEmpty ? 0 : 1)
     }

@@ -45,6 +45,7 @@ enum ObjectWorkloads {
                 }
                 for name in [
                     "size-after-load", "size-after-changes", "size-after-compact", "rss-open",
+                    "rss-anon-open",
                 ] {
                     guard let bytes = sizes["objects-\(name)"] else { continue }
                     context.reporter.size(
@@ -90,6 +91,7 @@ enum ObjectWorkloads {
             under: directory)
         let child = try ChildProcess.spawn(["open-objects", label, directory, "\(n)"])
         sizes["objects-rss-open", default: [:]][label] = child["rss"]
+        sizes["objects-rss-anon-open", default: [:]][label] = child["rssAnon"]
 
         var first: Int64?
         seconds = try measure {

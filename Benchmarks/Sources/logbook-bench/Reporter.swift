@@ -83,9 +83,10 @@ final class Reporter {
                 BenchResult(
                     workload: workload, engine: engine, operations: 0, bytes: bytes, seconds: 0,
                     note: note))
+            let megabytes = fixed(Double(bytes) / 1_048_576, 10, 2)
             emit(
-                "\(label(workload)) : \(pad(engine, 9)) \(fixed(Double(bytes) / 1_048_576, 10, 2)) MB"
-            )
+                "\(label(workload)) : \(pad(engine, 9)) \(megabytes) MB"
+                    + (note.map { "  (\($0))" } ?? ""))
         }
         if let logbook, let sqlite, sqlite > 0 {
             let ratio = Double(logbook) / Double(sqlite)

@@ -35,14 +35,13 @@ enum SyncWorkloads {
                         + "µs/op is wall time / commits")
                 var rates: [String: [Int: Double]] = [:]
                 for threads in threadCounts {
-                    let name = "fillsync-threads/\(threads)"
-                    let ours = try ScratchDirectory.with("fillsync-t") {
-                        try logStoreThreads(threads, n, $0, context, name: name, rates: &rates)
+                    let (ours, theirs) = try ScratchDirectory.with("fillsync-t") { mine in
+                        try ScratchDirectory.with("fillsync-t") { other in
+                            try threaded(threads, mine, other, context, rates: &rates)
+                        }
                     }
-                    let theirs = try ScratchDirectory.with("fillsync-t") {
-                        try sqliteThreads(threads, n, $0, context, name: name, rates: &rates)
-                    }
-                    try context.agree(name, "records", logbook: ours, sqlite: theirs)
+                    try context.agree(
+                        "fillsync-threads/\(threads)", "records", logbook: ours, sqlite: theirs)
                 }
                 for (engine, rate) in rates.sorted(by: { $0.key < $1.key }) {
                     if let one = rate[1], let eight = rate[8], one > 0 {
@@ -98,71 +97,68 @@ enum SyncWorkloads {
         return (counts[0], counts[1])
     }
 
-    /// One store shared by `threads` threads, each committing its own ids durably.
-    static func logStoreThreads(
-        _ threads: Int, _ total: Int, _ directory: String, _ context: BenchContext, name: String,
+    /// `threads` threads committing durably at once: into one shared LogStore, and into one
+    /// SQLite file through a connection per thread (opened before the clock starts). The engines
+    /// alternate in `rounds` rounds whose times are summed, as in ``fillsync``.
+    static func threaded(
+        _ threads: Int, _ ourDirectory: String, _ theirDirectory: String, _ context: BenchContext,
         rates: inout [String: [Int: Double]]
-    ) throws -> Int {
-        var options = LogStoreOptions()
-        options.durability = .sync
-        let store = try LogStore(path: directory + "/kv.logstore", options: options)
-        let perThread = total / threads
+    ) throws -> (Int, Int) {
+        let rounds = 4
+        let perThread = max(context.sizes.threadedSyncCommits / rounds / threads, 1)
+        let commits = perThread * threads * rounds
         let valueSize = context.sizes.valueSize
-        let seconds = try runThreads(threads) { thread in
-            var key = BenchKey.make(0)
-            var value = [UInt8](repeating: 0, count: valueSize)
-            var rng = SeededGenerator(seed: Seed.data &+ UInt64(thread))
-            for index in 0..<perThread {
-                BenchKey.write(thread * perThread + index + 1, into: &key)
-                valuePool.fill(&value, using: &rng)
-                try store.put(value, for: key, in: LogStoreEngine.keyspace, durability: .sync)
-            }
-        }
-        let commits = perThread * threads
-        let result = context.reporter.timing(
-            name, engine: LogStoreEngine.label, operations: commits,
-            bytes: commits * EngineWorkloads.recordBytes(context), seconds: seconds)
-        rates[LogStoreEngine.label, default: [:]][threads] = 1 / (result.microsPerOp ?? 1)
-        let count = try store.count(in: LogStoreEngine.keyspace)
-        try store.close()
-        return count
-    }
-
-    /// One SQLite connection per thread on one database file.
-    static func sqliteThreads(
-        _ threads: Int, _ total: Int, _ directory: String, _ context: BenchContext, name: String,
-        rates: inout [String: [Int: Double]]
-    ) throws -> Int {
-        let path = directory + "/kv.sqlite"
-        let setup = try SQLiteEngine(directory: directory, durable: true)
-        let perThread = total / threads
-        let valueSize = context.sizes.valueSize
-        let seconds = try runThreads(threads) { thread in
-            let database = try SQLiteDatabase(path: path, durable: true)
+        let store = try LogStoreEngine(directory: ourDirectory, durable: true).store
+        let sqlite = try SQLiteEngine(directory: theirDirectory, durable: true)
+        let connections = try (0..<threads).map { _ in
+            let database = try SQLiteDatabase(path: theirDirectory + "/kv.sqlite", durable: true)
             let insert = try database.prepare("INSERT OR REPLACE INTO kv(k, v) VALUES (?, ?)")
-            var key = BenchKey.make(0)
-            var value = [UInt8](repeating: 0, count: valueSize)
-            var rng = SeededGenerator(seed: Seed.data &+ UInt64(thread))
-            for index in 0..<perThread {
-                BenchKey.write(thread * perThread + index + 1, into: &key)
-                valuePool.fill(&value, using: &rng)
-                try key.withUnsafeBytes { key in
-                    try value.withUnsafeBytes { value in
-                        insert.bind(1, blob: key)
-                        insert.bind(2, blob: value)
-                        try insert.run()
+            return OwnedByOneThread((database, insert))
+        }
+        var seconds = [0.0, 0.0]
+        for round in 0..<rounds {
+            /// Thread `thread` of round `round` writes ids `first + 1…first + perThread`.
+            let firstID = { @Sendable (thread: Int) in (round * threads + thread) * perThread }
+            seconds[0] += try runThreads(threads) { thread in
+                var key = BenchKey.make(0)
+                var value = [UInt8](repeating: 0, count: valueSize)
+                var rng = SeededGenerator(seed: Seed.data &+ UInt64(firstID(thread)))
+                for id in firstID(thread) + 1...firstID(thread) + perThread {
+                    BenchKey.write(id, into: &key)
+                    valuePool.fill(&value, using: &rng)
+                    try store.put(value, for: key, in: LogStoreEngine.keyspace, durability: .sync)
+                }
+            }
+            seconds[1] += try runThreads(threads) { thread in
+                let insert = connections[thread].value.1
+                var key = BenchKey.make(0)
+                var value = [UInt8](repeating: 0, count: valueSize)
+                var rng = SeededGenerator(seed: Seed.data &+ UInt64(firstID(thread)))
+                for id in firstID(thread) + 1...firstID(thread) + perThread {
+                    BenchKey.write(id, into: &key)
+                    valuePool.fill(&value, using: &rng)
+                    try key.withUnsafeBytes { key in
+                        try value.withUnsafeBytes { value in
+                            insert.bind(1, blob: key)
+                            insert.bind(2, blob: value)
+                            try insert.run()
+                        }
                     }
                 }
             }
         }
-        let commits = perThread * threads
-        let result = context.reporter.timing(
-            name, engine: SQLiteEngine.label, operations: commits,
-            bytes: commits * EngineWorkloads.recordBytes(context), seconds: seconds)
-        rates[SQLiteEngine.label, default: [:]][threads] = 1 / (result.microsPerOp ?? 1)
-        let count = try setup.count()
-        try setup.close()
-        return count
+        for (index, label) in [LogStoreEngine.label, SQLiteEngine.label].enumerated() {
+            let result = context.reporter.timing(
+                "fillsync-threads/\(threads)", engine: label, operations: commits,
+                bytes: commits * EngineWorkloads.recordBytes(context), seconds: seconds[index],
+                note: "\(rounds) rounds alternating engines")
+            rates[label, default: [:]][threads] = 1 / (result.microsPerOp ?? 1)
+        }
+        let ours = try store.count(in: LogStoreEngine.keyspace)
+        try store.close()
+        let theirs = try sqlite.count()
+        try sqlite.close()
+        return (ours, theirs)
     }
 
     /// Runs `body(0)…body(threads-1)` on their own threads, started together; returns the wall
@@ -193,4 +189,10 @@ enum SyncWorkloads {
         }
         return seconds
     }
+}
+
+/// A value handed to exactly one thread, which alone uses it (a SQLite connection per thread).
+final class OwnedByOneThread<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

@@ -1,0 +1,57 @@
+import Foundation
+
+extension Reporter {
+    /// Writes the header and every result as Markdown (the body of `RESULTS.md`) to `path`:
+    /// one row per workload with Logbook's figure, SQLite's, and their ratio.
+    func writeMarkdown(to path: String, header: [String: String], command: String) throws {
+        var lines = ["Command: `\(command)`", ""]
+        for (key, value) in header.sorted(by: { $0.key < $1.key }) {
+            lines.append("- \(key): \(value)")
+        }
+        lines += [
+            "",
+            "Ratios are Logbook/SQLite: for speeds, ops per second (higher is better); for sizes, "
+                + "bytes (lower is better).",
+            "",
+            "| workload | Logbook | SQLite | Logbook/SQLite | notes |",
+            "|---|---:|---:|---:|---|",
+        ]
+        var order: [String] = []
+        var byWorkload: [String: [BenchResult]] = [:]
+        for result in results {
+            if byWorkload[result.workload] == nil { order.append(result.workload) }
+            byWorkload[result.workload, default: []].append(result)
+        }
+        for workload in order {
+            let rows = byWorkload[workload] ?? []
+            let ours = rows.first { $0.engine == LogStoreEngine.label || $0.engine == "logbook" }
+            let theirs = rows.first { $0.engine == SQLiteEngine.label }
+            let ratio = rows.first { $0.engine == "ratio" }?.ratio
+            var notes: [String] = []
+            for note in [ours?.note, theirs?.note].compactMap({ $0 }) where !notes.contains(note) {
+                notes.append(note)
+            }
+            let ratioText = ratio.map { String(format: "%.2f×", $0) } ?? ""
+            lines.append(
+                "| \(workload) | \(cell(ours)) | \(cell(theirs)) | \(ratioText) | "
+                    + notes.joined(separator: "; ") + " |")
+        }
+        try (lines.joined(separator: "\n") + "\n").write(
+            toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    private func cell(_ result: BenchResult?) -> String {
+        guard let result else { return "" }
+        if result.note?.hasPrefix("n/a") == true { return "n/a" }
+        if let micros = result.microsPerOp {
+            if result.operations <= 1 { return String(format: "%.1f ms", result.seconds * 1000) }
+            var text = String(format: "%.3f µs/op", micros)
+            if let mbps = result.megabytesPerSecond, mbps > 0 {
+                text += String(format: "; %.1f MB/s", mbps)
+            }
+            return text
+        }
+        if let value = result.ratio { return String(format: "%.2f", value) }
+        return String(format: "%.2f MB", Double(result.bytes) / 1_048_576)
+    }
+}
