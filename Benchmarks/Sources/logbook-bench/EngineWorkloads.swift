@@ -218,7 +218,7 @@ enum EngineWorkloads {
         try context.expect("reopen", type.label, "values found", checksum.records, equals: 1)
         context.reporter.timing(
             "reopen", engine: type.label, operations: 1, bytes: 0, seconds: best,
-            note: "\(n) keys, open + 1 get, best of 3: \(String(format: "%.1f", best * 1000)) ms")
+            note: "\(n) keys, open + 1 get, best of 3")
         let engine = try type.init(directory: directory, durable: false)
         var outcome = try finish(engine, directory)
         outcome.checksum = checksum

@@ -56,6 +56,8 @@ final class Reporter {
         line += " \(fixed(mbps, 8, 1)) MB/s"
         if operations > 1 {
             line += "; \(fixed(Double(operations) / max(seconds, 1e-9), 11, 0)) ops/s"
+        } else {
+            line += "; \(fixed(seconds * 1000, 11, 1)) ms"
         }
         if let note { line += "  (\(note))" }
         emit(line)
