@@ -6,8 +6,9 @@ import Foundation
 /// `__child load <engine> <dir> <keys> <valueSize>` loads ids 1…keys and reports its peak RSS;
 /// `__child open <engine> <dir> <keys>` opens the store, gets one key, and reports the
 /// anonymous memory the open added (the in-memory index, for LogStore) and its RSS;
-/// `__child open-objects <engine> <dir> <employees>` opens a store of Employees, fetches one,
-/// and reports its RSS.
+/// `__child load-objects <engine> <dir> <employees>` inserts the Employees with one save and
+/// reports its peak RSS; `__child open-objects <engine> <dir> <employees>` opens a store of
+/// Employees, fetches one, and reports its RSS.
 /// A child prints one `RESULT name=value …` line; the values are bytes.
 enum ChildProcess {
     /// Runs the child subcommand in this process; returns the exit status.
@@ -16,10 +17,17 @@ enum ChildProcess {
             guard arguments.count >= 4, let keys = Int(arguments[3]) else {
                 throw BenchError.usage("__child load|open <engine> <dir> <keys> [valueSize]")
             }
-            if arguments[0] == "open-objects" {
+            if arguments[0].hasSuffix("-objects") {
                 guard let type = ObjectWorkloads.stores.first(where: { $0.label == arguments[1] })
                 else {
                     throw BenchError.usage("unknown object store \(arguments[1])")
+                }
+                if arguments[0] == "load-objects" {
+                    let store = try type.init(directory: arguments[2])
+                    try store.insertAll(EmployeeData.generate(count: keys))
+                    try store.close()
+                    emit("RESULT peak=\(memoryStatus()["VmHWM"] ?? 0)")
+                    return 0
                 }
                 let store = try type.init(directory: arguments[2])
                 guard try store.fetchFingerprint(id: Int64(max(keys / 2, 1))) != nil else {
@@ -111,58 +119,5 @@ enum ChildProcess {
             }
         }
         return values
-    }
-}
-
-/// The resources group: peak RSS and index memory per key, each engine in its own child.
-enum ResourceWorkloads {
-    static var all: [Workload] {
-        [
-            Workload(
-                name: "memory", group: "resources",
-                summary: "peak RSS of a load, memory of an open store"
-            ) { context in
-                let n = context.sizes.keys
-                context.reporter.note(
-                    "memory: each engine in a child process; load N=\(n) keys (peak RSS), then open "
-                        + "the store and get one key (RSS, anonymous bytes the open added per key)")
-                var peak: [String: Int64] = [:]
-                var open: [String: Int64] = [:]
-                var openAnon: [String: Int64] = [:]
-                for type in [LogStoreEngine.self, SQLiteEngine.self] as [any KeyValueEngine.Type] {
-                    try ScratchDirectory.with("memory") { directory in
-                        let load = try ChildProcess.spawn(
-                            ["load", type.label, directory, "\(n)", "\(context.sizes.valueSize)"])
-                        let opened = try ChildProcess.spawn(["open", type.label, directory, "\(n)"])
-                        peak[type.label] = load["peak"]
-                        open[type.label] = opened["rss"]
-                        openAnon[type.label] = opened["rssAnon"]
-                        context.reporter.figure(
-                            "index-bytes-per-key", engine: type.label,
-                            value: Double(opened["anon"] ?? 0) / Double(n),
-                            unit: "anonymous bytes per key added by open (RssAnon)")
-                        if let index = opened["index"], index > 0 {
-                            context.reporter.figure(
-                                "index-bytes-per-key-counted", engine: type.label,
-                                value: Double(index) / Double(n),
-                                unit:
-                                    "bytes per key, as LogStore.indexMemoryBytes counts"
-                            )
-                        }
-                    }
-                }
-                context.reporter.size(
-                    "peak-rss-load", logbook: peak[LogStoreEngine.label],
-                    sqlite: peak[SQLiteEngine.label], ours: LogStoreEngine.label)
-                context.reporter.size(
-                    "rss-open-store", logbook: open[LogStoreEngine.label],
-                    sqlite: open[SQLiteEngine.label], ours: LogStoreEngine.label,
-                    note: "VmRSS: includes mapped file pages the open touched")
-                context.reporter.size(
-                    "rss-anon-open-store", logbook: openAnon[LogStoreEngine.label],
-                    sqlite: openAnon[SQLiteEngine.label], ours: LogStoreEngine.label,
-                    note: "RssAnon: heap and other anonymous memory only")
-            }
-        ]
     }
 }
