@@ -216,6 +216,10 @@ final class LogWriter: @unchecked Sendable {
         for definition in written.definitions {
             _ = state.define(definition.name, id: definition.id)
         }
+        for (local, puts) in written.commit.batch.putsPerKeyspace.enumerated() where puts > 1024 {
+            let id = written.globalIDs[local]
+            state.directories[id].reserve(state.directories[id].count + puts)
+        }
         let handle = active.handle
         var values = 0
         written.commit.batch.records.withUnsafeBytes { records in
