@@ -58,6 +58,13 @@ public final class ModelContainer: Sendable {
     private init(schema requested: Schema?, layouts: [ModelLayout], url: URL?, options: LogStoreOptions) throws {
         let url = url ?? Self.defaultURL
         try requested?.validate()
+        if !options.readOnly && options.createIfMissing {
+            // The engine makes the store's directory, not its parents (the default location's
+            // parent may not exist yet). A failure here shows up as the engine's open error.
+            try? FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+        }
         let store = try wrapStoreErrors { try LogStore(path: url.path, options: options) }
         var history = try SchemaHistory.read(from: store)
         var schema: Schema
