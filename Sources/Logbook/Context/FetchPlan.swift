@@ -58,6 +58,14 @@ extension ModelContext {
         var scratch = entity.attributes.map(\.initialValue)
         let scratchObject: AnyObject? = if case .object = plan.matcher { binding.makeObject() } else { nil }
         let needsValues: Bool = if case .all = plan.matcher { keyCount > 0 } else { true }
+        // Attributes the filter and the sort read; the others are skipped, not decoded.
+        var needed: [Bool]? = nil
+        if case .object = plan.matcher {} else {
+            var mask = [Bool](repeating: false, count: entity.attributes.count)
+            if case .filter(let node) = plan.matcher { node.markAttributes(&mask) }
+            for key in plan.sortKeys { mask[key.attribute] = true }
+            needed = mask
+        }
         try wrapStoreErrors {
             try container.store.forEach(in: binding.keyspace) { key, value in
                 guard let pk = RecordCodec.primaryKey(key) else {
@@ -69,7 +77,7 @@ extension ModelContext {
                     if let scratchObject {
                         version = try codec.decode(value, key: String(pk)) { i, v in binding.write(scratchObject, i, v) }
                     } else {
-                        version = try codec.decode(value, key: String(pk)) { i, v in scratch[i] = v }
+                        version = try codec.decode(value, key: String(pk), only: needed) { i, v in scratch[i] = v }
                     }
                     switch plan.matcher {
                     case .all: break
@@ -145,7 +153,9 @@ extension ModelContext {
 
     /// The object of a candidate: the registered one if any, else one built from its record
     /// and registered.
-    func materialize(_ candidate: FetchCandidate, _ bytes: [UInt8], _ binding: EntityBinding) throws -> AnyObject {
+    func materialize(
+        _ candidate: FetchCandidate, _ bytes: [UInt8], _ binding: EntityBinding, generation: UInt64
+    ) throws -> AnyObject {
         if let live = candidate.live { return live.object }
         if let known = registered(binding.index, candidate.primaryKey) { return known.object }
         let object = binding.makeObject()
@@ -155,21 +165,25 @@ extension ModelContext {
                 key: String(candidate.primaryKey)
             ) { i, v in binding.write(object, i, v) }
         }
-        adoptFetched(object, binding: binding, primaryKey: candidate.primaryKey, version: version)
+        adoptFetched(object, binding: binding, primaryKey: candidate.primaryKey, version: version, generation: generation)
         return object
     }
 
-    func adoptFetched(_ object: AnyObject, binding: EntityBinding, primaryKey: UInt64, version: UInt64) {
+    func adoptFetched(
+        _ object: AnyObject, binding: EntityBinding, primaryKey: UInt64, version: UInt64, generation: UInt64
+    ) {
         let backing = ModelBacking(
             binding: binding, primaryKey: primaryKey, object: object, context: self, state: .persisted, version: version)
+        backing.readGeneration = generation
         binding.adopt(object, backing)
         registry[binding.index][primaryKey] = backing
     }
 
     /// Runs the plan and builds the objects of the result.
     func fetchObjects(_ plan: FetchPlan) throws -> [AnyObject] {
+        let generation = container.saveGeneration
         let (candidates, bytes) = try execute(plan)
-        var objects = try candidates.map { try materialize($0, bytes, plan.binding) }
+        var objects = try candidates.map { try materialize($0, bytes, plan.binding, generation: generation) }
         if let order = plan.objectOrder {
             let keyed = zip(objects, candidates.map(\.primaryKey))
             objects = Self.slice(

@@ -28,6 +28,10 @@ public final class ModelContainer: Sendable {
     private let counters: Mutex<[UInt64]>
     /// Held while a save checks versions and commits.
     let saveLock = Mutex<Void>(())
+    /// Save bookkeeping that lets a save skip reading stored versions when no other context
+    /// saved the entity since its objects were read.
+    private let saveLog: Mutex<SaveLog>
+    private let nextContextSerial = Atomic<UInt64>(0)
     // Invariant: set once in init; used only on the opening thread.
     nonisolated(unsafe) private var main: ModelContext?
 
@@ -114,6 +118,7 @@ public final class ModelContainer: Sendable {
         self.bindingByName = Dictionary(uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
         self.bindingByType = byType
         self.counters = Mutex(counters)
+        self.saveLog = Mutex(SaveLog(entities: Array(repeating: SaveLog.Entry(), count: schema.entities.count)))
         self.main = ModelContext(mainOf: self)
     }
 
@@ -158,5 +163,48 @@ public final class ModelContainer: Sendable {
 
     func lastPrimaryKey(_ entity: Int) -> UInt64 { counters.withLock { $0[entity] } }
 
+    /// A number naming a new context as a saver.
+    func makeContextSerial() -> UInt64 { nextContextSerial.add(1, ordering: .relaxed).newValue }
+
+    /// The number of saves so far; objects remember it when read.
+    var saveGeneration: UInt64 { saveLog.withLock { $0.generation } }
+
+    /// The generation of the newest save of `entity` by a context other than `saver` (0: none).
+    func latestForeignSave(of entity: Int, saver: UInt64) -> UInt64 {
+        saveLog.withLock { log in
+            let entry = log.entities[entity]
+            return entry.latestSaver == saver ? entry.previousForeign : entry.latest
+        }
+    }
+
+    /// Records a committed save of `entities` by `saver`; returns its generation.
+    func recordSave(of entities: Set<Int>, saver: UInt64) -> UInt64 {
+        saveLog.withLock { log in
+            log.generation += 1
+            for e in entities {
+                if log.entities[e].latestSaver != saver {
+                    log.entities[e].previousForeign = log.entities[e].latest
+                    log.entities[e].latestSaver = saver
+                }
+                log.entities[e].latest = log.generation
+            }
+            return log.generation
+        }
+    }
+
     static func counterKey(_ entity: String) -> [UInt8] { Array("lastID:\(entity)".utf8) }
+}
+
+/// Which context saved each entity last, and when.
+struct SaveLog {
+    struct Entry {
+        /// Generation of the newest save of the entity (0: none).
+        var latest: UInt64 = 0
+        /// The context that made it.
+        var latestSaver: UInt64 = 0
+        /// Generation of the newest save by a context other than `latestSaver`.
+        var previousForeign: UInt64 = 0
+    }
+    var generation: UInt64 = 0
+    var entities: [Entry]
 }

@@ -70,6 +70,7 @@ extension ModelContext {
             case .deleted, .forgotten: return nil
             }
         }
+        let generation = container.saveGeneration
         guard
             let bytes = try wrapStoreErrors({
                 try container.store.get(RecordCodec.key(id.primaryKey), in: binding.keyspace)
@@ -79,7 +80,7 @@ extension ModelContext {
         let version = try bytes.withUnsafeBytes { raw in
             try binding.codec.decode(raw, key: String(id.primaryKey)) { i, v in binding.write(object, i, v) }
         }
-        adoptFetched(object, binding: binding, primaryKey: id.primaryKey, version: version)
+        adoptFetched(object, binding: binding, primaryKey: id.primaryKey, version: version, generation: generation)
         return object as? any ModelObject
     }
 

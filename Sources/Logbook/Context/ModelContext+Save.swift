@@ -61,8 +61,12 @@ extension ModelContext {
             if !batch.isEmpty {
                 try wrapStoreErrors { _ = try store.commit(batch) }
             }
+            var savedEntities = Set(writing.map(\.binding.index))
+            for backing in deleted.values { savedEntities.insert(backing.binding.index) }
+            let generation = container.recordSave(of: savedEntities, saver: serial)
             for backing in writing where !refreshed.contains(ObjectIdentifier(backing)) {
                 backing.version += 1
+                backing.readGeneration = generation
                 backing.state = .persisted
                 backing.isChanged = false
                 backing.snapshot = nil
@@ -91,8 +95,15 @@ extension ModelContext {
     /// longer changed and must not be written.
     private func resolveConflicts(_ store: LogStore) throws -> Set<ObjectIdentifier> {
         var refreshed = Set<ObjectIdentifier>()
+        var foreign: [Int: UInt64] = [:]
         for backing in Array(changed.values) + Array(deleted.values) {
             let binding = backing.binding
+            let latestForeign =
+                foreign[binding.index]
+                ?? container.latestForeignSave(of: binding.index, saver: serial)
+            foreign[binding.index] = latestForeign
+            // No other context saved this entity since the object was read: no conflict.
+            if backing.readGeneration >= latestForeign { continue }
             let stored = try wrapStoreErrors { try store.get(RecordCodec.key(backing.primaryKey), in: binding.keyspace) }
             let found = stored.flatMap { bytes in bytes.withUnsafeBytes { RecordCodec.objectVersion(of: $0) } } ?? 0
             guard found != backing.version else { continue }
@@ -106,6 +117,7 @@ extension ModelContext {
                 backing.version = found
             case .storeWins:
                 backing.version = found
+                backing.readGeneration = container.saveGeneration
                 guard backing.state == .persisted, let stored else { continue }
                 try stored.withUnsafeBytes { raw in
                     _ = try binding.codec.decode(raw, key: backing.identifier.description) { i, value in

@@ -22,6 +22,9 @@ public final class ModelContext {
     /// Errors of non-throwing calls, thrown by the next save.
     var failures: [LogbookError] = []
 
+    /// Names this context in the container's save log.
+    let serial: UInt64
+
     /// What ``save()`` does when another context saved an object since this one read it.
     public var mergePolicy: MergePolicy = .error
 
@@ -29,6 +32,7 @@ public final class ModelContext {
     public init(_ container: ModelContainer) {
         strongContainer = container
         unownedContainer = container
+        serial = container.makeContextSerial()
         registry = Array(repeating: [:], count: container.bindings.count)
     }
 
@@ -36,6 +40,7 @@ public final class ModelContext {
     init(mainOf container: ModelContainer) {
         strongContainer = nil
         unownedContainer = container
+        serial = container.makeContextSerial()
         registry = Array(repeating: [:], count: container.bindings.count)
     }
 

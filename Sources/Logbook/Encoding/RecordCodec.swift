@@ -73,13 +73,14 @@ struct RecordCodec: Sendable {
         return try? r.varint()
     }
 
-    /// Decodes `buffer`, calling `body` with each current attribute's position and value.
+    /// Decodes `buffer`, calling `body` with each current attribute's position and value
+    /// (only those `needed` marks, when given; all for records of older schema versions).
     /// Attributes a record from an older schema lacks get their default.
     /// - Returns: the record's object version.
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)`` (with `key` as given).
     @inline(__always)
     func decode(
-        _ buffer: UnsafeRawBufferPointer, key: @autoclosure () -> String,
+        _ buffer: UnsafeRawBufferPointer, key: @autoclosure () -> String, only needed: [Bool]? = nil,
         _ body: (Int, AttributeValue) throws -> Void
     ) throws -> UInt64 {
         var r = ByteReader(buffer)
@@ -87,10 +88,10 @@ struct RecordCodec: Sendable {
             let version = try r.varint()
             let objectVersion = try r.varint()
             if version == UInt64(schemaVersion) {
-                try decodeValues(&r, layout, body)
+                try decodeValues(&r, layout, needed, body)
             } else if version <= UInt64(UInt32.max), let old = older[UInt32(version)] {
                 var seen = [Bool](repeating: false, count: initialValues.count)
-                try decodeValues(&r, old) { i, v in
+                try decodeValues(&r, old, nil) { i, v in
                     seen[i] = true
                     try body(i, v)
                 }
@@ -111,7 +112,7 @@ struct RecordCodec: Sendable {
 
     @inline(__always)
     private func decodeValues(
-        _ r: inout ByteReader, _ layout: Layout, _ body: (Int, AttributeValue) throws -> Void
+        _ r: inout ByteReader, _ layout: Layout, _ needed: [Bool]?, _ body: (Int, AttributeValue) throws -> Void
     ) throws {
         let bitmapStart = r.offset
         guard r.buffer.count - bitmapStart >= layout.bitmapBytes else { throw ByteReader.Truncated() }
@@ -123,7 +124,7 @@ struct RecordCodec: Sendable {
                 if target >= 0 { try body(target, .null) }
                 continue
             }
-            if target >= 0 {
+            if target >= 0 && (needed?[target] ?? true) {
                 try body(target, try r.value(layout.types[i]))
             } else {
                 try r.skip(layout.types[i])

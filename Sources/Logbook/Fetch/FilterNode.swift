@@ -57,6 +57,27 @@ indirect enum FilterNode: Sendable, Hashable {
         }
     }
 
+    /// Marks in `mask` every attribute position the filter reads.
+    func markAttributes(_ mask: inout [Bool]) {
+        func mark(_ o: FilterOperand) {
+            if case .attribute(let i) = o, i < mask.count { mask[i] = true }
+        }
+        switch self {
+        case .constant: break
+        case .and(let a, let b), .or(let a, let b):
+            a.markAttributes(&mask)
+            b.markAttributes(&mask)
+        case .not(let a): a.markAttributes(&mask)
+        case .compare(let l, _, let r, _, _):
+            mark(l)
+            mark(r)
+        case .between(let v, let lo, let hi):
+            mark(v)
+            mark(lo)
+            mark(hi)
+        }
+    }
+
     /// Whether the values satisfy the filter.
     /// - Throws: ``LogbookError/unsupportedPredicate(_:)`` when an operator does not apply to
     ///   the values' types; key lookup errors of `values`.

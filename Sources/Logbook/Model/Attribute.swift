@@ -15,21 +15,39 @@ public enum AttributeOption: Sendable, Hashable {
 @propertyWrapper
 public struct Attribute<Value: AttributeStorable> {
     /// The current value.
-    var value: Value
+    @usableFromInline var value: Value
     /// The object's state in its context; `nil` until inserted or fetched.
-    var owner: ModelBacking?
+    @usableFromInline var owner: ModelBacking?
     /// The attribute's position in its entity; set with `owner`.
-    var slot: Int = -1
-    /// Options given at the declaration.
-    let options: Set<AttributeOption>
+    @usableFromInline var slot: Int32 = -1
+    /// Options given at the declaration: bit 0 indexed, bit 1 unique.
+    @usableFromInline let optionBits: UInt8
+
+    /// An attribute starting at `wrappedValue`.
+    @inlinable
+    public init(wrappedValue: Value) {
+        self.value = wrappedValue
+        self.optionBits = 0
+    }
 
     /// An attribute starting at `wrappedValue`, with `options`.
     public init(wrappedValue: Value, _ options: AttributeOption...) {
         self.value = wrappedValue
-        self.options = Set(options)
+        var bits: UInt8 = 0
+        for option in options { bits |= option == .indexed ? 1 : 2 }
+        self.optionBits = bits
+    }
+
+    /// Options given at the declaration.
+    var options: Set<AttributeOption> {
+        var result = Set<AttributeOption>()
+        if optionBits & 1 != 0 { result.insert(.indexed) }
+        if optionBits & 2 != 0 { result.insert(.unique) }
+        return result
     }
 
     /// Reads and writes the value through the enclosing object, tracking changes.
+    @inlinable
     public static subscript<Model: PersistentModel>(
         _enclosingInstance object: Model,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
@@ -37,8 +55,7 @@ public struct Attribute<Value: AttributeStorable> {
     ) -> Value {
         get {
             if let owner = object[keyPath: storageKeyPath].owner, owner.isProbe {
-                owner.probedSlot = object[keyPath: storageKeyPath].slot
-                owner.probedKeyPath = wrappedKeyPath
+                owner.noteProbe(slot: Int(object[keyPath: storageKeyPath].slot), keyPath: wrappedKeyPath)
             }
             return object[keyPath: storageKeyPath].value
         }
@@ -58,11 +75,11 @@ public struct Attribute<Value: AttributeStorable> {
 
 /// Type-erased access to ``Attribute`` fields, for reflection.
 protocol AttributeField {
-    static func makeAccessor(name: String, offset: Int) -> any FieldAccessor
+    static func makeAccessor(name: String, offset: Int) -> (any FieldAccessor)?
 }
 
 extension Attribute: AttributeField {
-    static func makeAccessor(name: String, offset: Int) -> any FieldAccessor {
+    static func makeAccessor(name: String, offset: Int) -> (any FieldAccessor)? {
         TypedFieldAccessor<Value>(name: name, offset: offset)
     }
 }

@@ -6,6 +6,7 @@
 /// pending changes (`pinned`). The context's registry holds backings; a registry entry whose
 /// backing is referenced by nothing else belongs to an object that is gone.
 /// Not thread-safe: used on its context's thread.
+@usableFromInline
 final class ModelBacking {
     enum State {
         /// Inserted, never saved.
@@ -27,6 +28,8 @@ final class ModelBacking {
     /// The object version of the stored record this object was read from or last saved as
     /// (0 for a new object).
     var version: UInt64
+    /// The container's save generation when the values were read or last saved.
+    var readGeneration: UInt64 = 0
     /// Strong reference to the object while it has pending changes.
     var pinned: AnyObject?
     /// Stored values, kept at the first change for rollback.
@@ -34,9 +37,16 @@ final class ModelBacking {
     /// A failed non-throwing write, thrown by the next save.
     var failure: LogbookError?
     /// Set on the prototype object used to resolve key paths to attributes.
-    var isProbe = false
+    @usableFromInline var isProbe = false
     var probedSlot = -1
     var probedKeyPath: AnyKeyPath?
+
+    /// Called by an `@Attribute` getter on a probe object.
+    @usableFromInline
+    func noteProbe(slot: Int, keyPath: AnyKeyPath) {
+        probedSlot = slot
+        probedKeyPath = keyPath
+    }
 
     init(binding: EntityBinding, primaryKey: UInt64, object: AnyObject, context: ModelContext?, state: State, version: UInt64) {
         self.binding = binding
@@ -52,7 +62,7 @@ final class ModelBacking {
     }
 
     /// Called before a value changes: keeps the saved values and tells the context.
-    @inline(__always)
+    @usableFromInline
     func willChange() {
         guard state == .persisted, !isChanged, !isProbe else { return }
         snapshot = binding.readAll(object)

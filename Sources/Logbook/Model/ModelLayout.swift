@@ -18,36 +18,68 @@ protocol FieldAccessor: Sendable {
 }
 
 /// A ``FieldAccessor`` for an `Attribute<Value>` at a fixed offset in the object.
+///
+/// The offsets of the wrapper's own fields are computed once, so access needs no metadata
+/// of `Attribute<Value>` (which unspecialized generic code would look up on every call).
 struct TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
     let name: String
-    let offset: Int
+    private let valueOffset: Int
+    private let ownerOffset: Int
+    private let slotOffset: Int
+    private let optionsOffset: Int
     var type: AttributeType { Value.attributeType }
     var isOptional: Bool { Value.isOptionalAttribute }
 
-    @inline(__always)
-    private func field(_ object: AnyObject) -> UnsafeMutablePointer<Attribute<Value>> {
-        Unmanaged.passUnretained(object).toOpaque().advanced(by: offset)
-            .assumingMemoryBound(to: Attribute<Value>.self)
+    /// `nil` if the wrapper's layout cannot be determined.
+    init?(name: String, offset: Int) {
+        guard let value = MemoryLayout<Attribute<Value>>.offset(of: \Attribute<Value>.value),
+            let owner = MemoryLayout<Attribute<Value>>.offset(of: \Attribute<Value>.owner),
+            let slot = MemoryLayout<Attribute<Value>>.offset(of: \Attribute<Value>.slot),
+            let options = MemoryLayout<Attribute<Value>>.offset(of: \Attribute<Value>.optionBits)
+        else { return nil }
+        self.name = name
+        valueOffset = offset + value
+        ownerOffset = offset + owner
+        slotOffset = offset + slot
+        optionsOffset = offset + options
     }
 
     @inline(__always)
-    func read(_ object: AnyObject) -> AttributeValue { field(object).pointee.value.attributeValue }
+    private func base(_ object: AnyObject) -> UnsafeMutableRawPointer {
+        Unmanaged.passUnretained(object).toOpaque()
+    }
 
     @inline(__always)
-    func write(_ object: AnyObject, _ value: AttributeValue) -> Bool {
-        guard let v = Value(attributeValue: value) else { return false }
-        field(object).pointee.value = v
+    private func value(_ object: AnyObject) -> UnsafeMutablePointer<Value> {
+        base(object).advanced(by: valueOffset).assumingMemoryBound(to: Value.self)
+    }
+
+    @inline(__always)
+    func read(_ object: AnyObject) -> AttributeValue { value(object).pointee.attributeValue }
+
+    @inline(__always)
+    func write(_ object: AnyObject, _ newValue: AttributeValue) -> Bool {
+        guard let v = Value(attributeValue: newValue) else { return false }
+        value(object).pointee = v
         return true
     }
 
-    func owner(_ object: AnyObject) -> ModelBacking? { field(object).pointee.owner }
-
-    func adopt(_ object: AnyObject, owner: ModelBacking?, slot: Int) {
-        field(object).pointee.owner = owner
-        field(object).pointee.slot = slot
+    func owner(_ object: AnyObject) -> ModelBacking? {
+        base(object).advanced(by: ownerOffset).assumingMemoryBound(to: Optional<ModelBacking>.self).pointee
     }
 
-    func options(_ object: AnyObject) -> Set<AttributeOption> { field(object).pointee.options }
+    func adopt(_ object: AnyObject, owner: ModelBacking?, slot: Int) {
+        base(object).advanced(by: ownerOffset).assumingMemoryBound(to: Optional<ModelBacking>.self).pointee = owner
+        base(object).advanced(by: slotOffset).assumingMemoryBound(to: Int32.self).pointee = Int32(slot)
+    }
+
+    func options(_ object: AnyObject) -> Set<AttributeOption> {
+        let bits = base(object).advanced(by: optionsOffset).load(as: UInt8.self)
+        var result = Set<AttributeOption>()
+        if bits & 1 != 0 { result.insert(.indexed) }
+        if bits & 2 != 0 { result.insert(.unique) }
+        return result
+    }
 }
 
 /// The attributes of a ``PersistentModel`` class, found once by reflection and cached: the
@@ -83,16 +115,21 @@ final class ModelLayout: @unchecked Sendable {
 
     private static func reflect(_ type: any PersistentModel.Type) throws -> ModelLayout {
         var fields: [any FieldAccessor] = []
+        var unreadable: String?
         let complete = _forEachField(of: type, options: classTypeOption) { name, offset, fieldType, _ in
             if let attributeType = fieldType as? any AttributeField.Type {
                 var label = String(cString: name)
                 if label.hasPrefix("_") { label.removeFirst() }
-                fields.append(attributeType.makeAccessor(name: label, offset: offset))
+                if let accessor = attributeType.makeAccessor(name: label, offset: offset) {
+                    fields.append(accessor)
+                } else {
+                    unreadable = label
+                }
             }
             return true
         }
         let entityName = type.entityName
-        guard complete else {
+        guard complete, unreadable == nil else {
             throw LogbookError.invalidSchema("the class of entity \(entityName) cannot be reflected")
         }
         guard !fields.isEmpty else {
