@@ -92,8 +92,7 @@ enum Machine {
                 + (options.quick
                     ? " (--quick: checks correctness, not timings; LogStore segments of 64 KiB)"
                     : ""),
-            "engine": "LogStore and Logbook from the root package (path ..); Logbook objects: "
-                + (logbookStores.isEmpty ? "not in the root package yet" : "compiled in"),
+            "engines": "LogStore and Logbook from the root package (path ..), against SQLite",
         ]
     }
 }

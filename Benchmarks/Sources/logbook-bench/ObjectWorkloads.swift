@@ -7,9 +7,8 @@
 /// `synchronous=FULL`, one transaction per save). File sizes after the load, after the changes
 /// and after compaction. Both engines must fetch the same Employees.
 enum ObjectWorkloads {
-    /// The engines of this group, Logbook first. Logbook's side is absent until its object
-    /// layer is on main.
-    static var stores: [any EmployeeStore.Type] { logbookStores + [SQLiteEmployees.self] }
+    /// The engines of this group, Logbook first.
+    static var stores: [any EmployeeStore.Type] { [LogbookEmployees.self, SQLiteEmployees.self] }
 
     /// What one engine's flow read, compared between engines.
     struct Outcome: Equatable {
@@ -30,10 +29,6 @@ enum ObjectWorkloads {
                     "objects: \(n) Employees; fetch by id ×\(context.sizes.fetchesByID); update "
                         + "and delete \(context.sizes.employeeChanges) each; saves durable (Logbook "
                         + "default; " + SQLiteSettings.summary(durable: true) + ")")
-                if logbookStores.isEmpty {
-                    context.reporter.note(
-                        "objects: Logbook's side n/a: the object layer is not on main yet")
-                }
                 let rows = EmployeeData.generate(count: n)
                 var outcomes: [String: Outcome] = [:]
                 var sizes: [String: [String: Int64]] = [:]
@@ -120,8 +115,8 @@ enum ObjectWorkloads {
             "objects-fetch-id", label, "objects fetched", outcome.byID.records, equals: fetches)
         reporter.timing(
             "objects-fetch-id", engine: label, operations: fetches,
-            bytes: fetches * rowBytes / max(n, 1),
-            seconds: seconds)
+            bytes: fetches * rowBytes / max(n, 1), seconds: seconds,
+            note: "uniform ids with repeats, one fresh context / one read transaction")
 
         (outcome.engineers, seconds) = try bestOfThree {
             try store.fetchSummary(designation: EmployeeData.fetchedDesignation)
