@@ -53,6 +53,9 @@ enum LogbookBench {
                 }
             }
         }
+        if !options.quick {
+            for line in context.reporter.targetLines() { context.reporter.note("target: \(line)") }
+        }
         context.reporter.note("total \(String(format: "%.1f", total)) s, \(failures.count) failed")
         for failure in failures { FileHandle.standardError.write(Data((failure + "\n").utf8)) }
         do {
@@ -93,6 +96,23 @@ enum Machine {
                     ? " (--quick: checks correctness, not timings; LogStore segments of 64 KiB)"
                     : ""),
             "engines": "LogStore and Logbook from the root package (path ..), against SQLite",
+            "swift": firstLine(of: ["swift", "--version"]) ?? "unknown",
+            "commit": firstLine(of: ["git", "log", "-1", "--format=%h %s"]) ?? "unknown",
         ]
+    }
+
+    /// The first line `command` prints, or `nil` if it cannot run (best effort, for the header).
+    static func firstLine(of command: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = command
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").first.map(String.init)
     }
 }
