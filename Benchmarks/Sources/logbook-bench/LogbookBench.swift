@@ -97,6 +97,7 @@ enum Machine {
                     : ""),
             "engines": "LogStore and Logbook from the root package (path ..), against SQLite",
             "swift": firstLine(of: ["swift", "--version"]) ?? "unknown",
+            "load average at start": firstLine(of: ["cat", "/proc/loadavg"]) ?? "unknown",
             "commit": firstLine(of: ["git", "log", "-1", "--format=%h %s"]) ?? "unknown",
         ]
     }

@@ -25,6 +25,8 @@ final class Employee: PersistentModel {
 /// fresh context, every write method is one `save()` (durable: the store's default `.sync`).
 final class LogbookEmployees: EmployeeStore {
     static let label = "logbook"
+    static let updateSummary = "fetch by id, set salary, one save (fetches timed)"
+    static let deleteSummary = "fetch by id, delete, one save (fetches timed)"
 
     private let container: ModelContainer
     private var context: ModelContext

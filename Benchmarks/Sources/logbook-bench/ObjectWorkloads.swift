@@ -132,11 +132,12 @@ enum ObjectWorkloads {
         seconds = try measure { try store.updateSalaries(ids: updated, salary: newSalary) }
         reporter.timing(
             "objects-update", engine: label, operations: changes, bytes: changes * 8,
-            seconds: seconds)
+            seconds: seconds, note: type.updateSummary)
         let deleted = EmployeeData.distinctIDs(changes, from: n, seed: Seed.access &+ 2)
         seconds = try measure { try store.delete(ids: deleted) }
         reporter.timing(
-            "objects-delete", engine: label, operations: changes, bytes: 0, seconds: seconds)
+            "objects-delete", engine: label, operations: changes, bytes: 0, seconds: seconds,
+            note: type.deleteSummary)
         try store.close()
         sizes["objects-size-after-changes", default: [:]][label] = ScratchDirectory.bytes(
             under: directory)

@@ -4,6 +4,9 @@
 /// `synchronous=FULL`). Not thread-safe.
 protocol EmployeeStore: AnyObject {
     static var label: String { get }
+    /// How this store updates and deletes, for the output.
+    static var updateSummary: String { get }
+    static var deleteSummary: String { get }
 
     /// Opens (or creates) the store in `directory`.
     init(directory: String) throws
@@ -35,6 +38,8 @@ protocol EmployeeStore: AnyObject {
 /// SQLite rows, with prepared statements.
 final class SQLiteEmployees: EmployeeStore {
     static let label = "sqlite"
+    static let updateSummary = "UPDATE … WHERE id = ? per Employee, one transaction"
+    static let deleteSummary = "DELETE … WHERE id = ? per Employee, one transaction"
 
     private var database: SQLiteDatabase?
     private let begin: SQLiteStatement
