@@ -151,7 +151,7 @@ enum EngineWorkloads {
             var checksum = Checksum()
             try engine.beginReads()
             let seconds = try measure {
-                try engine.forEach { key, value in checksum.add(key: key, value: value) }
+                try engine.forEachRecord { key, value in checksum.add(key: key, value: value) }
             }
             try engine.endReads()
             try context.expect(
@@ -318,7 +318,7 @@ enum EngineWorkloads {
     /// Checksums every record (untimed), closes, and measures the files.
     static func finish(_ engine: any KeyValueEngine, _ directory: String) throws -> EngineOutcome {
         var checksum = Checksum()
-        try engine.forEach { key, value in checksum.add(key: key, value: value) }
+        try engine.forEachRecord { key, value in checksum.add(key: key, value: value) }
         let count = try engine.count()
         try engine.close()
         return EngineOutcome(

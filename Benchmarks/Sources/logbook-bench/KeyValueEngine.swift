@@ -30,7 +30,7 @@ protocol KeyValueEngine: AnyObject {
     /// Calls `body` with the value of `key` (or `nil`), valid during the call.
     func get(_ key: [UInt8], _ body: (UnsafeRawBufferPointer?) -> Void) throws
     /// Calls `body` with every live record, in any order.
-    func forEach(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) throws
+    func forEachRecord(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) throws
     /// Calls `body` with up to `count` records from `first` in key order (YCSB's scan).
     func scan(from first: Int, count: Int, _ body: (UnsafeRawBufferPointer) -> Void) throws
     func count() throws -> Int
@@ -74,7 +74,7 @@ final class LogStoreEngine: KeyValueEngine {
         }
     }
 
-    func forEach(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) throws {
+    func forEachRecord(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) throws {
         try store.forEach(in: Self.keyspace) { key, value in body(key, value) }
     }
 
@@ -151,7 +151,7 @@ final class SQLiteEngine: KeyValueEngine {
         }
     }
 
-    func forEach(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) throws {
+    func forEachRecord(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) throws {
         guard let database else { return }
         let all = try database.prepare("SELECT k, v FROM kv")
         while try all.step() { body(all.blob(0), all.blob(1)) }
