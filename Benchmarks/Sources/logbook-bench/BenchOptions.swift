@@ -8,16 +8,19 @@ struct BenchOptions {
     var markdownPath: String?
     var quick = false
     var list = false
+    /// Times each selected workload runs; the report keeps the fastest of each.
+    var repetitions = 1
     /// Set by the hidden child subcommand (`__child …`), which the suite runs in a fresh process.
     var child: [String]?
 
     static let usage = """
         usage: logbook-bench [workload|group ...] [--num N] [--json FILE] [--markdown FILE]
-                             [--quick] [--list]
+                             [--repeat R] [--quick] [--list]
           workload|group  what to run (default: everything); --list shows the names
           --num N         keys / records / Employees per workload (default 1,000,000)
           --json FILE     also write every figure as JSON to FILE
           --markdown FILE also write a Markdown table of the figures to FILE (RESULTS.md)
+          --repeat R      run everything R times; the report keeps each figure's fastest run
           --quick         every workload at a small size (CI: checks correctness, not timings)
         """
 
@@ -44,6 +47,11 @@ struct BenchOptions {
                     throw BenchError.usage("--markdown needs a file")
                 }
                 markdownPath = path
+            case "--repeat":
+                guard let text = rest.popFirst(), let value = Int(text), value > 0 else {
+                    throw BenchError.usage("--repeat needs a positive number")
+                }
+                repetitions = value
             case "--quick": quick = true
             case "--list": list = true
             case "-h", "--help": throw BenchError.usage("")

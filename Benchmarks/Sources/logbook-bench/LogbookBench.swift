@@ -43,14 +43,11 @@ enum LogbookBench {
         _ = valuePool  // built before any timing starts
         var failures: [String] = []
         let total = measure {
-            for workload in chosen {
-                do {
-                    try workload.run(context)
-                } catch {
-                    let message = "FAILED \(workload.name): \(error)"
-                    emit(message)
-                    failures.append(message)
+            for repetition in 1...options.repetitions {
+                if options.repetitions > 1 {
+                    context.reporter.note("repetition \(repetition) of \(options.repetitions)")
                 }
+                runAll(chosen, context, &failures)
             }
         }
         if !options.quick {
@@ -75,6 +72,22 @@ enum LogbookBench {
     }
 }
 
+extension LogbookBench {
+    /// Runs each workload; a failure is printed and kept, and the next workload runs.
+    static func runAll(_ workloads: [Workload], _ context: BenchContext, _ failures: inout [String])
+    {
+        for workload in workloads {
+            do {
+                try workload.run(context)
+            } catch {
+                let message = "FAILED \(workload.name): \(error)"
+                emit(message)
+                failures.append(message)
+            }
+        }
+    }
+}
+
 /// The facts a result is meaningless without.
 enum Machine {
     static func describe(options: BenchOptions) -> [String: String] {
@@ -92,6 +105,7 @@ enum Machine {
                 "\(SQLiteSettings.version), WAL, prepared statements, one transaction per batch",
             "sizes": "keys \(sizes.keys), employees \(sizes.employees), batch \(sizes.batch), "
                 + "fillsync \(sizes.syncCommits), ycsb ops \(sizes.ycsbOperations)"
+                + (options.repetitions > 1 ? ", best of \(options.repetitions) runs" : "")
                 + (options.quick
                     ? " (--quick: checks correctness, not timings; LogStore segments of 64 KiB)"
                     : ""),

@@ -27,7 +27,7 @@ extension Reporter {
         ]
         var order: [String] = []
         var byWorkload: [String: [BenchResult]] = [:]
-        for result in results {
+        for result in summary {
             if byWorkload[result.workload] == nil { order.append(result.workload) }
             byWorkload[result.workload, default: []].append(result)
         }

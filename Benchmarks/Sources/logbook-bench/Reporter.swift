@@ -113,11 +113,14 @@ final class Reporter {
     func writeJSON(to path: String, header: [String: String]) throws {
         struct Document: Codable {
             var machine: [String: String]
+            /// Every figure of every repetition, in the order measured.
             var results: [BenchResult]
+            /// The best of the repetitions, with ratios recomputed (see ``Reporter/summary``).
+            var summary: [BenchResult]
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data = try encoder.encode(Document(machine: header, results: results))
+        let data = try encoder.encode(Document(machine: header, results: results, summary: summary))
         try data.write(to: URL(fileURLWithPath: path))
     }
 

@@ -78,7 +78,7 @@ extension Reporter {
     /// One line per target: the figure and whether it is met.
     func targetLines() -> [String] {
         Target.all.map { target in
-            guard let (figure, met) = target.evaluate(results) else {
+            guard let (figure, met) = target.evaluate(summary) else {
                 return "\(target.name): not measured"
             }
             return "\(target.name): \(figure) — \(met ? "met" : "missed")"
