@@ -47,9 +47,7 @@ extension Reporter {
         }
         lines += [
             "", "## Targets (issue 6)", "",
-            "The targets are for 1,000,000 keys and Employees; a smaller `--num` only shows the trend. "
-                + "\"One fdatasync per single-threaded durable commit\" is not measured directly: "
-                + "compare `fillsync` with a bare fdatasync on the same disk.",
+            "The targets are for 1,000,000 keys and Employees; a smaller `--num` only shows the trend.",
             "",
         ]
         lines += targetLines().map { "- \($0)" }

@@ -56,6 +56,8 @@ enum SyncWorkloads {
 
     /// Both engines, in `rounds` alternating rounds whose times are summed: fdatasync costs on a
     /// shared disk drift over seconds, and alternating lets both engines see the same drift.
+    /// A third contender in each round appends the same bytes to a plain file and calls
+    /// `fdatasync`: the floor a durable commit cannot beat, which each engine is compared with.
     static func fillsync(_ ourDirectory: String, _ theirDirectory: String, _ context: BenchContext)
         throws -> (Int, Int)
     {
@@ -66,9 +68,14 @@ enum SyncWorkloads {
             try SQLiteEngine(directory: theirDirectory, durable: true),
         ]
         var seconds = [0.0, 0.0]
+        var bare = 0.0
+        let file = try AppendAndSyncFile(path: ourDirectory + "/bare.log")
         var key = BenchKey.make(0)
         var value = [UInt8](repeating: 0, count: context.sizes.valueSize)
         for round in 0..<rounds {
+            bare += try measure {
+                for _ in 0..<n / rounds { try file.append(count: BenchKey.size + value.count) }
+            }
             for (index, engine) in engines.enumerated() {
                 var rng = SeededGenerator(seed: Seed.data &+ UInt64(round))
                 seconds[index] += try measure {
@@ -93,6 +100,11 @@ enum SyncWorkloads {
             try engine.close()
             try context.expect("fillsync", label, "records", count, equals: n)
             counts.append(count)
+            let bareMicros = bare * 1e6 / Double(n / rounds * rounds)
+            context.reporter.figure(
+                "fillsync-vs-fdatasync", engine: label,
+                value: seconds[index] / Double(n) * 1e6 / bareMicros,
+                unit: String(format: "× a bare append + fdatasync (%.1f µs here)", bareMicros))
         }
         return (counts[0], counts[1])
     }
@@ -195,4 +207,27 @@ enum SyncWorkloads {
 final class OwnedByOneThread<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
+}
+
+/// A plain file that each ``append(count:)`` extends and syncs: the cost of one durable write
+/// with nothing else, to compare durable commits with.
+final class AppendAndSyncFile {
+    private let descriptor: Int32
+    private let bytes: [UInt8]
+
+    init(path: String) throws {
+        descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw BenchError.setup("open \(path): errno \(errno)") }
+        bytes = [UInt8](repeating: 0x2A, count: 4096)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Appends `count` bytes (at most 4096) and waits for `fdatasync`.
+    func append(count: Int) throws {
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, count) }
+        guard written == count, fdatasync(descriptor) == 0 else {
+            throw BenchError.setup("append + fdatasync failed: errno \(errno)")
+        }
+    }
 }
