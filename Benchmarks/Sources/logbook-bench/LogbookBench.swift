@@ -44,6 +44,7 @@ enum LogbookBench {
         var failures: [String] = []
         let total = measure {
             for repetition in 1...options.repetitions {
+                context.reporter.beginRepetition()
                 if options.repetitions > 1 {
                     context.reporter.note("repetition \(repetition) of \(options.repetitions)")
                 }

@@ -1,7 +1,7 @@
 extension Reporter {
     /// One row per workload and engine over every repetition (`--repeat`): the fastest run of a
     /// timing (the least disturbed by other load on the machine), the last of anything else,
-    /// and the ratios recomputed from those rows. In the order workloads first ran.
+    /// and the ratios and speedups recomputed from those rows. In the order workloads first ran.
     var summary: [BenchResult] {
         var order: [String] = []
         var best: [String: BenchResult] = [:]
@@ -17,7 +17,13 @@ extension Reporter {
         var rows: [BenchResult] = []
         var seen: Set<String> = []
         for key in order {
-            guard let row = best[key] else { continue }
+            guard var row = best[key] else { continue }
+            if let inputs = row.derivedFrom, inputs.count == 2,
+                let base = best[inputs[0] + "\u{0}" + row.engine]?.microsPerOp,
+                let faster = best[inputs[1] + "\u{0}" + row.engine]?.microsPerOp, faster > 0
+            {
+                row.ratio = base / faster
+            }
             rows.append(row)
             let workload = row.workload
             guard !seen.contains(workload),

@@ -17,6 +17,8 @@ struct BenchResult: Codable, Sendable {
     var note: String?
     /// The workload's description line: sizes, durability, pragmas.
     var setup: String?
+    /// For a speedup: the workloads `[base, faster]` whose µs/op it divides.
+    var derivedFrom: [String]?
 }
 
 /// Prints results in leveldb's `name : X µs/op; Y MB/s` form, one line per engine plus the
@@ -98,6 +100,26 @@ final class Reporter {
                     ratio: ratio, note: "Logbook/SQLite bytes, lower is better"))
             emit("\(label(workload)) : ratio     \(fixed(ratio, 10, 2))× (Logbook/SQLite bytes)")
         }
+    }
+
+    /// Forgets the timings of the previous repetition, so ratios pair runs of the same one.
+    func beginRepetition() { timings.removeAll() }
+
+    /// How many times faster `engine` ran workload `faster` than workload `base` (this
+    /// repetition's µs/op); the summary recomputes it from the best runs.
+    func speedup(
+        _ workload: String, engine: String, of faster: String, over base: String, unit: String
+    ) {
+        guard let a = timings[base]?[engine]?.microsPerOp,
+            let b = timings[faster]?[engine]?.microsPerOp,
+            b > 0
+        else { return }
+        var result = BenchResult(
+            workload: workload, engine: engine, operations: 0, bytes: 0, seconds: 0, ratio: a / b,
+            note: unit)
+        result.derivedFrom = [base, faster]
+        keep(result)
+        emit("\(label(workload)) : \(pad(engine, 9)) \(fixed(a / b, 10, 2)) \(unit)")
     }
 
     /// A derived figure (bytes per key, scaling factor, …) on one line.

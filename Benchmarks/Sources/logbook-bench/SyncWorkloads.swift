@@ -33,22 +33,20 @@ enum SyncWorkloads {
                 context.reporter.note(
                     "fillsync-threads: \(n) single-record durable commits shared among T threads; "
                         + "µs/op is wall time / commits")
-                var rates: [String: [Int: Double]] = [:]
                 for threads in threadCounts {
                     let (ours, theirs) = try ScratchDirectory.with("fillsync-t") { mine in
                         try ScratchDirectory.with("fillsync-t") { other in
-                            try threaded(threads, mine, other, context, rates: &rates)
+                            try threaded(threads, mine, other, context)
                         }
                     }
                     try context.agree(
                         "fillsync-threads/\(threads)", "records", logbook: ours, sqlite: theirs)
                 }
-                for (engine, rate) in rates.sorted(by: { $0.key < $1.key }) {
-                    if let one = rate[1], let eight = rate[8], one > 0 {
-                        context.reporter.figure(
-                            "fillsync-threads", engine: engine, value: eight / one,
-                            unit: "× the 1-thread commit rate with 8 threads")
-                    }
+                for engine in [LogStoreEngine.label, SQLiteEngine.label] {
+                    context.reporter.speedup(
+                        "fillsync-threads", engine: engine, of: "fillsync-threads/8",
+                        over: "fillsync-threads/1",
+                        unit: "× the 1-thread commit rate with 8 threads")
                 }
             },
         ]
@@ -113,8 +111,7 @@ enum SyncWorkloads {
     /// SQLite file through a connection per thread (opened before the clock starts). The engines
     /// alternate in `rounds` rounds whose times are summed, as in ``fillsync``.
     static func threaded(
-        _ threads: Int, _ ourDirectory: String, _ theirDirectory: String, _ context: BenchContext,
-        rates: inout [String: [Int: Double]]
+        _ threads: Int, _ ourDirectory: String, _ theirDirectory: String, _ context: BenchContext
     ) throws -> (Int, Int) {
         let rounds = 4
         let perThread = max(context.sizes.threadedSyncCommits / rounds / threads, 1)
@@ -160,11 +157,10 @@ enum SyncWorkloads {
             }
         }
         for (index, label) in [LogStoreEngine.label, SQLiteEngine.label].enumerated() {
-            let result = context.reporter.timing(
+            context.reporter.timing(
                 "fillsync-threads/\(threads)", engine: label, operations: commits,
                 bytes: commits * EngineWorkloads.recordBytes(context), seconds: seconds[index],
                 note: "\(rounds) rounds alternating engines")
-            rates[label, default: [:]][threads] = 1 / (result.microsPerOp ?? 1)
         }
         let ours = try store.count(in: LogStoreEngine.keyspace)
         try store.close()
