@@ -1,0 +1,61 @@
+import Foundation
+import LogStore
+
+/// `logbook import PATH FILE`: adds the objects of a JSON Lines file in one atomic save.
+enum Import: Subcommand {
+    static let name = "import"
+    static let summary = "add the objects of a JSON Lines file in one atomic save"
+    static let positionals = ["PATH", "FILE"]
+    static let options: [OptionSpec] = []
+    static let discussion = """
+        FILE is JSON Lines as `logbook export --format jsonl` writes it (`-` reads standard \
+        input): one object per line, {"_entity": "Employee", "name": "Ann", …}. Every line is \
+        checked against the store's schema first — an unknown entity or attribute, a value of \
+        the wrong type, a missing required attribute — and the first problem is reported with \
+        its line number; then all objects are saved as one batch, so either all are imported or \
+        none. A store without a schema (or a new one: PATH is created if missing) takes the \
+        file's {"_schema": …} line. Objects get new ids from the store. Takes the writer lock: \
+        a store open elsewhere for writing is refused (exit status 1).
+        """
+
+    static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let path = arguments.positionals[0]
+        let file = arguments.positionals[1]
+        let text: String
+        if file == "-" {
+            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        } else {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw CommandError.cannotRun("cannot read \(file)")
+            }
+            text = String(decoding: data, as: UTF8.self)
+        }
+        var storeSchema: [EntityInfo]?
+        switch StoreAccess.fileKind(path) {
+        case .missing: break
+        case .other: throw CommandError.cannotRun("\(path) is not a store: a store is a directory")
+        case .directory:
+            if case .success(let store) = try StoreAccess.openForReading(path) {
+                defer { try? store.close() }
+                storeSchema = try StoredSchema.read(from: store)?.entities
+            }
+        }
+        let importer: Importer
+        do {
+            importer = try Importer(text: text, file: file, storeSchema: storeSchema)
+        } catch let error as Importer.LineError {
+            throw CommandError.failed("\(error); nothing was imported")
+        }
+        let saved: Int
+        do {
+            saved = try ObjectWriter.save(
+                importer.objects, schema: importer.fileSchema, to: path)
+        } catch let error as CommandError {
+            throw error
+        } catch {
+            throw CommandError.failed("\(error); nothing was imported")
+        }
+        console.out.write("imported \(saved) objects into \(path)\n")
+        return 0
+    }
+}

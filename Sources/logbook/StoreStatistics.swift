@@ -1,0 +1,88 @@
+import LogStore
+
+/// The figures `logbook stats` shows, gathered from an open store. A value type.
+struct StoreStatistics {
+    /// The engine's figures.
+    let engine: LogStoreStats
+    /// Schema version, or `nil` for a store without a schema.
+    let schemaVersion: UInt32?
+    /// Objects per entity, in schema order.
+    let entities: [(name: String, objects: Int)]
+    /// What the read-only open skipped (a torn tail).
+    let droppedTailBytes: Int64
+
+    /// Reads the figures of `store`.
+    /// - Throws: ``LogStoreError`` (a closed store) or the object layer's error for a damaged
+    ///   schema.
+    init(store: LogStore) throws {
+        engine = try store.stats()
+        let schema = try StoredSchema.read(from: store)
+        schemaVersion = schema?.version
+        entities = try (schema?.entities ?? []).map { ($0.name, try store.count(in: $0.name)) }
+        droppedTailBytes = store.recovery.droppedTailBytes
+    }
+
+    /// Aligned `name  value` lines, then the keyspaces and entities.
+    func writeText(to output: inout some TextOutputStream) {
+        var table = AlignedTable()
+        table.append(["segments", String(engine.segments)])
+        table.append(["file bytes", Self.bytes(engine.fileBytes)])
+        table.append(["live bytes", Self.bytes(engine.liveBytes)])
+        table.append(["dead bytes", Self.bytes(engine.deadBytes)])
+        table.append([
+            "space amplification", Formatting.fixed(engine.spaceAmplification, digits: 2),
+        ])
+        table.append(["last sequence", String(engine.lastSequence)])
+        table.append([
+            "schema version", schemaVersion.map(String.init) ?? "none (no Logbook schema)",
+        ])
+        if droppedTailBytes > 0 {
+            table.append(["torn tail ignored", Self.bytes(droppedTailBytes)])
+        }
+        table.flush(to: &output)
+        if !entities.isEmpty {
+            output.write("\nentities\n")
+            var rows = AlignedTable(rightAligned: [1])
+            for entity in entities {
+                rows.append(["  " + entity.name, String(entity.objects), "objects"])
+            }
+            rows.flush(to: &output)
+        }
+        output.write("\nkeyspaces\n")
+        var rows = AlignedTable(rightAligned: [1, 3])
+        for keyspace in engine.keyspaces {
+            rows.append([
+                "  " + keyspace.name, String(keyspace.keys), "keys", Self.bytes(keyspace.liveBytes),
+                "live",
+            ])
+        }
+        rows.flush(to: &output)
+    }
+
+    /// One JSON object.
+    func writeJSON(to output: inout some TextOutputStream) {
+        let keyspaces = engine.keyspaces.map {
+            "{\"name\":\(Formatting.quoted($0.name)),\"keys\":\($0.keys),\"liveBytes\":\($0.liveBytes)}"
+        }
+        let entityList = entities.map {
+            "{\"name\":\(Formatting.quoted($0.name)),\"objects\":\($0.objects)}"
+        }
+        var members = [
+            "\"segments\":\(engine.segments)",
+            "\"fileBytes\":\(engine.fileBytes)",
+            "\"liveBytes\":\(engine.liveBytes)",
+            "\"deadBytes\":\(engine.deadBytes)",
+            "\"spaceAmplification\":\(Formatting.fixed(engine.spaceAmplification, digits: 4))",
+            "\"lastSequence\":\(engine.lastSequence)",
+            "\"schemaVersion\":\(schemaVersion.map(String.init) ?? "null")",
+        ]
+        members.append("\"droppedTailBytes\":\(droppedTailBytes)")
+        members.append("\"entities\":[\(entityList.joined(separator: ","))]")
+        members.append("\"keyspaces\":[\(keyspaces.joined(separator: ","))]")
+        output.write("{" + members.joined(separator: ",") + "}\n")
+    }
+
+    private static func bytes(_ count: Int64) -> String {
+        count < 1024 ? "\(count) B" : "\(count) B (\(Formatting.byteCount(count)))"
+    }
+}

@@ -1,0 +1,165 @@
+import LogStore
+
+/// What `logbook verify` found.
+struct VerifyReport {
+    /// One problem, with the file and offset where they are known.
+    struct Finding {
+        var path: String
+        var offset: Int64?
+        var message: String
+
+        /// `path at offset N: message`.
+        var description: String {
+            path + (offset.map { " at offset \($0)" } ?? "") + ": " + message
+        }
+    }
+
+    /// Counts from the walk over the log.
+    var summary: LogInspector.Summary?
+    /// Live keys and keyspaces after replay.
+    var keys = 0
+    var keyspaces = 0
+    /// Objects decoded with the stored schema (0 without one).
+    var objectsChecked = 0
+    /// Damage: the store is not what FORMAT.md allows.
+    var errors: [Finding] = []
+    /// Worth knowing, not damage (a torn tail, unless strict).
+    var warnings: [Finding] = []
+
+    /// Whether damage was found.
+    var isDamaged: Bool { !errors.isEmpty }
+}
+
+/// Checks a store without changing it: every file header, frame boundary and CRC, every
+/// record's grammar (through ``LogInspector``), that a read-only open succeeds and its index
+/// holds exactly the keys and values a replay of the log gives, and that every object record
+/// decodes with the stored schema.
+///
+/// A torn tail (an incomplete last commit, what a crash during a write leaves) is a warning:
+/// the next writer's open cuts it and no acknowledged commit is lost. With `strict` it is an
+/// error. Needs no lock; on a store being written, a commit landing during the check can show
+/// up as an index mismatch, so run it on a quiet store for a definitive answer.
+struct Verifier {
+    let path: String
+    /// Count a torn tail as damage.
+    var strict = false
+
+    /// Runs every check.
+    /// - Throws: ``CommandError/cannotRun(_:)`` if the path is not a store or its format version
+    ///   is newer than this tool reads.
+    func run(progress: ProgressLine) throws -> VerifyReport {
+        var report = VerifyReport()
+        let opened = try StoreAccess.openForReading(path)
+        var store: LogStore?
+        var openFailure: VerifyReport.Finding?
+        switch opened {
+        case .success(let s): store = s
+        case .failure(let error): openFailure = Self.finding(for: error, path: path)
+        }
+        defer { try? store?.close() }
+        var schema: StoredSchema?
+        if let store {
+            do {
+                schema = try StoredSchema.read(from: store)
+            } catch {
+                report.errors.append(
+                    .init(path: path, offset: nil, message: "the stored schema: \(error)"))
+            }
+        }
+
+        var model: [String: [[UInt8]: Int]] = [:]
+        let summary = try LogInspector.walk(storeAt: path) { record in
+            progress.update("verify: \(record.segment) offset \(record.recordOffset)")
+            switch record.kind {
+            case .defineKeyspace: return
+            case .delete: model[record.keyspace, default: [:]][record.key] = nil
+            case .put:
+                let value = record.value ?? []
+                model[record.keyspace, default: [:]][record.key] = value.hashValue
+                guard let schema, record.keyspace != StoredSchema.keyspace else { return }
+                do {
+                    if try schema.decode(keyspace: record.keyspace, key: record.key, value: value)
+                        != nil
+                    {
+                        report.objectsChecked += 1
+                    }
+                } catch {
+                    report.errors.append(
+                        .init(
+                            path: path + "/" + record.segment, offset: record.recordOffset,
+                            message: "object record does not decode: \(error)"))
+                }
+            }
+        }
+        report.summary = summary
+        for problem in summary.problems {
+            let finding = VerifyReport.Finding(
+                path: problem.path, offset: problem.offset, message: problem.reason)
+            if problem.isTornTail && !strict {
+                report.warnings.append(
+                    VerifyReport.Finding(
+                        path: problem.path, offset: problem.offset,
+                        message: problem.reason
+                            + " (torn tail: an incomplete last commit, cut by the next writer's open)"
+                    ))
+            } else {
+                report.errors.append(
+                    problem.isTornTail
+                        ? VerifyReport.Finding(
+                            path: problem.path, offset: problem.offset,
+                            message: problem.reason + " (torn tail)") : finding)
+            }
+        }
+        // A failed open names the first damage the walk also found; report it only if the
+        // walk found none.
+        if let openFailure, !summary.problems.contains(where: { !$0.isTornTail }) {
+            report.errors.insert(openFailure, at: 0)
+        }
+        report.keyspaces = model.values.filter { !$0.isEmpty }.count
+        report.keys = model.values.reduce(0) { $0 + $1.count }
+        if let store, !summary.problems.contains(where: { !$0.isTornTail }) {
+            report.errors += checkIndex(store, against: model, progress: progress)
+        }
+        return report
+    }
+
+    /// Compares the store's index with the replayed model, keyspace by keyspace.
+    private func checkIndex(
+        _ store: LogStore, against model: [String: [[UInt8]: Int]], progress: ProgressLine
+    ) -> [VerifyReport.Finding] {
+        var findings: [VerifyReport.Finding] = []
+        let names = Set(model.keys).union((try? store.keyspaces()) ?? [])
+        for name in names.sorted() {
+            progress.update("verify: index of keyspace \(name)")
+            let expected = model[name] ?? [:]
+            var seen = 0
+            var mismatches = 0
+            do {
+                try store.forEach(in: name) { key, value in
+                    seen += 1
+                    let k = [UInt8](key)
+                    if expected[k] != [UInt8](value).hashValue { mismatches += 1 }
+                }
+            } catch {
+                findings.append(.init(path: path, offset: nil, message: "index: \(error)"))
+                continue
+            }
+            if mismatches > 0 || seen != expected.count {
+                findings.append(
+                    .init(
+                        path: path, offset: nil,
+                        message: "index of keyspace \"\(name)\" disagrees with the log: "
+                            + "\(seen) keys indexed, \(expected.count) after replay, "
+                            + "\(mismatches) with another value"))
+            }
+        }
+        return findings
+    }
+
+    private static func finding(for error: LogStoreError, path: String) -> VerifyReport.Finding {
+        if case .corruption(let file, let offset, let reason) = error {
+            return .init(path: file, offset: offset, message: reason)
+        }
+        return .init(path: path, offset: nil, message: "the store does not open: \(error)")
+    }
+}

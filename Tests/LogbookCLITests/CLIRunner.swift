@@ -1,0 +1,86 @@
+import Foundation
+import LogStore
+import TestSupport
+
+/// What one run of the `logbook` executable did.
+struct CLIResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs the built `logbook` executable as a child process.
+///
+/// The executable is found, in order: `$LOGBOOK_CLI`; next to the running test binary (SwiftPM
+/// puts test bundles and executables in the same products directory); in `.build/debug` of
+/// the package that holds this source file.
+enum CLI {
+    /// The executable's path, or `nil` if none is built.
+    static let executable: String? = {
+        let fm = FileManager.default
+        var candidates: [String] = []
+        if let path = ProcessInfo.processInfo.environment["LOGBOOK_CLI"] { candidates.append(path) }
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        for _ in 0..<5 {
+            directory.deleteLastPathComponent()
+            candidates.append(directory.appendingPathComponent("logbook").path)
+        }
+        candidates.append(
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("logbook").path
+        )
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(package.appendingPathComponent(".build/debug/logbook").path)
+        return candidates.first { path in
+            var isDirectory: ObjCBool = false
+            return fm.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+                && fm.isExecutableFile(atPath: path)
+        }
+    }()
+
+    /// Runs `logbook arguments…`, with `input` on standard input. Output goes through
+    /// temporary files, so a large output cannot block the child.
+    static func run(_ arguments: [String], input: String = "") throws -> CLIResult {
+        guard let executable else {
+            throw CocoaError(
+                .fileNoSuchFile,
+                userInfo: [
+                    NSLocalizedDescriptionKey: "logbook executable not built; run `swift build`"
+                ])
+        }
+        let scratch = TemporaryDirectory("logbook-cli-run")
+        defer { scratch.remove() }
+        let paths = ["in", "out", "err"].map(scratch.child)
+        writeFile(paths[0], b(input))
+        for path in paths.dropFirst() { writeFile(path, []) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardInput = FileHandle(forReadingAtPath: paths[0])
+        process.standardOutput = FileHandle(forWritingAtPath: paths[1])
+        process.standardError = FileHandle(forWritingAtPath: paths[2])
+        try process.run()
+        process.waitUntilExit()
+        return CLIResult(
+            status: process.terminationStatus,
+            stdout: String(decoding: readFile(paths[1]), as: UTF8.self),
+            stderr: String(decoding: readFile(paths[2]), as: UTF8.self))
+    }
+}
+
+/// Small stores for the tests, built with the engine directly.
+enum Stores {
+    /// The store of FORMAT.md's example: `e1` → `Ann` and `e2` → `Bo` in keyspace `people` in
+    /// one commit, then a delete of `e1`; plus (when `binary`) a third commit putting the bytes
+    /// 00 ff under key `k` in keyspace `blobs`.
+    static func people(at path: String, binary: Bool = false) throws {
+        let store = try LogStore(path: path)
+        var batch = WriteBatch()
+        batch.put(b("Ann"), for: b("e1"), in: "people")
+        batch.put(b("Bo"), for: b("e2"), in: "people")
+        try store.commit(batch)
+        try store.delete(b("e1"), in: "people")
+        if binary { try store.put([0x00, 0xFF], for: b("k"), in: "blobs") }
+        try store.close()
+    }
+}
