@@ -113,7 +113,7 @@ struct AlignedTable {
 
     /// Adds a row (the last cell is never padded).
     mutating func append(_ row: [String]) {
-        for (i, cell) in row.enumerated().dropLast() {
+        for (i, cell) in row.enumerated() {
             if i >= widths.count { widths.append(0) }
             widths[i] = max(widths[i], cell.count)
         }
@@ -126,7 +126,7 @@ struct AlignedTable {
             var line = ""
             for (i, cell) in row.enumerated() {
                 if i > 0 { line += "  " }
-                if i == row.count - 1 {
+                if i == row.count - 1 && !rightAligned.contains(i) {
                     line += cell
                 } else {
                     line +=

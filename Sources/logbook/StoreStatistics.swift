@@ -30,7 +30,7 @@ struct StoreStatistics {
         table.append(["live bytes", Self.bytes(engine.liveBytes)])
         table.append(["dead bytes", Self.bytes(engine.deadBytes)])
         table.append([
-            "space amplification", Formatting.fixed(engine.spaceAmplification, digits: 2),
+            "space amplification", Formatting.fixed(engine.spaceAmplification, digits: 2) + "x",
         ])
         table.append(["last sequence", String(engine.lastSequence)])
         table.append([
@@ -41,20 +41,17 @@ struct StoreStatistics {
         }
         table.flush(to: &output)
         if !entities.isEmpty {
-            output.write("\nentities\n")
+            output.write("\n")
             var rows = AlignedTable(rightAligned: [1])
-            for entity in entities {
-                rows.append(["  " + entity.name, String(entity.objects), "objects"])
-            }
+            rows.append(["ENTITY", "OBJECTS"])
+            for entity in entities { rows.append([entity.name, String(entity.objects)]) }
             rows.flush(to: &output)
         }
-        output.write("\nkeyspaces\n")
-        var rows = AlignedTable(rightAligned: [1, 3])
+        output.write("\n")
+        var rows = AlignedTable(rightAligned: [1, 2])
+        rows.append(["KEYSPACE", "KEYS", "LIVE BYTES"])
         for keyspace in engine.keyspaces {
-            rows.append([
-                "  " + keyspace.name, String(keyspace.keys), "keys", Self.bytes(keyspace.liveBytes),
-                "live",
-            ])
+            rows.append([keyspace.name, String(keyspace.keys), String(keyspace.liveBytes)])
         }
         rows.flush(to: &output)
     }

@@ -74,7 +74,7 @@ enum Stores {
     /// one commit, then a delete of `e1`; plus (when `binary`) a third commit putting the bytes
     /// 00 ff under key `k` in keyspace `blobs`.
     static func people(at path: String, binary: Bool = false) throws {
-        let store = try LogStore(path: path)
+        let store = try openStore(path)
         var batch = WriteBatch()
         batch.put(b("Ann"), for: b("e1"), in: "people")
         batch.put(b("Bo"), for: b("e2"), in: "people")
@@ -82,5 +82,31 @@ enum Stores {
         try store.delete(b("e1"), in: "people")
         if binary { try store.put([0x00, 0xFF], for: b("k"), in: "blobs") }
         try store.close()
+    }
+
+    /// A store of several sealed segments: `commits` commits of one put each to keyspace `k`,
+    /// with segments of about 100 bytes.
+    static func manySegments(at path: String, commits: Int = 6) throws {
+        var options = LogStoreOptions()
+        options.segmentSize = 100
+        let store = try openStore(path, options: options)
+        for i in 0..<commits { try store.put(b("value \(i)"), for: b("key\(i % 4)"), in: "k") }
+        try store.close()
+    }
+
+    /// Opens a store for writing, retrying briefly while it is `locked`: a child process that
+    /// another test is starting can hold an inherited descriptor of the lock file between its
+    /// `fork` and `exec` (the lock file is `O_CLOEXEC`, but that only acts at `exec`).
+    static func openStore(_ path: String, options: LogStoreOptions = LogStoreOptions()) throws
+        -> LogStore
+    {
+        for _ in 0..<100 {
+            do {
+                return try LogStore(path: path, options: options)
+            } catch LogStoreError.locked {
+                usleep(10_000)
+            }
+        }
+        return try LogStore(path: path, options: options)
     }
 }

@@ -1,0 +1,112 @@
+import Foundation
+import LogStore
+import TestSupport
+import Testing
+
+@Suite struct VerifyTests {
+    @Test func cleanStoreExitsZero() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try Stores.people(at: path, binary: true)
+        let result = try CLI.run(["verify", path])
+        #expect(result.status == 0)
+        #expect(
+            result.stdout
+                == "verify: OK: 1 segment, 3 commits, 6 records, 121 B, last sequence 3, "
+                + "2 keys in 2 keyspaces; 0 errors, 0 warnings\n")
+    }
+
+    @Test func tornTailIsAWarningUnlessStrict() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try Stores.people(at: path, binary: true)
+        let segment = segmentFiles(path)[0]
+        let bytes = readFile(segment)
+        writeFile(segment, Array(bytes.dropLast(3)))  // the last commit loses its end
+        let result = try CLI.run(["verify", path])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("warning: \(segment) at offset 89: "))
+        #expect(result.stdout.contains("torn tail"))
+        #expect(result.stdout.hasSuffix("; 0 errors, 1 warning\n"))
+        let strict = try CLI.run(["verify", "--strict", path])
+        #expect(strict.status == 1)
+        #expect(strict.stdout.hasPrefix("error: \(segment) at offset 89: "))
+        #expect(strict.stdout.contains("verify: DAMAGED"))
+    }
+
+    @Test func bitFlipInAnEarlierCommitIsDamageWithFileAndOffset() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try Stores.people(at: path, binary: true)
+        let segment = segmentFiles(path)[0]
+        var bytes = readFile(segment)
+        bytes[72] ^= 0x01  // the second commit's length field
+        writeFile(segment, bytes)
+        let result = try CLI.run(["verify", path])
+        #expect(result.status == 1)
+        #expect(result.stdout.hasPrefix("error: \(segment) at offset 67: "))
+        #expect(result.stdout.contains("verify: DAMAGED"))
+        #expect(result.stdout.hasSuffix("; 1 error, 0 warnings\n"))
+    }
+
+    @Test func damagedHeaderIsDamage() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try Stores.manySegments(at: path)
+        let segment = segmentFiles(path)[0]
+        var bytes = readFile(segment)
+        bytes[0] = UInt8(ascii: "X")
+        writeFile(segment, bytes)
+        let result = try CLI.run(["verify", path])
+        #expect(result.status == 1)
+        #expect(result.stdout.hasPrefix("error: \(segment) at offset 0: "))
+    }
+
+    @Test func newerFormatVersionCannotBeChecked() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try Stores.people(at: path)
+        let segment = segmentFiles(path)[0]
+        var bytes = readFile(segment)
+        bytes[8] = 2  // formatVersion 2
+        writeFile(segment, bytes)
+        let result = try CLI.run(["verify", path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("format version 2"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func missingStoreCannotBeChecked() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let result = try CLI.run(["verify", dir.child("nothing")])
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == "logbook: no store at \(dir.child("nothing")): no such directory\n")
+        writeFile(dir.child("file"), b("not a store"))
+        let file = try CLI.run(["verify", dir.child("file")])
+        #expect(file.status == 2)
+        #expect(file.stderr.contains("is not a store"))
+    }
+
+    @Test func everyTruncationOfTheNewestSegmentNeverCrashes() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try Stores.people(at: path, binary: true)
+        let segment = segmentFiles(path)[0]
+        let bytes = readFile(segment)
+        for length in stride(from: 0, through: bytes.count, by: 7) {
+            writeFile(segment, Array(bytes.prefix(length)))
+            let result = try CLI.run(["verify", "--quiet", path])
+            #expect(result.status == 0, "length \(length): \(result.stdout) \(result.stderr)")
+            let dump = try CLI.run(["dump", path, "--format", "jsonl"])
+            #expect(dump.status == 0, "length \(length): \(dump.stderr)")
+        }
+    }
+}
