@@ -152,12 +152,30 @@ struct KeyDirectory {
         }
     }
 
-    /// Moves every entry of a record in segment `from` to the same record rewritten elsewhere,
-    /// as `relocate` says (compaction). Entries whose record is not in `from` stay.
-    mutating func relocate(from segments: Set<UInt32>, _ relocate: (RecordRef) -> RecordRef?) {
-        for i in table.indices where !table[i].isEmpty && segments.contains(table[i].ref.segment) {
-            if let moved = relocate(table[i].ref) { table[i].ref = moved }
+    /// Points `key` at `new` if it still points at `expected` (compaction moving a record);
+    /// returns whether it did.
+    mutating func replace(
+        _ key: UnsafeRawBufferPointer, expected: RecordRef, with new: RecordRef,
+        _ bases: SegmentBases
+    )
+        -> Bool
+    {
+        let hash = Self.hash(key)
+        let mask = table.count - 1
+        var slot = Int(hash) & mask
+        while !table[slot].isEmpty {
+            if table[slot].ref == expected {
+                table[slot].ref = new
+                return true
+            }
+            slot = (slot + 1) & mask
         }
+        return false
+    }
+
+    /// Number of entries whose record is in `segment`.
+    func count(inSegment segment: UInt32) -> Int {
+        table.reduce(0) { $0 + ($1.ref.segment == segment ? 1 : 0) }
     }
 
     private mutating func grow() {
