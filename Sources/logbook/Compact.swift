@@ -7,13 +7,31 @@ enum Compact: Subcommand {
     static let positionals = ["PATH"]
     static let options: [OptionSpec] = []
     static let discussion = """
-        Takes the writer lock: a store open elsewhere for writing is refused with one line and \
-        exit status 1. Crash-safe at every step (FORMAT.md, "Compaction").
+        Seals the active segment, copies the live records of every segment into new ones and \
+        removes the old, then prints what it reclaimed. Crash-safe at every step (FORMAT.md, \
+        "Compaction"). Takes the writer lock: a store open elsewhere for writing is refused \
+        with one line and exit status 1.
         """
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let store = try StoreAccess.openForWriting(arguments.positionals[0])
+        let path = arguments.positionals[0]
+        let store = try StoreAccess.openForWriting(path)
         defer { try? store.close() }
-        throw CommandError.failed("compaction is not in this build of LogStore yet")
+        let before = try store.stats()
+        console.progress.update(
+            "compact: \(before.segments) segments, \(Formatting.byteCount(before.fileBytes))")
+        let report = try store.compact()
+        let after = try store.stats()
+        console.progress.clear()
+        var line = "compacted \(report.segmentsCompacted) segment"
+        line += report.segmentsCompacted == 1 ? "" : "s"
+        line += ": \(Formatting.byteCount(report.bytesReclaimed)) reclaimed, "
+        line += "\(Formatting.byteCount(report.bytesWritten)) written in "
+        line += Formatting.fixed(report.duration, digits: 2) + " s; now \(after.segments) segment"
+        line += after.segments == 1 ? "" : "s"
+        line += ", \(Formatting.byteCount(after.fileBytes)), space amplification "
+        line += Formatting.fixed(after.spaceAmplification, digits: 2) + "x\n"
+        console.out.write(line)
+        return 0
     }
 }
