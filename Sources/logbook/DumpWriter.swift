@@ -23,20 +23,26 @@ struct DumpWriter {
         }
     }
 
-    /// Writes one record; `object` is its decoded form, if it is an object record.
+    /// Writes one record; `object` is its decoded form, if it is an object record; `objectID`
+    /// the primary key a delete of an object removes.
     mutating func write(
-        _ record: LogInspector.Record, object: DecodedObject?, decodeError: String?,
+        _ record: LogInspector.Record, object: DecodedObject?, objectID: UInt64? = nil,
+        decodeError: String?,
         to output: inout some TextOutputStream
     ) {
         switch format {
         case .text:
-            table.append(Self.row(record, object: object, decodeError: decodeError))
+            table.append(
+                Self.row(record, object: object, objectID: objectID, decodeError: decodeError))
             if table.pendingRows >= 256 { table.flush(to: &output) }
         case .json:
             output.write(first ? "\n  " : ",\n  ")
-            output.write(Self.json(record, object: object, decodeError: decodeError))
+            output.write(
+                Self.json(record, object: object, objectID: objectID, decodeError: decodeError))
         case .jsonl:
-            output.write(Self.json(record, object: object, decodeError: decodeError) + "\n")
+            output.write(
+                Self.json(record, object: object, objectID: objectID, decodeError: decodeError)
+                    + "\n")
         }
         first = false
     }
@@ -51,7 +57,8 @@ struct DumpWriter {
     }
 
     private static func row(
-        _ record: LogInspector.Record, object: DecodedObject?, decodeError: String?
+        _ record: LogInspector.Record, object: DecodedObject?, objectID: UInt64?,
+        decodeError: String?
     ) -> [String] {
         var row = [
             record.segment, String(record.recordOffset), String(record.sequence),
@@ -61,7 +68,7 @@ struct DumpWriter {
         case .defineKeyspace:
             row += ["", ""]
         case .delete:
-            row += [Formatting.display(record.key), ""]
+            row += [objectID.map { String($0) } ?? Formatting.display(record.key), ""]
         case .put:
             if let object {
                 row.append(String(object.id))
@@ -79,9 +86,11 @@ struct DumpWriter {
 
     /// One record as a JSON object: `segment`, `frameOffset`, `offset`, `sequence`, `type`,
     /// `keyspace`, then `keyHex` and `key` (text or `null`), and for a put either `entity`, `id`,
-    /// `version`, `object` (decoded) or `valueHex` and `value` (text or `null`).
+    /// `version`, `object` (decoded) or `valueHex` and `value` (text or `null`); a delete of an
+    /// object adds `entity` and `id`.
     static func json(
-        _ record: LogInspector.Record, object: DecodedObject?, decodeError: String?
+        _ record: LogInspector.Record, object: DecodedObject?, objectID: UInt64?,
+        decodeError: String?
     ) -> String {
         var members = [
             ("segment", Formatting.quoted(record.segment)),
@@ -94,6 +103,10 @@ struct DumpWriter {
         if record.kind != .defineKeyspace {
             members.append(("keyHex", Formatting.quoted(Formatting.hex(record.key))))
             members.append(("key", text(record.key)))
+        }
+        if let objectID {
+            members.append(("entity", Formatting.quoted(record.keyspace)))
+            members.append(("id", String(objectID)))
         }
         if let object {
             members.append(("entity", Formatting.quoted(object.entity)))

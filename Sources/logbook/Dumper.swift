@@ -114,7 +114,15 @@ struct Dumper {
                     guard let object, filter.matches(object) else { return }
                 }
                 if let limit = options.limit, written >= limit { throw StopWalk() }
-                writer.write(record, object: object, decodeError: decodeError, to: &output)
+                var objectID: UInt64?
+                if record.kind == .delete, record.key.count == 8,
+                    schema?.entity(named: record.keyspace) != nil
+                {
+                    objectID = record.key.reduce(0) { $0 << 8 | UInt64($1) }
+                }
+                writer.write(
+                    record, object: object, objectID: objectID, decodeError: decodeError,
+                    to: &output)
                 written += 1
             }
         } catch is StopWalk {

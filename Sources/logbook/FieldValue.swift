@@ -75,6 +75,7 @@ enum FieldValue: Sendable, Equatable {
         case .string(let s): text = s
         case .date(let d): text = Self.iso8601(d)
         case .data(let bytes): text = Formatting.hex(bytes)
+        case .uuid(let u): text = u.uuidString
         default: text = json
         }
         if text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {

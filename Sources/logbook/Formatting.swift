@@ -81,6 +81,25 @@ enum Formatting {
             + String(repeating: "0", count: digits - fractionText.count) + fractionText
     }
 
+    /// `text` with each line longer than `width` broken at spaces; continuation lines keep the
+    /// line's indentation.
+    static func wrap(_ text: String, width: Int) -> String {
+        var result: [Substring] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let indent = line.prefix { $0 == " " }
+            var current = Substring(line)
+            while current.count > width,
+                let cut = current.prefix(width + 1).lastIndex(of: " "),
+                cut > current.index(current.startIndex, offsetBy: indent.count)
+            {
+                result.append(current[..<cut])
+                current = indent + current[current.index(after: cut)...]
+            }
+            result.append(current)
+        }
+        return result.joined(separator: "\n")
+    }
+
     /// `text` padded with spaces on the right to `width` characters.
     static func padRight(_ text: String, _ width: Int) -> String {
         let count = text.count

@@ -49,7 +49,8 @@ enum Import: Subcommand {
         let saved: Int
         do {
             saved = try ObjectWriter.save(
-                importer.objects, schema: importer.fileSchema, to: path)
+                importer.objects, schema: storeSchema == nil ? importer.fileSchema : nil,
+                to: path)
         } catch let error as CommandError {
             throw error
         } catch {

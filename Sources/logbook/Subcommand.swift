@@ -30,7 +30,7 @@ extension Subcommand {
                 text += "  " + Formatting.padRight(label, width) + "  " + option.help + "\n"
             }
         }
-        if !discussion.isEmpty { text += "\n" + discussion + "\n" }
+        if !discussion.isEmpty { text += "\n" + Formatting.wrap(discussion, width: 80) + "\n" }
         return text
     }
 }
@@ -60,12 +60,13 @@ enum LogbookTool {
         }
         text += """
 
-            PATH is a store's directory. Only compact and import change a store; the others open \
-            it read-only and work while another process writes it.
+            PATH is a store's directory. Only compact and import change a store; the others \
+            open it read-only and work while another process writes it.
+            Exit status: 0 success, 1 failure or damage found, 2 usage error or nothing to run.
             Run `logbook help SUBCOMMAND` for its options.
 
             """
-        return text
+        return Formatting.wrap(text, width: 80)
     }
 
     /// Runs the tool with `arguments` (without the program name); returns the exit status.
