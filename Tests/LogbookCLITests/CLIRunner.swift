@@ -4,7 +4,10 @@ import TestSupport
 
 /// What one run of the `logbook` executable did.
 struct CLIResult {
+    /// The exit status, or the signal's number if it was killed by one.
     var status: Int32
+    /// Whether it ended by a signal (a crash or trap) rather than by exiting.
+    var crashed = false
     var stdout: String
     var stderr: String
 }
@@ -63,6 +66,7 @@ enum CLI {
         process.waitUntilExit()
         return CLIResult(
             status: process.terminationStatus,
+            crashed: process.terminationReason == .uncaughtSignal,
             stdout: String(decoding: readFile(paths[1]), as: UTF8.self),
             stderr: String(decoding: readFile(paths[2]), as: UTF8.self))
     }

@@ -110,3 +110,35 @@ import Testing
         }
     }
 }
+
+extension VerifyTests {
+    @Test func randomDamageNeverCrashesTheTool() throws {
+        let seed = testSeed("randomDamageNeverCrashesTheTool")
+        var rng = SeededGenerator(seed: seed)
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try Stores.manySegments(at: path, commits: 12)
+        let files = segmentFiles(path)
+        let originals = files.map(readFile)
+        for round in 0..<15 {
+            for (file, bytes) in zip(files, originals) { writeFile(file, bytes) }
+            let victim = Int.random(in: 0..<files.count, using: &rng)
+            var bytes = originals[victim]
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                let offset = Int.random(in: 0..<bytes.count, using: &rng)
+                bytes[offset] ^= UInt8.random(in: 1...255, using: &rng)
+            }
+            writeFile(files[victim], bytes)
+            for command in [
+                ["verify"], ["dump", "--format", "jsonl"], ["dump", "--live"], ["stats"],
+            ] {
+                let result = try CLI.run([command[0], path] + command.dropFirst())
+                #expect(
+                    !result.crashed && [0, 1, 2].contains(result.status),
+                    "seed \(seed) round \(round) \(command): status \(result.status) \(result.stderr)"
+                )
+            }
+        }
+    }
+}
