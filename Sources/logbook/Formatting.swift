@@ -53,6 +53,11 @@ enum Formatting {
         return result
     }
 
+    /// `1 key`, `2 keys`: a count and a noun, plural unless the count is one.
+    static func count(_ n: Int, _ noun: String) -> String {
+        "\(n) \(noun)\(n == 1 ? "" : "s")"
+    }
+
     /// A byte count for people: `89 B`, `12.3 KiB`, `4.0 MiB`.
     static func byteCount(_ bytes: Int64) -> String {
         if bytes < 1024 { return "\(bytes) B" }

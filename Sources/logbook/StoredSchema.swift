@@ -1,4 +1,6 @@
+import Foundation
 import LogStore
+import Logbook
 
 // The one file that speaks the object layer's API (`Logbook`): reading the schema stored in a
 // store, decoding object records, string predicates, and saving imported objects. Everything
@@ -33,7 +35,8 @@ struct DecodedObject: Sendable {
     var fields: [(name: String, value: FieldValue)]
 }
 
-/// The schema a store holds, able to decode its object records. Immutable.
+/// The schema a store holds, able to decode its object records (every stored schema version).
+/// Immutable.
 struct StoredSchema: Sendable {
     /// The keyspace holding schema records; the tool never decodes it as objects.
     static let keyspace = "logbook.schema"
@@ -42,12 +45,20 @@ struct StoredSchema: Sendable {
     let version: UInt32
     /// Entities in stored order.
     let entities: [EntityInfo]
+    private let decoder: RecordDecoder
+
+    private init(decoder: RecordDecoder) {
+        self.decoder = decoder
+        version = decoder.schema.version
+        entities = decoder.schema.entities.map(EntityInfo.init)
+    }
 
     /// The schema stored in `store`, or `nil` if it holds none (a store written with `LogStore`
     /// alone).
-    /// - Throws: the object layer's error for a damaged schema record.
+    /// - Throws: `LogbookError.corruptRecord` for a damaged schema record.
     static func read(from store: LogStore) throws -> StoredSchema? {
-        nil  // until the object layer is on main
+        guard try Schema.stored(in: store) != nil else { return nil }
+        return StoredSchema(decoder: try RecordDecoder(store: store))
     }
 
     /// The entity called `name`, if any.
@@ -55,9 +66,13 @@ struct StoredSchema: Sendable {
 
     /// Decodes the record under `key` in the entity keyspace `keyspace`, or returns `nil` if the
     /// keyspace is no entity's.
-    /// - Throws: the object layer's error for a record that does not decode.
+    /// - Throws: `LogbookError.corruptRecord` for a record that does not decode.
     func decode(keyspace: String, key: [UInt8], value: [UInt8]) throws -> DecodedObject? {
-        nil
+        guard decoder.isEntityKeyspace(keyspace) else { return nil }
+        let record = try decoder.decode(keyspace: keyspace, key: key, value: value)
+        return DecodedObject(
+            entity: keyspace, id: record.id.primaryKey, version: record.version,
+            fields: record.attributes.map { ($0.name, FieldValue($0.value)) })
     }
 
     /// Parses a Core Data-style predicate (`salary > 1000 AND name BEGINSWITH[c] "a"`), checked
@@ -65,27 +80,140 @@ struct StoredSchema: Sendable {
     /// - Throws: ``CommandError/usage(_:)`` naming the syntax error's position, or an unknown
     ///   attribute.
     func filter(_ expression: String, entity: String?) throws -> ObjectFilter {
-        throw CommandError.failed("--where needs the object layer, which this build lacks")
+        do {
+            let predicate = try StringPredicate(format: expression, arguments: [])
+            if let entity, let described = decoder.schema.entity(named: entity) {
+                try predicate.validate(for: described)
+            }
+            return ObjectFilter(predicate: predicate)
+        } catch {
+            throw CommandError.usage("--where: \(error)")
+        }
     }
 }
 
 /// A parsed `--where` predicate.
 struct ObjectFilter: Sendable {
+    let predicate: StringPredicate
+
     /// Whether `object` satisfies the predicate; `false` when it cannot be evaluated on it
     /// (an attribute the entity lacks).
-    func matches(_ object: DecodedObject) -> Bool { false }
+    func matches(_ object: DecodedObject) -> Bool {
+        let values = Dictionary(
+            object.fields.map { ($0.name, $0.value.attributeValue) },
+            uniquingKeysWith: { a, _ in a })
+        return (try? predicate.evaluate(values)) ?? false
+    }
 }
 
 /// Writes imported objects through the object layer, with its validation.
 enum ObjectWriter {
     /// Opens the store at `path` for writing (creating it with `schema` if it holds none), inserts
     /// `objects` and saves them as one atomic batch. Returns the number saved.
-    /// - Throws: the object layer's errors (validation names the entity and attribute; `locked`
-    ///   when another process writes the store).
+    /// - Throws: ``CommandError/failed(_:)`` when another process writes the store; the object
+    ///   layer's errors (validation names the entity and attribute).
     static func save(
         _ objects: [(entity: String, values: [String: FieldValue])], schema: [EntityInfo]?,
         to path: String
     ) throws -> Int {
-        throw CommandError.failed("import needs the object layer, which this build lacks")
+        let requested = schema.map { Schema($0.map(Entity.init)) }
+        let container: ModelContainer
+        do {
+            container = try ModelContainer(schema: requested, at: URL(fileURLWithPath: path))
+        } catch LogbookError.store(.locked) {
+            throw CommandError.failed(
+                "the store at \(path) is open for writing by another process; close it there first")
+        }
+        defer { try? container.close() }
+        let context = container.mainContext
+        for object in objects {
+            try context.insert(
+                entity: object.entity, values: object.values.mapValues { $0.attributeValue })
+        }
+        try context.save()
+        return objects.count
+    }
+}
+
+extension EntityInfo {
+    init(_ entity: Entity) {
+        self.init(
+            name: entity.name,
+            attributes: entity.attributes.map {
+                AttributeInfo(
+                    name: $0.name, type: FieldType($0.type), isOptional: $0.isOptional,
+                    defaultValue: $0.defaultValue.map(FieldValue.init), isIndexed: $0.isIndexed,
+                    isUnique: $0.isUnique)
+            })
+    }
+}
+
+extension Entity {
+    init(_ info: EntityInfo) {
+        self.init(
+            name: info.name,
+            attributes: info.attributes.map {
+                AttributeDescription(
+                    $0.name, AttributeType($0.type), optional: $0.isOptional,
+                    defaultValue: $0.defaultValue?.attributeValue, indexed: $0.isIndexed,
+                    unique: $0.isUnique)
+            })
+    }
+}
+
+extension FieldType {
+    init(_ type: AttributeType) {
+        switch type {
+        case .string: self = .string
+        case .integer: self = .integer
+        case .double: self = .double
+        case .bool: self = .bool
+        case .date: self = .date
+        case .data: self = .data
+        case .uuid: self = .uuid
+        }
+    }
+}
+
+extension AttributeType {
+    init(_ type: FieldType) {
+        switch type {
+        case .string: self = .string
+        case .integer: self = .integer
+        case .double: self = .double
+        case .bool: self = .bool
+        case .date: self = .date
+        case .data: self = .data
+        case .uuid: self = .uuid
+        }
+    }
+}
+
+extension FieldValue {
+    init(_ value: AttributeValue) {
+        switch value {
+        case .null: self = .null
+        case .string(let v): self = .string(v)
+        case .integer(let v): self = .integer(v)
+        case .double(let v): self = .double(v)
+        case .bool(let v): self = .bool(v)
+        case .date(let v): self = .date(v)
+        case .data(let v): self = .data([UInt8](v))
+        case .uuid(let v): self = .uuid(v)
+        }
+    }
+
+    /// The object layer's form of the value.
+    var attributeValue: AttributeValue {
+        switch self {
+        case .null: return .null
+        case .string(let v): return .string(v)
+        case .integer(let v): return .integer(v)
+        case .double(let v): return .double(v)
+        case .bool(let v): return .bool(v)
+        case .date(let v): return .date(v)
+        case .data(let v): return .data(Data(v))
+        case .uuid(let v): return .uuid(v)
+        }
     }
 }

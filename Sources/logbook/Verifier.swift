@@ -36,12 +36,13 @@ struct VerifyReport {
 /// decodes with the stored schema.
 ///
 /// A torn tail (an incomplete last commit, what a crash during a write leaves) is a warning:
-/// the next writer's open cuts it and no acknowledged commit is lost. With `strict` it is an
-/// error. Needs no lock; on a store being written, a commit landing during the check can show
+/// the next writer's open cuts it and no acknowledged commit is lost. So is a hint file that
+/// does not match its segment (open ignores it and scans the segment). With `strict` both are
+/// errors. Needs no lock; on a store being written, a commit landing during the check can show
 /// up as an index mismatch, so run it on a quiet store for a definitive answer.
 struct Verifier {
     let path: String
-    /// Count a torn tail as damage.
+    /// Count a torn tail and a mismatched hint file as damage.
     var strict = false
 
     /// Runs every check.
@@ -114,6 +115,16 @@ struct Verifier {
         // walk found none.
         if let openFailure, !summary.problems.contains(where: { !$0.isTornTail }) {
             report.errors.insert(openFailure, at: 0)
+        }
+        let damagedSegments = Set(summary.problems.map(\.path))
+        for problem in try LogInspector.hintProblems(storeAt: path)
+        where !damagedSegments.contains(String(problem.path.dropLast(5)) + ".seg") {
+            // `open` ignores a hint that does not match its segment and scans the segment: slower,
+            // never wrong. So it is a warning, unless strict.
+            let finding = VerifyReport.Finding(
+                path: problem.path, offset: problem.offset,
+                message: problem.reason + " (open ignores this hint and scans the segment)")
+            if strict { report.errors.append(finding) } else { report.warnings.append(finding) }
         }
         report.keyspaces = model.values.filter { !$0.isEmpty }.count
         report.keys = model.values.reduce(0) { $0 + $1.count }

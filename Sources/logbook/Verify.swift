@@ -4,18 +4,23 @@ enum Verify: Subcommand {
     static let summary = "check every checksum, header, frame, record and the index"
     static let positionals = ["PATH"]
     static let options = [
-        OptionSpec(name: "strict", valueName: nil, help: "count a torn tail as damage"),
+        OptionSpec(
+            name: "strict", valueName: nil, help: "count warnings (torn tail, stale hint) as damage"
+        ),
         OptionSpec(name: "quiet", valueName: nil, help: "print only the summary line"),
     ]
     static let discussion = """
-        Checks every file header, frame boundary and CRC32C, every record, that the store opens \
-        read-only and that its index holds exactly what a replay of the log gives, and that every \
-        object record decodes with the stored schema. Each problem is printed with its file and \
+        Checks every file header, frame boundary and CRC32C, every record, every hint file \
+        against its segment, that the store opens read-only and that its index holds exactly \
+        what a replay of the log gives, and that every object record decodes with the stored \
+        schema. Each problem is printed with its file and \
         offset, then one summary line.
 
         A torn tail — an incomplete last commit in the newest segment, which is what a crash \
         during a write leaves — is a warning, not damage: no acknowledged commit is in it and \
-        the next open for writing cuts it. With --strict it counts as damage.
+        the next open for writing cuts it. So is a hint file that does not match its segment \
+        (open ignores it and scans the segment: slower, never wrong). With --strict both count \
+        as damage.
 
         Exit status: 0 clean (warnings allowed), 1 damage found, 2 could not run (no store, or \
         a format version newer than this tool reads). The store is opened read-only.
@@ -32,12 +37,17 @@ enum Verify: Subcommand {
         }
         guard let s = report.summary else { return 2 }
         var line = report.isDamaged ? "verify: DAMAGED: " : "verify: OK: "
-        line += "\(s.segments) segment\(s.segments == 1 ? "" : "s"), \(s.commits) commits, "
-        line += "\(s.records) records, \(Formatting.byteCount(s.bytes)), last sequence "
-        line += "\(s.lastSequence), \(report.keys) keys in \(report.keyspaces) keyspaces"
-        if report.objectsChecked > 0 { line += ", \(report.objectsChecked) objects decoded" }
-        line += "; \(report.errors.count) error\(report.errors.count == 1 ? "" : "s")"
-        line += ", \(report.warnings.count) warning\(report.warnings.count == 1 ? "" : "s")\n"
+        line += Formatting.count(s.segments, "segment") + ", "
+        line += Formatting.count(s.commits, "commit") + ", "
+        line += Formatting.count(s.records, "record") + ", "
+        line += Formatting.byteCount(s.bytes) + ", last sequence \(s.lastSequence), "
+        line += Formatting.count(report.keys, "key") + " in "
+        line += Formatting.count(report.keyspaces, "keyspace")
+        if report.objectsChecked > 0 {
+            line += ", " + Formatting.count(report.objectsChecked, "object record") + " decoded"
+        }
+        line += "; " + Formatting.count(report.errors.count, "error") + ", "
+        line += Formatting.count(report.warnings.count, "warning") + "\n"
         out.write(line)
         return report.isDamaged ? 1 : 0
     }

@@ -1,0 +1,111 @@
+import Foundation
+import LogStore
+import TestSupport
+import Testing
+
+@Suite struct ExportTests {
+    @Test func sqlLoadsIntoSQLite() throws {
+        let sqlite = "/usr/bin/sqlite3"
+        guard FileManager.default.isExecutableFile(atPath: sqlite) else {
+            print("sqlLoadsIntoSQLite: skipped, \(sqlite) is not installed")
+            return
+        }
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.contacts(at: path)
+        let export = try CLI.run(["export", path, "--format", "sql"])
+        #expect(export.status == 0)
+        writeFile(dir.child("contacts.sql"), b(export.stdout))
+        let query = try Shell.run(
+            sqlite,
+            [
+                ":memory:", ".read \(dir.child("contacts.sql"))",
+                "SELECT id, email, nickname, age, score, active, birthday, avatar, token FROM Contact ORDER BY id",
+            ])
+        #expect(query.status == 0, "\(query.stderr)")
+        #expect(
+            query.stdout == """
+                1|ann@example.com|O'Brien, "Annie"
+                second line|41|2.5|0|2001-09-09T01:46:40.250Z|0001feff|E621E1F8-C36C-495A-93FC-0C247A3E6E5F
+                2|bo@example.com|||0.0|1|||
+
+                """)
+    }
+
+    @Test func sqlGoldenForEmployees() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.employees(at: path)
+        let export = try CLI.run(["export", path, "--format", "sql"])
+        #expect(export.status == 0)
+        #expect(
+            export.stdout == """
+                -- exported by logbook from \(path), schema version 1
+                -- Data attributes are hex text.
+                BEGIN;
+                CREATE TABLE "Employee" (
+                  "id" BIGINT PRIMARY KEY,
+                  "name" TEXT NOT NULL,
+                  "designation" TEXT NOT NULL,
+                  "salary" BIGINT NOT NULL
+                );
+                CREATE INDEX "Employee_designation" ON "Employee" ("designation");
+                INSERT INTO "Employee" ("id", "name", "designation", "salary") VALUES (1, 'Ann', 'Engineer', 2000000);
+                INSERT INTO "Employee" ("id", "name", "designation", "salary") VALUES (2, 'Bo', 'Manager', 900);
+                COMMIT;
+
+                """)
+    }
+
+    @Test func csvOfOneEntity() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.contacts(at: path)
+        let export = try CLI.run(["export", path, "--format", "csv"])
+        #expect(export.status == 0)
+        #expect(
+            export.stdout
+                == "id,email,nickname,age,score,active,birthday,avatar,token\r\n"
+                + "1,ann@example.com,\"O'Brien, \"\"Annie\"\"\nsecond line\",41,2.5,false,"
+                + "2001-09-09T01:46:40.250Z,0001feff,E621E1F8-C36C-495A-93FC-0C247A3E6E5F\r\n"
+                + "2,bo@example.com,,,0.0,true,,,\r\n")
+        let unknown = try CLI.run(["export", path, "--format", "csv", "--entity", "Nope"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("no entity \"Nope\""))
+    }
+
+    @Test func storeWithoutSchemaHasNothingToExport() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try Stores.people(at: path)
+        let export = try CLI.run(["export", path])
+        #expect(export.status == 1)
+        #expect(export.stderr.contains("holds no Logbook schema"))
+        #expect(export.stdout == "")
+    }
+}
+
+/// Runs other programs (sqlite3) for the tests.
+enum Shell {
+    static func run(_ executable: String, _ arguments: [String]) throws -> CLIResult {
+        let scratch = TemporaryDirectory("logbook-shell")
+        defer { scratch.remove() }
+        writeFile(scratch.child("out"), [])
+        writeFile(scratch.child("err"), [])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle(forWritingAtPath: scratch.child("out"))
+        process.standardError = FileHandle(forWritingAtPath: scratch.child("err"))
+        try process.run()
+        process.waitUntilExit()
+        return CLIResult(
+            status: process.terminationStatus,
+            stdout: String(decoding: readFile(scratch.child("out")), as: UTF8.self),
+            stderr: String(decoding: readFile(scratch.child("err")), as: UTF8.self))
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import LogStore
+import Logbook
+import TestSupport
+import Testing
+
+@Suite struct ImportTests {
+    @Test func exportThenImportIntoANewStoreGivesIdenticalObjects() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        for build in [ObjectStores.contacts, ObjectStores.employees] {
+            let source = dir.child("source-\(UUID().uuidString)")
+            let copy = dir.child("copy-\(UUID().uuidString)")
+            try build(source)
+            let export = try CLI.run(["export", source])
+            #expect(export.status == 0)
+            writeFile(dir.child("objects.jsonl"), b(export.stdout))
+            let result = try CLI.run(["import", copy, dir.child("objects.jsonl")])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.hasPrefix("imported "))
+            let again = try CLI.run(["export", copy])
+            let objectLines = { (text: String) in
+                text.split(separator: "\n").filter { !$0.hasPrefix("{\"_schema\"") }.map {
+                    // Identifiers are given anew; compare everything else.
+                    $0.replacing(/"_id":\d+,/, with: "")
+                }
+            }
+            #expect(objectLines(again.stdout) == objectLines(export.stdout))
+            #expect(
+                again.stdout.split(separator: "\n").first
+                    == export.stdout.split(separator: "\n").first)
+            let verify = try CLI.run(["verify", copy])
+            #expect(verify.status == 0)
+        }
+    }
+
+    @Test func importFromStandardInputIntoAStoreWithASchema() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.employees(at: path)
+        let input = """
+            {"_entity":"Employee","name":"Dee","designation":"Engineer","salary":7}
+            {"_entity":"Employee","name":"Eve"}
+
+            """
+        let result = try CLI.run(["import", path, "-"], input: input)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "imported 2 objects into \(path)\n")
+        let container = try ModelContainer(for: [Employee.self], at: URL(fileURLWithPath: path))
+        defer { try? container.close() }
+        let names = try container.mainContext.fetch(FetchDescriptor<Employee>()).map(\.name)
+            .sorted()
+        #expect(names == ["Ann", "Bo", "Dee", "Eve"])
+    }
+
+    @Test(arguments: [
+        (
+            "{\"_entity\":\"Employee\",\"name\":\"A\"}\n{\"_entity\":\"Boss\"}\n",
+            "x.jsonl:2: no entity \"Boss\" in the schema"
+        ),
+        (
+            "{\"_entity\":\"Employee\",\"nam\":\"A\"}\n",
+            "x.jsonl:1: Employee has no attribute \"nam\""
+        ),
+        (
+            "\n{\"_entity\":\"Employee\",\"salary\":\"high\"}\n",
+            "x.jsonl:2: Employee.salary holds Int64, not the string \"high\""
+        ),
+        (
+            "{\"_entity\":\"Employee\",\"name\":null}\n",
+            "x.jsonl:1: Employee.name is required and cannot be null"
+        ),
+        (
+            "{\"_entity\":\"Employee\",\"name\":\"A\"\n",
+            "x.jsonl:1: invalid JSON at column 33: expected , or }"
+        ),
+        ("[1]\n", "x.jsonl:1: a line holds one JSON object"),
+        ("{\"name\":\"A\"}\n", "x.jsonl:1: the object has no \"_entity\" member naming its entity"),
+    ])
+    func badLinesAreRefusedByLineAndNothingIsImported(input: String, message: String) throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.employees(at: path)
+        let before = segmentFiles(path).map(readFile)
+        writeFile(dir.child("x.jsonl"), b(input))
+        let result = try CLI.run(["import", path, dir.child("x.jsonl")])
+        #expect(result.status == 1)
+        #expect(result.stderr == "logbook: \(dir.child(message)); nothing was imported\n")
+        #expect(segmentFiles(path).map(readFile) == before)
+    }
+
+    @Test func uniqueClashIsRefusedAtomically() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.contacts(at: path)
+        let before = try CLI.run(["export", path]).stdout
+        let input = """
+            {"_entity":"Contact","email":"new@example.com"}
+            {"_entity":"Contact","email":"ann@example.com"}
+
+            """
+        let result = try CLI.run(["import", path, "-"], input: input)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("unique"))
+        #expect(result.stderr.hasSuffix("nothing was imported\n"))
+        #expect(try CLI.run(["export", path]).stdout == before)
+    }
+
+    @Test func lockedStoreIsRefused() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.employees(at: path)
+        let writer = try Stores.openStore(path)
+        defer { try? writer.close() }
+        let result = try CLI.run(
+            ["import", path, "-"], input: "{\"_entity\":\"Employee\",\"name\":\"Z\"}\n")
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "logbook: the store at \(path) is open for writing by another process; "
+                + "close it there first\n")
+    }
+}
