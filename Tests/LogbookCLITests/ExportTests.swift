@@ -33,6 +33,38 @@ import Testing
                 """)
     }
 
+    /// Runs only when `LOGBOOK_TEST_PSQL` holds `psql` connection arguments (for example
+    /// `-h /tmp/pg -p 5432 -U postgres postgres`) of a scratch database: it creates and drops
+    /// the tables `Contact` and `Employee` there.
+    @Test func sqlLoadsIntoPostgreSQL() throws {
+        guard let connection = ProcessInfo.processInfo.environment["LOGBOOK_TEST_PSQL"],
+            let psql = ["/usr/bin/psql", "/usr/local/bin/psql"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
+            print("sqlLoadsIntoPostgreSQL: skipped, set LOGBOOK_TEST_PSQL to psql's arguments")
+            return
+        }
+        let arguments = connection.split(separator: " ").map(String.init)
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        try ObjectStores.contacts(at: dir.child("contacts"))
+        try ObjectStores.employees(at: dir.child("employees"))
+        for (name, table) in [("contacts", "Contact"), ("employees", "Employee")] {
+            let export = try CLI.run(["export", dir.child(name), "--format", "sql"])
+            writeFile(dir.child("\(name).sql"), b(export.stdout))
+            let load = try Shell.run(
+                psql,
+                arguments + [
+                    "-v", "ON_ERROR_STOP=1", "-q", "-c", "DROP TABLE IF EXISTS \"\(table)\"", "-f",
+                    dir.child("\(name).sql"), "-t", "-A", "-c", "SELECT count(*) FROM \"\(table)\"",
+                    "-c", "DROP TABLE \"\(table)\"",
+                ])
+            #expect(load.status == 0, "\(load.stderr)")
+            #expect(load.stdout.hasSuffix("2\n"), "\(load.stdout)")
+        }
+    }
+
     @Test func sqlGoldenForEmployees() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
