@@ -100,29 +100,12 @@ struct Dumper {
                             == RecordPosition(record)
                     else { return }
                 }
-                var object: DecodedObject?
-                var decodeError: String?
-                if let schema, record.kind == .put, let value = record.value {
-                    do {
-                        object = try schema.decode(
-                            keyspace: record.keyspace, key: record.key, value: value)
-                    } catch {
-                        decodeError = "\(error)"
-                    }
-                }
+                let meaning = self.meaning(of: record)
                 if let filter {
-                    guard let object, filter.matches(object) else { return }
+                    guard case .object(let object) = meaning, filter.matches(object) else { return }
                 }
                 if let limit = options.limit, written >= limit { throw StopWalk() }
-                var objectID: UInt64?
-                if record.kind == .delete, record.key.count == 8,
-                    schema?.entity(named: record.keyspace) != nil
-                {
-                    objectID = record.key.reduce(0) { $0 << 8 | UInt64($1) }
-                }
-                writer.write(
-                    record, object: object, objectID: objectID, decodeError: decodeError,
-                    to: &output)
+                writer.write(record, meaning: meaning, to: &output)
                 written += 1
             }
         } catch is StopWalk {
@@ -130,6 +113,32 @@ struct Dumper {
         }
         writer.end(to: &output)
         return summary
+    }
+
+    /// What the schema makes of `record`.
+    private func meaning(of record: LogInspector.Record) -> RecordMeaning {
+        guard let schema else { return .raw }
+        switch record.kind {
+        case .defineKeyspace: return .raw
+        case .delete:
+            guard schema.entity(named: record.keyspace) != nil, record.key.count == 8 else {
+                return .raw
+            }
+            return .deletedObject(
+                entity: record.keyspace, id: record.key.reduce(0) { $0 << 8 | UInt64($1) })
+        case .put:
+            if record.keyspace == StoredSchema.keyspace {
+                let version = record.key.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                return record.key.count == 4 && version == schema.version ? .schema(schema) : .raw
+            }
+            do {
+                return try schema.decode(
+                    keyspace: record.keyspace, key: record.key, value: record.value ?? []
+                ).map { .object($0) } ?? .raw
+            } catch {
+                return .undecodable("\(error)")
+            }
+        }
     }
 
     /// Where each key's last put or delete is, from a first pass over the log.

@@ -25,6 +25,26 @@ import Testing
                 """)
     }
 
+    @Test func fullDumpShowsTheSchemaRecordAndBookkeeping() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.employees(at: path)
+        let result = try CLI.run(["dump", path])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 12)
+        #expect(
+            lines[2]
+                == "0000000000010000.seg      58    1  put              logbook.schema  version 1  "
+                + "        Employee(name: String, designation: String indexed, salary: Int64)")
+        #expect(
+            lines[8]
+                == "0000000000010000.seg     241    2  put              logbook.meta    "
+                + "\"lastID:Employee\"  0x0000000000000003")
+        #expect(lines[10].hasSuffix("4  delete           Employee        3"))
+    }
+
     @Test func whereFiltersDecodedObjects() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
