@@ -6,7 +6,12 @@ enum Import: Subcommand {
     static let name = "import"
     static let summary = "add the objects of a JSON Lines file in one atomic save"
     static let positionals = ["PATH", "FILE"]
-    static let options: [OptionSpec] = []
+    static let options = [
+        OptionSpec(
+            name: "format", valueName: "FORMAT",
+            help: "jsonl or csv (default: csv for a .csv FILE, else jsonl)"),
+        OptionSpec(name: "entity", valueName: "NAME", help: "the entity of a CSV file's rows"),
+    ]
     static let discussion = """
         FILE is JSON Lines as `logbook export --format jsonl` writes it (`-` reads standard \
         input): one object per line, {"_entity": "Employee", "name": "Ann", …}. Every line is \
@@ -16,6 +21,11 @@ enum Import: Subcommand {
         none. A store without a schema (or a new one: PATH is created if missing) takes the \
         file's {"_schema": …} line. Objects get new ids from the store. Takes the writer lock: \
         a store open elsewhere for writing is refused (exit status 1).
+
+        CSV (--format csv, or a FILE ending in .csv) as `export --format csv` writes it: a \
+        header row naming the attributes (an id column is skipped), rows of one entity named \
+        by --entity, into a store that has a schema. An empty field is null for an optional \
+        attribute and "" for a required string.
         """
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
@@ -40,9 +50,24 @@ enum Import: Subcommand {
                 storeSchema = try StoredSchema.read(from: store)?.entities
             }
         }
+        let format = try arguments.choice(
+            "format", of: ["jsonl", "csv"], default: file.hasSuffix(".csv") ? "csv" : "jsonl")
         let importer: Importer
         do {
-            importer = try Importer(text: text, file: file, storeSchema: storeSchema)
+            if format == "csv" {
+                guard let name = arguments.value("entity") else {
+                    throw CommandError.usage("a CSV import needs --entity NAME")
+                }
+                guard let entity = storeSchema?.first(where: { $0.name == name }) else {
+                    throw CommandError.failed(
+                        storeSchema == nil
+                            ? "a CSV import needs a store with a schema; import JSON Lines first"
+                            : "no entity \"\(name)\" in the store's schema")
+                }
+                importer = try Importer(csv: text, file: file, entity: entity)
+            } else {
+                importer = try Importer(text: text, file: file, storeSchema: storeSchema)
+            }
         } catch let error as Importer.LineError {
             throw CommandError.failed("\(error); nothing was imported")
         }

@@ -21,7 +21,13 @@ struct Importer {
     /// The file's schema line, if it has one.
     private(set) var fileSchema: [EntityInfo]?
 
-    /// Parses `text` (the contents of `file`) against `storeSchema` (the store's, or `nil`).
+    /// Objects already read and checked.
+    init(objects: [(entity: String, values: [String: FieldValue])]) {
+        self.objects = objects
+    }
+
+    /// Parses JSON Lines `text` (the contents of `file`) against `storeSchema` (the store's, or
+    /// `nil`).
     /// - Throws: ``LineError`` at the first line that does not parse or does not fit the schema.
     init(text: String, file: String, storeSchema: [EntityInfo]?) throws {
         var entities: [String: EntityInfo] = [:]

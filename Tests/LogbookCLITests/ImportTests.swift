@@ -118,3 +118,43 @@ import Testing
                 + "close it there first\n")
     }
 }
+
+extension ImportTests {
+    @Test func csvExportImportsBackIntoAStoreWithTheSchema() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let source = dir.child("source")
+        try ObjectStores.contacts(at: source)
+        let csv = try CLI.run(["export", source, "--format", "csv"])
+        writeFile(dir.child("contacts.csv"), b(csv.stdout))
+        let schemaLine = try CLI.run(["export", source]).stdout.split(separator: "\n")[0]
+        writeFile(dir.child("schema.jsonl"), b(schemaLine + "\n"))
+        let copy = dir.child("copy")
+        #expect(try CLI.run(["import", copy, dir.child("schema.jsonl")]).status == 0)
+        let result = try CLI.run(["import", copy, dir.child("contacts.csv"), "--entity", "Contact"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "imported 2 objects into \(copy)\n")
+        #expect(try CLI.run(["export", copy, "--format", "csv"]).stdout == csv.stdout)
+    }
+
+    @Test func csvErrorsNameTheLineWhereTheRowStarts() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.employees(at: path)
+        let file = dir.child("e.csv")
+        writeFile(file, b("id,name,salary\r\n1,\"two\nlines\",5\r\n2,Bo,lots\r\n"))
+        let result = try CLI.run(["import", path, file, "--entity", "Employee"])
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "logbook: \(file):4: Employee.salary holds Int64, not \"lots\"; "
+                + "nothing was imported\n")
+        let noEntity = try CLI.run(["import", path, file])
+        #expect(noEntity.status == 2)
+        #expect(noEntity.stderr == "logbook: a CSV import needs --entity NAME\n")
+        writeFile(file, b("name,\"unclosed\n"))
+        let unclosed = try CLI.run(["import", path, file, "--entity", "Employee"])
+        #expect(unclosed.stderr.contains("e.csv:1: a quote is never closed"))
+    }
+}
