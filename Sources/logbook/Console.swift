@@ -1,3 +1,6 @@
+import Foundation
+import LogStore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -81,27 +84,35 @@ final class Console {
     }
 }
 
-/// A status line on standard error that rewrites itself in place (`\r`, erase to end of line),
-/// at most ten times a second. When disabled (standard error is not a terminal) it writes
-/// nothing at all, so logs and pipes stay clean.
+/// A status line on standard error that rewrites itself in place (`\r`, erase to end of line):
+/// first after a quarter of a second (quick commands never show it), then at most ten times a
+/// second. When disabled (standard error is not a terminal) it writes nothing at all, so logs
+/// and pipes stay clean.
 final class ProgressLine {
     private let output: FileOutput
-    private let enabled: Bool
-    private var lastUpdate: UInt64 = 0
+    /// Whether it draws; commands whose results stream to a terminal turn it off, since their
+    /// output already shows progress and the two would garble each other.
+    var isEnabled: Bool
+    private var lastUpdate: UInt64
     private var showing = false
 
     /// A progress line on `output`, drawn only if `enabled`.
     init(output: FileOutput, enabled: Bool) {
         self.output = output
-        self.enabled = enabled
+        self.isEnabled = enabled
+        lastUpdate = Self.milliseconds() + 150
+    }
+
+    private static func milliseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1000 + UInt64(now.tv_nsec) / 1_000_000
     }
 
     /// Shows `text` (computed only when it will be drawn).
     func update(_ text: @autoclosure () -> String) {
-        guard enabled else { return }
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let millis = UInt64(now.tv_sec) * 1000 + UInt64(now.tv_nsec) / 1_000_000
+        guard isEnabled else { return }
+        let millis = Self.milliseconds()
         guard millis >= lastUpdate + 100 else { return }
         lastUpdate = millis
         output.write("\r\u{1B}[K" + text())
@@ -115,5 +126,34 @@ final class ProgressLine {
         output.write("\r\u{1B}[K")
         output.flush()
         showing = false
+    }
+}
+
+/// How far a walk over a store's segments has got, for the progress line:
+/// `verify: segment 2 of 5, 41%`. Immutable; sizes are read once at the start.
+struct WalkProgress {
+    private let label: String
+    private let segments: [String: (index: Int, size: Int64)]
+
+    /// Progress of `label` (the command's name) over the segments of the store at `path`.
+    init(_ label: String, storeAt path: String) {
+        self.label = label
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
+            .filter { $0.hasSuffix(".seg") }.sorted()
+        var segments: [String: (index: Int, size: Int64)] = [:]
+        for (i, name) in names.enumerated() {
+            let size =
+                (try? FileManager.default.attributesOfItem(atPath: path + "/" + name))?[
+                    .size] as? Int64
+            segments[name] = (i + 1, max(size ?? 1, 1))
+        }
+        self.segments = segments
+    }
+
+    /// The line for a walk that has reached `record`.
+    func describe(_ record: LogInspector.Record) -> String {
+        guard let segment = segments[record.segment] else { return "\(label): \(record.segment)" }
+        let percent = min(100, record.recordOffset * 100 / segment.size)
+        return "\(label): segment \(segment.index) of \(segments.count), \(percent)%"
     }
 }

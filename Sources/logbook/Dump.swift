@@ -36,6 +36,7 @@ enum Dump: Subcommand {
         options.format = OutputFormat(
             rawValue: try arguments.choice(
                 "format", of: OutputFormat.allCases.map(\.rawValue), default: "text"))!
+        if console.out.isTerminal { console.progress.isEnabled = false }
         let dumper = try Dumper(path: path, options: options)
         for warning in dumper.warnings { console.error("warning: " + warning) }
         var out = console.out

@@ -89,8 +89,9 @@ struct Dumper {
         var written = 0
         var summary: LogInspector.Summary?
         do {
+            let walk = WalkProgress("dump", storeAt: path)
             summary = try LogInspector.walk(storeAt: path) { record in
-                progress.update("dump: \(record.segment) offset \(record.recordOffset)")
+                progress.update(walk.describe(record))
                 guard record.kind != .defineKeyspace || (options.entity == nil && filter == nil)
                 else { return }
                 if let entity = options.entity, record.keyspace != entity { return }
@@ -144,8 +145,9 @@ struct Dumper {
     /// Where each key's last put or delete is, from a first pass over the log.
     private func latestRecords(progress: ProgressLine) throws -> [LiveKey: RecordPosition] {
         var latest: [LiveKey: RecordPosition] = [:]
+        let walk = WalkProgress("dump --live: finding current values", storeAt: path)
         try LogInspector.walk(storeAt: path) { record in
-            progress.update("dump --live: indexing \(record.segment) offset \(record.recordOffset)")
+            progress.update(walk.describe(record))
             guard record.kind != .defineKeyspace else { return }
             if let entity = options.entity, record.keyspace != entity { return }
             latest[LiveKey(keyspace: record.keyspace, key: record.key)] = RecordPosition(record)

@@ -32,6 +32,7 @@ enum Export: Subcommand {
         case .failure(let error): throw CommandError.failed("\(error)")
         }
         defer { try? store.close() }
+        if console.out.isTerminal { console.progress.isEnabled = false }
         let exporter = try Exporter(store: store, entity: arguments.value("entity"))
         var out = console.out
         try exporter.run(format, to: &out, progress: console.progress)

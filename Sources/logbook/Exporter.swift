@@ -68,8 +68,9 @@ struct Exporter {
         }
         for entity in entities {
             if format == .sql { output.write(Self.createTable(entity)) }
-            for object in try objects(of: entity) {
-                progress.update("export: \(entity.name) \(count) objects")
+            let objects = try objects(of: entity)
+            for (i, object) in objects.enumerated() {
+                progress.update("export: \(entity.name), \(i) of \(objects.count) objects")
                 switch format {
                 case .jsonl:
                     let fields =

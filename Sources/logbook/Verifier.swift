@@ -69,8 +69,9 @@ struct Verifier {
         }
 
         var model: [String: [[UInt8]: Int]] = [:]
+        let walk = WalkProgress("verify", storeAt: path)
         let summary = try LogInspector.walk(storeAt: path) { record in
-            progress.update("verify: \(record.segment) offset \(record.recordOffset)")
+            progress.update(walk.describe(record))
             switch record.kind {
             case .defineKeyspace: return
             case .delete: model[record.keyspace, default: [:]][record.key] = nil
