@@ -73,7 +73,7 @@ enum Formatting {
 
     /// `value` with exactly `digits` digits after the point (no locale, no Foundation).
     static func fixed(_ value: Double, digits: Int) -> String {
-        guard value.isFinite else { return String(value) }
+        guard value.isFinite, abs(value) < 1e15 else { return String(value) }
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }
         let scaled = (abs(value) * scale).rounded()

@@ -18,7 +18,7 @@ import Testing
         let path = dir.child("store")
         let store = try Stores.openStore(path)
         var batch = WriteBatch()
-        for i in 0..<150_000 { batch.put(b("value \(i)"), for: b("key \(i)"), in: "k") }
+        for i in 0..<60_000 { batch.put(b("value \(i)"), for: b("key \(i)"), in: "k") }
         try store.commit(batch)
         try store.close()
         let onTerminal = try Shell.run(
