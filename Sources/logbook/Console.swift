@@ -96,11 +96,19 @@ final class ProgressLine {
     private var lastUpdate: UInt64
     private var showing = false
 
+    /// Milliseconds between draws (and before the first, plus 150); the environment variable
+    /// `LOGBOOK_PROGRESS_INTERVAL_MS` changes it, so tests can see every update.
+    private let interval: UInt64
+
     /// A progress line on `output`, drawn only if `enabled`.
     init(output: FileOutput, enabled: Bool) {
         self.output = output
         self.isEnabled = enabled
-        lastUpdate = Self.milliseconds() + 150
+        interval =
+            ProcessInfo.processInfo.environment["LOGBOOK_PROGRESS_INTERVAL_MS"].flatMap {
+                UInt64($0)
+            } ?? 100
+        lastUpdate = Self.milliseconds() + (interval == 0 ? 0 : 150)
     }
 
     private static func milliseconds() -> UInt64 {
@@ -113,7 +121,7 @@ final class ProgressLine {
     func update(_ text: @autoclosure () -> String) {
         guard isEnabled else { return }
         let millis = Self.milliseconds()
-        guard millis >= lastUpdate + 100 else { return }
+        guard millis >= lastUpdate + interval else { return }
         lastUpdate = millis
         output.write("\r\u{1B}[K" + text())
         output.flush()
