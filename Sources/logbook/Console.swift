@@ -26,6 +26,7 @@ final class FileOutput: TextOutputStream {
     /// Whether the descriptor is a terminal.
     var isTerminal: Bool { isatty(descriptor) == 1 }
 
+    /// Appends `string` to the buffer, flushing when it is full.
     func write(_ string: String) {
         buffer.append(contentsOf: string.utf8)
         if buffer.count >= capacity { flush() }

@@ -21,6 +21,7 @@ enum RecordMeaning {
 /// values as quoted text when printable UTF-8, else `0x` hex. Rows are aligned in chunks of 256,
 /// with column widths that only grow.
 struct DumpWriter {
+    /// How records are written.
     let format: OutputFormat
     private var table = AlignedTable(rightAligned: [1, 2])
     private var first = true

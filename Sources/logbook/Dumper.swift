@@ -18,6 +18,7 @@ struct DumpOptions {
     var predicate: String?
     /// Only the record that holds each key's current value (no history, no deletes).
     var live = false
+    /// How records are written.
     var format = OutputFormat.text
     /// At most this many records.
     var limit: Int?
@@ -31,7 +32,9 @@ struct DumpOptions {
 /// writes, and sees the commits complete when each file is read. Damaged regions are skipped
 /// and returned in the summary. Memory: O(1) records, plus O(live keys) with `live`.
 struct Dumper {
+    /// The store's directory.
     let path: String
+    /// What to show.
     let options: DumpOptions
     /// The store's schema, if it has one.
     let schema: StoredSchema?

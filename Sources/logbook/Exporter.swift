@@ -16,7 +16,9 @@ enum ExportFormat: String, CaseIterable {
 ///
 /// Reads only (the store is opened read-only by the caller). Memory: one entity's objects.
 struct Exporter {
+    /// The store, open (read-only) for the exporter's lifetime.
     let store: LogStore
+    /// Its schema.
     let schema: StoredSchema
     /// The entities to export, in schema order.
     let entities: [EntityInfo]

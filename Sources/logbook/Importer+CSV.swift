@@ -83,7 +83,9 @@ extension FieldValue {
 struct CSVReader {
     /// One row and the 1-based line it starts on.
     struct Row {
+        /// The fields, unquoted.
         var fields: [String]
+        /// The 1-based line the row starts on.
         var line: Int
     }
 

@@ -10,8 +10,11 @@ import LogStore
 struct Importer {
     /// One problem, with the 1-based line of the file it is on.
     struct LineError: Error, CustomStringConvertible {
+        /// The file as named on the command line.
         var file: String
+        /// 1-based.
         var line: Int
+        /// What is wrong with the line.
         var message: String
         var description: String { "\(file):\(line): \(message)" }
     }

@@ -1,5 +1,6 @@
 /// A parsed JSON value. Numbers keep their text, so 64-bit integers survive exactly.
 enum JSONValue: Equatable {
+    /// `null`.
     case null
     case bool(Bool)
     case number(String)
@@ -41,7 +42,9 @@ enum JSONValue: Equatable {
 struct JSONParser {
     /// What is wrong and where (1-based column in the text).
     struct SyntaxError: Error, CustomStringConvertible {
+        /// 1-based column (in UTF-8 bytes) of the problem.
         var column: Int
+        /// What is wrong there.
         var message: String
         var description: String { "invalid JSON at column \(column): \(message)" }
     }

@@ -57,7 +57,15 @@ enum StoreAccess {
         }
     }
 
-    enum FileKind { case missing, directory, other }
+    /// What a path names.
+    enum FileKind {
+        /// Nothing.
+        case missing
+        /// A directory (a symbolic link to one included).
+        case directory
+        /// Something else.
+        case other
+    }
 
     /// What is at `path` (following symbolic links).
     static func fileKind(_ path: String) -> FileKind {

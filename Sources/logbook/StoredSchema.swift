@@ -8,18 +8,25 @@ import Logbook
 
 /// An attribute as the stored schema describes it.
 struct AttributeInfo: Sendable, Equatable {
+    /// The attribute's name.
     var name: String
+    /// The type of its values.
     var type: FieldType
+    /// Whether it may be `nil`.
     var isOptional: Bool
     /// The default of new objects, if any.
     var defaultValue: FieldValue?
+    /// Whether the schema asks for an index on it.
     var isIndexed: Bool
+    /// Whether no two objects may share a value.
     var isUnique: Bool
 }
 
 /// An entity as the stored schema describes it; its objects live in the keyspace of its name.
 struct EntityInfo: Sendable, Equatable {
+    /// The entity's (and its keyspace's) name.
     var name: String
+    /// Attributes in stored order.
     var attributes: [AttributeInfo]
 }
 
@@ -94,6 +101,7 @@ struct StoredSchema: Sendable {
 
 /// A parsed `--where` predicate.
 struct ObjectFilter: Sendable {
+    /// The parsed predicate.
     let predicate: StringPredicate
 
     /// Whether `object` satisfies the predicate; `false` when it cannot be evaluated on it
@@ -136,6 +144,7 @@ enum ObjectWriter {
 }
 
 extension EntityInfo {
+    /// The tool's description of an object-layer entity.
     init(_ entity: Entity) {
         self.init(
             name: entity.name,
@@ -149,6 +158,7 @@ extension EntityInfo {
 }
 
 extension Entity {
+    /// The object-layer entity the tool's description stands for.
     init(_ info: EntityInfo) {
         self.init(
             name: info.name,
@@ -162,6 +172,7 @@ extension Entity {
 }
 
 extension FieldType {
+    /// The tool's name for an object-layer attribute type.
     init(_ type: AttributeType) {
         switch type {
         case .string: self = .string
@@ -176,6 +187,7 @@ extension FieldType {
 }
 
 extension AttributeType {
+    /// The object-layer attribute type of the tool's type.
     init(_ type: FieldType) {
         switch type {
         case .string: self = .string
@@ -190,6 +202,7 @@ extension AttributeType {
 }
 
 extension FieldValue {
+    /// The tool's form of an object-layer value.
     init(_ value: AttributeValue) {
         switch value {
         case .null: self = .null

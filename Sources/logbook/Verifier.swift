@@ -4,8 +4,11 @@ import LogStore
 struct VerifyReport {
     /// One problem, with the file and offset where they are known.
     struct Finding {
+        /// The file (or the store's directory, for the index).
         var path: String
+        /// Where in the file, when known.
         var offset: Int64?
+        /// What is wrong.
         var message: String
 
         /// `path at offset N: message`.
@@ -16,8 +19,9 @@ struct VerifyReport {
 
     /// Counts from the walk over the log.
     var summary: LogInspector.Summary?
-    /// Live keys and keyspaces after replay.
+    /// Live keys after replay.
     var keys = 0
+    /// Keyspaces holding at least one live key after replay.
     var keyspaces = 0
     /// Objects decoded with the stored schema (0 without one).
     var objectsChecked = 0
@@ -41,6 +45,7 @@ struct VerifyReport {
 /// errors. Needs no lock; on a store being written, a commit landing during the check can show
 /// up as an index mismatch, so run it on a quiet store for a definitive answer.
 struct Verifier {
+    /// The store's directory.
     let path: String
     /// Count a torn tail and a mismatched hint file as damage.
     var strict = false
