@@ -31,6 +31,7 @@ enum Import: Subcommand {
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let path = arguments.positionals[0]
         let file = arguments.positionals[1]
+        let label = file == "-" ? "standard input" : file
         let text: String
         if file == "-" {
             text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
@@ -41,13 +42,17 @@ enum Import: Subcommand {
             text = String(decoding: data, as: UTF8.self)
         }
         var storeSchema: [EntityInfo]?
+        var uniqueValues: [String: [String: Set<String>]] = [:]
         switch StoreAccess.fileKind(path) {
         case .missing: break
         case .other: throw CommandError.cannotRun("\(path) is not a store: a store is a directory")
         case .directory:
             if case .success(let store) = try StoreAccess.openForReading(path) {
                 defer { try? store.close() }
-                storeSchema = try StoredSchema.read(from: store)?.entities
+                if let schema = try StoredSchema.read(from: store) {
+                    storeSchema = schema.entities
+                    uniqueValues = try Self.uniqueValues(in: store, schema: schema)
+                }
             }
         }
         let format = try arguments.choice(
@@ -64,10 +69,12 @@ enum Import: Subcommand {
                             ? "a CSV import needs a store with a schema; import JSON Lines first"
                             : "no entity \"\(name)\" in the store's schema")
                 }
-                importer = try Importer(csv: text, file: file, entity: entity)
+                importer = try Importer(csv: text, file: label, entity: entity)
             } else {
-                importer = try Importer(text: text, file: file, storeSchema: storeSchema)
+                importer = try Importer(text: text, file: label, storeSchema: storeSchema)
             }
+            try importer.checkUniqueness(
+                storeSchema ?? importer.fileSchema ?? [], existing: uniqueValues)
         } catch let error as Importer.LineError {
             throw CommandError.failed("\(error); nothing was imported")
         }
@@ -83,5 +90,29 @@ enum Import: Subcommand {
         }
         console.out.write("imported \(saved) objects into \(path)\n")
         return 0
+    }
+
+    /// The values of every unique attribute the store's objects hold, by entity and attribute
+    /// (as JSON text), so import can name the line that would clash.
+    private static func uniqueValues(in store: LogStore, schema: StoredSchema) throws
+        -> [String: [String: Set<String>]]
+    {
+        var result: [String: [String: Set<String>]] = [:]
+        for entity in schema.entities {
+            let unique = Set(entity.attributes.filter(\.isUnique).map(\.name))
+            guard !unique.isEmpty else { continue }
+            try store.forEach(in: entity.name) { key, value in
+                guard
+                    let object = try schema.decode(
+                        keyspace: entity.name, key: [UInt8](key), value: [UInt8](value))
+                else { return }
+                for field in object.fields where unique.contains(field.name) && field.value != .null
+                {
+                    result[entity.name, default: [:]][field.name, default: []].insert(
+                        field.value.json)
+                }
+            }
+        }
+        return result
     }
 }

@@ -26,6 +26,7 @@ extension Importer {
             columns.append(attribute)
         }
         var objects: [(entity: String, values: [String: FieldValue])] = []
+        var lines: [Int] = []
         while let row = try rows.next(file: file) {
             func fail(_ message: String) -> LineError {
                 LineError(file: file, line: row.line, message: message)
@@ -51,8 +52,9 @@ extension Importer {
                 throw fail("\(entity.name).\(attribute.name) is required but has no column")
             }
             objects.append((entity.name, values))
+            lines.append(row.line)
         }
-        self.init(objects: objects)
+        self.init(file: file, objects: objects, lines: lines)
     }
 }
 

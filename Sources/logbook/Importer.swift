@@ -21,18 +21,25 @@ struct Importer {
 
     /// The objects read, in file order.
     private(set) var objects: [(entity: String, values: [String: FieldValue])] = []
+    /// The line each object is on (parallel to ``objects``).
+    private(set) var lines: [Int] = []
     /// The file's schema line, if it has one.
     private(set) var fileSchema: [EntityInfo]?
+    /// The file as named on the command line.
+    let file: String
 
-    /// Objects already read and checked.
-    init(objects: [(entity: String, values: [String: FieldValue])]) {
+    /// Objects already read and checked, with their lines.
+    init(file: String, objects: [(entity: String, values: [String: FieldValue])], lines: [Int]) {
+        self.file = file
         self.objects = objects
+        self.lines = lines
     }
 
     /// Parses JSON Lines `text` (the contents of `file`) against `storeSchema` (the store's, or
     /// `nil`).
     /// - Throws: ``LineError`` at the first line that does not parse or does not fit the schema.
     init(text: String, file: String, storeSchema: [EntityInfo]?) throws {
+        self.file = file
         var entities: [String: EntityInfo] = [:]
         for entity in storeSchema ?? [] { entities[entity.name] = entity }
         var lineNumber = 0
@@ -95,6 +102,35 @@ struct Importer {
                 throw fail("\(entityName).\(attribute.name) is required but missing")
             }
             objects.append((entityName, values))
+            lines.append(lineNumber)
+        }
+    }
+}
+
+extension Importer {
+    /// Checks the unique attributes of `entities`: no two objects of the file share a value,
+    /// and none repeats a value `existing` (the store's, by entity and attribute) holds.
+    /// - Throws: ``LineError`` at the line of the object that repeats a value.
+    func checkUniqueness(
+        _ entities: [EntityInfo], existing: [String: [String: Set<String>]]
+    ) throws {
+        var seen = existing
+        for (object, line) in zip(objects, lines) {
+            guard let entity = entities.first(where: { $0.name == object.entity }) else { continue }
+            for attribute in entity.attributes where attribute.isUnique {
+                let value = object.values[attribute.name] ?? attribute.defaultValue ?? .null
+                if value == .null { continue }
+                let key = value.json
+                guard
+                    seen[entity.name, default: [:]][attribute.name, default: []].insert(key)
+                        .inserted
+                else {
+                    throw LineError(
+                        file: file, line: line,
+                        message: "\(entity.name).\(attribute.name) must be unique, and \(key) is "
+                            + "already in the store or earlier in the file")
+                }
+            }
         }
     }
 }

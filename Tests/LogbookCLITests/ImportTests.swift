@@ -97,8 +97,20 @@ import Testing
             """
         let result = try CLI.run(["import", path, "-"], input: input)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("unique"))
-        #expect(result.stderr.hasSuffix("nothing was imported\n"))
+        #expect(
+            result.stderr
+                == "logbook: standard input:2: Contact.email must be unique, and "
+                + "\"ann@example.com\" is already in the store or earlier in the file; "
+                + "nothing was imported\n")
+        let twice = """
+            {"_entity":"Contact","email":"new@example.com"}
+            {"_entity":"Contact","email":"other@example.com"}
+            {"_entity":"Contact","email":"new@example.com"}
+
+            """
+        let inFile = try CLI.run(["import", path, "-"], input: twice)
+        #expect(inFile.status == 1)
+        #expect(inFile.stderr.hasPrefix("logbook: standard input:3: Contact.email must be unique"))
         #expect(try CLI.run(["export", path]).stdout == before)
     }
 
