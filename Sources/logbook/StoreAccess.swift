@@ -1,3 +1,4 @@
+import Foundation
 import LogStore
 
 #if canImport(Glibc)
@@ -8,11 +9,18 @@ import LogStore
 
 /// Opening stores the way every command does, with the errors the tool reports.
 enum StoreAccess {
-    /// Checks that `path` is a directory.
-    /// - Throws: ``CommandError/cannotRun(_:)`` if nothing is there or it is not a directory.
+    /// Checks that `path` is a directory that looks like a store (it holds a segment or the
+    /// `LOCK` file), so that `logbook verify /tmp` does not report an empty, healthy store.
+    /// - Throws: ``CommandError/cannotRun(_:)`` if nothing is there, it is not a directory, or
+    ///   it holds no store files.
     static func requireStoreDirectory(_ path: String) throws {
         switch fileKind(path) {
-        case .directory: return
+        case .directory:
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            guard names.contains(where: { $0 == "LOCK" || $0.hasSuffix(".seg") }) else {
+                throw CommandError.cannotRun(
+                    "no store at \(path): the directory holds no segment files and no LOCK file")
+            }
         case .missing: throw CommandError.cannotRun("no store at \(path): no such directory")
         case .other:
             throw CommandError.cannotRun("\(path) is not a store: a store is a directory")

@@ -112,6 +112,9 @@ import Testing
         let file = try CLI.run(["verify", dir.child("file")])
         #expect(file.status == 2)
         #expect(file.stderr.contains("is not a store"))
+        let empty = try CLI.run(["verify", dir.path])
+        #expect(empty.status == 2)
+        #expect(empty.stderr.contains("holds no segment files"))
     }
 
     @Test func everyTruncationOfTheNewestSegmentNeverCrashes() throws {
