@@ -15,12 +15,34 @@ final class FileOutput: TextOutputStream {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
     private let capacity: Int
+    private var ownsDescriptor = false
+    /// Whether a write failed (the rest of the output was dropped).
+    private(set) var failed = false
 
     /// A stream writing to `descriptor`, flushed every `capacity` bytes.
     init(descriptor: Int32, capacity: Int = 64 << 10) {
         self.descriptor = descriptor
         self.capacity = capacity
         buffer.reserveCapacity(capacity)
+    }
+
+    /// A stream writing to a new file at `path` (replacing one that is there), created
+    /// owner-only like the store's files; `nil` (with `errno` set) if it cannot be created.
+    convenience init?(creating path: String) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return nil }
+        self.init(descriptor: descriptor)
+        ownsDescriptor = true
+    }
+
+    /// Flushes and, for a stream made by ``init(creating:)``, closes the file; `false` if a
+    /// write or the close failed.
+    @discardableResult
+    func close() -> Bool {
+        flush()
+        guard ownsDescriptor else { return !failed }
+        ownsDescriptor = false
+        return systemClose(descriptor) == 0 && !failed
     }
 
     /// Whether the descriptor is a terminal.
@@ -42,6 +64,7 @@ final class FileOutput: TextOutputStream {
             }
             if written < 0 {
                 if errno == EINTR { continue }
+                failed = true
                 break
             }
             start += written
@@ -54,6 +77,9 @@ final class FileOutput: TextOutputStream {
 private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
     write(descriptor, bytes, count)
 }
+
+/// `close(2)`, named apart from ``FileOutput/close()``.
+private func systemClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
 
 /// Where a command writes: results to ``out``, messages and progress to ``err``.
 final class Console {

@@ -109,6 +109,24 @@ import Testing
         #expect(unknown.stderr.contains("no entity \"Nope\""))
     }
 
+    @Test func outputWritesFilesOneCSVPerEntity() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.contacts(at: path)
+        let csv = try CLI.run(["export", path, "--format", "csv"]).stdout
+        let result = try CLI.run(["export", path, "--format", "csv", "--output", dir.child("out")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "exported 2 objects to \(dir.child("out"))/Contact.csv\n")
+        #expect(readFile(dir.child("out/Contact.csv")) == b(csv))
+        let jsonl = try CLI.run(["export", path, "--output", dir.child("all.jsonl")])
+        #expect(jsonl.stdout == "exported 2 objects to \(dir.child("all.jsonl"))\n")
+        #expect(readFile(dir.child("all.jsonl")) == b(try CLI.run(["export", path]).stdout))
+        let unwritable = try CLI.run(["export", path, "--output", dir.child("no/such/file")])
+        #expect(unwritable.status == 2)
+        #expect(unwritable.stderr.hasPrefix("logbook: cannot create \(dir.child("no/such/file"))"))
+    }
+
     @Test func storeWithoutSchemaHasNothingToExport() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
