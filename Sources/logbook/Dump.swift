@@ -9,7 +9,7 @@ enum Dump: Subcommand {
         OptionSpec(
             name: "where", valueName: "EXPR",
             help:
-                "only objects matching EXPR, e.g. 'salary > 1000 AND name BEGINSWITH[c] \"a\"'"
+                "only object puts matching EXPR, e.g. 'salary > 1000 AND name BEGINSWITH[c] \"a\"'"
         ),
         OptionSpec(
             name: "live", valueName: nil, help: "only current values (no history, no deletes)"),

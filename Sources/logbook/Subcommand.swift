@@ -27,7 +27,10 @@ extension Subcommand {
             let labels = options.map { "--" + $0.name + ($0.valueName.map { " " + $0 } ?? "") }
             let width = labels.map(\.count).max() ?? 0
             for (label, option) in zip(labels, options) {
-                text += "  " + Formatting.padRight(label, width) + "  " + option.help + "\n"
+                let indent = String(repeating: " ", count: width + 4)
+                let help = Formatting.wrap(option.help, width: max(40, 80 - indent.count))
+                    .split(separator: "\n").joined(separator: "\n" + indent)
+                text += "  " + Formatting.padRight(label, width) + "  " + help + "\n"
             }
         }
         if !discussion.isEmpty { text += "\n" + Formatting.wrap(discussion, width: 80) + "\n" }
