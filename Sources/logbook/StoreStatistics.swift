@@ -1,3 +1,4 @@
+import Foundation
 import LogStore
 
 /// The figures `logbook stats` shows, gathered from an open store. A value type.
@@ -10,6 +11,8 @@ struct StoreStatistics {
     let entities: [(name: String, objects: Int)]
     /// What the read-only open skipped (a torn tail).
     let droppedTailBytes: Int64
+    /// Hint files in the directory (each lets open skip scanning its segment).
+    let hintFiles: Int
 
     /// Reads the figures of `store`.
     /// - Throws: ``LogStoreError`` (a closed store) or the object layer's error for a damaged
@@ -20,12 +23,16 @@ struct StoreStatistics {
         schemaVersion = schema?.version
         entities = try (schema?.entities ?? []).map { ($0.name, try store.count(in: $0.name)) }
         droppedTailBytes = store.recovery.droppedTailBytes
+        hintFiles =
+            ((try? FileManager.default.contentsOfDirectory(atPath: store.path)) ?? [])
+            .filter { $0.hasSuffix(".hint") }.count
     }
 
     /// Aligned `name  value` lines, then the keyspaces and entities.
     func writeText(to output: inout some TextOutputStream) {
         var table = AlignedTable()
         table.append(["segments", String(engine.segments)])
+        table.append(["hint files", String(hintFiles)])
         table.append(["file bytes", Self.bytes(engine.fileBytes)])
         table.append(["live bytes", Self.bytes(engine.liveBytes)])
         table.append(["dead bytes", Self.bytes(engine.deadBytes)])
@@ -66,6 +73,7 @@ struct StoreStatistics {
         }
         var members = [
             "\"segments\":\(engine.segments)",
+            "\"hintFiles\":\(hintFiles)",
             "\"fileBytes\":\(engine.fileBytes)",
             "\"liveBytes\":\(engine.liveBytes)",
             "\"deadBytes\":\(engine.deadBytes)",

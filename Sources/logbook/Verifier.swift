@@ -1,3 +1,4 @@
+import Foundation
 import LogStore
 
 /// What `logbook verify` found.
@@ -130,6 +131,15 @@ struct Verifier {
             let finding = VerifyReport.Finding(
                 path: problem.path, offset: problem.offset,
                 message: problem.reason + " (open ignores this hint and scans the segment)")
+            if strict { report.errors.append(finding) } else { report.warnings.append(finding) }
+        }
+        let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
+            .filter { $0.hasSuffix(".tmp") }.sorted()
+        for name in leftovers {
+            let finding = VerifyReport.Finding(
+                path: path + "/" + name, offset: nil,
+                message: "a file left by an interrupted compaction or hint write; never "
+                    + "read, removed by the next open for writing")
             if strict { report.errors.append(finding) } else { report.warnings.append(finding) }
         }
         report.keyspaces = model.values.filter { !$0.isEmpty }.count

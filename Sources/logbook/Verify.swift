@@ -5,7 +5,8 @@ enum Verify: Subcommand {
     static let positionals = ["PATH"]
     static let options = [
         OptionSpec(
-            name: "strict", valueName: nil, help: "count warnings (torn tail, stale hint) as damage"
+            name: "strict", valueName: nil,
+            help: "count warnings (torn tail, stale hint, leftover .tmp file) as damage"
         ),
         OptionSpec(name: "quiet", valueName: nil, help: "print only the summary line"),
     ]
@@ -19,8 +20,9 @@ enum Verify: Subcommand {
         A torn tail — an incomplete last commit in the newest segment, which is what a crash \
         during a write leaves — is a warning, not damage: no acknowledged commit is in it and \
         the next open for writing cuts it. So is a hint file that does not match its segment \
-        (open ignores it and scans the segment: slower, never wrong). With --strict both count \
-        as damage.
+        (open ignores it and scans the segment: slower, never wrong), and so is a *.tmp file \
+        left by an interrupted compaction (the next open for writing removes it). With \
+        --strict every warning counts as damage.
 
         Exit status: 0 clean (warnings allowed), 1 damage found, 2 could not run (no store, or \
         a format version newer than this tool reads). The store is opened read-only.

@@ -109,6 +109,7 @@ import Testing
         #expect(
             result.stdout == """
                 segments             1
+                hint files           1
                 file bytes           340 B
                 live bytes           139 B
                 dead bytes           201 B

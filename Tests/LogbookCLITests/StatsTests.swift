@@ -15,6 +15,7 @@ import Testing
         #expect(
             result.stdout == """
                 segments             1
+                hint files           1
                 file bytes           121 B
                 live bytes           15 B
                 dead bytes           106 B

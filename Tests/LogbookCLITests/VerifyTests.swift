@@ -84,6 +84,12 @@ import Testing
         let strict = try CLI.run(["verify", path, "--strict"])
         #expect(strict.status == 1)
         #expect(strict.stdout.hasPrefix("error: \(hint) at offset 0: "))
+        writeFile(dir.child("store/0000000000030001.seg.tmp"), b("half a compaction"))
+        let leftover = try CLI.run(["verify", path])
+        #expect(leftover.status == 0)
+        #expect(
+            leftover.stdout.contains(
+                "warning: \(path)/0000000000030001.seg.tmp: a file left by an interrupted "))
     }
 
     @Test func newerFormatVersionCannotBeChecked() throws {
