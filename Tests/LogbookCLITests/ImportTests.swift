@@ -170,3 +170,36 @@ extension ImportTests {
         #expect(unclosed.stderr.contains("e.csv:1: a quote is never closed"))
     }
 }
+
+extension ImportTests {
+    @Test func randomInputNeverCrashesImport() throws {
+        let seed = testSeed("randomInputNeverCrashesImport")
+        var rng = SeededGenerator(seed: seed)
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.contacts(at: path)
+        let valid = try CLI.run(["export", path]).stdout
+        let csv = try CLI.run(["export", path, "--format", "csv"]).stdout
+        for round in 0..<12 {
+            // Damage a valid file a little, or make one of random printable noise.
+            var bytes = b(round % 3 == 0 ? csv : valid)
+            if round % 4 == 3 {
+                bytes = (0..<200).map { _ in UInt8.random(in: 9...126, using: &rng) }
+            } else {
+                for _ in 0..<3 {
+                    bytes[Int.random(in: 0..<bytes.count, using: &rng)] = UInt8.random(
+                        in: 0...255, using: &rng)
+                }
+            }
+            let file = dir.child(round % 3 == 0 ? "x.csv" : "x.jsonl")
+            writeFile(file, bytes)
+            // CSV goes into the store with the schema; JSON Lines into a new one.
+            let target = round % 3 == 0 ? path : dir.child("copy-\(round)")
+            let result = try CLI.run(["import", target, file, "--entity", "Contact"])
+            #expect(
+                !result.crashed && [0, 1, 2].contains(result.status),
+                "seed \(seed) round \(round): \(result.status) \(result.stderr)")
+        }
+    }
+}
