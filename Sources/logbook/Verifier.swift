@@ -41,10 +41,10 @@ struct VerifyReport {
 /// decodes with the stored schema.
 ///
 /// A torn tail (an incomplete last commit, what a crash during a write leaves) is a warning:
-/// the next writer's open cuts it and no acknowledged commit is lost. So is a hint file that
-/// does not match its segment (open ignores it and scans the segment). With `strict` both are
-/// errors. Needs no lock; on a store being written, a commit landing during the check can show
-/// up as an index mismatch, so run it on a quiet store for a definitive answer.
+/// the next writer's open cuts it and no acknowledged commit is lost. So are a hint file that
+/// does not match its segment (open ignores it and scans the segment) and a `.tmp` file left by
+/// an interrupted compaction. With `strict` all of these are errors. Needs no lock: on a store being written it checks the index against the commits the
+/// read-only open saw (a compaction running meanwhile can still make it miss a segment).
 struct Verifier {
     /// The store's directory.
     let path: String
@@ -74,16 +74,20 @@ struct Verifier {
             }
         }
 
+        // The walk starts after the open, so a writer may have committed more meanwhile: the
+        // model replays only what the open saw, and commits are replayed in sequence order.
+        let visible = store?.lastSequence ?? .max
         var model: [String: [[UInt8]: Int]] = [:]
         let walk = WalkProgress("verify", storeAt: path)
         let summary = try LogInspector.walk(storeAt: path) { record in
             progress.update(walk.describe(record))
+            let seen = record.sequence <= visible
             switch record.kind {
             case .defineKeyspace: return
-            case .delete: model[record.keyspace, default: [:]][record.key] = nil
+            case .delete: if seen { model[record.keyspace, default: [:]][record.key] = nil }
             case .put:
                 let value = record.value ?? []
-                model[record.keyspace, default: [:]][record.key] = value.hashValue
+                if seen { model[record.keyspace, default: [:]][record.key] = value.hashValue }
                 guard let schema, record.keyspace != StoredSchema.keyspace else { return }
                 do {
                     if try schema.decode(keyspace: record.keyspace, key: record.key, value: value)

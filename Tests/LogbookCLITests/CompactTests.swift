@@ -44,21 +44,4 @@ import Testing
                 == "logbook: the store at \(path) is open for writing by another process; "
                 + "close it there first\n")
     }
-
-    @Test func readingCommandsWorkWhileAnotherProcessWrites() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
-        let path = dir.child("store")
-        try Stores.people(at: path)
-        let writer = try Stores.openStore(path)
-        defer { try? writer.close() }
-        try writer.put(b("Cy"), for: b("e3"), in: "people")
-        let before = segmentFiles(path).map(readFile)
-        for command in ["dump", "verify", "stats"] {
-            let result = try CLI.run([command, path])
-            #expect(result.status == 0, "\(command): \(result.stderr)")
-        }
-        #expect(try CLI.run(["dump", path]).stdout.contains("\"Cy\""))
-        #expect(segmentFiles(path).map(readFile) == before)
-    }
 }
