@@ -29,6 +29,8 @@ enum StoreAccess {
 
     /// Opens the store at `path` read-only (no lock, so another process may be writing it).
     /// Failures to open that the command can work around (damage) come back as `.failure`.
+    /// A file that vanishes while the store is read (a compaction of the writer replacing
+    /// segments and hints) makes it try again, up to 20 times.
     /// - Throws: ``CommandError/cannotRun(_:)`` if the path is not a store directory or its
     ///   files have a format version newer than this tool reads.
     static func openForReading(_ path: String, salvage: Bool = false) throws -> Result<
@@ -41,7 +43,15 @@ enum StoreAccess {
         options.createIfMissing = false
         options.autoCompactionDeadFraction = nil
         do {
-            return .success(try LogStore(path: path, options: options))
+            var attempts = 0
+            while true {
+                do {
+                    return .success(try LogStore(path: path, options: options))
+                } catch LogStoreError.io(_, _, ENOENT) where attempts < 20 {
+                    attempts += 1
+                    usleep(10_000)
+                }
+            }
         } catch let error as LogStoreError {
             if case .unsupportedVersion = error { throw CommandError.cannotRun("\(error)") }
             return .failure(error)

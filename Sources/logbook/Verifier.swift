@@ -52,10 +52,37 @@ struct Verifier {
     var strict = false
 
     /// Runs every check.
+    ///
+    /// A writer's compaction during the check replaces segments, so the log walked is no longer
+    /// the one the read-only open indexed (and compaction output carries newer sequence
+    /// numbers). A check that saw the set of segments change, or a file it listed vanish, runs
+    /// again, up to three times in all; if the writer keeps compacting, the index comparison is
+    /// left out with a warning rather than reported as damage.
     /// - Throws: ``CommandError/cannotRun(_:)`` if the path is not a store or its format version
     ///   is newer than this tool reads.
     func run(progress: ProgressLine) throws -> VerifyReport {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let (report, segmentsChanged) = try runOnce(progress: progress)
+            let vanished = report.errors.contains {
+                $0.path != path && StoreAccess.fileKind($0.path) == .missing
+            }
+            if (!vanished && !segmentsChanged) || attempt == 3 { return report }
+        }
+    }
+
+    /// The segment files now, by name.
+    private func segmentNames() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
+            .filter { $0.hasSuffix(".seg") }.sorted()
+    }
+
+    /// One check; also says whether the set of segments changed while it ran (then the index was
+    /// not compared).
+    private func runOnce(progress: ProgressLine) throws -> (VerifyReport, Bool) {
         var report = VerifyReport()
+        let segmentsBefore = segmentNames()
         let opened = try StoreAccess.openForReading(path)
         var store: LogStore?
         var openFailure: VerifyReport.Finding?
@@ -148,10 +175,17 @@ struct Verifier {
         }
         report.keyspaces = model.values.filter { !$0.isEmpty }.count
         report.keys = model.values.reduce(0) { $0 + $1.count }
-        if let store, !summary.problems.contains(where: { !$0.isTornTail }) {
+        let segmentsChanged = segmentNames() != segmentsBefore
+        if segmentsChanged {
+            report.warnings.append(
+                .init(
+                    path: path, offset: nil,
+                    message: "the writer compacted the store during the check, so its index "
+                        + "was not compared with the log; run verify again"))
+        } else if let store, !summary.problems.contains(where: { !$0.isTornTail }) {
             report.errors += checkIndex(store, against: model, progress: progress)
         }
-        return report
+        return (report, segmentsChanged)
     }
 
     /// Compares the store's index with the replayed model, keyspace by keyspace.
