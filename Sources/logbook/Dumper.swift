@@ -51,6 +51,7 @@ struct Dumper {
         let opened = try StoreAccess.openForReading(path, salvage: true)
         var keyspaces: [String] = []
         var schema: StoredSchema?
+        var schemaProblem: String?
         switch opened {
         case .success(let store):
             defer { try? store.close() }
@@ -58,7 +59,8 @@ struct Dumper {
             do {
                 schema = try StoredSchema.read(from: store)
             } catch {
-                warnings.append("the stored schema does not decode (\(error)); showing raw bytes")
+                schemaProblem = "the stored schema does not decode (\(error))"
+                warnings.append(schemaProblem! + "; showing raw bytes")
             }
         case .failure(let error):
             warnings.append("the store does not open (\(error)); showing raw records")
@@ -72,7 +74,8 @@ struct Dumper {
         if let predicate = options.predicate {
             guard let schema else {
                 throw CommandError.failed(
-                    "--where needs a Logbook schema, and the store at \(path) holds none")
+                    "--where needs a Logbook schema, and "
+                        + (schemaProblem ?? "the store at \(path) holds none"))
             }
             filter = try schema.filter(predicate, entity: options.entity)
         } else {

@@ -31,6 +31,10 @@ enum Stats: Subcommand {
         } else {
             report.writeText(to: &out)
         }
+        if let error = report.schemaError {
+            console.error("the stored schema does not decode, so objects are not counted: \(error)")
+            return 1
+        }
         return 0
     }
 }

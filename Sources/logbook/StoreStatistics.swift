@@ -11,6 +11,8 @@ struct StoreStatistics {
     let entities: [(name: String, objects: Int)]
     /// What the read-only open skipped (a torn tail).
     let droppedTailBytes: Int64
+    /// Why the stored schema does not decode, if it does not (then no entities are counted).
+    let schemaError: String?
     /// Hint files in the directory (each lets open skip scanning its segment).
     let hintFiles: Int
 
@@ -19,7 +21,13 @@ struct StoreStatistics {
     ///   schema.
     init(store: LogStore) throws {
         engine = try store.stats()
-        let schema = try StoredSchema.read(from: store)
+        var schema: StoredSchema?
+        do {
+            schema = try StoredSchema.read(from: store)
+            schemaError = nil
+        } catch {
+            schemaError = "\(error)"
+        }
         schemaVersion = schema?.version
         entities = try (schema?.entities ?? []).map { ($0.name, try store.count(in: $0.name)) }
         droppedTailBytes = store.recovery.droppedTailBytes
@@ -41,7 +49,9 @@ struct StoreStatistics {
         ])
         table.append(["last sequence", String(engine.lastSequence)])
         table.append([
-            "schema version", schemaVersion.map(String.init) ?? "none (no Logbook schema)",
+            "schema version",
+            schemaVersion.map(String.init)
+                ?? (schemaError == nil ? "none (no Logbook schema)" : "damaged: does not decode"),
         ])
         if droppedTailBytes > 0 {
             table.append(["torn tail ignored", Self.bytes(droppedTailBytes)])

@@ -92,14 +92,15 @@ struct Verifier {
         }
         defer { try? store?.close() }
         var schema: StoredSchema?
+        var schemaError: String?
         if let store {
             do {
                 schema = try StoredSchema.read(from: store)
             } catch {
-                report.errors.append(
-                    .init(path: path, offset: nil, message: "the stored schema: \(error)"))
+                schemaError = "the stored schema does not decode: \(error)"
             }
         }
+        var lastSchemaRecord: VerifyReport.Finding?
 
         // The walk starts after the open, so a writer may have committed more meanwhile: the
         // model replays only what the open saw, and commits are replayed in sequence order.
@@ -113,6 +114,11 @@ struct Verifier {
             case .defineKeyspace: return
             case .delete: if seen { model[record.keyspace, default: [:]][record.key] = nil }
             case .put:
+                if record.keyspace == StoredSchema.keyspace, let schemaError {
+                    lastSchemaRecord = .init(
+                        path: path + "/" + record.segment, offset: record.recordOffset,
+                        message: schemaError)
+                }
                 let value = record.value ?? []
                 if seen { model[record.keyspace, default: [:]][record.key] = value.hashValue }
                 guard let schema, record.keyspace != StoredSchema.keyspace else { return }
@@ -131,6 +137,10 @@ struct Verifier {
             }
         }
         report.summary = summary
+        if let schemaError {
+            report.errors.append(
+                lastSchemaRecord ?? .init(path: path, offset: nil, message: schemaError))
+        }
         for problem in summary.problems {
             let finding = VerifyReport.Finding(
                 path: problem.path, offset: problem.offset, message: problem.reason)

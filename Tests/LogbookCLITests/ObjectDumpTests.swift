@@ -147,4 +147,31 @@ import Testing
         #expect(ok.status == 0)
         #expect(ok.stdout.contains("4 object records decoded"))
     }
+
+    @Test func damagedSchemaRecordIsReportedAndRawRecordsStillShow() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.employees(at: path)
+        let store = try Stores.openStore(path)
+        try store.put([0x01, 0xFF, 0xFF, 0x03], for: [0, 0, 0, 1], in: "logbook.schema")
+        try store.close()
+        let verify = try CLI.run(["verify", path])
+        #expect(verify.status == 1)
+        #expect(
+            verify.stdout.hasPrefix(
+                "error: \(segmentFiles(path)[0]) at offset 400: the stored schema does not decode"))
+        let stats = try CLI.run(["stats", path])
+        #expect(stats.status == 1)
+        #expect(stats.stdout.contains("schema version       damaged: does not decode"))
+        #expect(stats.stderr.hasPrefix("logbook: the stored schema does not decode"))
+        let dump = try CLI.run(["dump", path, "--entity", "Employee", "--limit", "1"])
+        #expect(dump.status == 0)
+        #expect(dump.stdout.contains("0x0000000000000001"))
+        #expect(dump.stderr.hasPrefix("logbook: warning: the stored schema does not decode"))
+        let filtered = try CLI.run(["dump", path, "--where", "salary > 1"])
+        #expect(filtered.status == 1)
+        #expect(
+            filtered.stderr.hasPrefix("logbook: --where needs a Logbook schema, and the stored"))
+    }
 }
