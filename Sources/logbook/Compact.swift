@@ -18,8 +18,9 @@ enum Compact: Subcommand {
         let store = try StoreAccess.openForWriting(path)
         defer { try? store.close() }
         let before = try store.stats()
-        console.progress.update(
-            "compact: \(before.segments) segments, \(Formatting.byteCount(before.fileBytes))")
+        console.progress.show(
+            "compact: rewriting \(Formatting.count(before.segments, "segment")), "
+                + "\(Formatting.byteCount(before.fileBytes))…")
         let report = try store.compact()
         let after = try store.stats()
         console.progress.clear()

@@ -155,6 +155,16 @@ final class ProgressLine {
         showing = true
     }
 
+    /// Shows `text` now, whatever the time since the last draw: for one long step that has no
+    /// updates of its own.
+    func show(_ text: String) {
+        guard isEnabled else { return }
+        lastUpdate = Self.milliseconds()
+        output.write("\r\u{1B}[K" + text)
+        output.flush()
+        showing = true
+    }
+
     /// Erases the line, if drawn.
     func clear() {
         guard showing else { return }
