@@ -8,7 +8,9 @@ struct CLIResult {
     var status: Int32
     /// Whether it ended by a signal (a crash or trap) rather than by exiting.
     var crashed = false
+    /// Everything it wrote on standard output.
     var stdout: String
+    /// Everything it wrote on standard error.
     var stderr: String
 }
 
@@ -41,8 +43,7 @@ enum CLI {
         }
     }()
 
-    /// Runs `logbook arguments…`, with `input` on standard input. Output goes through
-    /// temporary files, so a large output cannot block the child.
+    /// Runs `logbook arguments…`, with `input` on standard input (through ``ChildProcess``).
     static func run(_ arguments: [String], input: String = "") throws -> CLIResult {
         guard let executable else {
             throw CocoaError(
@@ -51,24 +52,7 @@ enum CLI {
                     NSLocalizedDescriptionKey: "logbook executable not built; run `swift build`"
                 ])
         }
-        let scratch = TemporaryDirectory("logbook-cli-run")
-        defer { scratch.remove() }
-        let paths = ["in", "out", "err"].map(scratch.child)
-        writeFile(paths[0], b(input))
-        for path in paths.dropFirst() { writeFile(path, []) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle(forReadingAtPath: paths[0])
-        process.standardOutput = FileHandle(forWritingAtPath: paths[1])
-        process.standardError = FileHandle(forWritingAtPath: paths[2])
-        try process.run()
-        process.waitUntilExit()
-        return CLIResult(
-            status: process.terminationStatus,
-            crashed: process.terminationReason == .uncaughtSignal,
-            stdout: String(decoding: readFile(paths[1]), as: UTF8.self),
-            stderr: String(decoding: readFile(paths[2]), as: UTF8.self))
+        return try ChildProcess.shared.run(executable, arguments, input: input)
     }
 }
 
@@ -99,8 +83,9 @@ enum Stores {
     }
 
     /// Opens a store for writing, retrying briefly while it is `locked`: a child process that
-    /// another test is starting can hold an inherited descriptor of the lock file between its
-    /// `fork` and `exec` (the lock file is `O_CLOEXEC`, but that only acts at `exec`).
+    /// some other code of this process is starting can hold a copy of the lock file's
+    /// descriptor until its `exec` (the tool itself is started through ``ChildProcess``, which
+    /// avoids that).
     static func openStore(_ path: String, options: LogStoreOptions = LogStoreOptions()) throws
         -> LogStore
     {

@@ -139,23 +139,12 @@ import Testing
     }
 }
 
-/// Runs other programs (sqlite3) for the tests.
+/// Runs other programs (sqlite3, psql, script) for the tests.
 enum Shell {
-    static func run(_ executable: String, _ arguments: [String]) throws -> CLIResult {
-        let scratch = TemporaryDirectory("logbook-shell")
-        defer { scratch.remove() }
-        writeFile(scratch.child("out"), [])
-        writeFile(scratch.child("err"), [])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle(forWritingAtPath: scratch.child("out"))
-        process.standardError = FileHandle(forWritingAtPath: scratch.child("err"))
-        try process.run()
-        process.waitUntilExit()
-        return CLIResult(
-            status: process.terminationStatus,
-            stdout: String(decoding: readFile(scratch.child("out")), as: UTF8.self),
-            stderr: String(decoding: readFile(scratch.child("err")), as: UTF8.self))
+    /// Runs `executable arguments…` (through ``ChildProcess``).
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:]
+    ) throws -> CLIResult {
+        try ChildProcess.shared.run(executable, arguments, environment: environment)
     }
 }
