@@ -37,7 +37,13 @@ extension Reporter {
             let theirs = rows.first { $0.engine == SQLiteEngine.label }
             let ratio = rows.first { $0.engine == "ratio" }?.ratio
             var notes: [String] = []
-            for note in [ours?.note, theirs?.note].compactMap({ $0 }) where !notes.contains(note) {
+            if ours == nil, theirs == nil, let other = rows.first {  // a check of the suite itself
+                notes.append("\(other.engine): \(cell(other))")
+            }
+            for note in [
+                ours?.note, theirs?.note, ours == nil && theirs == nil ? rows.first?.note : nil,
+            ]
+            .compactMap({ $0 }) where !notes.contains(note) {
                 notes.append(note)
             }
             let ratioText = ratio.map { String(format: "%.2f×", $0) } ?? ""

@@ -30,33 +30,61 @@ enum YCSBWorkloads {
     static let maxScanLength = 100
 
     static var all: [Workload] {
-        [1000, 100].map { valueSize in
-            Workload(
-                name: "ycsb-\(valueSize)b", group: "ycsb",
-                summary: "YCSB A–F, zipfian, \(valueSize)-byte values"
-            ) { context in
-                let records = context.sizes.keys
-                let operations = context.sizes.ycsbOperations
-                context.reporter.note(
-                    "ycsb-\(valueSize)b: \(records) records of \(valueSize) bytes, \(operations) "
-                        + "operations per workload (A B C F D E in order on one store), zipfian "
-                        + "(D: latest); one transaction per operation, buffered; E's scans on "
-                        + "LogStore are point reads")
-                let ours = try ScratchDirectory.with("ycsb") {
-                    try run(LogStoreEngine.self, $0, context, valueSize: valueSize)
-                }
-                let theirs = try ScratchDirectory.with("ycsb") {
-                    try run(SQLiteEngine.self, $0, context, valueSize: valueSize)
-                }
-                for (index, mix) in mixes.enumerated() {
+        [generatorCheck]
+            + [1000, 100].map { valueSize in
+                Workload(
+                    name: "ycsb-\(valueSize)b", group: "ycsb",
+                    summary: "YCSB A–F, zipfian, \(valueSize)-byte values"
+                ) { context in
+                    let records = context.sizes.keys
+                    let operations = context.sizes.ycsbOperations
+                    context.reporter.note(
+                        "ycsb-\(valueSize)b: \(records) records of \(valueSize) bytes, \(operations) "
+                            + "operations per workload (A B C F D E in order on one store), zipfian "
+                            + "(D: latest); one transaction per operation, buffered; E's scans on "
+                            + "LogStore are point reads")
+                    let ours = try ScratchDirectory.with("ycsb") {
+                        try run(LogStoreEngine.self, $0, context, valueSize: valueSize)
+                    }
+                    let theirs = try ScratchDirectory.with("ycsb") {
+                        try run(SQLiteEngine.self, $0, context, valueSize: valueSize)
+                    }
+                    for (index, mix) in mixes.enumerated() {
+                        try context.agree(
+                            "ycsb-\(mix.name)/\(valueSize)b", "records read",
+                            logbook: ours[index], sqlite: theirs[index])
+                    }
                     try context.agree(
-                        "ycsb-\(mix.name)/\(valueSize)b", "records read",
-                        logbook: ours[index], sqlite: theirs[index])
+                        "ycsb-\(valueSize)b", "records at the end", logbook: ours.last,
+                        sqlite: theirs.last)
                 }
-                try context.agree(
-                    "ycsb-\(valueSize)b", "records at the end", logbook: ours.last,
-                    sqlite: theirs.last)
             }
+    }
+
+    /// Checks the generator port against YCSB itself: its FNV hash of 0 and 1 (from the Java
+    /// sources' arithmetic) and the zipfian head, whose share of draws theory fixes.
+    static var generatorCheck: Workload {
+        Workload(name: "ycsb-generators", group: "ycsb", summary: "the YCSB generators match YCSB")
+        { context in
+            try context.expect(
+                "ycsb-generators", "ycsb", "fnvhash64(0), fnvhash64(1)",
+                [ScrambledZipfianGenerator.fnvHash64(0), ScrambledZipfianGenerator.fnvHash64(1)],
+                equals: [6_284_781_860_667_377_211, 8_517_097_267_634_966_620])
+            var zipfian = ZipfianGenerator(min: 0, max: 999)
+            var rng = SeededGenerator(seed: Seed.access)
+            let draws = 200_000
+            var head = 0
+            for _ in 0..<draws where zipfian.next(using: &rng) == 0 { head += 1 }
+            let expected = 1 / ZipfianGenerator.zeta(from: 0, to: 1000, theta: 0.99, initial: 0)
+            let share = Double(head) / Double(draws)
+            context.reporter.figure(
+                "ycsb-generators", engine: "ycsb", value: share * 100,
+                unit: String(
+                    format: "%% of zipfian draws on the head item (theory %.2f %%)", expected * 100)
+            )
+            try context.expect(
+                "ycsb-generators", "ycsb", "zipfian head share within 5 % of theory",
+                abs(share / expected - 1) < 0.05, equals: true)
         }
     }
 
