@@ -9,6 +9,8 @@ enum LogbookBench {
     }
 
     static func main() {
+        // Output piped into `head` must not kill the run before it removes its directories.
+        signal(SIGPIPE, SIG_IGN)
         let options: BenchOptions
         do {
             options = try BenchOptions(arguments: Array(CommandLine.arguments.dropFirst()))
