@@ -1,11 +1,11 @@
-/// `compact`: a store whose every key was overwritten once (half its bytes dead) is compacted.
+/// `compact`: a store of N keys after N random overwrites (half its bytes dead) is compacted.
 /// LogStore runs `compact()`; SQLite's analogue is VACUUM (it rewrites the file). µs/op is per
 /// key of the store, MB/s over the files' size before. File sizes before and after for both.
 enum CompactWorkload {
     static var all: [Workload] {
         [
             Workload(
-                name: "compact", group: "engine", summary: "compact after overwriting every key"
+                name: "compact", group: "engine", summary: "compact after N random overwrites"
             ) { context in
                 let n = context.sizes.keys
                 context.reporter.note(
