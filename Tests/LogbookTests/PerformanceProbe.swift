@@ -12,11 +12,21 @@ struct PerformanceProbe {
     static let count = Int(ProcessInfo.processInfo.environment["LOGBOOK_PERF_COUNT"] ?? "") ?? 1_000_000
     static let designations = ["Engineer", "Manager", "Designer", "Analyst", "Intern"]
 
+    /// Wall-clock seconds of `body`; also prints the process CPU seconds (a fairer figure on
+    /// a machine shared with other work).
     private func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let cpuStart = cpuSeconds()
         let start = ContinuousClock.now
         try body()
         let d = ContinuousClock.now - start
+        print("  (cpu \(Int((cpuSeconds() - cpuStart) * 1000)) ms)", terminator: " ")
         return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    private func cpuSeconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 
     private func rssMB() -> Double {
@@ -52,16 +62,38 @@ struct PerformanceProbe {
         var container: ModelContainer? = try ModelContainer(for: [Employee.self], at: url)
         let t1 = try seconds {
             let context = ModelContext(container!)
-            for i in 0..<n {
-                context.insert(
-                    Employee(
-                        name: "Employee \(i)", designation: Self.designations[i % Self.designations.count],
-                        salary: Int64(1_000_000 + (i * 7919) % 2_000_000)))
+            var employees: [Employee] = []
+            employees.reserveCapacity(n)
+            let tc = seconds {
+                for i in 0..<n {
+                    employees.append(
+                        Employee(
+                            name: "Employee \(i)", designation: Self.designations[i % Self.designations.count],
+                            salary: Int64(1_000_000 + (i * 7919) % 2_000_000)))
+                }
             }
-            try context.save()
+            print("construct \(Int(tc * 1000)) ms")
+            let ti = seconds { for e in employees { context.insert(e) } }
+            print("insert \(Int(ti * 1000)) ms")
+            employees = []
+            let ts = try seconds { try context.save() }
+            print("save \(Int(ts * 1000)) ms")
         }
         print("insert+save   : \(t1 * 1000) ms for \(n)")
         print("files         : \(directoryMB(path)) MB after the insert")
+
+        let store = container!.store
+        var scanned = 0
+        let tf = try seconds { try store.forEach(in: "Employee") { _, value in scanned &+= value.count } }
+        print("engine floor  : forEach \(Int(tf * 1000)) ms over \(n) records")
+        var got = 0
+        let tg = try seconds {
+            for k in 0..<100_000 {
+                let key = withUnsafeBytes(of: UInt64(1 + (k * 7919) % n).bigEndian) { Array($0) }
+                got &+= try store.get(key, in: "Employee")?.count ?? 0
+            }
+        }
+        print("engine floor  : get \(Int(tg / 100_000 * 1e9)) ns/op")
 
         var ids: [PersistentIdentifier] = []
         ids.reserveCapacity(100_000)

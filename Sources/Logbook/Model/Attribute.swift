@@ -38,6 +38,13 @@ public struct Attribute<Value: AttributeStorable> {
         self.optionBits = bits
     }
 
+    /// Tells the owner (which keeps the saved values at the first change), then stores.
+    @inlinable
+    mutating func assign(_ newValue: Value) {
+        if let owner { owner.willChange() }
+        value = newValue
+    }
+
     /// Options given at the declaration.
     var options: Set<AttributeOption> {
         var result = Set<AttributeOption>()
@@ -54,14 +61,14 @@ public struct Attribute<Value: AttributeStorable> {
         storage storageKeyPath: ReferenceWritableKeyPath<Model, Attribute<Value>>
     ) -> Value {
         get {
-            if let owner = object[keyPath: storageKeyPath].owner, owner.isProbe {
-                owner.noteProbe(slot: Int(object[keyPath: storageKeyPath].slot), keyPath: wrappedKeyPath)
+            let storage = object[keyPath: storageKeyPath]
+            if let owner = storage.owner, owner.isProbe {
+                owner.noteProbe(slot: Int(storage.slot), keyPath: wrappedKeyPath)
             }
-            return object[keyPath: storageKeyPath].value
+            return storage.value
         }
         set {
-            if let owner = object[keyPath: storageKeyPath].owner { owner.willChange() }
-            object[keyPath: storageKeyPath].value = newValue
+            object[keyPath: storageKeyPath].assign(newValue)
         }
     }
 
