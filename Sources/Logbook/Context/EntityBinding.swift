@@ -10,6 +10,8 @@ final class EntityBinding: Sendable {
     let layout: ModelLayout?
     /// For each attribute, the index of its field in `layout`.
     private let fieldOfAttribute: [Int]
+    /// For a class, its fields in attribute order.
+    private let orderedFields: [any FieldAccessor]
     let uniqueAttributes: [Int]
 
     /// - Throws: ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` if the class lacks
@@ -34,6 +36,7 @@ final class EntityBinding: Sendable {
             }
         }
         fieldOfAttribute = fields
+        orderedFields = layout.map { layout in fields.map { layout.fields[$0] } } ?? []
         uniqueAttributes = entity.attributes.indices.filter { entity.attributes[$0].isUnique }
     }
 
@@ -53,6 +56,37 @@ final class EntityBinding: Sendable {
         } else {
             unsafeDowncast(object, to: ManagedObject.self).values[index] = value
         }
+    }
+
+    /// Appends attribute `index`'s value; `false` (nothing appended) for `null`.
+    @inline(__always)
+    func encodeValue(_ object: AnyObject, _ index: Int, _ w: inout ByteWriter) -> Bool {
+        if layout != nil { return orderedFields[index].encode(object, into: &w) }
+        let v = unsafeDowncast(object, to: ManagedObject.self).values[index]
+        if v.isNull { return false }
+        w.value(v)
+        return true
+    }
+
+    /// Reads attribute `index`'s (non-null) value from `r` into the object.
+    @inline(__always)
+    func decodeValue(_ object: AnyObject, _ index: Int, _ r: inout ByteReader) throws {
+        if layout != nil { return try orderedFields[index].decode(&r, into: object) }
+        unsafeDowncast(object, to: ManagedObject.self).values[index] = try r.value(entity.attributes[index].type)
+    }
+
+    /// Decodes a whole record into the object (fast path for the current schema version).
+    /// - Returns: the record's object version.
+    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``.
+    @inline(__always)
+    func load(_ buffer: UnsafeRawBufferPointer, into object: AnyObject, key: @autoclosure () -> String) throws -> UInt64 {
+        if let version = try codec.decodeCurrent(
+            buffer, key: key(), field: { i, r in try decodeValue(object, i, &r) },
+            null: { i in write(object, i, .null) })
+        {
+            return version
+        }
+        return try codec.decode(buffer, key: key()) { i, v in write(object, i, v) }
     }
 
     /// Whether `value` (already of the attribute's type, or `null`) can be stored in the

@@ -58,46 +58,47 @@ extension ModelContext {
         var scratch = entity.attributes.map(\.initialValue)
         let scratchObject: AnyObject? = if case .object = plan.matcher { binding.makeObject() } else { nil }
         let needsValues: Bool = if case .all = plan.matcher { keyCount > 0 } else { true }
-        // Attributes the filter and the sort read; the others are skipped, not decoded.
+        // Attributes the filter and the sort read; the scan locates attributes up to the last
+        // of them and decodes only what it compares.
         var needed: [Bool]? = nil
+        var locateCount = 0
         if case .object = plan.matcher {} else {
             var mask = [Bool](repeating: false, count: entity.attributes.count)
             if case .filter(let node) = plan.matcher { node.markAttributes(&mask) }
             for key in plan.sortKeys { mask[key.attribute] = true }
+            locateCount = (mask.lastIndex(of: true) ?? -1) + 1
             needed = mask
         }
+        let offsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(locateCount, 1))
+        defer { offsets.deallocate() }
+        let types = entity.attributes.map(\.type)
         try wrapStoreErrors {
             try container.store.forEach(in: binding.keyspace) { key, value in
                 guard let pk = RecordCodec.primaryKey(key) else {
                     throw LogbookError.corruptRecord(entity: entity.name, key: "\(key.count) bytes", reason: "a key has 8 bytes")
                 }
                 if !skip.isEmpty && skip.contains(pk) { return }
-                var version: UInt64 = 0
                 if needsValues {
                     if let scratchObject {
-                        version = try codec.decode(value, key: String(pk)) { i, v in binding.write(scratchObject, i, v) }
+                        _ = try binding.load(value, into: scratchObject, key: String(pk))
+                        if case .object(let test) = plan.matcher, !(try test(scratchObject)) { return }
+                        for key in plan.sortKeys { keys.append(binding.read(scratchObject, key.attribute)) }
+                    } else if (try? codec.locate(value, offsets, count: locateCount)) == true {
+                        let record = RecordFilterValues(buffer: value, offsets: offsets, types: types, entity: entity)
+                        if case .filter(let node) = plan.matcher, !(try node.evaluate(record)) { return }
+                        for key in plan.sortKeys { keys.append(record.value(at: key.attribute)) }
                     } else {
-                        version = try codec.decode(value, key: String(pk), only: needed) { i, v in scratch[i] = v }
-                    }
-                    switch plan.matcher {
-                    case .all: break
-                    case .filter(let node):
-                        if !(try node.evaluate(ArrayFilterValues(values: scratch, entity: entity))) { return }
-                    case .object(let test):
-                        if let scratchObject, !(try test(scratchObject)) { return }
-                    }
-                    if keyCount > 0 {
-                        if let scratchObject {
-                            for key in plan.sortKeys { keys.append(binding.read(scratchObject, key.attribute)) }
-                        } else {
-                            for key in plan.sortKeys { keys.append(scratch[key.attribute]) }
-                        }
+                        // Older schema version (or damage, which decode reports).
+                        _ = try codec.decode(value, key: String(pk), only: needed) { i, v in scratch[i] = v }
+                        let record = ArrayFilterValues(values: scratch, entity: entity)
+                        if case .filter(let node) = plan.matcher, !(try node.evaluate(record)) { return }
+                        for key in plan.sortKeys { keys.append(scratch[key.attribute]) }
                     }
                 }
                 let start = bytes.count
                 if keepRecords { bytes.append(contentsOf: value) }
                 candidates.append(
-                    FetchCandidate(primaryKey: pk, live: nil, version: version, bytesStart: start, bytesCount: value.count))
+                    FetchCandidate(primaryKey: pk, live: nil, version: 0, bytesStart: start, bytesCount: value.count))
             }
         }
         if plan.includePendingChanges {
@@ -160,10 +161,9 @@ extension ModelContext {
         if let known = registered(binding.index, candidate.primaryKey) { return known.object }
         let object = binding.makeObject()
         let version = try bytes.withUnsafeBytes { raw in
-            try binding.codec.decode(
+            try binding.load(
                 UnsafeRawBufferPointer(rebasing: raw[candidate.bytesStart..<candidate.bytesStart + candidate.bytesCount]),
-                key: String(candidate.primaryKey)
-            ) { i, v in binding.write(object, i, v) }
+                into: object, key: String(candidate.primaryKey))
         }
         adoptFetched(object, binding: binding, primaryKey: candidate.primaryKey, version: version, generation: generation)
         return object

@@ -78,7 +78,7 @@ extension ModelContext {
         else { return nil }
         let object = binding.makeObject()
         let version = try bytes.withUnsafeBytes { raw in
-            try binding.codec.decode(raw, key: String(id.primaryKey)) { i, v in binding.write(object, i, v) }
+            try binding.load(raw, into: object, key: String(id.primaryKey))
         }
         adoptFetched(object, binding: binding, primaryKey: id.primaryKey, version: version, generation: generation)
         return object as? any ModelObject

@@ -21,6 +21,8 @@ public final class ModelContext {
     var deleted: [ObjectIdentifier: ModelBacking] = [:]
     /// Errors of non-throwing calls, thrown by the next save.
     var failures: [LogbookError] = []
+    /// The binding of the class last inserted, to skip the lookup for runs of inserts.
+    var lastInsertBinding: (type: ObjectIdentifier, binding: EntityBinding)?
 
     /// Names this context in the container's save log.
     let serial: UInt64
@@ -71,7 +73,21 @@ public final class ModelContext {
     /// Inserting an object already in this context does nothing. A model whose class is not in
     /// the container's schema, or that belongs to another context, makes the next save throw.
     public func insert<Model: PersistentModel>(_ model: Model) {
-        if let backing = model.resolvedBacking {
+        let binding: EntityBinding
+        if let cached = lastInsertBinding, cached.type == ObjectIdentifier(Model.self) {
+            binding = cached.binding
+        } else {
+            do {
+                binding = try container.binding(for: Model.self)
+                lastInsertBinding = (ObjectIdentifier(Model.self), binding)
+            } catch let error as LogbookError {
+                failures.append(error)
+                return
+            } catch {
+                return
+            }
+        }
+        if let backing = binding.backing(of: model) {
             if backing.context === self && backing.state == .forgotten {
                 backing.state = .inserted
                 backing.pinned = backing.object
@@ -83,12 +99,7 @@ public final class ModelContext {
             }
             return
         }
-        do {
-            let binding = try container.binding(for: Model.self)
-            register(model, binding: binding)
-        } catch let error as LogbookError {
-            failures.append(error)
-        } catch {}
+        register(model, binding: binding)
     }
 
     @discardableResult

@@ -47,23 +47,76 @@ struct RecordCodec: Sendable {
         initialValues = entity.attributes.map(\.initialValue)
     }
 
-    /// Encodes values given by position in the entity's attributes.
-    /// Invariant: every value is `null` or of its attribute's type (checked by the caller).
+    /// Encodes a record: `value(i, &w)` appends attribute i's value and returns `true`, or
+    /// appends nothing and returns `false` for `null`.
+    /// Invariant: every value written is of its attribute's type (checked by the caller).
     @inline(__always)
-    func encode(objectVersion: UInt64, into w: inout ByteWriter, value: (Int) -> AttributeValue) {
+    func encode(objectVersion: UInt64, into w: inout ByteWriter, value: (Int, inout ByteWriter) -> Bool) {
         w.varint(UInt64(schemaVersion))
         w.varint(objectVersion)
         let bitmapStart = w.bytes.count
         if layout.bitmapBytes > 0 { w.bytes.append(contentsOf: repeatElement(0, count: layout.bitmapBytes)) }
-        for i in 0..<layout.types.count {
-            let v = value(i)
-            if v.isNull {
-                let slot = layout.optionalSlot[i]
-                if slot >= 0 { w.bytes[bitmapStart + slot / 8] |= 1 << UInt8(slot % 8) }
-                continue
-            }
-            w.value(v)
+        for i in 0..<layout.types.count where !value(i, &w) {
+            let slot = layout.optionalSlot[i]
+            if slot >= 0 { w.bytes[bitmapStart + slot / 8] |= 1 << UInt8(slot % 8) }
         }
+    }
+
+    /// Fast path for records of the current schema version: calls `field(i, &reader)` with the
+    /// reader at attribute i's value (which `field` must consume exactly) and `null(i)` for
+    /// nulls. Returns `nil`, having called nothing, for a record of another version.
+    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``.
+    @inline(__always)
+    func decodeCurrent(
+        _ buffer: UnsafeRawBufferPointer, key: @autoclosure () -> String,
+        field: (Int, inout ByteReader) throws -> Void, null: (Int) -> Void
+    ) throws -> UInt64? {
+        var r = ByteReader(buffer)
+        do {
+            let version = try r.varint()
+            guard version == UInt64(schemaVersion) else { return nil }
+            let objectVersion = try r.varint()
+            let bitmapStart = r.offset
+            guard buffer.count - bitmapStart >= layout.bitmapBytes else { throw ByteReader.Truncated() }
+            r.offset += layout.bitmapBytes
+            for i in 0..<layout.types.count {
+                let slot = layout.optionalSlot[i]
+                if slot >= 0 && buffer[bitmapStart + slot / 8] & (1 << UInt8(slot % 8)) != 0 {
+                    null(i)
+                } else {
+                    try field(i, &r)
+                }
+            }
+            guard r.isAtEnd else { throw ByteReader.Truncated() }
+            return objectVersion
+        } catch is ByteReader.Truncated {
+            throw LogbookError.corruptRecord(
+                entity: entity.name, key: key(), reason: "the record ends early or holds an invalid value")
+        }
+    }
+
+    /// Finds where each of the first `count` attributes' values start in a record of the
+    /// current schema version (-1 for `null`), without decoding them. Returns `false` for a
+    /// record of another version.
+    /// - Throws: ``ByteReader/Truncated`` for a damaged record.
+    @inline(__always)
+    func locate(_ buffer: UnsafeRawBufferPointer, _ offsets: UnsafeMutableBufferPointer<Int>, count: Int) throws -> Bool {
+        var r = ByteReader(buffer)
+        guard try r.varint() == UInt64(schemaVersion) else { return false }
+        _ = try r.varint()
+        let bitmapStart = r.offset
+        guard buffer.count - bitmapStart >= layout.bitmapBytes else { throw ByteReader.Truncated() }
+        r.offset += layout.bitmapBytes
+        for i in 0..<count {
+            let slot = layout.optionalSlot[i]
+            if slot >= 0 && buffer[bitmapStart + slot / 8] & (1 << UInt8(slot % 8)) != 0 {
+                offsets[i] = -1
+            } else {
+                offsets[i] = r.offset
+                try r.skip(layout.types[i])
+            }
+        }
+        return true
     }
 
     /// Reads only the object version of a record.

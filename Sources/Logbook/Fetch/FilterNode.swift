@@ -19,6 +19,13 @@ enum FilterOperand: Sendable, Hashable {
 protocol FilterValues {
     func value(forKey key: String) throws -> AttributeValue
     func value(at index: Int) -> AttributeValue
+    /// Whether attribute `index` equals `constant`, when this can be told without building the
+    /// value; `nil` to compare the values.
+    func equals(at index: Int, _ constant: AttributeValue) -> Bool?
+}
+
+extension FilterValues {
+    func equals(at index: Int, _ constant: AttributeValue) -> Bool? { nil }
 }
 
 /// The tree both string predicates and translated `#Predicate`s become: evaluated against a
@@ -88,6 +95,11 @@ indirect enum FilterNode: Sendable, Hashable {
         case .or(let a, let b): return try a.evaluate(values) || b.evaluate(values)
         case .not(let a): return try !a.evaluate(values)
         case .compare(let l, let op, let r, let c, let d):
+            if !c && !d && (op == .equal || op == .notEqual), case .attribute(let i) = l, case .value(let v) = r,
+                let equal = values.equals(at: i, v)
+            {
+                return equal == (op == .equal)
+            }
             if op == .in {
                 let lhs = try Self.resolve(l, values)
                 guard case .list(let items) = r else {

@@ -15,6 +15,12 @@ protocol FieldAccessor: Sendable {
     func owner(_ object: AnyObject) -> ModelBacking?
     func adopt(_ object: AnyObject, owner: ModelBacking?, slot: Int)
     func options(_ object: AnyObject) -> Set<AttributeOption>
+    /// Appends the value's encoding; `false` (nothing appended) for `nil`.
+    func encode(_ object: AnyObject, into w: inout ByteWriter) -> Bool
+    /// Reads a non-null value of the field's type from `r` into the field.
+    func decode(_ r: inout ByteReader, into object: AnyObject) throws
+    /// Stores `nil`; `false` if the field is not optional.
+    func setNull(_ object: AnyObject) -> Bool
 }
 
 /// A ``FieldAccessor`` for an `Attribute<Value>` at a fixed offset in the object.
@@ -27,6 +33,9 @@ struct TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
     private let ownerOffset: Int
     private let slotOffset: Int
     private let optionsOffset: Int
+    /// The concrete type, for the fast encode and decode paths.
+    private let kind: Kind
+    private enum Kind { case string, int64, int, double, bool, other }
     var type: AttributeType { Value.attributeType }
     var isOptional: Bool { Value.isOptionalAttribute }
 
@@ -42,6 +51,9 @@ struct TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
         ownerOffset = offset + owner
         slotOffset = offset + slot
         optionsOffset = offset + options
+        kind =
+            Value.self == String.self ? .string : Value.self == Int64.self ? .int64 : Value.self == Int.self ? .int
+            : Value.self == Double.self ? .double : Value.self == Bool.self ? .bool : .other
     }
 
     @inline(__always)
@@ -63,6 +75,45 @@ struct TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
         value(object).pointee = v
         return true
     }
+
+    @inline(__always)
+    func encode(_ object: AnyObject, into w: inout ByteWriter) -> Bool {
+        let raw = UnsafeMutableRawPointer(value(object))
+        switch kind {
+        case .string: w.string(raw.assumingMemoryBound(to: String.self).pointee)
+        case .int64: w.zigzag(raw.load(as: Int64.self))
+        case .int: w.zigzag(Int64(raw.load(as: Int.self)))
+        case .double: w.double(raw.load(as: Double.self))
+        case .bool: w.bytes.append(raw.load(as: Bool.self) ? 1 : 0)
+        case .other:
+            let v = read(object)
+            if v.isNull { return false }
+            w.value(v)
+        }
+        return true
+    }
+
+    @inline(__always)
+    func decode(_ r: inout ByteReader, into object: AnyObject) throws {
+        let raw = UnsafeMutableRawPointer(value(object))
+        switch kind {
+        case .string: raw.assumingMemoryBound(to: String.self).pointee = try r.string()
+        case .int64: raw.assumingMemoryBound(to: Int64.self).pointee = try r.zigzag()
+        case .int:
+            guard let v = Int(exactly: try r.zigzag()) else { throw ByteReader.Truncated() }
+            raw.assumingMemoryBound(to: Int.self).pointee = v
+        case .double: raw.assumingMemoryBound(to: Double.self).pointee = try r.double()
+        case .bool:
+            let b = try r.byte()
+            guard b <= 1 else { throw ByteReader.Truncated() }
+            raw.assumingMemoryBound(to: Bool.self).pointee = b == 1
+        case .other:
+            guard let v = Value(attributeValue: try r.value(Value.attributeType)) else { throw ByteReader.Truncated() }
+            value(object).pointee = v
+        }
+    }
+
+    func setNull(_ object: AnyObject) -> Bool { write(object, .null) }
 
     func owner(_ object: AnyObject) -> ModelBacking? {
         base(object).advanced(by: ownerOffset).assumingMemoryBound(to: Optional<ModelBacking>.self).pointee
