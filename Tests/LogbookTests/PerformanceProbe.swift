@@ -110,6 +110,15 @@ struct PerformanceProbe {
         }
         print("get by id     : \(t2b / 10_000 * 1e9) ns/op (a new context per fetch)")
 
+        let engineerCount = try seconds {
+            _ = try ModelContext(container!).fetchCount(FetchDescriptor<Employee>(predicate: #Predicate { $0.designation == "Engineer" }))
+        }
+        print("predicate     : \(engineerCount * 1000) ms for the count alone (scan + filter)")
+        let engineerIDs = try seconds {
+            _ = try ModelContext(container!).fetchIdentifiers(
+                FetchDescriptor<Employee>(predicate: #Predicate { $0.designation == "Engineer" }, sortBy: [SortDescriptor(\.salary)]))
+        }
+        print("predicate     : \(engineerIDs * 1000) ms for sorted identifiers (scan + filter + sort)")
         var engineers: [Employee] = []
         let t3 = try seconds {
             engineers = try ModelContext(container!).fetch(

@@ -71,7 +71,12 @@ extension ModelContext {
         }
         let offsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(locateCount, 1))
         defer { offsets.deallocate() }
-        let types = entity.attributes.map(\.type)
+        let types = UnsafeMutableBufferPointer<AttributeType>.allocate(capacity: entity.attributes.count)
+        defer { types.deallocate() }
+        _ = types.initialize(from: entity.attributes.map(\.type))
+        let compiled: CompiledFilter? =
+            if case .filter(let node) = plan.matcher { CompiledFilter(node, types: entity.attributes.map(\.type)) } else { nil }
+        let sortAttributes = plan.sortKeys.map(\.attribute)
         try wrapStoreErrors {
             try container.store.forEach(in: binding.keyspace) { key, value in
                 guard let pk = RecordCodec.primaryKey(key) else {
@@ -84,9 +89,9 @@ extension ModelContext {
                         if case .object(let test) = plan.matcher, !(try test(scratchObject)) { return }
                         for key in plan.sortKeys { keys.append(binding.read(scratchObject, key.attribute)) }
                     } else if (try? codec.locate(value, offsets, count: locateCount)) == true {
-                        let record = RecordFilterValues(buffer: value, offsets: offsets, types: types, entity: entity)
-                        if case .filter(let node) = plan.matcher, !(try node.evaluate(record)) { return }
-                        for key in plan.sortKeys { keys.append(record.value(at: key.attribute)) }
+                        let record = RecordFilterValues(buffer: value, offsets: offsets, types: UnsafeBufferPointer(types))
+                        if let compiled, !(try compiled.evaluate(record)) { return }
+                        for attribute in sortAttributes { keys.append(record.value(at: attribute)) }
                     } else {
                         // Older schema version (or damage, which decode reports).
                         _ = try codec.decode(value, key: String(pk), only: needed) { i, v in scratch[i] = v }
@@ -119,7 +124,27 @@ extension ModelContext {
             }
         }
         var order = Array(candidates.indices)
-        if keyCount > 0 {
+        if keyCount == 1, entity.attributes[plan.sortKeys[0].attribute].type == .integer {
+            // One integer key (the common case): sort plain numbers, nulls first.
+            let ascending = plan.sortKeys[0].ascending
+            var items = [(present: Bool, value: Int64, pk: UInt64, index: Int)]()
+            items.reserveCapacity(candidates.count)
+            for (i, key) in keys.enumerated() {
+                if case .integer(let v) = key {
+                    items.append((true, v, candidates[i].primaryKey, i))
+                } else {
+                    items.append((false, 0, candidates[i].primaryKey, i))
+                }
+            }
+            items.sort { a, b in
+                if a.present != b.present || a.value != b.value {
+                    let less = (!a.present && b.present) || (a.present == b.present && a.value < b.value)
+                    return less == ascending
+                }
+                return a.pk < b.pk
+            }
+            order = items.map(\.index)
+        } else if keyCount > 0 {
             let sortKeys = plan.sortKeys
             keys.withUnsafeBufferPointer { keys in
                 order.sort { a, b in
@@ -173,7 +198,7 @@ extension ModelContext {
         _ object: AnyObject, binding: EntityBinding, primaryKey: UInt64, version: UInt64, generation: UInt64
     ) {
         let backing = ModelBacking(
-            binding: binding, primaryKey: primaryKey, object: object, context: self, state: .persisted, version: version)
+            binding: binding, primaryKey: primaryKey, object: object, context: handle, state: .persisted, version: version)
         backing.readGeneration = generation
         binding.adopt(object, backing)
         registry[binding.index][primaryKey] = backing
@@ -183,6 +208,7 @@ extension ModelContext {
     func fetchObjects(_ plan: FetchPlan) throws -> [AnyObject] {
         let generation = container.saveGeneration
         let (candidates, bytes) = try execute(plan)
+        registry[plan.binding.index].reserveCapacity(registry[plan.binding.index].count + candidates.count)
         var objects = try candidates.map { try materialize($0, bytes, plan.binding, generation: generation) }
         if let order = plan.objectOrder {
             let keyed = zip(objects, candidates.map(\.primaryKey))

@@ -32,6 +32,8 @@ public final class ModelContainer: Sendable {
     /// saved the entity since its objects were read.
     private let saveLog: Mutex<SaveLog>
     private let nextContextSerial = Atomic<UInt64>(0)
+    /// Mirrors `saveLog.generation` for lock-free reads.
+    private let generation = Atomic<UInt64>(0)
     // Invariant: set once in init; used only on the opening thread.
     nonisolated(unsafe) private var main: ModelContext?
 
@@ -167,7 +169,7 @@ public final class ModelContainer: Sendable {
     func makeContextSerial() -> UInt64 { nextContextSerial.add(1, ordering: .relaxed).newValue }
 
     /// The number of saves so far; objects remember it when read.
-    var saveGeneration: UInt64 { saveLog.withLock { $0.generation } }
+    var saveGeneration: UInt64 { generation.load(ordering: .acquiring) }
 
     /// The generation of the newest save of `entity` by a context other than `saver` (0: none).
     func latestForeignSave(of entity: Int, saver: UInt64) -> UInt64 {
@@ -188,6 +190,7 @@ public final class ModelContainer: Sendable {
                 }
                 log.entities[e].latest = log.generation
             }
+            generation.store(log.generation, ordering: .releasing)
             return log.generation
         }
     }

@@ -50,7 +50,7 @@ extension ModelContext {
     public func model<Model: PersistentModel>(for id: PersistentIdentifier, as type: Model.Type = Model.self) throws
         -> Model?
     {
-        guard let object = try object(for: id) else { return nil }
+        guard let object = try objectReference(for: id) else { return nil }
         guard let model = object as? Model else {
             throw LogbookError.typeMismatch(
                 entity: id.entityName, attribute: "", expected: Model.entityName, found: id.entityName)
@@ -63,10 +63,20 @@ extension ModelContext {
     /// - Throws: ``LogbookError/unknownEntity(_:)``, ``LogbookError/corruptRecord(entity:key:reason:)``,
     ///   ``LogbookError/store(_:)``.
     public func object(for id: PersistentIdentifier) throws -> (any ModelObject)? {
-        let binding = try container.binding(named: id.entityName)
+        try objectReference(for: id) as? any ModelObject
+    }
+
+    private func objectReference(for id: PersistentIdentifier) throws -> AnyObject? {
+        let binding: EntityBinding
+        if let last = lastLookupBinding, last.entity.name == id.entityName {
+            binding = last
+        } else {
+            binding = try container.binding(named: id.entityName)
+            lastLookupBinding = binding
+        }
         if let known = registered(binding.index, id.primaryKey) {
             switch known.state {
-            case .inserted, .persisted: return known.object as? any ModelObject
+            case .inserted, .persisted: return known.object
             case .deleted, .forgotten: return nil
             }
         }
@@ -81,7 +91,7 @@ extension ModelContext {
             try binding.load(raw, into: object, key: String(id.primaryKey))
         }
         adoptFetched(object, binding: binding, primaryKey: id.primaryKey, version: version, generation: generation)
-        return object as? any ModelObject
+        return object
     }
 
     /// The instance registered in this context for `id`, without reading the store.

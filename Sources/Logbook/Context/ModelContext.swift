@@ -23,6 +23,10 @@ public final class ModelContext {
     var failures: [LogbookError] = []
     /// The binding of the class last inserted, to skip the lookup for runs of inserts.
     var lastInsertBinding: (type: ObjectIdentifier, binding: EntityBinding)?
+    /// Shared by this context's backings.
+    private(set) lazy var handle = ContextHandle(self)
+    /// The binding last looked up by entity name.
+    var lastLookupBinding: EntityBinding?
 
     /// Names this context in the container's save log.
     let serial: UInt64
@@ -106,7 +110,7 @@ public final class ModelContext {
     func register(_ object: AnyObject, binding: EntityBinding) -> ModelBacking {
         let pk = container.nextPrimaryKey(binding.index)
         let backing = ModelBacking(
-            binding: binding, primaryKey: pk, object: object, context: self, state: .inserted, version: 0)
+            binding: binding, primaryKey: pk, object: object, context: handle, state: .inserted, version: 0)
         backing.pinned = object
         binding.adopt(object, backing)
         registry[binding.index][pk] = backing

@@ -10,14 +10,11 @@ import Foundation
 struct RecordFilterValues: FilterValues {
     let buffer: UnsafeRawBufferPointer
     let offsets: UnsafeMutableBufferPointer<Int>
-    let types: [AttributeType]
-    let entity: Entity
+    let types: UnsafeBufferPointer<AttributeType>
 
+    /// Filters reaching here are bound to positions; a name means a bug in binding.
     func value(forKey key: String) throws -> AttributeValue {
-        guard let i = entity.attributeIndex(key), i < offsets.count else {
-            throw LogbookError.unknownAttribute(entity: entity.name, attribute: key)
-        }
-        return value(at: i)
+        throw LogbookError.unsupportedPredicate("the key \(key) was not resolved to an attribute")
     }
 
     @inline(__always)

@@ -22,7 +22,10 @@ final class ModelBacking {
     let binding: EntityBinding
     let primaryKey: UInt64
     unowned(unsafe) let object: AnyObject
-    weak var context: ModelContext?
+    /// The context, through a handle all its backings share (one weak reference per context,
+    /// not one per object).
+    private let handle: ContextHandle?
+    var context: ModelContext? { handle?.context }
     var state: State
     var isChanged = false
     /// The object version of the stored record this object was read from or last saved as
@@ -48,11 +51,11 @@ final class ModelBacking {
         probedKeyPath = keyPath
     }
 
-    init(binding: EntityBinding, primaryKey: UInt64, object: AnyObject, context: ModelContext?, state: State, version: UInt64) {
+    init(binding: EntityBinding, primaryKey: UInt64, object: AnyObject, context: ContextHandle?, state: State, version: UInt64) {
         self.binding = binding
         self.primaryKey = primaryKey
         self.object = object
-        self.context = context
+        self.handle = context
         self.state = state
         self.version = version
     }
@@ -77,4 +80,10 @@ final class ModelBacking {
             willChange()
         }
     }
+}
+
+/// A weak reference to a context, shared by the backings of its objects.
+final class ContextHandle {
+    weak var context: ModelContext?
+    init(_ context: ModelContext) { self.context = context }
 }

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// Invariant: `object` passed to any method is an instance of the class the accessor was made
 /// for (callers check the class before using a layout).
-protocol FieldAccessor: Sendable {
+protocol FieldAccessor: AnyObject, Sendable {
     var name: String { get }
     var type: AttributeType { get }
     var isOptional: Bool { get }
@@ -27,7 +27,7 @@ protocol FieldAccessor: Sendable {
 ///
 /// The offsets of the wrapper's own fields are computed once, so access needs no metadata
 /// of `Attribute<Value>` (which unspecialized generic code would look up on every call).
-struct TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
+final class TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
     let name: String
     private let valueOffset: Int
     private let ownerOffset: Int
