@@ -53,8 +53,30 @@ struct PerformanceProbe {
         if env["LOGBOOK_PERF_OPEN"] == "1" {
             let before = rssMB()
             var container: ModelContainer? = try ModelContainer(for: [Employee.self], at: url)
-            let count = try ModelContext(container!).fetchCount(FetchDescriptor<Employee>())
+            let count = try container!.store.count(in: "Employee")
             print("open          : RSS \(rssMB()) MB with \(count) objects (process before open: \(before) MB)")
+            if env["LOGBOOK_PERF_SCANS"] == "1" {
+                var sum = 0
+                let tt = try seconds { try container!.store.forEach(in: "Employee") { _, value in sum &+= Int(value.last ?? 0) } }
+                print("engine floor  : forEach \(Int(tt * 1000)) ms (touching each value)")
+                let tl = try seconds { try container!.store.forEach(in: "Employee") { _, value in sum &+= value.count } }
+                print("engine floor  : forEach \(Int(tl * 1000)) ms (lengths only)")
+                for _ in 0..<5 {
+                    let t = try seconds {
+                        _ = try ModelContext(container!).fetchCount(
+                            FetchDescriptor<Employee>(predicate: #Predicate { $0.designation == "Engineer" }))
+                    }
+                    print("count scan    : \(t * 1000) ms")
+                }
+                for _ in 0..<3 {
+                    let t = try seconds {
+                        _ = try ModelContext(container!).fetch(
+                            FetchDescriptor<Employee>(
+                                predicate: #Predicate { $0.designation == "Engineer" }, sortBy: [SortDescriptor(\.salary)]))
+                    }
+                    print("fetch         : \(t * 1000) ms")
+                }
+            }
             container = nil
             return
         }
@@ -85,7 +107,9 @@ struct PerformanceProbe {
         let store = container!.store
         var scanned = 0
         let tf = try seconds { try store.forEach(in: "Employee") { _, value in scanned &+= value.count } }
-        print("engine floor  : forEach \(Int(tf * 1000)) ms over \(n) records")
+        print("engine floor  : forEach \(Int(tf * 1000)) ms over \(n) records (lengths only)")
+        let tt = try seconds { try store.forEach(in: "Employee") { _, value in scanned &+= Int(value.last ?? 0) } }
+        print("engine floor  : forEach \(Int(tt * 1000)) ms over \(n) records (touching each value)")
         var got = 0
         let tg = try seconds {
             for k in 0..<100_000 {

@@ -77,6 +77,8 @@ extension ModelContext {
         let compiled: CompiledFilter? =
             if case .filter(let node) = plan.matcher { CompiledFilter(node, types: entity.attributes.map(\.type)) } else { nil }
         let sortAttributes = plan.sortKeys.map(\.attribute)
+        let scanLayout = codec.makeScanLayout()
+        defer { scanLayout.deallocate() }
         try wrapStoreErrors {
             try container.store.forEach(in: binding.keyspace) { key, value in
                 guard let pk = RecordCodec.primaryKey(key) else {
@@ -88,7 +90,7 @@ extension ModelContext {
                         _ = try binding.load(value, into: scratchObject, key: String(pk))
                         if case .object(let test) = plan.matcher, !(try test(scratchObject)) { return }
                         for key in plan.sortKeys { keys.append(binding.read(scratchObject, key.attribute)) }
-                    } else if (try? codec.locate(value, offsets, count: locateCount)) == true {
+                    } else if (try? RecordCodec.locate(value, offsets, count: locateCount, layout: scanLayout)) == true {
                         let record = RecordFilterValues(buffer: value, offsets: offsets, types: UnsafeBufferPointer(types))
                         if let compiled, !(try compiled.evaluate(record)) { return }
                         for attribute in sortAttributes { keys.append(record.value(at: attribute)) }
@@ -163,7 +165,7 @@ extension ModelContext {
                     return candidates[a].primaryKey < candidates[b].primaryKey
                 }
             }
-        } else {
+        } else if keepRecords || plan.limit != nil || plan.offset != nil {
             order.sort { candidates[$0].primaryKey < candidates[$1].primaryKey }
         }
         var ordered = order.map { candidates[$0] }

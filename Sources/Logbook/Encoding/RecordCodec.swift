@@ -95,14 +95,40 @@ struct RecordCodec: Sendable {
         }
     }
 
+    /// The current layout as raw arrays, for ``locate(_:_:count:layout:)`` in scan loops.
+    /// The caller deallocates both buffers.
+    func makeScanLayout() -> ScanLayout {
+        let types = UnsafeMutableBufferPointer<AttributeType>.allocate(capacity: max(layout.types.count, 1))
+        _ = types.initialize(from: layout.types)
+        let slots = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(layout.optionalSlot.count, 1))
+        _ = slots.initialize(from: layout.optionalSlot)
+        return ScanLayout(
+            schemaVersion: UInt64(schemaVersion), bitmapBytes: layout.bitmapBytes, types: types, optionalSlot: slots)
+    }
+
+    /// The current layout as raw buffers (no reference counting in scan loops).
+    struct ScanLayout {
+        let schemaVersion: UInt64
+        let bitmapBytes: Int
+        let types: UnsafeMutableBufferPointer<AttributeType>
+        let optionalSlot: UnsafeMutableBufferPointer<Int>
+
+        func deallocate() {
+            types.deallocate()
+            optionalSlot.deallocate()
+        }
+    }
+
     /// Finds where each of the first `count` attributes' values start in a record of the
     /// current schema version (-1 for `null`), without decoding them. Returns `false` for a
     /// record of another version.
     /// - Throws: ``ByteReader/Truncated`` for a damaged record.
     @inline(__always)
-    func locate(_ buffer: UnsafeRawBufferPointer, _ offsets: UnsafeMutableBufferPointer<Int>, count: Int) throws -> Bool {
+    static func locate(
+        _ buffer: UnsafeRawBufferPointer, _ offsets: UnsafeMutableBufferPointer<Int>, count: Int, layout: ScanLayout
+    ) throws -> Bool {
         var r = ByteReader(buffer)
-        guard try r.varint() == UInt64(schemaVersion) else { return false }
+        guard try r.varint() == layout.schemaVersion else { return false }
         _ = try r.varint()
         let bitmapStart = r.offset
         guard buffer.count - bitmapStart >= layout.bitmapBytes else { throw ByteReader.Truncated() }
