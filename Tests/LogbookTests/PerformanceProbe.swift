@@ -81,6 +81,22 @@ struct PerformanceProbe {
             return
         }
         try? FileManager.default.removeItem(at: url)
+        do {
+            let rawPath = path + ".raw"
+            try? FileManager.default.removeItem(atPath: rawPath)
+            let raw = try LogStore(path: rawPath)
+            var batch = WriteBatch()
+            let tb = seconds {
+                for i in 0..<n {
+                    let value = [UInt8](repeating: UInt8(truncatingIfNeeded: i), count: 30)
+                    batch.put(value, for: withUnsafeBytes(of: UInt64(i + 1).bigEndian) { Array($0) }, in: "Employee")
+                }
+            }
+            let tc = try seconds { try raw.commit(batch) }
+            print("engine floor  : build batch \(Int(tb * 1000)) ms, commit \(Int(tc * 1000)) ms for \(n) puts of 30 bytes")
+            try raw.close()
+            try? FileManager.default.removeItem(atPath: rawPath)
+        }
         var container: ModelContainer? = try ModelContainer(for: [Employee.self], at: url)
         let t1 = try seconds {
             let context = ModelContext(container!)

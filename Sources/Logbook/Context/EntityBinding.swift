@@ -12,6 +12,9 @@ final class EntityBinding: Sendable {
     private let fieldOfAttribute: [Int]
     /// For a class, its fields in attribute order.
     private let orderedFields: [any FieldAccessor]
+    /// For a class, where each attribute's wrapper keeps its owner and slot.
+    private let ownerOffsets: [Int]
+    private let slotOffsets: [Int]
     let uniqueAttributes: [Int]
 
     /// - Throws: ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` if the class lacks
@@ -37,6 +40,8 @@ final class EntityBinding: Sendable {
         }
         fieldOfAttribute = fields
         orderedFields = layout.map { layout in fields.map { layout.fields[$0] } } ?? []
+        ownerOffsets = orderedFields.map(\.ownerOffset)
+        slotOffsets = orderedFields.map(\.slotOffset)
         uniqueAttributes = entity.attributes.indices.filter { entity.attributes[$0].isUnique }
     }
 
@@ -109,9 +114,11 @@ final class EntityBinding: Sendable {
 
     /// Makes `backing` the object's state (and `nil` detaches it).
     func adopt(_ object: AnyObject, _ backing: ModelBacking?) {
-        if let layout {
-            for (attribute, field) in fieldOfAttribute.enumerated() {
-                layout.fields[field].adopt(object, owner: backing, slot: attribute)
+        if layout != nil {
+            let base = Unmanaged.passUnretained(object).toOpaque()
+            for i in 0..<ownerOffsets.count {
+                base.advanced(by: ownerOffsets[i]).assumingMemoryBound(to: ModelBacking?.self).pointee = backing
+                base.advanced(by: slotOffsets[i]).assumingMemoryBound(to: Int32.self).pointee = Int32(i)
             }
         } else if let backing {
             unsafeDowncast(object, to: ManagedObject.self).attach(backing)
@@ -120,7 +127,10 @@ final class EntityBinding: Sendable {
 
     /// The backing of an object of this entity, if registered.
     func backing(of object: AnyObject) -> ModelBacking? {
-        if let layout { return layout.fields[fieldOfAttribute[0]].owner(object) }
+        if layout != nil {
+            return Unmanaged.passUnretained(object).toOpaque().advanced(by: ownerOffsets[0])
+                .assumingMemoryBound(to: ModelBacking?.self).pointee
+        }
         return (object as? ManagedObject)?.backing
     }
 }

@@ -13,6 +13,9 @@ public final class ModelContext {
     /// Registered objects by entity, then primary key. An entry whose backing is referenced
     /// only from here belongs to an object that no longer exists.
     var registry: [[UInt64: ModelBacking]]
+    /// Inserted objects not yet in `registry`, by entity: indexing them waits until a lookup
+    /// needs it, so a bulk insert and save builds no hash table.
+    var unindexed: [[ModelBacking]]
     /// Inserted objects in insertion order; entries whose state is no longer `.inserted` are
     /// skipped (``insertedCount`` counts the live ones).
     var insertedList: [ModelBacking] = []
@@ -40,6 +43,7 @@ public final class ModelContext {
         unownedContainer = container
         serial = container.makeContextSerial()
         registry = Array(repeating: [:], count: container.bindings.count)
+        unindexed = Array(repeating: [], count: container.bindings.count)
     }
 
     /// The container's main context, which must not keep it alive.
@@ -48,6 +52,7 @@ public final class ModelContext {
         unownedContainer = container
         serial = container.makeContextSerial()
         registry = Array(repeating: [:], count: container.bindings.count)
+        unindexed = Array(repeating: [], count: container.bindings.count)
     }
 
     /// The container this context belongs to.
@@ -95,7 +100,7 @@ public final class ModelContext {
             if backing.context === self && backing.state == .forgotten {
                 backing.state = .inserted
                 backing.pinned = backing.object
-                registry[backing.binding.index][backing.primaryKey] = backing
+                unindexed[backing.binding.index].append(backing)
                 insertedList.append(backing)
                 insertedCount += 1
             } else if backing.context !== self {
@@ -113,7 +118,7 @@ public final class ModelContext {
             binding: binding, primaryKey: pk, object: object, context: handle, state: .inserted, version: 0)
         backing.pinned = object
         binding.adopt(object, backing)
-        registry[binding.index][pk] = backing
+        unindexed[binding.index].append(backing)
         insertedList.append(backing)
         insertedCount += 1
         return backing
@@ -172,10 +177,20 @@ public final class ModelContext {
     /// The live registered backing of object `pk` of entity `entity`, if any.
     @inline(__always)
     func registered(_ entity: Int, _ pk: UInt64) -> ModelBacking? {
+        if !unindexed[entity].isEmpty { indexInserted(entity) }
         if isKnownUniquelyReferenced(&registry[entity][pk]) {
             registry[entity][pk] = nil
             return nil
         }
         return registry[entity][pk]
+    }
+
+    /// Moves the entity's inserted objects into the registry.
+    func indexInserted(_ entity: Int) {
+        registry[entity].reserveCapacity(registry[entity].count + unindexed[entity].count)
+        for backing in unindexed[entity] where backing.state == .inserted || backing.state == .persisted {
+            registry[entity][backing.primaryKey] = backing
+        }
+        unindexed[entity].removeAll()
     }
 }

@@ -14,6 +14,9 @@ protocol FieldAccessor: AnyObject, Sendable {
     func write(_ object: AnyObject, _ value: AttributeValue) -> Bool
     func owner(_ object: AnyObject) -> ModelBacking?
     func adopt(_ object: AnyObject, owner: ModelBacking?, slot: Int)
+    /// Offsets in the object of the wrapper's `owner` and `slot` fields.
+    var ownerOffset: Int { get }
+    var slotOffset: Int { get }
     func options(_ object: AnyObject) -> Set<AttributeOption>
     /// Appends the value's encoding; `false` (nothing appended) for `nil`.
     func encode(_ object: AnyObject, into w: inout ByteWriter) -> Bool
@@ -30,8 +33,8 @@ protocol FieldAccessor: AnyObject, Sendable {
 final class TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
     let name: String
     private let valueOffset: Int
-    private let ownerOffset: Int
-    private let slotOffset: Int
+    let ownerOffset: Int
+    let slotOffset: Int
     private let optionsOffset: Int
     /// The concrete type, for the fast encode and decode paths.
     private let kind: Kind
