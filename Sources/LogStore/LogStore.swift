@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A key-value store over a directory of append-only log segments, with an in-memory index.
@@ -19,6 +20,12 @@ public final class LogStore: Sendable {
     let queue = CommitQueue()
     let writer: LogWriter?
     private let lockFile: OpenFile?
+    /// Held while a compaction runs: one at a time.
+    let compactionLock = Mutex<Void>(())
+    let lastCompaction = Mutex<CompactionReport?>(nil)
+    /// Segment handles seen by the last automatic-compaction check, and whether one is queued.
+    private let autoCompactionCheckedSegments = Atomic<Int>(0)
+    private let autoCompactionQueued = Atomic<Bool>(false)
 
     /// A keyspace's index and the segments it points into, kept mapped while it is read.
     private struct Snapshot: @unchecked Sendable {
@@ -111,7 +118,26 @@ public final class LogStore: Sendable {
     public func commit(_ batch: WriteBatch, durability: Durability? = nil) throws -> UInt64 {
         guard let writer else { throw LogStoreError.readOnly(path: path) }
         let pending = PendingCommit(batch: batch, durability: durability ?? options.durability)
-        return try queue.submit(pending) { group in writer.write(group, index: index) }.get()
+        let sequence = try queue.submit(pending) { group in writer.write(group, index: index) }
+            .get()
+        considerAutoCompaction()
+        return sequence
+    }
+
+    /// Starts a compaction in the background when a new segment was started and dead bytes pass
+    /// the thresholds in ``LogStoreOptions``.
+    private func considerAutoCompaction() {
+        guard let fraction = options.autoCompactionDeadFraction else { return }
+        let segments = index.withLock { $0.segments.count }
+        guard autoCompactionCheckedSegments.exchange(segments, ordering: .relaxed) != segments,
+            let stats = try? stats(), stats.deadBytes >= Int64(options.autoCompactionMinimumBytes),
+            Double(stats.deadBytes) >= fraction * Double(stats.fileBytes),
+            !autoCompactionQueued.exchange(true, ordering: .acquiring)
+        else { return }
+        DispatchQueue.global(qos: .utility).async { [self] in
+            _ = try? compact()
+            autoCompactionQueued.store(false, ordering: .releasing)
+        }
     }
 
     /// Number of live keys in `keyspace`.
@@ -193,7 +219,8 @@ public final class LogStore: Sendable {
             return LogStoreStats(
                 keyspaces: keyspaces, liveBytes: liveBytes, deadBytes: fileBytes - liveBytes,
                 segments: segments.count,
-                fileBytes: fileBytes, lastSequence: state.lastSequence, lastCompaction: nil)
+                fileBytes: fileBytes, lastSequence: state.lastSequence,
+                lastCompaction: lastCompaction.withLock { $0 })
         }
     }
 
@@ -216,14 +243,23 @@ public final class LogStore: Sendable {
     ///   closed all the same).
     public func close() throws {
         var failure: Error?
-        let first = queue.close {
-            do { try writer?.sync() } catch { failure = error }
-            index.withLock { state in
-                state.closed = true
-                state.segments.removeAll()
-                state.bases.removeAll()
+        // Waits for a compaction in progress.
+        let first = compactionLock.withLock { _ in
+            queue.close {
+                do { try writer?.sync() } catch { failure = error }
+                // A hint for the active segment lets the next open skip scanning it, for as long
+                // as the segment keeps exactly this size (the hint records it).
+                if failure == nil, let writer, writer.active.size > FileHeader.size {
+                    try? Hint.write(
+                        for: writer.active, directory: path, fileSystem: options.fileSystem)
+                }
+                index.withLock { state in
+                    state.closed = true
+                    state.segments.removeAll()
+                    state.bases.removeAll()
+                }
+                if let lockFile { try? options.fileSystem.close(lockFile) }
             }
-            if let lockFile { try? options.fileSystem.close(lockFile) }
         }
         if first, let failure { throw failure }
     }

@@ -13,7 +13,8 @@ public struct LogbookFixture: Sendable {
     public var url: URL { URL(fileURLWithPath: directory.child("store.logbook")) }
 
     /// Opens a container for `types` on the fixture's store.
-    public func open(_ types: [any PersistentModel.Type] = [Employee.self]) throws -> ModelContainer {
+    public func open(_ types: [any PersistentModel.Type] = [Employee.self]) throws -> ModelContainer
+    {
         try ModelContainer(for: types, at: url)
     }
 

@@ -62,20 +62,20 @@ struct KeyDirectory {
         @inline(__always) var isEmpty: Bool { ref.segment == UInt32.max }
     }
 
-    private var table = [Entry](repeating: .empty, count: 16)
+    private var table = EntryTable(capacity: 16)
     /// Live keys.
     private(set) var count = 0
     /// Bytes of live keys and values.
     private(set) var liveBytes: Int64 = 0
 
     /// Bytes the table holds in memory.
-    var memoryBytes: Int { table.capacity * MemoryLayout<Entry>.stride }
+    var memoryBytes: Int { table.count * MemoryLayout<Entry>.stride }
 
     /// The record holding `key`, if present.
     @inline(__always)
     func find(_ key: UnsafeRawBufferPointer, _ bases: SegmentBases) -> (RecordRef, StoredRecord)? {
         let hash = Self.hash(key)
-        return table.withUnsafeBufferPointer { table in
+        return table.withBuffer { table in
             let mask = table.count - 1
             var slot = Int(hash) & mask
             while true {
@@ -90,13 +90,14 @@ struct KeyDirectory {
         }
     }
 
-    /// Points `key` at the put record `ref`; returns the record it replaces.
-    mutating func set(_ key: UnsafeRawBufferPointer, to ref: RecordRef, _ bases: SegmentBases) -> (
+    /// Points the key of the put record `ref` (whose hash is `hash` and whose key and value
+    /// take `bytes` bytes) at `ref`; returns the record it replaces. Reads keys from the log only
+    /// to compare entries of equal hash.
+    mutating func set(hash: UInt32, to ref: RecordRef, bytes: Int, _ bases: SegmentBases) -> (
         RecordRef, StoredRecord
     )? {
         if count + 1 > table.count / 4 * 3 { grow() }
-        let hash = Self.hash(key)
-        let new = StoredRecord(bases, ref)
+        makeUnique()
         let mask = table.count - 1
         var slot = Int(hash) & mask
         while true {
@@ -104,14 +105,14 @@ struct KeyDirectory {
             if entry.isEmpty {
                 table[slot] = Entry(hash: hash, ref: ref)
                 count += 1
-                liveBytes += Int64(new.key.count + new.value.count)
+                liveBytes += Int64(bytes)
                 return nil
             }
             if entry.hash == hash {
                 let old = StoredRecord(bases, entry.ref)
-                if Self.equal(old.key, key) {
+                if Self.equal(old.key, StoredRecord(bases, ref).key) {
                     table[slot].ref = ref
-                    liveBytes += Int64(new.value.count - old.value.count)
+                    liveBytes += Int64(bytes - old.key.count - old.value.count)
                     return (entry.ref, old)
                 }
             }
@@ -119,11 +120,19 @@ struct KeyDirectory {
         }
     }
 
+    /// Makes room for `keys` keys without growing again.
+    mutating func reserve(_ keys: Int) {
+        var capacity = table.count
+        while keys > capacity / 4 * 3 { capacity <<= 1 }
+        if capacity > table.count { rehash(capacity) }
+    }
+
     /// Removes `key`; returns the record that held it, if any.
     mutating func remove(_ key: UnsafeRawBufferPointer, _ bases: SegmentBases) -> (
         RecordRef, StoredRecord
     )? {
         guard let (ref, old) = find(key, bases) else { return nil }
+        makeUnique()
         let mask = table.count - 1
         var hole = Int(Self.hash(key)) & mask
         while table[hole].ref != ref { hole = (hole + 1) & mask }
@@ -147,27 +156,98 @@ struct KeyDirectory {
 
     /// Calls `body` with every live record, in table order.
     func forEach(_ bases: SegmentBases, _ body: (RecordRef, StoredRecord) throws -> Void) rethrows {
-        for entry in table where !entry.isEmpty {
-            try body(entry.ref, StoredRecord(bases, entry.ref))
+        for slot in 0..<table.count where !table[slot].isEmpty {
+            try body(table[slot].ref, StoredRecord(bases, table[slot].ref))
         }
     }
 
-    /// Moves every entry of a record in segment `from` to the same record rewritten elsewhere,
-    /// as `relocate` says (compaction). Entries whose record is not in `from` stay.
-    mutating func relocate(from segments: Set<UInt32>, _ relocate: (RecordRef) -> RecordRef?) {
-        for i in table.indices where !table[i].isEmpty && segments.contains(table[i].ref.segment) {
-            if let moved = relocate(table[i].ref) { table[i].ref = moved }
-        }
-    }
-
-    private mutating func grow() {
-        let old = table
-        table = [Entry](repeating: .empty, count: old.count * 2)
+    /// Points `key` at `new` if it still points at `expected` (compaction moving a record);
+    /// returns whether it did.
+    mutating func replace(
+        _ key: UnsafeRawBufferPointer, expected: RecordRef, with new: RecordRef,
+        _ bases: SegmentBases
+    )
+        -> Bool
+    {
+        let hash = Self.hash(key)
+        makeUnique()
         let mask = table.count - 1
-        for entry in old where !entry.isEmpty {
+        var slot = Int(hash) & mask
+        while !table[slot].isEmpty {
+            if table[slot].ref == expected {
+                table[slot].ref = new
+                return true
+            }
+            slot = (slot + 1) & mask
+        }
+        return false
+    }
+
+    /// Number of entries whose record is in `segment`.
+    func count(inSegment segment: UInt32) -> Int {
+        (0..<table.count).reduce(0) { $0 + (table[$1].ref.segment == segment ? 1 : 0) }
+    }
+
+    private mutating func grow() { rehash(table.count * 2) }
+
+    private mutating func rehash(_ capacity: Int) {
+        let old = table
+        table = EntryTable(capacity: capacity)
+        let mask = table.count - 1
+        for i in 0..<old.count where !old[i].isEmpty {
+            let entry = old[i]
             var slot = Int(entry.hash) & mask
             while !table[slot].isEmpty { slot = (slot + 1) & mask }
             table[slot] = entry
+        }
+    }
+
+    /// Copy-on-write: a snapshot taken for iteration keeps the table it copied.
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&table) { table = table.copy() }
+    }
+
+    /// The table's memory: one allocation, with transparent huge pages asked for when it is
+    /// large (a lookup's first cache miss then costs no TLB walk).
+    private final class EntryTable: @unchecked Sendable {
+        let count: Int
+        private let entries: UnsafeMutablePointer<Entry>
+        private let bytes: Int
+
+        init(capacity: Int) {
+            count = capacity
+            bytes = capacity * MemoryLayout<Entry>.stride
+            var raw: UnsafeMutableRawPointer?
+            if bytes >= Self.hugePage && posix_memalign(&raw, Self.hugePage, bytes) == 0, let raw {
+                #if os(Linux)
+                    _ = madvise(raw, bytes, MADV_HUGEPAGE)
+                #endif
+                entries = raw.bindMemory(to: Entry.self, capacity: capacity)
+            } else {
+                entries = UnsafeMutableRawPointer(malloc(max(bytes, 1))!).bindMemory(
+                    to: Entry.self, capacity: capacity)
+            }
+            entries.initialize(repeating: .empty, count: capacity)
+        }
+
+        static let hugePage = 2 << 20
+
+        deinit { free(entries) }
+
+        subscript(slot: Int) -> Entry {
+            @inline(__always) get { entries[slot] }
+            @inline(__always) set { entries[slot] = newValue }
+        }
+
+        @inline(__always)
+        func withBuffer<R>(_ body: (UnsafeBufferPointer<Entry>) throws -> R) rethrows -> R {
+            try body(UnsafeBufferPointer(start: entries, count: count))
+        }
+
+        func copy() -> EntryTable {
+            let new = EntryTable(capacity: count)
+            new.entries.update(from: entries, count: count)
+            return new
         }
     }
 

@@ -18,6 +18,9 @@ final class LogWriter: @unchecked Sendable {
     private(set) var nextSequence: UInt64
     /// Bytes written since the last `fdatasync` of the active segment.
     private(set) var hasUnsyncedData = false
+    /// Whether the next commit must first define every known keyspace: each segment restates
+    /// the definitions so that removing older segments never leaves a number undefined.
+    private var activeNeedsDefinitions = false
     /// Set after a failed sync: writes are refused until the store is reopened.
     private(set) var disabledCause: Int32?
 
@@ -31,6 +34,9 @@ final class LogWriter: @unchecked Sendable {
         self.active = active
         self.keyspaces = state.keyspaces
         self.nextSequence = state.lastSequence + 1
+        // The active segment may not define what it uses (older segments do, and compaction may
+        // remove them): restate the definitions in the first commit after opening.
+        self.activeNeedsDefinitions = state.keyspaces.nextID > 1
     }
 
     /// What the leader needs to publish one written batch.
@@ -60,6 +66,7 @@ final class LogWriter: @unchecked Sendable {
         }
         guard !accepted.isEmpty else { return }
         let savedKeyspaces = keyspaces
+        let savedNeedsDefinitions = activeNeedsDefinitions
         let estimate = accepted.reduce(0) { $0 + $1.batch.encodedSizeBound }
         var written: [Written] = []
         var groupStart = active.size
@@ -95,6 +102,7 @@ final class LogWriter: @unchecked Sendable {
             }
         } catch {
             keyspaces = savedKeyspaces
+            activeNeedsDefinitions = savedNeedsDefinitions
             let failure =
                 (error as? LogStoreError) ?? .io(operation: "write", path: active.path, errno: 5)
             // Cut the partial group off so later commits do not follow garbage.
@@ -132,6 +140,12 @@ final class LogWriter: @unchecked Sendable {
         let batch = commit.batch
         var written = Written(
             commit: commit, sequence: sequence, globalIDs: [], definitions: [], recordOffsets: [])
+        if activeNeedsDefinitions {
+            for id in 1..<keyspaces.nextID {
+                written.definitions.append((keyspaces.name(of: id)!, id))
+            }
+            activeNeedsDefinitions = false
+        }
         for name in batch.keyspaceNames {
             if let id = keyspaces.id(of: name) {
                 written.globalIDs.append(id)
@@ -202,6 +216,10 @@ final class LogWriter: @unchecked Sendable {
         for definition in written.definitions {
             _ = state.define(definition.name, id: definition.id)
         }
+        for (local, puts) in written.commit.batch.putsPerKeyspace.enumerated() where puts > 1024 {
+            let id = written.globalIDs[local]
+            state.directories[id].reserve(state.directories[id].count + puts)
+        }
         let handle = active.handle
         var values = 0
         written.commit.batch.records.withUnsafeBytes { records in
@@ -217,7 +235,10 @@ final class LogWriter: @unchecked Sendable {
                 if op == RecordOp.put {
                     let ref = RecordRef(segment: handle, offset: written.recordOffsets[values])
                     values += 1
-                    state.applyPut(keyspace: keyspace, key: key, ref: ref)
+                    state.applyPut(
+                        keyspace: keyspace, hash: KeyDirectory.hash(key), ref: ref,
+                        keyLength: keyLength,
+                        valueLength: valueLength)
                 } else {
                     state.applyDelete(keyspace: keyspace, key: key)
                 }
@@ -227,12 +248,25 @@ final class LogWriter: @unchecked Sendable {
 
     // MARK: - Segments
 
+    /// Seals the active segment and starts a new one, unless it holds no commit (compaction).
+    func sealActiveSegment(index: borrowing Mutex<IndexState>) throws {
+        if let cause = disabledCause {
+            throw LogStoreError.writesDisabled(path: directory, cause: cause)
+        }
+        guard active.size > FileHeader.size else { return }
+        try startSegment(index: index)
+    }
+
     /// Seals the active segment and starts a new one if it is full or the group would push its
     /// offsets past 32 bits. The sealed segment is synced first: sealed segments are complete.
     private func rollIfNeeded(adding bytes: Int, index: borrowing Mutex<IndexState>) throws {
         guard active.size > FileHeader.size,
             active.size >= segmentSize || active.size + bytes > Int(UInt32.max)
         else { return }
+        try startSegment(index: index)
+    }
+
+    private func startSegment(index: borrowing Mutex<IndexState>) throws {
         try sync()
         let order = (active.order >> 16 + 1) << 16
         let handle = index.withLock { UInt32($0.segments.count) }
@@ -242,6 +276,11 @@ final class LogWriter: @unchecked Sendable {
         try fileSystem.syncData(segment.file)
         try fileSystem.syncDirectory(directory)
         index.withLock { $0.addSegment(segment) }
+        let sealed = active
         active = segment
+        // The sealed segment never changes again. Its hint costs a scan of it (~0.5 ns a byte),
+        // once per segment; a failure only means the next open scans the segment instead.
+        try? Hint.write(for: sealed, directory: directory, fileSystem: fileSystem)
+        activeNeedsDefinitions = keyspaces.nextID > 1
     }
 }
