@@ -1,12 +1,14 @@
 import Foundation
 import Logbook
-import Testing
 import TestSupport
+import Testing
 
 /// Two contexts saving the same object: detection by per-object version, and the merge policies.
 @Suite struct MergePolicyTests {
     /// Saves Ann (salary 100), then makes two contexts that both read her.
-    private func twoReaders(_ fixture: LogbookFixture) throws -> (ModelContainer, Employee, ModelContext, Employee, ModelContext) {
+    private func twoReaders(_ fixture: LogbookFixture) throws -> (
+        ModelContainer, Employee, ModelContext, Employee, ModelContext
+    ) {
         let container = try fixture.open()
         container.mainContext.insert(Employee(name: "Ann", salary: 100))
         try container.mainContext.save()
@@ -25,7 +27,10 @@ import TestSupport
         try first.save()
         b.salary = 300
         let id = try #require(b.persistentModelID).description
-        #expect(throws: LogbookError.conflict(entity: "Employee", object: id, expectedVersion: 1, foundVersion: 2)) {
+        #expect(
+            throws: LogbookError.conflict(
+                entity: "Employee", object: id, expectedVersion: 1, foundVersion: 2)
+        ) {
             try second.save()
         }
         #expect(second.hasChanges)

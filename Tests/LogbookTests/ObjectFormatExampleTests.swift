@@ -1,20 +1,23 @@
 import Foundation
 import Logbook
-import Testing
 import TestSupport
+import Testing
 
 /// FORMAT.md Part 2, "Example: one Employee, byte by byte", checked byte for byte.
 @Suite struct ObjectFormatExampleTests {
     private func hex(_ text: String) -> [UInt8] {
         let digits = text.filter { $0.isHexDigit }.map { String($0) }
-        return stride(from: 0, to: digits.count, by: 2).compactMap { UInt8(digits[$0] + digits[$0 + 1], radix: 16) }
+        return stride(from: 0, to: digits.count, by: 2).compactMap {
+            UInt8(digits[$0] + digits[$0 + 1], radix: 16)
+        }
     }
 
     @Test func oneEmployeeByteForByte() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try fixture.open()
-        container.mainContext.insert(Employee(name: "Ann", designation: "Engineer", salary: 2_000_000))
+        container.mainContext.insert(
+            Employee(name: "Ann", designation: "Engineer", salary: 2_000_000))
         try container.mainContext.save()
         let store = container.store
 

@@ -1,15 +1,17 @@
 import Foundation
 import Logbook
-import Testing
 import TestSupport
+import Testing
 
 /// The public surface tools use without app classes: the stored schema, record decoding, and
 /// string predicates on decoded records.
 @Suite struct ToolSupportTests {
     private func storeWithEmployees(_ fixture: LogbookFixture) throws {
         let container = try fixture.open()
-        container.mainContext.insert(Employee(name: "Ann", designation: "Engineer", salary: 2_000_000))
-        container.mainContext.insert(Employee(name: "Bob", designation: "Designer", salary: 1_000_000))
+        container.mainContext.insert(
+            Employee(name: "Ann", designation: "Engineer", salary: 2_000_000))
+        container.mainContext.insert(
+            Employee(name: "Bob", designation: "Designer", salary: 1_000_000))
         try container.mainContext.save()
         try container.close()
     }
@@ -53,20 +55,29 @@ import TestSupport
         try storeWithEmployees(fixture)
         let store = try LogStore(path: fixture.url.path)
         let decoder = try RecordDecoder(store: store)
-        for damaged: [UInt8] in [[], [1], [1, 1, 200], [9, 1, 3, 65], [1, 1, 3, 65, 66, 67, 1, 65, 2, 7]] {
+        for damaged: [UInt8] in [
+            [], [1], [1, 1, 200], [9, 1, 3, 65], [1, 1, 3, 65, 66, 67, 1, 65, 2, 7],
+        ] {
             #expect(throws: LogbookError.self) {
-                try decoder.decode(keyspace: "Employee", key: [0, 0, 0, 0, 0, 0, 0, 9], value: damaged)
+                try decoder.decode(
+                    keyspace: "Employee", key: [0, 0, 0, 0, 0, 0, 0, 9], value: damaged)
             }
         }
-        #expect(throws: LogbookError.self) { try decoder.decode(keyspace: "Employee", key: [1], value: []) }
+        #expect(throws: LogbookError.self) {
+            try decoder.decode(keyspace: "Employee", key: [1], value: [])
+        }
         try store.put([1, 1, 3, 65], for: [0, 0, 0, 0, 0, 0, 0, 9], in: "Employee")
         try store.close()
         let container = try ModelContainer(for: [Employee.self], at: fixture.url)
-        #expect(throws: LogbookError.self) { try ModelContext(container).fetch(FetchDescriptor<Employee>()) }
+        #expect(throws: LogbookError.self) {
+            try ModelContext(container).fetch(FetchDescriptor<Employee>())
+        }
     }
 
     @Test func identifierStringForm() {
-        #expect(PersistentIdentifier("Employee/42") == PersistentIdentifier(entityName: "Employee", primaryKey: 42))
+        #expect(
+            PersistentIdentifier("Employee/42")
+                == PersistentIdentifier(entityName: "Employee", primaryKey: 42))
         #expect(PersistentIdentifier("Employee/") == nil)
         #expect(PersistentIdentifier("/3") == nil)
         #expect(PersistentIdentifier("Employee") == nil)

@@ -33,7 +33,9 @@ final class EntityBinding: Sendable {
                 else {
                     throw LogbookError.incompatibleSchema(
                         entity: entity.name, attribute: attribute.name,
-                        reason: "the class \(layout.modelType) has no property of this type and optionality")
+                        reason:
+                            "the class \(layout.modelType) has no property of this type and optionality"
+                    )
                 }
                 fields.append(field)
             }
@@ -77,14 +79,17 @@ final class EntityBinding: Sendable {
     @inline(__always)
     func decodeValue(_ object: AnyObject, _ index: Int, _ r: inout ByteReader) throws {
         if layout != nil { return try orderedFields[index].decode(&r, into: object) }
-        unsafeDowncast(object, to: ManagedObject.self).values[index] = try r.value(entity.attributes[index].type)
+        unsafeDowncast(object, to: ManagedObject.self).values[index] = try r.value(
+            entity.attributes[index].type)
     }
 
     /// Decodes a whole record into the object (fast path for the current schema version).
     /// - Returns: the record's object version.
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``.
     @inline(__always)
-    func load(_ buffer: UnsafeRawBufferPointer, into object: AnyObject, key: @autoclosure () -> String) throws -> UInt64 {
+    func load(
+        _ buffer: UnsafeRawBufferPointer, into object: AnyObject, key: @autoclosure () -> String
+    ) throws -> UInt64 {
         if let version = try codec.decodeCurrent(
             buffer, key: key(), field: { i, r in try decodeValue(object, i, &r) },
             null: { i in write(object, i, .null) })
@@ -117,8 +122,10 @@ final class EntityBinding: Sendable {
         if layout != nil {
             let base = Unmanaged.passUnretained(object).toOpaque()
             for i in 0..<ownerOffsets.count {
-                base.advanced(by: ownerOffsets[i]).assumingMemoryBound(to: ModelBacking?.self).pointee = backing
-                base.advanced(by: slotOffsets[i]).assumingMemoryBound(to: Int32.self).pointee = Int32(i)
+                base.advanced(by: ownerOffsets[i]).assumingMemoryBound(to: ModelBacking?.self)
+                    .pointee = backing
+                base.advanced(by: slotOffsets[i]).assumingMemoryBound(to: Int32.self).pointee =
+                    Int32(i)
             }
         } else if let backing {
             unsafeDowncast(object, to: ManagedObject.self).attach(backing)

@@ -42,7 +42,9 @@ struct FetchCandidate {
 extension ModelContext {
     /// Scans the entity's records (and, if asked, the pending objects) and returns the
     /// matches in order, sliced. With `keepRecords == false` no bytes are kept (for counts).
-    func execute(_ plan: FetchPlan, keepRecords: Bool = true) throws -> (candidates: [FetchCandidate], bytes: [UInt8]) {
+    func execute(_ plan: FetchPlan, keepRecords: Bool = true) throws -> (
+        candidates: [FetchCandidate], bytes: [UInt8]
+    ) {
         let binding = plan.binding
         let entity = binding.entity
         let codec = binding.codec
@@ -52,17 +54,23 @@ extension ModelContext {
         var bytes: [UInt8] = []
         var skip = Set<UInt64>()
         if plan.includePendingChanges {
-            for backing in changed.values where backing.binding === binding { skip.insert(backing.primaryKey) }
-            for backing in deleted.values where backing.binding === binding { skip.insert(backing.primaryKey) }
+            for backing in changed.values where backing.binding === binding {
+                skip.insert(backing.primaryKey)
+            }
+            for backing in deleted.values where backing.binding === binding {
+                skip.insert(backing.primaryKey)
+            }
         }
         var scratch = entity.attributes.map(\.initialValue)
-        let scratchObject: AnyObject? = if case .object = plan.matcher { binding.makeObject() } else { nil }
+        let scratchObject: AnyObject? =
+            if case .object = plan.matcher { binding.makeObject() } else { nil }
         let needsValues: Bool = if case .all = plan.matcher { keyCount > 0 } else { true }
         // Attributes the filter and the sort read; the scan locates attributes up to the last
         // of them and decodes only what it compares.
         var needed: [Bool]? = nil
         var locateCount = 0
-        if case .object = plan.matcher {} else {
+        if case .object = plan.matcher {
+        } else {
             var mask = [Bool](repeating: false, count: entity.attributes.count)
             if case .filter(let node) = plan.matcher { node.markAttributes(&mask) }
             for key in plan.sortKeys { mask[key.attribute] = true }
@@ -71,58 +79,82 @@ extension ModelContext {
         }
         let offsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(locateCount, 1))
         defer { offsets.deallocate() }
-        let types = UnsafeMutableBufferPointer<AttributeType>.allocate(capacity: entity.attributes.count)
+        let types = UnsafeMutableBufferPointer<AttributeType>.allocate(
+            capacity: entity.attributes.count)
         defer { types.deallocate() }
         _ = types.initialize(from: entity.attributes.map(\.type))
         let compiled: CompiledFilter? =
-            if case .filter(let node) = plan.matcher { CompiledFilter(node, types: entity.attributes.map(\.type)) } else { nil }
+            if case .filter(let node) = plan.matcher {
+                CompiledFilter(node, types: entity.attributes.map(\.type))
+            } else { nil }
         let sortAttributes = plan.sortKeys.map(\.attribute)
         let scanLayout = codec.makeScanLayout()
         defer { scanLayout.deallocate() }
         try wrapStoreErrors {
             try container.store.forEach(in: binding.keyspace) { key, value in
                 guard let pk = RecordCodec.primaryKey(key) else {
-                    throw LogbookError.corruptRecord(entity: entity.name, key: "\(key.count) bytes", reason: "a key has 8 bytes")
+                    throw LogbookError.corruptRecord(
+                        entity: entity.name, key: "\(key.count) bytes", reason: "a key has 8 bytes")
                 }
                 if !skip.isEmpty && skip.contains(pk) { return }
                 if needsValues {
                     if let scratchObject {
                         _ = try binding.load(value, into: scratchObject, key: String(pk))
-                        if case .object(let test) = plan.matcher, !(try test(scratchObject)) { return }
-                        for key in plan.sortKeys { keys.append(binding.read(scratchObject, key.attribute)) }
-                    } else if (try? RecordCodec.locate(value, offsets, count: locateCount, layout: scanLayout)) == true {
-                        let record = RecordFilterValues(buffer: value, offsets: offsets, types: UnsafeBufferPointer(types))
+                        if case .object(let test) = plan.matcher, !(try test(scratchObject)) {
+                            return
+                        }
+                        for key in plan.sortKeys {
+                            keys.append(binding.read(scratchObject, key.attribute))
+                        }
+                    } else if (try? RecordCodec.locate(
+                        value, offsets, count: locateCount, layout: scanLayout)) == true
+                    {
+                        let record = RecordFilterValues(
+                            buffer: value, offsets: offsets, types: UnsafeBufferPointer(types))
                         if let compiled, !(try compiled.evaluate(record)) { return }
                         for attribute in sortAttributes { keys.append(record.value(at: attribute)) }
                     } else {
                         // Older schema version (or damage, which decode reports).
-                        _ = try codec.decode(value, key: String(pk), only: needed) { i, v in scratch[i] = v }
+                        _ = try codec.decode(value, key: String(pk), only: needed) { i, v in
+                            scratch[i] = v
+                        }
                         let record = ArrayFilterValues(values: scratch, entity: entity)
-                        if case .filter(let node) = plan.matcher, !(try node.evaluate(record)) { return }
+                        if case .filter(let node) = plan.matcher, !(try node.evaluate(record)) {
+                            return
+                        }
                         for key in plan.sortKeys { keys.append(scratch[key.attribute]) }
                     }
                 }
                 let start = bytes.count
                 if keepRecords { bytes.append(contentsOf: value) }
                 candidates.append(
-                    FetchCandidate(primaryKey: pk, live: nil, version: 0, bytesStart: start, bytesCount: value.count))
+                    FetchCandidate(
+                        primaryKey: pk, live: nil, version: 0, bytesStart: start,
+                        bytesCount: value.count))
             }
         }
         if plan.includePendingChanges {
-            let pending = insertedList.filter { $0.state == .inserted && $0.binding === binding }
+            let pending =
+                insertedList.filter { $0.state == .inserted && $0.binding === binding }
                 + changed.values.filter { $0.binding === binding }
             for backing in pending {
                 let object = backing.object
                 switch plan.matcher {
                 case .all: break
                 case .filter(let node):
-                    if !(try node.evaluate(ArrayFilterValues(values: binding.readAll(object), entity: entity))) { continue }
+                    if !(try node.evaluate(
+                        ArrayFilterValues(values: binding.readAll(object), entity: entity)))
+                    {
+                        continue
+                    }
                 case .object(let test):
                     if !(try test(object)) { continue }
                 }
                 for key in plan.sortKeys { keys.append(binding.read(object, key.attribute)) }
                 candidates.append(
-                    FetchCandidate(primaryKey: backing.primaryKey, live: backing, version: backing.version, bytesStart: 0, bytesCount: 0))
+                    FetchCandidate(
+                        primaryKey: backing.primaryKey, live: backing, version: backing.version,
+                        bytesStart: 0, bytesCount: 0))
             }
         }
         var order = Array(candidates.indices)
@@ -140,7 +172,8 @@ extension ModelContext {
             }
             items.sort { a, b in
                 if a.present != b.present || a.value != b.value {
-                    let less = (!a.present && b.present) || (a.present == b.present && a.value < b.value)
+                    let less =
+                        (!a.present && b.present) || (a.present == b.present && a.value < b.value)
                     return less == ascending
                 }
                 return a.pk < b.pk
@@ -154,7 +187,9 @@ extension ModelContext {
                         let x = keys[a * keyCount + k]
                         let y = keys[b * keyCount + k]
                         var result: ComparisonResult
-                        if let comparator = key.stringComparator, case .string(let s) = x, case .string(let t) = y {
+                        if let comparator = key.stringComparator, case .string(let s) = x,
+                            case .string(let t) = y
+                        {
                             result = comparator.compare(s, t)
                         } else {
                             result = AttributeValue.compare(x, y)
@@ -189,18 +224,24 @@ extension ModelContext {
         let object = binding.makeObject()
         let version = try bytes.withUnsafeBytes { raw in
             try binding.load(
-                UnsafeRawBufferPointer(rebasing: raw[candidate.bytesStart..<candidate.bytesStart + candidate.bytesCount]),
+                UnsafeRawBufferPointer(
+                    rebasing: raw[
+                        candidate.bytesStart..<candidate.bytesStart + candidate.bytesCount]),
                 into: object, key: String(candidate.primaryKey))
         }
-        adoptFetched(object, binding: binding, primaryKey: candidate.primaryKey, version: version, generation: generation)
+        adoptFetched(
+            object, binding: binding, primaryKey: candidate.primaryKey, version: version,
+            generation: generation)
         return object
     }
 
     func adoptFetched(
-        _ object: AnyObject, binding: EntityBinding, primaryKey: UInt64, version: UInt64, generation: UInt64
+        _ object: AnyObject, binding: EntityBinding, primaryKey: UInt64, version: UInt64,
+        generation: UInt64
     ) {
         let backing = ModelBacking(
-            binding: binding, primaryKey: primaryKey, object: object, context: handle, state: .persisted, version: version)
+            binding: binding, primaryKey: primaryKey, object: object, context: handle,
+            state: .persisted, version: version)
         backing.readGeneration = generation
         binding.adopt(object, backing)
         registry[binding.index][primaryKey] = backing
@@ -210,8 +251,11 @@ extension ModelContext {
     func fetchObjects(_ plan: FetchPlan) throws -> [AnyObject] {
         let generation = container.saveGeneration
         let (candidates, bytes) = try execute(plan)
-        registry[plan.binding.index].reserveCapacity(registry[plan.binding.index].count + candidates.count)
-        var objects = try candidates.map { try materialize($0, bytes, plan.binding, generation: generation) }
+        registry[plan.binding.index].reserveCapacity(
+            registry[plan.binding.index].count + candidates.count)
+        var objects = try candidates.map {
+            try materialize($0, bytes, plan.binding, generation: generation)
+        }
         if let order = plan.objectOrder {
             let keyed = zip(objects, candidates.map(\.primaryKey))
             objects = Self.slice(

@@ -86,7 +86,9 @@ extension ModelContext {
                 backing.pinned = nil
             }
             for backing in insertedList where backing.state == .inserted { didSave(backing) }
-            for backing in changedList where !refreshed.contains(ObjectIdentifier(backing)) { didSave(backing) }
+            for backing in changedList where !refreshed.contains(ObjectIdentifier(backing)) {
+                didSave(backing)
+            }
             for backing in deleted.values {
                 backing.pinned = nil
                 registry[backing.binding.index][backing.primaryKey] = nil
@@ -119,8 +121,13 @@ extension ModelContext {
             foreign[binding.index] = latestForeign
             // No other context saved this entity since the object was read: no conflict.
             if backing.readGeneration >= latestForeign { continue }
-            let stored = try wrapStoreErrors { try store.get(RecordCodec.key(backing.primaryKey), in: binding.keyspace) }
-            let found = stored.flatMap { bytes in bytes.withUnsafeBytes { RecordCodec.objectVersion(of: $0) } } ?? 0
+            let stored = try wrapStoreErrors {
+                try store.get(RecordCodec.key(backing.primaryKey), in: binding.keyspace)
+            }
+            let found =
+                stored.flatMap { bytes in
+                    bytes.withUnsafeBytes { RecordCodec.objectVersion(of: $0) }
+                } ?? 0
             guard found != backing.version else { continue }
             if backing.state == .deleted && stored == nil { continue }
             switch mergePolicy {
@@ -135,7 +142,8 @@ extension ModelContext {
                 backing.readGeneration = container.saveGeneration
                 guard backing.state == .persisted, let stored else { continue }
                 try stored.withUnsafeBytes { raw in
-                    _ = try binding.codec.decode(raw, key: backing.identifier.description) { i, value in
+                    _ = try binding.codec.decode(raw, key: backing.identifier.description) {
+                        i, value in
                         binding.write(backing.object, i, value)
                     }
                 }
@@ -154,7 +162,8 @@ extension ModelContext {
     private func checkUniqueness(_ changedList: [ModelBacking]) throws {
         var byEntity: [Int: [ModelBacking]] = [:]
         guard container.bindings.contains(where: { !$0.uniqueAttributes.isEmpty }) else { return }
-        for backing in insertedList where backing.state == .inserted && !backing.binding.uniqueAttributes.isEmpty {
+        for backing in insertedList
+        where backing.state == .inserted && !backing.binding.uniqueAttributes.isEmpty {
             byEntity[backing.binding.index, default: []].append(backing)
         }
         for backing in changedList where !backing.binding.uniqueAttributes.isEmpty {
@@ -176,10 +185,12 @@ extension ModelContext {
                             object: backing.identifier.description)
                     }
                 }
-                let deletedKeys = Set(deleted.values.filter { $0.binding.index == entityIndex }.map(\.primaryKey))
+                let deletedKeys = Set(
+                    deleted.values.filter { $0.binding.index == entityIndex }.map(\.primaryKey))
                 try wrapStoreErrors {
                     try container.store.forEach(in: binding.keyspace) { key, value in
-                        guard let pk = RecordCodec.primaryKey(key), !writingKeys.contains(pk), !deletedKeys.contains(pk)
+                        guard let pk = RecordCodec.primaryKey(key), !writingKeys.contains(pk),
+                            !deletedKeys.contains(pk)
                         else { return }
                         var storedValue = AttributeValue.null
                         _ = try binding.codec.decode(value, key: String(pk)) { i, v in
@@ -187,8 +198,11 @@ extension ModelContext {
                         }
                         if let other = seen[storedValue] {
                             throw LogbookError.uniqueConstraint(
-                                entity: binding.entity.name, attribute: name, value: storedValue.description,
-                                object: PersistentIdentifier(entityName: binding.entity.name, primaryKey: other).description)
+                                entity: binding.entity.name, attribute: name,
+                                value: storedValue.description,
+                                object: PersistentIdentifier(
+                                    entityName: binding.entity.name, primaryKey: other
+                                ).description)
                         }
                     }
                 }

@@ -65,17 +65,23 @@ public final class ModelContext {
 
     /// Objects inserted since the last save, in insertion order.
     public var insertedModels: [any ModelObject] {
-        insertedList.lazy.filter { $0.state == .inserted }.compactMap { $0.object as? any ModelObject }
+        insertedList.lazy.filter { $0.state == .inserted }.compactMap {
+            $0.object as? any ModelObject
+        }
     }
 
     /// Saved objects with unsaved changes.
     public var changedModels: [any ModelObject] {
-        changed.values.sorted { $0.primaryKey < $1.primaryKey }.compactMap { $0.object as? any ModelObject }
+        changed.values.sorted { $0.primaryKey < $1.primaryKey }.compactMap {
+            $0.object as? any ModelObject
+        }
     }
 
     /// Saved objects whose deletion is pending.
     public var deletedModels: [any ModelObject] {
-        deleted.values.sorted { $0.primaryKey < $1.primaryKey }.compactMap { $0.object as? any ModelObject }
+        deleted.values.sorted { $0.primaryKey < $1.primaryKey }.compactMap {
+            $0.object as? any ModelObject
+        }
     }
 
     /// Registers `model` for insertion at the next save and gives it its permanent identifier.
@@ -104,7 +110,9 @@ public final class ModelContext {
                 insertedList.append(backing)
                 insertedCount += 1
             } else if backing.context !== self {
-                failures.append(.notRegistered(entity: Model.entityName, object: backing.identifier.description))
+                failures.append(
+                    .notRegistered(entity: Model.entityName, object: backing.identifier.description)
+                )
             }
             return
         }
@@ -115,7 +123,8 @@ public final class ModelContext {
     func register(_ object: AnyObject, binding: EntityBinding) -> ModelBacking {
         let pk = container.nextPrimaryKey(binding.index)
         let backing = ModelBacking(
-            binding: binding, primaryKey: pk, object: object, context: handle, state: .inserted, version: 0)
+            binding: binding, primaryKey: pk, object: object, context: handle, state: .inserted,
+            version: 0)
         backing.pinned = object
         binding.adopt(object, backing)
         unindexed[binding.index].append(backing)
@@ -156,7 +165,9 @@ public final class ModelContext {
         insertedCount = 0
         for backing in Array(changed.values) + Array(deleted.values) {
             if let snapshot = backing.snapshot {
-                for (i, value) in snapshot.enumerated() { backing.binding.write(backing.object, i, value) }
+                for (i, value) in snapshot.enumerated() {
+                    backing.binding.write(backing.object, i, value)
+                }
             }
             backing.snapshot = nil
             backing.isChanged = false
@@ -188,7 +199,8 @@ public final class ModelContext {
     /// Moves the entity's inserted objects into the registry.
     func indexInserted(_ entity: Int) {
         registry[entity].reserveCapacity(registry[entity].count + unindexed[entity].count)
-        for backing in unindexed[entity] where backing.state == .inserted || backing.state == .persisted {
+        for backing in unindexed[entity]
+        where backing.state == .inserted || backing.state == .persisted {
             registry[entity][backing.primaryKey] = backing
         }
         unindexed[entity].removeAll()

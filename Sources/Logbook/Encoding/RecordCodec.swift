@@ -41,7 +41,9 @@ struct RecordCodec: Sendable {
         layout = Layout(entity, current: entity)
         var older: [UInt32: Layout] = [:]
         for (version, schema) in history.versions where version != schemaVersion {
-            if let old = schema.entity(named: entity.name) { older[version] = Layout(old, current: entity) }
+            if let old = schema.entity(named: entity.name) {
+                older[version] = Layout(old, current: entity)
+            }
         }
         self.older = older
         initialValues = entity.attributes.map(\.initialValue)
@@ -51,11 +53,15 @@ struct RecordCodec: Sendable {
     /// appends nothing and returns `false` for `null`.
     /// Invariant: every value written is of its attribute's type (checked by the caller).
     @inline(__always)
-    func encode(objectVersion: UInt64, into w: inout ByteWriter, value: (Int, inout ByteWriter) -> Bool) {
+    func encode(
+        objectVersion: UInt64, into w: inout ByteWriter, value: (Int, inout ByteWriter) -> Bool
+    ) {
         w.varint(UInt64(schemaVersion))
         w.varint(objectVersion)
         let bitmapStart = w.bytes.count
-        if layout.bitmapBytes > 0 { w.bytes.append(contentsOf: repeatElement(0, count: layout.bitmapBytes)) }
+        if layout.bitmapBytes > 0 {
+            w.bytes.append(contentsOf: repeatElement(0, count: layout.bitmapBytes))
+        }
         for i in 0..<layout.types.count where !value(i, &w) {
             let slot = layout.optionalSlot[i]
             if slot >= 0 { w.bytes[bitmapStart + slot / 8] |= 1 << UInt8(slot % 8) }
@@ -77,7 +83,9 @@ struct RecordCodec: Sendable {
             guard version == UInt64(schemaVersion) else { return nil }
             let objectVersion = try r.varint()
             let bitmapStart = r.offset
-            guard buffer.count - bitmapStart >= layout.bitmapBytes else { throw ByteReader.Truncated() }
+            guard buffer.count - bitmapStart >= layout.bitmapBytes else {
+                throw ByteReader.Truncated()
+            }
             r.offset += layout.bitmapBytes
             for i in 0..<layout.types.count {
                 let slot = layout.optionalSlot[i]
@@ -91,19 +99,23 @@ struct RecordCodec: Sendable {
             return objectVersion
         } catch is ByteReader.Truncated {
             throw LogbookError.corruptRecord(
-                entity: entity.name, key: key(), reason: "the record ends early or holds an invalid value")
+                entity: entity.name, key: key(),
+                reason: "the record ends early or holds an invalid value")
         }
     }
 
     /// The current layout as raw arrays, for ``locate(_:_:count:layout:)`` in scan loops.
     /// The caller deallocates both buffers.
     func makeScanLayout() -> ScanLayout {
-        let types = UnsafeMutableBufferPointer<AttributeType>.allocate(capacity: max(layout.types.count, 1))
+        let types = UnsafeMutableBufferPointer<AttributeType>.allocate(
+            capacity: max(layout.types.count, 1))
         _ = types.initialize(from: layout.types)
-        let slots = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(layout.optionalSlot.count, 1))
+        let slots = UnsafeMutableBufferPointer<Int>.allocate(
+            capacity: max(layout.optionalSlot.count, 1))
         _ = slots.initialize(from: layout.optionalSlot)
         return ScanLayout(
-            schemaVersion: UInt64(schemaVersion), bitmapBytes: layout.bitmapBytes, types: types, optionalSlot: slots)
+            schemaVersion: UInt64(schemaVersion), bitmapBytes: layout.bitmapBytes, types: types,
+            optionalSlot: slots)
     }
 
     /// The current layout as raw buffers (no reference counting in scan loops).
@@ -125,7 +137,8 @@ struct RecordCodec: Sendable {
     /// - Throws: ``ByteReader/Truncated`` for a damaged record.
     @inline(__always)
     static func locate(
-        _ buffer: UnsafeRawBufferPointer, _ offsets: UnsafeMutableBufferPointer<Int>, count: Int, layout: ScanLayout
+        _ buffer: UnsafeRawBufferPointer, _ offsets: UnsafeMutableBufferPointer<Int>, count: Int,
+        layout: ScanLayout
     ) throws -> Bool {
         var r = ByteReader(buffer)
         guard try r.varint() == layout.schemaVersion else { return false }
@@ -159,7 +172,8 @@ struct RecordCodec: Sendable {
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)`` (with `key` as given).
     @inline(__always)
     func decode(
-        _ buffer: UnsafeRawBufferPointer, key: @autoclosure () -> String, only needed: [Bool]? = nil,
+        _ buffer: UnsafeRawBufferPointer, key: @autoclosure () -> String,
+        only needed: [Bool]? = nil,
         _ body: (Int, AttributeValue) throws -> Void
     ) throws -> UInt64 {
         var r = ByteReader(buffer)
@@ -174,27 +188,35 @@ struct RecordCodec: Sendable {
                     seen[i] = true
                     try body(i, v)
                 }
-                for (i, present) in seen.enumerated() where !present { try body(i, initialValues[i]) }
+                for (i, present) in seen.enumerated() where !present {
+                    try body(i, initialValues[i])
+                }
             } else {
                 throw LogbookError.corruptRecord(
                     entity: entity.name, key: key(), reason: "unknown schema version \(version)")
             }
             guard r.isAtEnd else {
                 throw LogbookError.corruptRecord(
-                    entity: entity.name, key: key(), reason: "\(buffer.count - r.offset) bytes after the values")
+                    entity: entity.name, key: key(),
+                    reason: "\(buffer.count - r.offset) bytes after the values")
             }
             return objectVersion
         } catch is ByteReader.Truncated {
-            throw LogbookError.corruptRecord(entity: entity.name, key: key(), reason: "the record ends early or holds an invalid value")
+            throw LogbookError.corruptRecord(
+                entity: entity.name, key: key(),
+                reason: "the record ends early or holds an invalid value")
         }
     }
 
     @inline(__always)
     private func decodeValues(
-        _ r: inout ByteReader, _ layout: Layout, _ needed: [Bool]?, _ body: (Int, AttributeValue) throws -> Void
+        _ r: inout ByteReader, _ layout: Layout, _ needed: [Bool]?,
+        _ body: (Int, AttributeValue) throws -> Void
     ) throws {
         let bitmapStart = r.offset
-        guard r.buffer.count - bitmapStart >= layout.bitmapBytes else { throw ByteReader.Truncated() }
+        guard r.buffer.count - bitmapStart >= layout.bitmapBytes else {
+            throw ByteReader.Truncated()
+        }
         r.offset += layout.bitmapBytes
         for i in 0..<layout.types.count {
             let slot = layout.optionalSlot[i]

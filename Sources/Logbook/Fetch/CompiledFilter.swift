@@ -11,7 +11,8 @@ final class CompiledFilter {
         case not(Int)
         /// Attribute `index` (a string) equals the UTF-8 `bytes` (`negate`: not equal);
         /// `general` indexes the original leaf, used when bytes cannot decide.
-        case stringEquals(index: Int, bytes: UnsafeRawBufferPointer, ascii: Bool, negate: Bool, general: Int)
+        case stringEquals(
+            index: Int, bytes: UnsafeRawBufferPointer, ascii: Bool, negate: Bool, general: Int)
         /// Attribute `index` (an integer) compared with `value`.
         case integer(index: Int, op: FilterOperator, value: Int64)
         case general(Int)
@@ -45,14 +46,17 @@ final class CompiledFilter {
         case .compare(.attribute(let i), let op, .value(.string(let text)), false, false)
         where (op == .equal || op == .notEqual) && types[i] == .string:
             let utf8 = Array(text.utf8)
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(utf8.count, 1), alignment: 1)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(
+                byteCount: max(utf8.count, 1), alignment: 1)
             buffer.copyBytes(from: utf8)
             buffers.append(buffer)
             node = .stringEquals(
                 index: i, bytes: UnsafeRawBufferPointer(rebasing: buffer[0..<utf8.count]),
-                ascii: utf8.allSatisfy { $0 < 0x80 }, negate: op == .notEqual, general: general(filter))
+                ascii: utf8.allSatisfy { $0 < 0x80 }, negate: op == .notEqual,
+                general: general(filter))
         case .compare(.attribute(let i), let op, .value(.integer(let v)), _, _)
-        where types[i] == .integer && [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(op):
+        where types[i] == .integer
+            && [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(op):
             node = .integer(index: i, op: op, value: v)
         default: node = .general(general(filter))
         }
@@ -75,9 +79,12 @@ final class CompiledFilter {
             if offset < 0 { return negate }
             var r = ByteReader(record.buffer)
             r.offset = offset
-            guard let stored = try? r.lengthPrefixed() else { return try generals[general].evaluate(record) }
+            guard let stored = try? r.lengthPrefixed() else {
+                return try generals[general].evaluate(record)
+            }
             if stored.count == bytes.count
-                && (bytes.isEmpty || memcmp(bytes.baseAddress!, stored.baseAddress!, bytes.count) == 0)
+                && (bytes.isEmpty
+                    || memcmp(bytes.baseAddress!, stored.baseAddress!, bytes.count) == 0)
             {
                 return !negate
             }

@@ -7,7 +7,9 @@ final class KeyPathResolver {
 
     init(binding: EntityBinding) {
         probe = binding.makeObject()
-        backing = ModelBacking(binding: binding, primaryKey: 0, object: probe, context: nil, state: .inserted, version: 0)
+        backing = ModelBacking(
+            binding: binding, primaryKey: 0, object: probe, context: nil, state: .inserted,
+            version: 0)
         backing.isProbe = true
         binding.adopt(probe, backing)
     }

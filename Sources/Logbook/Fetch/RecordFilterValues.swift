@@ -37,10 +37,16 @@ struct RecordFilterValues: FilterValues {
         case (.string, .string(let text)):
             guard let stored = try? r.lengthPrefixed() else { return nil }
             var text = text
-            let sameBytes = text.withUTF8 { $0.count == stored.count && ($0.isEmpty || memcmp($0.baseAddress!, stored.baseAddress!, stored.count) == 0) }
+            let sameBytes = text.withUTF8 {
+                $0.count == stored.count
+                    && ($0.isEmpty
+                        || memcmp($0.baseAddress!, stored.baseAddress!, stored.count) == 0)
+            }
             if sameBytes { return true }
             // Different bytes can still be canonically equal strings, unless both are ASCII.
-            if text.utf8.allSatisfy({ $0 < 0x80 }) && stored.allSatisfy({ $0 < 0x80 }) { return false }
+            if text.utf8.allSatisfy({ $0 < 0x80 }) && stored.allSatisfy({ $0 < 0x80 }) {
+                return false
+            }
             return nil
         case (.integer, .integer(let wanted)):
             guard let stored = try? r.zigzag() else { return nil }

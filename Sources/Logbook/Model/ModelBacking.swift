@@ -73,7 +73,10 @@ final class ModelBacking {
         probedKeyPath = keyPath
     }
 
-    init(binding: EntityBinding, primaryKey: UInt64, object: AnyObject, context: ContextHandle?, state: State, version: UInt64) {
+    init(
+        binding: EntityBinding, primaryKey: UInt64, object: AnyObject, context: ContextHandle?,
+        state: State, version: UInt64
+    ) {
         self.binding = binding
         self.primaryKey = primaryKey
         self.object = object

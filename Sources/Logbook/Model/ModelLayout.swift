@@ -55,8 +55,13 @@ final class TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
         slotOffset = offset + slot
         optionsOffset = offset + options
         kind =
-            Value.self == String.self ? .string : Value.self == Int64.self ? .int64 : Value.self == Int.self ? .int
-            : Value.self == Double.self ? .double : Value.self == Bool.self ? .bool : .other
+            Value.self == String.self
+            ? .string
+            : Value.self == Int64.self
+                ? .int64
+                : Value.self == Int.self
+                    ? .int
+                    : Value.self == Double.self ? .double : Value.self == Bool.self ? .bool : .other
     }
 
     @inline(__always)
@@ -111,7 +116,9 @@ final class TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
             guard b <= 1 else { throw ByteReader.Truncated() }
             raw.assumingMemoryBound(to: Bool.self).pointee = b == 1
         case .other:
-            guard let v = Value(attributeValue: try r.value(Value.attributeType)) else { throw ByteReader.Truncated() }
+            guard let v = Value(attributeValue: try r.value(Value.attributeType)) else {
+                throw ByteReader.Truncated()
+            }
             value(object).pointee = v
         }
     }
@@ -119,12 +126,15 @@ final class TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
     func setNull(_ object: AnyObject) -> Bool { write(object, .null) }
 
     func owner(_ object: AnyObject) -> ModelBacking? {
-        base(object).advanced(by: ownerOffset).assumingMemoryBound(to: Optional<ModelBacking>.self).pointee
+        base(object).advanced(by: ownerOffset).assumingMemoryBound(to: Optional<ModelBacking>.self)
+            .pointee
     }
 
     func adopt(_ object: AnyObject, owner: ModelBacking?, slot: Int) {
-        base(object).advanced(by: ownerOffset).assumingMemoryBound(to: Optional<ModelBacking>.self).pointee = owner
-        base(object).advanced(by: slotOffset).assumingMemoryBound(to: Int32.self).pointee = Int32(slot)
+        base(object).advanced(by: ownerOffset).assumingMemoryBound(to: Optional<ModelBacking>.self)
+            .pointee = owner
+        base(object).advanced(by: slotOffset).assumingMemoryBound(to: Int32.self).pointee = Int32(
+            slot)
     }
 
     func options(_ object: AnyObject) -> Set<AttributeOption> {
@@ -170,7 +180,8 @@ final class ModelLayout: @unchecked Sendable {
     private static func reflect(_ type: any PersistentModel.Type) throws -> ModelLayout {
         var fields: [any FieldAccessor] = []
         var unreadable: String?
-        let complete = _forEachField(of: type, options: classTypeOption) { name, offset, fieldType, _ in
+        let complete = _forEachField(of: type, options: classTypeOption) {
+            name, offset, fieldType, _ in
             if let attributeType = fieldType as? any AttributeField.Type {
                 var label = String(cString: name)
                 if label.hasPrefix("_") { label.removeFirst() }
@@ -184,7 +195,8 @@ final class ModelLayout: @unchecked Sendable {
         }
         let entityName = type.entityName
         guard complete, unreadable == nil else {
-            throw LogbookError.invalidSchema("the class of entity \(entityName) cannot be reflected")
+            throw LogbookError.invalidSchema(
+                "the class of entity \(entityName) cannot be reflected")
         }
         guard !fields.isEmpty else {
             throw LogbookError.invalidSchema(
@@ -200,7 +212,8 @@ final class ModelLayout: @unchecked Sendable {
                 unique: options.contains(.unique))
         }
         return ModelLayout(
-            modelType: type, fields: fields, entity: Entity(name: entityName, attributes: attributes))
+            modelType: type, fields: fields,
+            entity: Entity(name: entityName, attributes: attributes))
     }
 }
 

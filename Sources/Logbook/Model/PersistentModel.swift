@@ -31,7 +31,9 @@ extension PersistentModel {
 extension ModelObject {
     /// The object's identifier, or `nil` before it is inserted into a context.
     public var persistentModelID: PersistentIdentifier? {
-        resolvedBacking.map { PersistentIdentifier(entityName: $0.binding.entity.name, primaryKey: $0.primaryKey) }
+        resolvedBacking.map {
+            PersistentIdentifier(entityName: $0.binding.entity.name, primaryKey: $0.primaryKey)
+        }
     }
 
     /// The context the object is registered in, or `nil`.
@@ -46,7 +48,8 @@ extension ModelObject {
     /// The entity's name.
     public var entityName: String {
         if let managed = self as? ManagedObject { return managed.backing.binding.entity.name }
-        return (type(of: self) as? any PersistentModel.Type)?.entityName ?? String(describing: type(of: self))
+        return (type(of: self) as? any PersistentModel.Type)?.entityName
+            ?? String(describing: type(of: self))
     }
 
     /// The value of the attribute `key`: a `String`, `Int64`, `Double`, `Bool`, `Date`, `Data`,

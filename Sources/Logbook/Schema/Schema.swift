@@ -38,7 +38,9 @@ public struct Schema: Sendable, Hashable {
     public func validate() throws {
         var seen = Set<String>()
         for entity in entities {
-            if entity.name.isEmpty { throw LogbookError.invalidSchema("an entity has an empty name") }
+            if entity.name.isEmpty {
+                throw LogbookError.invalidSchema("an entity has an empty name")
+            }
             if entity.name.hasPrefix("logbook.") {
                 throw LogbookError.invalidSchema(
                     "entity name \"\(entity.name)\" uses the reserved prefix \"logbook.\"")
@@ -52,7 +54,8 @@ public struct Schema: Sendable, Hashable {
             var names = Set<String>()
             for attribute in entity.attributes {
                 if attribute.name.isEmpty {
-                    throw LogbookError.invalidSchema("an attribute of \(entity.name) has an empty name")
+                    throw LogbookError.invalidSchema(
+                        "an attribute of \(entity.name) has an empty name")
                 }
                 if !names.insert(attribute.name).inserted {
                     throw LogbookError.invalidSchema(
@@ -61,7 +64,8 @@ public struct Schema: Sendable, Hashable {
                 if let value = attribute.defaultValue, !value.isNull, value.type != attribute.type {
                     throw LogbookError.typeMismatch(
                         entity: entity.name, attribute: attribute.name,
-                        expected: attribute.type.description, found: value.type?.description ?? "nil")
+                        expected: attribute.type.description,
+                        found: value.type?.description ?? "nil")
                 }
             }
         }
@@ -82,7 +86,9 @@ public struct Schema: Sendable, Hashable {
             }
             var merged = old
             for (i, oldAttribute) in old.attributes.enumerated() {
-                guard let newAttribute = new.attributes.first(where: { $0.name == oldAttribute.name }) else {
+                guard
+                    let newAttribute = new.attributes.first(where: { $0.name == oldAttribute.name })
+                else {
                     throw LogbookError.incompatibleSchema(
                         entity: old.name, attribute: oldAttribute.name,
                         reason: "the attribute was removed")
@@ -90,7 +96,8 @@ public struct Schema: Sendable, Hashable {
                 if newAttribute.type != oldAttribute.type {
                     throw LogbookError.incompatibleSchema(
                         entity: old.name, attribute: oldAttribute.name,
-                        reason: "its type changed from \(oldAttribute.type) to \(newAttribute.type)")
+                        reason: "its type changed from \(oldAttribute.type) to \(newAttribute.type)"
+                    )
                 }
                 if oldAttribute.isOptional && !newAttribute.isOptional {
                     throw LogbookError.incompatibleSchema(

@@ -36,12 +36,16 @@ enum SchemaCodec {
         do {
             let format = try r.byte()
             guard format == formatVersion else {
-                throw corrupt("schema format \(format) is not supported (this library reads \(formatVersion))")
+                throw corrupt(
+                    "schema format \(format) is not supported (this library reads \(formatVersion))"
+                )
             }
             let version = try r.varint()
             guard version <= UInt32.max else { throw corrupt("version \(version) out of range") }
             let entityCount = try r.varint()
-            guard entityCount <= UInt64(bytes.count) else { throw corrupt("entity count \(entityCount) too large") }
+            guard entityCount <= UInt64(bytes.count) else {
+                throw corrupt("entity count \(entityCount) too large")
+            }
             var entities: [Entity] = []
             for _ in 0..<entityCount {
                 let name = try r.string()
@@ -54,19 +58,23 @@ enum SchemaCodec {
                     let attributeName = try r.string()
                     let rawType = try r.byte()
                     guard let type = AttributeType(rawValue: rawType) else {
-                        throw corrupt("unknown attribute type \(rawType) for \(name).\(attributeName)")
+                        throw corrupt(
+                            "unknown attribute type \(rawType) for \(name).\(attributeName)")
                     }
                     let flags = try r.byte()
                     guard flags & 0xF0 == 0 else { throw corrupt("unknown flags \(flags)") }
                     let defaultValue = flags & 8 != 0 ? try r.value(type) : nil
                     attributes.append(
                         AttributeDescription(
-                            attributeName, type, optional: flags & 1 != 0, defaultValue: defaultValue,
+                            attributeName, type, optional: flags & 1 != 0,
+                            defaultValue: defaultValue,
                             indexed: flags & 2 != 0, unique: flags & 4 != 0))
                 }
                 entities.append(Entity(name: name, attributes: attributes))
             }
-            guard r.isAtEnd else { throw corrupt("\(bytes.count - r.offset) bytes after the schema") }
+            guard r.isAtEnd else {
+                throw corrupt("\(bytes.count - r.offset) bytes after the schema")
+            }
             return Schema(entities, version: UInt32(version))
         } catch is ByteReader.Truncated {
             throw corrupt("the record ends early")
@@ -87,7 +95,9 @@ enum SchemaCodec {
 
     /// The key of a schema record: the version, 4 bytes big-endian.
     static func key(version: UInt32) -> [UInt8] {
-        [UInt8(version >> 24), UInt8(truncatingIfNeeded: version >> 16),
-         UInt8(truncatingIfNeeded: version >> 8), UInt8(truncatingIfNeeded: version)]
+        [
+            UInt8(version >> 24), UInt8(truncatingIfNeeded: version >> 16),
+            UInt8(truncatingIfNeeded: version >> 8), UInt8(truncatingIfNeeded: version),
+        ]
     }
 }
