@@ -139,7 +139,8 @@ public final class ModelContainer: Sendable {
         self.main = ModelContext(mainOf: self)
     }
 
-    /// The context for the thread that opened the container (an app's main thread).
+    /// The context for the thread that opened the container (an app's main thread). It does not
+    /// keep the container alive: keep a reference to the container while you use it.
     public var mainContext: ModelContext {
         // Invariant: `main` is set at the end of init.
         main.unsafelyUnwrapped

@@ -23,7 +23,9 @@ extension ModelContext {
         let binding = try container.binding(named: entity)
         let object = binding.makeObject()
         let backing = register(object, binding: binding)
-        guard let model = object as? any ModelObject else { return ManagedObject(values: []) }
+        guard let model = object as? any ModelObject else {
+            throw LogbookError.invalidSchema("the class of entity \(entity) does not conform to PersistentModel")
+        }
         do {
             try configure(model)
         } catch {
