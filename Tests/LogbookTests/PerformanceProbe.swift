@@ -73,6 +73,21 @@ struct PerformanceProbe {
                     try container!.store.forEach(in: "Employee") { _, value in sum &+= value.count }
                 }
                 print("engine floor  : forEach \(Int(tl * 1000)) ms (lengths only)")
+                let buffer = UnsafeMutableRawPointer.allocate(byteCount: 64 << 20, alignment: 8)
+                let pks = UnsafeMutablePointer<UInt64>.allocate(capacity: 2_000_000)
+                var used = 0
+                var records = 0
+                let tcopy = try seconds {
+                    try container!.store.forEach(in: "Employee") { key, value in
+                        pks[records] = key.loadUnaligned(as: UInt64.self)
+                        records += 1
+                        (buffer + used).copyMemory(from: value.baseAddress!, byteCount: value.count)
+                        used += value.count
+                    }
+                }
+                print("engine floor  : forEach \(Int(tcopy * 1000)) ms (copying every value, \(used) bytes)")
+                buffer.deallocate()
+                pks.deallocate()
                 for _ in 0..<5 {
                     let t = try seconds {
                         _ = try ModelContext(container!).fetchCount(
@@ -213,8 +228,11 @@ struct PerformanceProbe {
             var descriptor = FetchDescriptor<Employee>(
                 predicate: #Predicate { $0.designation == "Manager" })
             descriptor.fetchLimit = 100_000
-            for employee in try context.fetch(descriptor) { employee.salary += 1 }
-            try context.save()
+            var fetched: [Employee] = []
+            let tf = try seconds { fetched = try context.fetch(descriptor) }
+            let tm = seconds { for employee in fetched { employee.salary += 1 } }
+            let ts = try seconds { try context.save() }
+            print("fetch \(Int(tf * 1000)) ms, change \(Int(tm * 1000)) ms, save \(Int(ts * 1000)) ms")
         }
         print("update 100k   : \(t4 * 1000) ms (fetch + change + save)")
 
@@ -223,8 +241,11 @@ struct PerformanceProbe {
             var descriptor = FetchDescriptor<Employee>(
                 predicate: #Predicate { $0.designation == "Intern" })
             descriptor.fetchLimit = 100_000
-            for employee in try context.fetch(descriptor) { context.delete(employee) }
-            try context.save()
+            var fetched: [Employee] = []
+            let tf = try seconds { fetched = try context.fetch(descriptor) }
+            let tm = seconds { for employee in fetched { context.delete(employee) } }
+            let ts = try seconds { try context.save() }
+            print("fetch \(Int(tf * 1000)) ms, delete \(Int(tm * 1000)) ms, save \(Int(ts * 1000)) ms")
         }
         print("delete 100k   : \(t5 * 1000) ms (fetch + delete + save)")
         print("RSS now       : \(rssMB()) MB (this process, after the workloads)")

@@ -47,11 +47,7 @@ extension ModelContext {
     ) {
         let binding = plan.binding
         let entity = binding.entity
-        let codec = binding.codec
         let keyCount = plan.sortKeys.count
-        var candidates: [FetchCandidate] = []
-        var keys: [AttributeValue] = []
-        var bytes: [UInt8] = []
         var skip = Set<UInt64>()
         if plan.includePendingChanges {
             for backing in changed.values where backing.binding === binding {
@@ -61,78 +57,15 @@ extension ModelContext {
                 skip.insert(backing.primaryKey)
             }
         }
-        var scratch = entity.attributes.map(\.initialValue)
-        let scratchObject: AnyObject? =
-            if case .object = plan.matcher { binding.makeObject() } else { nil }
-        let needsValues: Bool = if case .all = plan.matcher { keyCount > 0 } else { true }
-        // Attributes the filter and the sort read; the scan locates attributes up to the last
-        // of them and decodes only what it compares.
-        var needed: [Bool]? = nil
-        var locateCount = 0
-        if case .object = plan.matcher {
-        } else {
-            var mask = [Bool](repeating: false, count: entity.attributes.count)
-            if case .filter(let node) = plan.matcher { node.markAttributes(&mask) }
-            for key in plan.sortKeys { mask[key.attribute] = true }
-            locateCount = (mask.lastIndex(of: true) ?? -1) + 1
-            needed = mask
-        }
-        let offsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(locateCount, 1))
-        defer { offsets.deallocate() }
-        let types = UnsafeMutableBufferPointer<AttributeType>.allocate(
-            capacity: entity.attributes.count)
-        defer { types.deallocate() }
-        _ = types.initialize(from: entity.attributes.map(\.type))
-        let compiled: CompiledFilter? =
-            if case .filter(let node) = plan.matcher {
-                CompiledFilter(node, types: entity.attributes.map(\.type))
-            } else { nil }
-        let sortAttributes = plan.sortKeys.map(\.attribute)
-        let scanLayout = codec.makeScanLayout()
-        defer { scanLayout.deallocate() }
+        let scan = RecordScan(plan: plan, keepRecords: keepRecords, skip: skip)
         try wrapStoreErrors {
             try container.store.forEach(in: binding.keyspace) { key, value in
-                guard let pk = RecordCodec.primaryKey(key) else {
-                    throw LogbookError.corruptRecord(
-                        entity: entity.name, key: "\(key.count) bytes", reason: "a key has 8 bytes")
-                }
-                if !skip.isEmpty && skip.contains(pk) { return }
-                if needsValues {
-                    if let scratchObject {
-                        _ = try binding.load(value, into: scratchObject, key: String(pk))
-                        if case .object(let test) = plan.matcher, !(try test(scratchObject)) {
-                            return
-                        }
-                        for key in plan.sortKeys {
-                            keys.append(binding.read(scratchObject, key.attribute))
-                        }
-                    } else if (try? RecordCodec.locate(
-                        value, offsets, count: locateCount, layout: scanLayout)) == true
-                    {
-                        let record = RecordFilterValues(
-                            buffer: value, offsets: offsets, types: UnsafeBufferPointer(types))
-                        if let compiled, !(try compiled.evaluate(record)) { return }
-                        for attribute in sortAttributes { keys.append(record.value(at: attribute)) }
-                    } else {
-                        // Older schema version (or damage, which decode reports).
-                        _ = try codec.decode(value, key: String(pk), only: needed) { i, v in
-                            scratch[i] = v
-                        }
-                        let record = ArrayFilterValues(values: scratch, entity: entity)
-                        if case .filter(let node) = plan.matcher, !(try node.evaluate(record)) {
-                            return
-                        }
-                        for key in plan.sortKeys { keys.append(scratch[key.attribute]) }
-                    }
-                }
-                let start = bytes.count
-                if keepRecords { bytes.append(contentsOf: value) }
-                candidates.append(
-                    FetchCandidate(
-                        primaryKey: pk, live: nil, version: 0, bytesStart: start,
-                        bytesCount: value.count))
+                try scan.visit(key: key, value: value)
             }
         }
+        var candidates = scan.candidates
+        var keys = scan.keys
+        let bytes = scan.bytes
         if plan.includePendingChanges {
             let pending =
                 insertedList.filter { $0.state == .inserted && $0.binding === binding }
