@@ -85,7 +85,9 @@ struct PerformanceProbe {
                         used += value.count
                     }
                 }
-                print("engine floor  : forEach \(Int(tcopy * 1000)) ms (copying every value, \(used) bytes)")
+                print(
+                    "engine floor  : forEach \(Int(tcopy * 1000)) ms (copying every value, \(used) bytes)"
+                )
                 buffer.deallocate()
                 pks.deallocate()
                 for _ in 0..<5 {
@@ -232,7 +234,9 @@ struct PerformanceProbe {
             let tf = try seconds { fetched = try context.fetch(descriptor) }
             let tm = seconds { for employee in fetched { employee.salary += 1 } }
             let ts = try seconds { try context.save() }
-            print("fetch \(Int(tf * 1000)) ms, change \(Int(tm * 1000)) ms, save \(Int(ts * 1000)) ms")
+            print(
+                "fetch \(Int(tf * 1000)) ms, change \(Int(tm * 1000)) ms, save \(Int(ts * 1000)) ms"
+            )
         }
         print("update 100k   : \(t4 * 1000) ms (fetch + change + save)")
 
@@ -245,7 +249,9 @@ struct PerformanceProbe {
             let tf = try seconds { fetched = try context.fetch(descriptor) }
             let tm = seconds { for employee in fetched { context.delete(employee) } }
             let ts = try seconds { try context.save() }
-            print("fetch \(Int(tf * 1000)) ms, delete \(Int(tm * 1000)) ms, save \(Int(ts * 1000)) ms")
+            print(
+                "fetch \(Int(tf * 1000)) ms, delete \(Int(tm * 1000)) ms, save \(Int(ts * 1000)) ms"
+            )
         }
         print("delete 100k   : \(t5 * 1000) ms (fetch + delete + save)")
         print("RSS now       : \(rssMB()) MB (this process, after the workloads)")

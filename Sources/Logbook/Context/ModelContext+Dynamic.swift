@@ -24,7 +24,8 @@ extension ModelContext {
         let object = binding.makeObject()
         let backing = register(object, binding: binding)
         guard let model = object as? any ModelObject else {
-            throw LogbookError.invalidSchema("the class of entity \(entity) does not conform to PersistentModel")
+            throw LogbookError.invalidSchema(
+                "the class of entity \(entity) does not conform to PersistentModel")
         }
         do {
             try configure(model)

@@ -46,7 +46,8 @@ final class RecordScan {
             needed = mask
         }
         offsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(locateCount, 1))
-        types = UnsafeMutableBufferPointer<AttributeType>.allocate(capacity: max(entity.attributes.count, 1))
+        types = UnsafeMutableBufferPointer<AttributeType>.allocate(
+            capacity: max(entity.attributes.count, 1))
         _ = types.initialize(from: entity.attributes.map(\.type))
         compiled =
             if case .filter(let node) = plan.matcher {
@@ -75,14 +76,21 @@ final class RecordScan {
             if let scratchObject {
                 _ = try binding.load(value, into: scratchObject, key: String(pk))
                 if case .object(let test) = plan.matcher, !(try test(scratchObject)) { return }
-                for attribute in sortAttributes { keys.append(binding.read(scratchObject, attribute)) }
-            } else if (try? RecordCodec.locate(value, offsets, count: locateCount, layout: scanLayout)) == true {
-                let record = RecordFilterValues(buffer: value, offsets: offsets, types: UnsafeBufferPointer(types))
+                for attribute in sortAttributes {
+                    keys.append(binding.read(scratchObject, attribute))
+                }
+            } else if (try? RecordCodec.locate(
+                value, offsets, count: locateCount, layout: scanLayout)) == true
+            {
+                let record = RecordFilterValues(
+                    buffer: value, offsets: offsets, types: UnsafeBufferPointer(types))
                 if let compiled, !(try compiled.evaluate(record)) { return }
                 for attribute in sortAttributes { keys.append(record.value(at: attribute)) }
             } else {
                 // Older schema version (or damage, which decode reports).
-                _ = try binding.codec.decode(value, key: String(pk), only: needed) { i, v in scratch[i] = v }
+                _ = try binding.codec.decode(value, key: String(pk), only: needed) { i, v in
+                    scratch[i] = v
+                }
                 let record = ArrayFilterValues(values: scratch, entity: binding.entity)
                 if case .filter(let node) = plan.matcher, !(try node.evaluate(record)) { return }
                 for attribute in sortAttributes { keys.append(scratch[attribute]) }
@@ -91,6 +99,7 @@ final class RecordScan {
         let start = bytes.count
         if keepRecords { bytes.append(contentsOf: value) }
         candidates.append(
-            FetchCandidate(primaryKey: pk, live: nil, version: 0, bytesStart: start, bytesCount: value.count))
+            FetchCandidate(
+                primaryKey: pk, live: nil, version: 0, bytesStart: start, bytesCount: value.count))
     }
 }
