@@ -1,5 +1,6 @@
 import Foundation
 import Logbook
+import Synchronization
 import TestSupport
 import Testing
 
@@ -89,5 +90,23 @@ import Testing
         a.salary = 400
         try first.save()
         #expect(a.salary == 400)
+    }
+
+    @Test func contextsOnSeveralThreadsSaveIntoOneContainer() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open()
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            let context = ModelContext(container)
+            for round in 0..<25 {
+                context.insert(Employee(name: "w\(worker)-\(round)"))
+                do { try context.save() } catch { failures.withLock { $0 += 1 } }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        let ids = try ModelContext(container).fetchIdentifiers(FetchDescriptor<Employee>())
+        #expect(ids.count == 100)
+        #expect(Set(ids).count == 100)
     }
 }
