@@ -177,3 +177,27 @@ import Testing
         #expect(throws: LogbookError.self) { try fixture.open(schema: nil) }
     }
 }
+
+/// A model whose defaults are not constants.
+final class Ticket: PersistentModel {
+    @Attribute var opened = Date()
+    @Attribute var token = UUID()
+    @Attribute var title = "untitled"
+    init() {}
+}
+
+@Suite struct NonConstantDefaultTests {
+    @Test func reopeningAModelWithDateAndUUIDDefaultsKeepsTheSchemaVersion() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        do {
+            let container = try fixture.open([Ticket.self])
+            #expect(container.schema.version == 1)
+            let attributes = try #require(container.schema.entity(named: "Ticket")?.attributes)
+            #expect(attributes.map(\.defaultValue) == [nil, nil, .string("untitled")])
+            try container.close()
+        }
+        let reopened = try fixture.open([Ticket.self])
+        #expect(reopened.schema.version == 1)
+    }
+}

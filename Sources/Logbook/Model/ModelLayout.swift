@@ -202,13 +202,18 @@ final class ModelLayout: @unchecked Sendable {
             throw LogbookError.invalidSchema(
                 "\(entityName) declares no @Attribute properties; add at least one")
         }
+        // Two prototypes: a default that differs between them (`Date()`, `UUID()`) is not a
+        // constant, so it is not written into the schema (where it would change the
+        // fingerprint, and so the schema version, at every launch).
         let prototype = type.init()
+        let second = type.init()
         let attributes = fields.map { field in
             let options = field.options(prototype)
             let value = field.read(prototype)
+            let constant = !value.isNull && value == field.read(second)
             return AttributeDescription(
                 field.name, field.type, optional: field.isOptional,
-                defaultValue: value.isNull ? nil : value, indexed: options.contains(.indexed),
+                defaultValue: constant ? value : nil, indexed: options.contains(.indexed),
                 unique: options.contains(.unique))
         }
         return ModelLayout(

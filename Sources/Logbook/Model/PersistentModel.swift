@@ -15,7 +15,10 @@ public protocol ModelObject: AnyObject {}
 /// }
 /// ```
 /// Attributes are the `@Attribute` stored properties, in declaration order; `init()` gives
-/// their defaults. Make the class `final` (properties of superclasses are not reflected).
+/// their defaults. A default that is the same in every new instance (`""`, `0`, `true`) is
+/// recorded in the schema and fills the attribute in objects stored before it existed; one
+/// that is not (`Date()`, `UUID()`) is not recorded. Make the class `final` (properties of
+/// superclasses are not reflected).
 public protocol PersistentModel: ModelObject {
     /// A new object with default values; Logbook calls it to build fetched objects.
     init()
