@@ -24,6 +24,20 @@ enum SchemaCodec {
                 if hasDefault, let value = attribute.defaultValue { w.value(value) }
             }
         }
+        // Relationships: a trailing section, present only when some entity has any, so
+        // schemas without relationships keep their bytes.
+        if schema.entities.contains(where: { !$0.relationships.isEmpty }) {
+            for entity in schema.entities {
+                w.varint(UInt64(entity.relationships.count))
+                for relationship in entity.relationships {
+                    w.string(relationship.name)
+                    w.string(relationship.destination)
+                    w.bytes.append(relationship.isToMany ? 1 : 0)
+                    w.string(relationship.inverse ?? "")
+                    w.bytes.append(relationship.deleteRule.rawValue)
+                }
+            }
+        }
         return w.bytes
     }
 
@@ -71,6 +85,29 @@ enum SchemaCodec {
                             indexed: flags & 2 != 0, unique: flags & 4 != 0))
                 }
                 entities.append(Entity(name: name, attributes: attributes))
+            }
+            if !r.isAtEnd {
+                for e in entities.indices {
+                    let count = try r.varint()
+                    guard count <= UInt64(bytes.count) else {
+                        throw corrupt("relationship count \(count) too large")
+                    }
+                    for _ in 0..<count {
+                        let name = try r.string()
+                        let destination = try r.string()
+                        let flags = try r.byte()
+                        guard flags <= 1 else { throw corrupt("unknown relationship flags \(flags)") }
+                        let inverse = try r.string()
+                        let rawRule = try r.byte()
+                        guard let rule = DeleteRule(rawValue: rawRule) else {
+                            throw corrupt("unknown delete rule \(rawRule)")
+                        }
+                        entities[e].relationships.append(
+                            RelationshipDescription(
+                                name, destination: destination, toMany: flags == 1,
+                                inverse: inverse.isEmpty ? nil : inverse, deleteRule: rule))
+                    }
+                }
             }
             guard r.isAtEnd else {
                 throw corrupt("\(bytes.count - r.offset) bytes after the schema")
