@@ -13,6 +13,8 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
     case missingValue(entity: String, attribute: String, object: String)
     /// Two objects share the value of a unique attribute.
     case uniqueConstraint(entity: String, attribute: String, value: String, object: String)
+    /// A deleted object's relationship with the `.deny` rule still reaches an object.
+    case deleteDenied(entity: String, relationship: String, object: String)
     /// The object was saved by another context since this one read it (merge policy `.error`).
     case conflict(entity: String, object: String, expectedVersion: UInt64, foundVersion: UInt64)
     /// The stored schema cannot be migrated to the requested one without losing data.
@@ -52,6 +54,9 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
         case .uniqueConstraint(let entity, let attribute, let value, let object):
             return
                 "\(entity).\(attribute) must be unique, but \(object) repeats the value \(value); change one of them before saving."
+        case .deleteDenied(let entity, let relationship, let object):
+            return
+                "\(entity) \(object) cannot be deleted while \(entity).\(relationship) still reaches objects (delete rule deny); delete or reassign them first."
         case .conflict(let entity, let object, let expected, let found):
             return
                 "\(entity) \(object) was saved elsewhere (version \(found), this context read \(expected)); refetch it, or set a merge policy on the context."

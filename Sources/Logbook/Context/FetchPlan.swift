@@ -46,7 +46,7 @@ extension ModelContext {
         candidates: [FetchCandidate], bytes: [UInt8]
     ) {
         let binding = plan.binding
-        let entity = binding.entity
+        let entity = binding.stored
         let keyCount = plan.sortKeys.count
         var skip = Set<UInt64>()
         if plan.includePendingChanges {

@@ -74,7 +74,7 @@ extension ModelContext {
         try objectReference(for: id) as? any ModelObject
     }
 
-    private func objectReference(for id: PersistentIdentifier) throws -> AnyObject? {
+    func objectReference(for id: PersistentIdentifier) throws -> AnyObject? {
         let binding: EntityBinding
         if let last = lastLookupBinding, last.entity.name == id.entityName {
             binding = last

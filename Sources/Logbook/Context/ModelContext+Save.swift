@@ -28,6 +28,7 @@ extension ModelContext {
                 if let failure = backing.failure { throw failure }
             }
             try checkUniqueness(changedList)
+            try checkDenyRules()
             let refreshed = try resolveConflicts(store)
             var batch = WriteBatch()
             var writer = ByteWriter(capacity: 128)
@@ -37,7 +38,7 @@ extension ModelContext {
             func encode(_ backing: ModelBacking) throws {
                 let binding = backing.binding
                 let object = backing.object
-                let attributes = binding.entity.attributes
+                let attributes = binding.stored.attributes
                 var missing: Int? = nil
                 writer.bytes.removeAll(keepingCapacity: true)
                 binding.codec.encode(objectVersion: backing.version + 1, into: &writer) { i, w in

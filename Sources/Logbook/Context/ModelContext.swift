@@ -130,6 +130,7 @@ public final class ModelContext {
         unindexed[binding.index].append(backing)
         insertedList.append(backing)
         insertedCount += 1
+        if !binding.entity.relationships.isEmpty { registerRelated(object, backing) }
         return backing
     }
 
@@ -149,8 +150,9 @@ public final class ModelContext {
             changed[ObjectIdentifier(backing)] = nil
             deleted[ObjectIdentifier(backing)] = backing
         case .deleted, .forgotten:
-            break
+            return
         }
+        if !backing.binding.entity.relationships.isEmpty { applyDeleteRules(backing) }
     }
 
     /// Discards every pending change: inserted objects are forgotten, deleted ones come back,

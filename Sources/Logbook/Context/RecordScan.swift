@@ -29,7 +29,7 @@ final class RecordScan {
         self.binding = plan.binding
         self.keepRecords = keepRecords
         self.skip = skip
-        let entity = plan.binding.entity
+        let entity = plan.binding.stored
         scratch = entity.attributes.map(\.initialValue)
         scratchObject = if case .object = plan.matcher { plan.binding.makeObject() } else { nil }
         needsValues = if case .all = plan.matcher { !plan.sortKeys.isEmpty } else { true }
@@ -91,7 +91,7 @@ final class RecordScan {
                 _ = try binding.codec.decode(value, key: String(pk), only: needed) { i, v in
                     scratch[i] = v
                 }
-                let record = ArrayFilterValues(values: scratch, entity: binding.entity)
+                let record = ArrayFilterValues(values: scratch, entity: binding.stored)
                 if case .filter(let node) = plan.matcher, !(try node.evaluate(record)) { return }
                 for attribute in sortAttributes { keys.append(scratch[attribute]) }
             }

@@ -35,14 +35,17 @@ struct RecordCodec: Sendable {
     /// For each current attribute, the value records of older versions lack it get.
     private let initialValues: [AttributeValue]
 
-    init(entity: Entity, schemaVersion: UInt32, history: SchemaHistory) {
+    /// A codec for the records of `described` (its attributes, then its to-one relationships
+    /// as optional integers: ``Entity/storedFields``).
+    init(entity described: Entity, schemaVersion: UInt32, history: SchemaHistory) {
+        let entity = described.storedFields
         self.entity = entity
         self.schemaVersion = schemaVersion
         layout = Layout(entity, current: entity)
         var older: [UInt32: Layout] = [:]
         for (version, schema) in history.versions where version != schemaVersion {
             if let old = schema.entity(named: entity.name) {
-                older[version] = Layout(old, current: entity)
+                older[version] = Layout(old.storedFields, current: entity)
             }
         }
         self.older = older

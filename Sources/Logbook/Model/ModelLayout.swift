@@ -153,7 +153,8 @@ final class TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
 final class ModelLayout: @unchecked Sendable {
     let modelType: any PersistentModel.Type
     let fields: [any FieldAccessor]
-    /// The entity the class declares.
+    /// The entity the class declares (relationships without their inverses, which
+    /// ``ModelContainer`` resolves across classes).
     let entity: Entity
 
     private static let cache = Mutex<[ObjectIdentifier: ModelLayout]>([:])
@@ -190,6 +191,14 @@ final class ModelLayout: @unchecked Sendable {
                 } else {
                     unreadable = label
                 }
+            } else if let relationshipType = fieldType as? any RelationshipField.Type {
+                var label = String(cString: name)
+                if label.hasPrefix("_") { label.removeFirst() }
+                if let accessor = relationshipType.makeAccessor(name: label, offset: offset) {
+                    fields.append(accessor)
+                } else {
+                    unreadable = label
+                }
             }
             return true
         }
@@ -198,7 +207,7 @@ final class ModelLayout: @unchecked Sendable {
             throw LogbookError.invalidSchema(
                 "the class of entity \(entityName) cannot be reflected")
         }
-        guard !fields.isEmpty else {
+        guard fields.contains(where: { !($0 is any RelationshipAccessor) }) else {
             throw LogbookError.invalidSchema(
                 "\(entityName) declares no @Attribute properties; add at least one")
         }
@@ -207,7 +216,7 @@ final class ModelLayout: @unchecked Sendable {
         // fingerprint, and so the schema version, at every launch).
         let prototype = type.init()
         let second = type.init()
-        let attributes = fields.map { field in
+        let attributes = fields.filter { !($0 is any RelationshipAccessor) }.map { field in
             let options = field.options(prototype)
             let value = field.read(prototype)
             let constant = !value.isNull && value == field.read(second)
@@ -216,9 +225,14 @@ final class ModelLayout: @unchecked Sendable {
                 defaultValue: constant ? value : nil, indexed: options.contains(.indexed),
                 unique: options.contains(.unique))
         }
+        let relationships = fields.compactMap { $0 as? any RelationshipAccessor }.map { field in
+            RelationshipDescription(
+                field.name, destination: field.destinationType.entityName, toMany: field.isToMany,
+                deleteRule: field.deleteRule(prototype))
+        }
         return ModelLayout(
             modelType: type, fields: fields,
-            entity: Entity(name: entityName, attributes: attributes))
+            entity: Entity(name: entityName, attributes: attributes, relationships: relationships))
     }
 }
 

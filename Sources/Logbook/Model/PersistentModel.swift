@@ -58,8 +58,17 @@ extension ModelObject {
     /// The value of the attribute `key`: a `String`, `Int64`, `Double`, `Bool`, `Date`, `Data`,
     /// `UUID`, or `nil`.
     /// - Throws: ``LogbookError/unknownAttribute(entity:attribute:)``.
+    /// For a relationship: the related object (to-one, or `nil`) or objects (to-many, an
+    /// `[any ModelObject]`), read through the object's context.
     public func value(forKey key: String) throws -> Any? {
-        try attributeValue(forKey: key).anyValue
+        if let backing = resolvedBacking,
+            let r = backing.binding.entity.relationships.firstIndex(where: { $0.name == key })
+        {
+            guard let context = backing.context else { return nil }
+            let related = try context.relatedObjects(of: backing, relationship: r).compactMap { $0 as? any ModelObject }
+            return backing.binding.entity.relationships[r].isToMany ? related : related.first
+        }
+        return try attributeValue(forKey: key).anyValue
     }
 
     /// The value of the attribute `key` as an ``AttributeValue``.
@@ -74,7 +83,15 @@ extension ModelObject {
     /// - Throws: ``LogbookError/unknownAttribute(entity:attribute:)``,
     ///   ``LogbookError/typeMismatch(entity:attribute:expected:found:)`` (also for `nil` on a
     ///   non-optional attribute of a class).
+    /// For a relationship, `value` is a ``ModelObject`` of the destination or `nil` (to-one),
+    /// or an array of them (to-many); objects not in the context yet are inserted.
     public func setValue(_ value: Any?, forKey key: String) throws {
+        if let backing = resolvedBacking,
+            let r = backing.binding.entity.relationships.firstIndex(where: { $0.name == key })
+        {
+            try setRelationship(value, backing: backing, relationship: r)
+            return
+        }
         let access = try ObjectAccess(self)
         let index = try access.index(of: key)
         let attribute = access.entity.attributes[index]
@@ -97,6 +114,42 @@ extension ModelObject {
             } catch let error as LogbookError {
                 resolvedBacking?.recordFailure(error)
             } catch {}
+        }
+    }
+
+    private func setRelationship(_ value: Any?, backing: ModelBacking, relationship r: Int) throws {
+        let binding = backing.binding
+        let relationship = binding.entity.relationships[r]
+        guard let context = backing.context else {
+            throw LogbookError.notRegistered(entity: binding.entity.name, object: backing.identifier.description)
+        }
+        let objects: [any ModelObject]
+        if let many = value as? [any ModelObject] {
+            objects = many
+        } else if let one = value as? any ModelObject {
+            objects = [one]
+        } else if value == nil || (value as? any OptionalProtocol)?.isNone == true {
+            objects = []
+        } else {
+            throw LogbookError.typeMismatch(
+                entity: binding.entity.name, attribute: relationship.name, expected: relationship.destination,
+                found: value.map { String(describing: type(of: $0)) } ?? "nil")
+        }
+        for object in objects where object.entityName != relationship.destination {
+            throw LogbookError.typeMismatch(
+                entity: binding.entity.name, attribute: relationship.name, expected: relationship.destination,
+                found: object.entityName)
+        }
+        for object in objects where object.resolvedBacking == nil { context.insertAny(object) }
+        if relationship.isToMany {
+            context.setMembers(objects, of: backing, relationship: r)
+        } else {
+            guard objects.count <= 1 else {
+                throw LogbookError.typeMismatch(
+                    entity: binding.entity.name, attribute: relationship.name, expected: relationship.destination,
+                    found: "\(objects.count) objects")
+            }
+            context.setToOne(backing.object, binding, r, target: objects.first?.resolvedBacking)
         }
     }
 
