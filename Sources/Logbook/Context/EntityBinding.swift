@@ -167,6 +167,12 @@ final class EntityBinding: Sendable {
                 base.advanced(by: slotOffsets[i]).assumingMemoryBound(to: Int32.self).pointee =
                     Int32(i)
             }
+            for field in toManyOwnerOffsets {
+                base.advanced(by: field.owner).assumingMemoryBound(to: ModelBacking?.self).pointee =
+                    backing
+                base.advanced(by: field.slot).assumingMemoryBound(to: Int32.self).pointee =
+                    field.value
+            }
         } else if let backing {
             unsafeDowncast(object, to: ManagedObject.self).attach(backing)
         }

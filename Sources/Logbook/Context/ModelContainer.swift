@@ -51,7 +51,8 @@ public final class ModelContainer: Sendable {
     ) throws {
         let layouts = try types.map { try ModelLayout.of($0) }
         try self.init(
-            schema: Schema(try ModelLayout.entities(resolving: layouts)), layouts: layouts, url: url,
+            schema: Schema(try ModelLayout.entities(resolving: layouts)), layouts: layouts,
+            url: url,
             options: options)
     }
 

@@ -7,14 +7,19 @@ extension ModelContext {
         let relationship = owner.binding.entity.relationships[r]
         let destination = try container.binding(named: relationship.destination)
         if !relationship.isToMany {
-            guard case .integer(let key) = owner.binding.read(owner.object, owner.binding.relationshipSlots[r]),
+            guard
+                case .integer(let key) = owner.binding.read(
+                    owner.object, owner.binding.relationshipSlots[r]),
                 let target = try objectReference(
-                    for: PersistentIdentifier(entityName: destination.entity.name, primaryKey: UInt64(bitPattern: key)))
+                    for: PersistentIdentifier(
+                        entityName: destination.entity.name, primaryKey: UInt64(bitPattern: key)))
             else { return [] }
             return [target]
         }
         guard let inverse = relationship.inverse,
-            let inverseIndex = destination.entity.relationships.firstIndex(where: { $0.name == inverse })
+            let inverseIndex = destination.entity.relationships.firstIndex(where: {
+                $0.name == inverse
+            })
         else { return [] }
         var plan = FetchPlan(binding: destination)
         plan.matcher = .filter(
@@ -35,7 +40,9 @@ extension ModelContext {
     /// The object of `Model` with primary key `key`, or `nil`.
     func relatedTarget<Model: PersistentModel>(key: UInt64, as type: Model.Type) -> Model? {
         guard key != 0 else { return nil }
-        return (try? objectReference(for: PersistentIdentifier(entityName: Model.entityName, primaryKey: key)))
+        return
+            (try? objectReference(
+                for: PersistentIdentifier(entityName: Model.entityName, primaryKey: key)))
             as? Model
     }
 
@@ -51,7 +58,9 @@ extension ModelContext {
         let relationship = owner.binding.entity.relationships[r]
         guard let destination = try? container.binding(named: relationship.destination),
             let inverse = relationship.inverse,
-            let inverseIndex = destination.entity.relationships.firstIndex(where: { $0.name == inverse })
+            let inverseIndex = destination.entity.relationships.firstIndex(where: {
+                $0.name == inverse
+            })
         else { return }
         let current = (try? relatedObjects(of: owner, relationship: r)) ?? []
         let wanted = Set(members.map(ObjectIdentifier.init))
@@ -71,7 +80,8 @@ extension ModelContext {
         if binding.layout != nil {
             binding.relationshipFields[r].setTarget(object, target?.object)
         } else {
-            let key = target.map { AttributeValue.integer(Int64(bitPattern: $0.primaryKey)) } ?? .null
+            let key =
+                target.map { AttributeValue.integer(Int64(bitPattern: $0.primaryKey)) } ?? .null
             binding.write(object, binding.relationshipSlots[r], key)
         }
     }
@@ -112,7 +122,9 @@ extension ModelContext {
             case .nullify:
                 guard relationship.isToMany, let inverse = relationship.inverse,
                     let destination = try? container.binding(named: relationship.destination),
-                    let inverseIndex = destination.entity.relationships.firstIndex(where: { $0.name == inverse })
+                    let inverseIndex = destination.entity.relationships.firstIndex(where: {
+                        $0.name == inverse
+                    })
                 else { continue }
                 for object in (try? relatedObjects(of: backing, relationship: r)) ?? [] {
                     setToOne(object, destination, inverseIndex, target: nil)

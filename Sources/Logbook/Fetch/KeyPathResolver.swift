@@ -33,8 +33,12 @@ final class KeyPathResolver {
         guard backing.probedKeyPath == keyPath, backing.probedSlot != Int.min else { return nil }
         let slot = backing.probedSlot
         let binding = backing.binding
-        if slot >= 0 { return slot < binding.stored.attributes.count ? binding.stored.attributes[slot].name : nil }
+        if slot >= 0 {
+            return slot < binding.stored.attributes.count
+                ? binding.stored.attributes[slot].name : nil
+        }
         let r = -(slot + 2)
-        return r >= 0 && r < binding.entity.relationships.count ? binding.entity.relationships[r].name : nil
+        return r >= 0 && r < binding.entity.relationships.count
+            ? binding.entity.relationships[r].name : nil
     }
 }

@@ -65,7 +65,9 @@ extension ModelObject {
             let r = backing.binding.entity.relationships.firstIndex(where: { $0.name == key })
         {
             guard let context = backing.context else { return nil }
-            let related = try context.relatedObjects(of: backing, relationship: r).compactMap { $0 as? any ModelObject }
+            let related = try context.relatedObjects(of: backing, relationship: r).compactMap {
+                $0 as? any ModelObject
+            }
             return backing.binding.entity.relationships[r].isToMany ? related : related.first
         }
         return try attributeValue(forKey: key).anyValue
@@ -121,7 +123,8 @@ extension ModelObject {
         let binding = backing.binding
         let relationship = binding.entity.relationships[r]
         guard let context = backing.context else {
-            throw LogbookError.notRegistered(entity: binding.entity.name, object: backing.identifier.description)
+            throw LogbookError.notRegistered(
+                entity: binding.entity.name, object: backing.identifier.description)
         }
         let objects: [any ModelObject]
         if let many = value as? [any ModelObject] {
@@ -132,12 +135,14 @@ extension ModelObject {
             objects = []
         } else {
             throw LogbookError.typeMismatch(
-                entity: binding.entity.name, attribute: relationship.name, expected: relationship.destination,
+                entity: binding.entity.name, attribute: relationship.name,
+                expected: relationship.destination,
                 found: value.map { String(describing: type(of: $0)) } ?? "nil")
         }
         for object in objects where object.entityName != relationship.destination {
             throw LogbookError.typeMismatch(
-                entity: binding.entity.name, attribute: relationship.name, expected: relationship.destination,
+                entity: binding.entity.name, attribute: relationship.name,
+                expected: relationship.destination,
                 found: object.entityName)
         }
         for object in objects where object.resolvedBacking == nil { context.insertAny(object) }
@@ -146,7 +151,8 @@ extension ModelObject {
         } else {
             guard objects.count <= 1 else {
                 throw LogbookError.typeMismatch(
-                    entity: binding.entity.name, attribute: relationship.name, expected: relationship.destination,
+                    entity: binding.entity.name, attribute: relationship.name,
+                    expected: relationship.destination,
                     found: "\(objects.count) objects")
             }
             context.setToOne(backing.object, binding, r, target: objects.first?.resolvedBacking)

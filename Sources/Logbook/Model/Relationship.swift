@@ -32,8 +32,10 @@ extension Array: RelationshipValue where Element: PersistentModel {
 /// (once) from the context. A to-many relationship is the inverse of a to-one relationship of
 /// the destination: reading it fetches the objects whose to-one points here (seeing pending
 /// changes), and assigning it sets or clears their to-one. Inverses are kept in step that way.
-/// Assigning an object not yet in the context inserts it. Only usable in `PersistentModel`
-/// classes whose container knows the destination class.
+/// Assigning an object not yet in the context inserts it. Related objects are read through
+/// the object's context, so keep the context alive while you follow relationships. Only
+/// usable in `PersistentModel` classes whose container knows the destination class.
+/// - Complexity: reading a to-many relationship scans the destination entity's records.
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue> {
     /// To-one: the target, when `isResolved`. To-many: members set before the owner was inserted.
@@ -53,7 +55,8 @@ public struct Relationship<Value: RelationshipValue> {
     /// A relationship starting at `wrappedValue`, with a delete rule and the key path of the
     /// inverse relationship on the destination (found automatically when there is only one).
     public init(
-        wrappedValue: Value, deleteRule: DeleteRule = .nullify, inverse: PartialKeyPath<Value.Destination>? = nil
+        wrappedValue: Value, deleteRule: DeleteRule = .nullify,
+        inverse: PartialKeyPath<Value.Destination>? = nil
     ) {
         self.value = wrappedValue
         self.deleteRule = deleteRule
@@ -75,11 +78,14 @@ public struct Relationship<Value: RelationshipValue> {
             }
             guard let context = owner.context else { return storage.value }
             if Value.isToMany {
-                let members = (try? context.relatedObjects(of: owner, slot: Int(storage.slot))) ?? []
+                let members =
+                    (try? context.relatedObjects(of: owner, slot: Int(storage.slot))) ?? []
                 return Value(relatedObjects: members.compactMap { $0 as? Value.Destination })
             }
             if storage.isResolved {
-                if let target = storage.value.relatedObjects.first, target.isDeleted { return Value(relatedObjects: []) }
+                if let target = storage.value.relatedObjects.first, target.isDeleted {
+                    return Value(relatedObjects: [])
+                }
                 return storage.value
             }
             let target = context.relatedTarget(key: storage.key, as: Value.Destination.self)
@@ -96,13 +102,15 @@ public struct Relationship<Value: RelationshipValue> {
             for target in newValue.relatedObjects { context.insert(target) }
             if Value.isToMany {
                 context.setMembers(
-                    newValue.relatedObjects, of: owner, slot: Int(object[keyPath: storageKeyPath].slot))
+                    newValue.relatedObjects, of: owner,
+                    slot: Int(object[keyPath: storageKeyPath].slot))
                 return
             }
             owner.willChange()
             object[keyPath: storageKeyPath].value = newValue
             object[keyPath: storageKeyPath].isResolved = true
-            object[keyPath: storageKeyPath].key = newValue.relatedObjects.first?.persistentModelID?.primaryKey ?? 0
+            object[keyPath: storageKeyPath].key =
+                newValue.relatedObjects.first?.persistentModelID?.primaryKey ?? 0
         }
     }
 

@@ -47,7 +47,8 @@ public struct Entity: Sendable, Hashable {
 
     /// Describes an entity.
     public init(
-        name: String, attributes: [AttributeDescription], relationships: [RelationshipDescription] = []
+        name: String, attributes: [AttributeDescription],
+        relationships: [RelationshipDescription] = []
     ) {
         self.name = name
         self.attributes = attributes
@@ -68,7 +69,8 @@ public struct Entity: Sendable, Hashable {
         Entity(
             name: name,
             attributes: attributes
-                + toOneRelationships.map { AttributeDescription($0.name, .integer, optional: true) })
+                + toOneRelationships.map { AttributeDescription($0.name, .integer, optional: true) }
+        )
     }
 
     /// The position of the attribute called `name`, or `nil`.

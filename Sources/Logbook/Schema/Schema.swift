@@ -64,7 +64,8 @@ public struct Schema: Sendable, Hashable {
                 if let value = attribute.defaultValue, !value.isNull, value.type != attribute.type {
                     throw LogbookError.typeMismatch(
                         entity: entity.name, attribute: attribute.name,
-                        expected: attribute.type.description, found: value.type?.description ?? "nil")
+                        expected: attribute.type.description,
+                        found: value.type?.description ?? "nil")
                 }
             }
             for relationship in entity.relationships {
@@ -78,24 +79,32 @@ public struct Schema: Sendable, Hashable {
     ) throws {
         let what = "\(entity.name).\(relationship.name)"
         if !names.insert(relationship.name).inserted {
-            throw LogbookError.invalidSchema("\(entity.name) has two properties named \"\(relationship.name)\"")
+            throw LogbookError.invalidSchema(
+                "\(entity.name) has two properties named \"\(relationship.name)\"")
         }
         guard let destination = self.entity(named: relationship.destination) else {
-            throw LogbookError.invalidSchema("\(what) reaches \(relationship.destination), which is not in the schema")
+            throw LogbookError.invalidSchema(
+                "\(what) reaches \(relationship.destination), which is not in the schema")
         }
         guard let inverseName = relationship.inverse else {
             if relationship.isToMany {
                 throw LogbookError.invalidSchema(
-                    "\(what) is to-many, so it needs an inverse to-one relationship on \(destination.name)")
+                    "\(what) is to-many, so it needs an inverse to-one relationship on \(destination.name)"
+                )
             }
             return
         }
-        guard let inverse = destination.relationship(named: inverseName), inverse.destination == entity.name else {
-            throw LogbookError.invalidSchema("\(what) names the inverse \(destination.name).\(inverseName), which does not reach \(entity.name)")
+        guard let inverse = destination.relationship(named: inverseName),
+            inverse.destination == entity.name
+        else {
+            throw LogbookError.invalidSchema(
+                "\(what) names the inverse \(destination.name).\(inverseName), which does not reach \(entity.name)"
+            )
         }
         if relationship.isToMany == inverse.isToMany {
             throw LogbookError.invalidSchema(
-                "\(what) and its inverse are both \(inverse.isToMany ? "to-many" : "to-one"); one-to-many is supported, one-to-one and many-to-many are not")
+                "\(what) and its inverse are both \(inverse.isToMany ? "to-many" : "to-one"); one-to-many is supported, one-to-one and many-to-many are not"
+            )
         }
     }
 
@@ -145,9 +154,12 @@ public struct Schema: Sendable, Hashable {
             for relationship in old.relationships {
                 guard let changed = new.relationship(named: relationship.name) else {
                     throw LogbookError.incompatibleSchema(
-                        entity: old.name, attribute: relationship.name, reason: "the relationship was removed")
+                        entity: old.name, attribute: relationship.name,
+                        reason: "the relationship was removed")
                 }
-                if changed.destination != relationship.destination || changed.isToMany != relationship.isToMany {
+                if changed.destination != relationship.destination
+                    || changed.isToMany != relationship.isToMany
+                {
                     throw LogbookError.incompatibleSchema(
                         entity: old.name, attribute: relationship.name,
                         reason: "the relationship's destination or cardinality changed")

@@ -96,7 +96,9 @@ enum SchemaCodec {
                         let name = try r.string()
                         let destination = try r.string()
                         let flags = try r.byte()
-                        guard flags <= 1 else { throw corrupt("unknown relationship flags \(flags)") }
+                        guard flags <= 1 else {
+                            throw corrupt("unknown relationship flags \(flags)")
+                        }
                         let inverse = try r.string()
                         let rawRule = try r.byte()
                         guard let rule = DeleteRule(rawValue: rawRule) else {
