@@ -6,7 +6,8 @@ public struct DecodedRecord: Sendable, Hashable {
     public let id: PersistentIdentifier
     /// The object version (how many times it was saved).
     public let version: UInt64
-    /// Attribute names and values in schema order.
+    /// Stored fields in order: the attributes, then each to-one relationship under its name,
+    /// holding the destination's primary key as an integer (or `null`).
     public let attributes: [(name: String, value: AttributeValue)]
 
     /// The values by attribute name (what ``StringPredicate/evaluate(_:)`` takes).
