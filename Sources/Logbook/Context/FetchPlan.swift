@@ -62,6 +62,7 @@ extension ModelContext {
             try container.store.forEach(in: binding.keyspace) { key, value in
                 try scan.visit(key: key, value: value)
             }
+            try scan.flush()
         }
         var candidates = scan.candidates
         var keys = scan.keys

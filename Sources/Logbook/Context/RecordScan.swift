@@ -9,6 +9,11 @@ final class RecordScan {
     @exclusivity(unchecked) var keys: [AttributeValue] = []
     @exclusivity(unchecked) var bytes: [UInt8] = []
     @exclusivity(unchecked) private var scratch: [AttributeValue]
+    @exclusivity(unchecked) private var chunkUsed = 0
+    @exclusivity(unchecked) private var chunkCount = 0
+    private let chunk = UnsafeMutableRawPointer.allocate(byteCount: RecordScan.chunkBytes, alignment: 8)
+    private let entries = UnsafeMutablePointer<(pk: UInt64, start: Int, count: Int)>.allocate(
+        capacity: RecordScan.chunkRecords)
 
     private let plan: FetchPlan
     private let binding: EntityBinding
@@ -58,12 +63,15 @@ final class RecordScan {
     }
 
     deinit {
+        chunk.deallocate()
+        entries.deallocate()
         offsets.deallocate()
         types.deallocate()
         scanLayout.deallocate()
     }
 
-    /// Filters one stored record and keeps it if it matches.
+    /// Copies one stored record into the chunk (filtering waits for ``flush()``): a loop this
+    /// small lets the processor overlap the cache misses of the engine's hash-order visit.
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``, errors of the predicate.
     @inline(__always)
     func visit(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws {
@@ -71,6 +79,36 @@ final class RecordScan {
             throw LogbookError.corruptRecord(
                 entity: binding.entity.name, key: "\(key.count) bytes", reason: "a key has 8 bytes")
         }
+        let count = value.count
+        if chunkUsed + count > Self.chunkBytes || chunkCount == Self.chunkRecords {
+            try flush()
+            if count > Self.chunkBytes {
+                try process(value, pk)
+                return
+            }
+        }
+        if let base = value.baseAddress { (chunk + chunkUsed).copyMemory(from: base, byteCount: count) }
+        entries[chunkCount] = (pk, chunkUsed, count)
+        chunkCount += 1
+        chunkUsed += count
+    }
+
+    /// Filters the records copied so far.
+    func flush() throws {
+        for i in 0..<chunkCount {
+            let entry = entries[i]
+            try process(UnsafeRawBufferPointer(start: chunk + entry.start, count: entry.count), entry.pk)
+        }
+        chunkCount = 0
+        chunkUsed = 0
+    }
+
+    /// Bytes and records copied before they are filtered.
+    static let chunkBytes = 1 << 20
+    static let chunkRecords = 1 << 14
+
+    /// Filters one stored record and keeps it if it matches.
+    private func process(_ value: UnsafeRawBufferPointer, _ pk: UInt64) throws {
         if !skip.isEmpty && skip.contains(pk) { return }
         if needsValues {
             if let scratchObject {
