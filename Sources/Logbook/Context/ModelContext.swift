@@ -6,22 +6,23 @@
 /// the store as it was and the changes pending; ``rollback()`` restores saved values.
 ///
 /// Thread safety: not thread-safe. Use a context on one thread or actor; make one per thread
-/// from the shared ``ModelContainer``. The context keeps its container open.
+/// from the shared ``ModelContainer``. The context keeps its container open. (Its tables skip
+/// Swift's dynamic exclusivity checks: no method reenters another that mutates them.)
 public final class ModelContext {
     private let strongContainer: ModelContainer?
     private unowned let unownedContainer: ModelContainer
     /// Registered objects by entity, then primary key. An entry whose backing is referenced
     /// only from here belongs to an object that no longer exists.
-    var registry: [[UInt64: ModelBacking]]
+    @exclusivity(unchecked) var registry: [[UInt64: ModelBacking]]
     /// Inserted objects not yet in `registry`, by entity: indexing them waits until a lookup
     /// needs it, so a bulk insert and save builds no hash table.
-    var unindexed: [[ModelBacking]]
+    @exclusivity(unchecked) var unindexed: [[ModelBacking]]
     /// Inserted objects in insertion order; entries whose state is no longer `.inserted` are
     /// skipped (``insertedCount`` counts the live ones).
-    var insertedList: [ModelBacking] = []
-    var insertedCount = 0
-    var changed: [ObjectIdentifier: ModelBacking] = [:]
-    var deleted: [ObjectIdentifier: ModelBacking] = [:]
+    @exclusivity(unchecked) var insertedList: [ModelBacking] = []
+    @exclusivity(unchecked) var insertedCount = 0
+    @exclusivity(unchecked) var changed: [ObjectIdentifier: ModelBacking] = [:]
+    @exclusivity(unchecked) var deleted: [ObjectIdentifier: ModelBacking] = [:]
     /// Errors of non-throwing calls, thrown by the next save.
     var failures: [LogbookError] = []
     /// The binding of the class last inserted, to skip the lookup for runs of inserts.

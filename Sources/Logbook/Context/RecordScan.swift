@@ -11,7 +11,8 @@ final class RecordScan {
     @exclusivity(unchecked) private var scratch: [AttributeValue]
     @exclusivity(unchecked) private var chunkUsed = 0
     @exclusivity(unchecked) private var chunkCount = 0
-    private let chunk = UnsafeMutableRawPointer.allocate(byteCount: RecordScan.chunkBytes, alignment: 8)
+    private let chunk = UnsafeMutableRawPointer.allocate(
+        byteCount: RecordScan.chunkBytes, alignment: 8)
     private let entries = UnsafeMutablePointer<(pk: UInt64, start: Int, count: Int)>.allocate(
         capacity: RecordScan.chunkRecords)
 
@@ -87,7 +88,9 @@ final class RecordScan {
                 return
             }
         }
-        if let base = value.baseAddress { (chunk + chunkUsed).copyMemory(from: base, byteCount: count) }
+        if let base = value.baseAddress {
+            (chunk + chunkUsed).copyMemory(from: base, byteCount: count)
+        }
         entries[chunkCount] = (pk, chunkUsed, count)
         chunkCount += 1
         chunkUsed += count
@@ -97,7 +100,8 @@ final class RecordScan {
     func flush() throws {
         for i in 0..<chunkCount {
             let entry = entries[i]
-            try process(UnsafeRawBufferPointer(start: chunk + entry.start, count: entry.count), entry.pk)
+            try process(
+                UnsafeRawBufferPointer(start: chunk + entry.start, count: entry.count), entry.pk)
         }
         chunkCount = 0
         chunkUsed = 0
