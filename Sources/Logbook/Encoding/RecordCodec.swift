@@ -3,8 +3,9 @@
 /// A record is `schemaVersion: varint, objectVersion: varint, nulls: bitmap, values…`: the
 /// values of the attributes in schema order, `null` optionals omitted and flagged in the
 /// bitmap. Records written under an older schema version decode through that version's layout,
-/// with attributes added since taking their defaults. Immutable, `Sendable`.
-struct RecordCodec: Sendable {
+/// with attributes added since taking their defaults. Immutable, `Sendable`; a class so that
+/// per-record calls do not copy its tables.
+final class RecordCodec: Sendable {
     /// One schema version's layout of the entity.
     private struct Layout: Sendable {
         var types: [AttributeType]
