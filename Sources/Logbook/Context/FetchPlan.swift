@@ -34,7 +34,6 @@ struct FetchCandidate {
     let primaryKey: UInt64
     /// The live object's backing for pending objects; `nil` for stored records.
     let live: ModelBacking?
-    let version: UInt64
     let bytesStart: Int
     let bytesCount: Int
 }
@@ -87,7 +86,7 @@ extension ModelContext {
                 for key in plan.sortKeys { keys.append(binding.read(object, key.attribute)) }
                 candidates.append(
                     FetchCandidate(
-                        primaryKey: backing.primaryKey, live: backing, version: backing.version,
+                        primaryKey: backing.primaryKey, live: backing,
                         bytesStart: 0, bytesCount: 0))
             }
         }

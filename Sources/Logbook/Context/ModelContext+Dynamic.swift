@@ -22,7 +22,7 @@ extension ModelContext {
     {
         let binding = try container.binding(named: entity)
         let object = binding.makeObject()
-        let backing = register(object, binding: binding)
+        register(object, binding: binding)
         guard let model = object as? any ModelObject else {
             throw LogbookError.invalidSchema(
                 "the class of entity \(entity) does not conform to PersistentModel")
@@ -33,7 +33,6 @@ extension ModelContext {
             delete(model)
             throw error
         }
-        _ = backing
         return model
     }
 

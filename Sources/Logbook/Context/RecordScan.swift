@@ -142,6 +142,6 @@ final class RecordScan {
         if keepRecords { bytes.append(contentsOf: value) }
         candidates.append(
             FetchCandidate(
-                primaryKey: pk, live: nil, version: 0, bytesStart: start, bytesCount: value.count))
+                primaryKey: pk, live: nil, bytesStart: start, bytesCount: value.count))
     }
 }
