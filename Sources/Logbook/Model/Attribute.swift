@@ -30,6 +30,14 @@ public struct Attribute<Value: AttributeStorable> {
         self.optionBits = 0
     }
 
+    /// An attribute starting at `wrappedValue`, with one option (no array is made: model
+    /// objects are built for every fetched record).
+    @inlinable
+    public init(wrappedValue: Value, _ option: AttributeOption) {
+        self.value = wrappedValue
+        self.optionBits = option == .indexed ? 1 : 2
+    }
+
     /// An attribute starting at `wrappedValue`, with `options`.
     public init(wrappedValue: Value, _ options: AttributeOption...) {
         self.value = wrappedValue

@@ -66,7 +66,9 @@ final class TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
 
     @inline(__always)
     private func base(_ object: AnyObject) -> UnsafeMutableRawPointer {
-        Unmanaged.passUnretained(object).toOpaque()
+        // A bit cast, not `Unmanaged<AnyObject>`, whose generic metadata unspecialized code
+        // would look up on every call. A class reference is the object's address.
+        unsafeBitCast(object, to: UnsafeMutableRawPointer.self)
     }
 
     @inline(__always)
@@ -86,7 +88,8 @@ final class TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
 
     @inline(__always)
     func encode(_ object: AnyObject, into w: inout ByteWriter) -> Bool {
-        let raw = UnsafeMutableRawPointer(value(object))
+        // A raw pointer: a typed one to `Value` would look up generic metadata on every call.
+        let raw = base(object).advanced(by: valueOffset)
         switch kind {
         case .string: w.string(raw.assumingMemoryBound(to: String.self).pointee)
         case .int64: w.zigzag(raw.load(as: Int64.self))
@@ -103,7 +106,7 @@ final class TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
 
     @inline(__always)
     func decode(_ r: inout ByteReader, into object: AnyObject) throws {
-        let raw = UnsafeMutableRawPointer(value(object))
+        let raw = base(object).advanced(by: valueOffset)
         switch kind {
         case .string: raw.assumingMemoryBound(to: String.self).pointee = try r.string()
         case .int64: raw.assumingMemoryBound(to: Int64.self).pointee = try r.zigzag()
