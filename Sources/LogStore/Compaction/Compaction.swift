@@ -28,7 +28,11 @@ extension LogStore {
             state throws(LogStoreError) in
             guard !state.closed else { throw LogStoreError.closed }
             let active = writer.active.handle
+            // In replay order (by order, not handle: an earlier compaction's outputs have newer
+            // handles than the segments after them), so outputs are named after every input and
+            // inputs are removed oldest first.
             let inputs = state.segments.compactMap { $0 }.filter { $0.handle != active }
+                .sorted { $0.order < $1.order }
             var definitions: [UInt8] = []
             for id in 1..<state.keyspaces.nextID {
                 let name = state.keyspaces.name(of: id)!
