@@ -128,3 +128,32 @@ import Testing
         try store.close()
     }
 }
+
+/// Compaction removed its inputs oldest first but made the removals durable together, with one
+/// directory sync: a file system that does not keep directory changes in order could keep the
+/// removal of a newer input (holding a delete) and lose that of an older one (holding the put),
+/// and the deleted key came back. Each removal must be synced before the next.
+@Suite struct CompactionRemovalOrderTests {
+    @Test func eachInputRemovalIsDurableBeforeTheNext() throws {
+        let scratch = ScratchDirectory("regression")
+        defer { scratch.remove() }
+        let root = scratch.child("run")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false)
+        let recording = try Recording(Workload.compaction, seed: 5, root: root)
+        var removalsSinceSync = 0
+        var removals = 0
+        for event in recording.events {
+            switch event {
+            case .remove(let path) where path.hasSuffix(".seg"):
+                #expect(removalsSinceSync == 0, "\(path) removed before the last removal was synced")
+                removalsSinceSync += 1
+                removals += 1
+            case .syncDirectory:
+                removalsSinceSync = 0
+            default:
+                break
+            }
+        }
+        #expect(removals >= 4)
+    }
+}
