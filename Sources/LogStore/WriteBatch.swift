@@ -7,6 +7,8 @@ public struct WriteBatch: Sendable {
     /// Keyspace names used by this batch, indexed by the local number in `records`.
     var keyspaceNames: [String] = []
     var keyspaceNumbers: [String: Int] = [:]
+    /// Puts per local keyspace number, so the index can make room once for a large batch.
+    var putsPerKeyspace: [Int] = []
     /// Encoded operations: `op: u8, keyspace: varint (local), keyLength: varint,
     /// [valueLength: varint], key, [value]` (the record grammar of FORMAT.md with local keyspaces).
     var records: [UInt8] = []
@@ -38,6 +40,7 @@ public struct WriteBatch: Sendable {
     public mutating func removeAll() {
         keyspaceNames.removeAll(keepingCapacity: true)
         keyspaceNumbers.removeAll(keepingCapacity: true)
+        putsPerKeyspace.removeAll(keepingCapacity: true)
         records.removeAll(keepingCapacity: true)
         count = 0
         payloadBytes = 0
@@ -52,8 +55,10 @@ public struct WriteBatch: Sendable {
         } else {
             local = keyspaceNames.count
             keyspaceNames.append(keyspace)
+            putsPerKeyspace.append(0)
             keyspaceNumbers[keyspace] = local
         }
+        if value != nil { putsPerKeyspace[local] += 1 }
         records.append(op)
         Varint.append(UInt64(local), to: &records)
         Varint.append(UInt64(key.count), to: &records)

@@ -112,10 +112,14 @@ extension LogStore {
         }
         for input in inputs {
             try fs.remove(input.path)
+            if fs.kind(of: Hint.path(forSegment: input.path)) == .file {
+                try fs.remove(Hint.path(forSegment: input.path))
+            }
             // One removal durable at a time: were a newer input's removal to reach the disk and an
             // older one's not, the older one's puts would outlive the newer one's deletes.
             try fs.syncDirectory(path)
         }
+        for segment in outputs { try? Hint.write(for: segment, directory: path, fileSystem: fs) }
         let written = output.finished.reduce(Int64(0)) { $0 + Int64($1.size) }
         let report = CompactionReport(
             segmentsCompacted: inputs.count, bytesReclaimed: inputBytes - written,
