@@ -121,6 +121,10 @@ final class LogWriter: @unchecked Sendable {
     /// Forces buffered commits to stable storage.
     func sync() throws {
         guard hasUnsyncedData else { return }
+        // After a failed sync the pages may be gone although a retry would succeed.
+        if let cause = disabledCause {
+            throw LogStoreError.writesDisabled(path: directory, cause: cause)
+        }
         do {
             try fileSystem.syncData(active.file)
         } catch let error as LogStoreError {
