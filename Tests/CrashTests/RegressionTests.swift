@@ -157,3 +157,55 @@ import Testing
         #expect(removals >= 4)
     }
 }
+
+/// Anomalies IOErrorTests found in the writer's handling of failed syncs.
+@Suite struct FailedSyncRegressionTests {
+    private func open(_ path: String, _ fs: FaultInjectingFileSystem) throws -> LogStore {
+        var options = LogStoreOptions()
+        options.fileSystem = fs
+        options.autoCompactionDeadFraction = nil
+        return try LogStore(path: path, options: options)
+    }
+
+    /// A `.sync` commit's `fdatasync` failed after a `.buffered` commit; `sync()` then retried
+    /// the `fdatasync`, which succeeded (the kernel had cleared the error, perhaps with the
+    /// pages), and reported the buffered commit durable.
+    @Test func syncAfterAFailedFdatasyncDoesNotAcknowledgeBufferedCommits() throws {
+        let dir = ScratchDirectory("regression")
+        defer { dir.remove() }
+        let path = dir.child("s")
+        let fs = FaultInjectingFileSystem()
+        let store = try open(path, fs)
+        try store.put(b("1"), for: b("buffered"), in: "k", durability: .buffered)
+        fs.inject(.error(EIO), on: "fdatasync", pathSuffix: ".seg")
+        #expect(throws: LogStoreError.self) { try store.put(b("2"), for: b("synced"), in: "k") }
+        #expect(throws: LogStoreError.writesDisabled(path: path, cause: EIO)) { try store.sync() }
+        try? store.close()
+    }
+
+    /// Starting a segment (here for compaction) failed at the new file's `fdatasync`, after the
+    /// file was made; the writer went on appending to the old segment. At the next open the
+    /// leftover file is the newest segment, which seals the old one — so a crash during any of
+    /// those later appends left a torn tail in a sealed segment: corruption, and a store that
+    /// does not open. Commits must be refused until the store is reopened.
+    @Test func failedSegmentStartRefusesCommitsUntilReopen() throws {
+        let dir = ScratchDirectory("regression")
+        defer { dir.remove() }
+        let path = dir.child("s")
+        let fs = FaultInjectingFileSystem()
+        let store = try open(path, fs)
+        try store.put(b("1"), for: b("a"), in: "k")
+        fs.inject(.error(EIO), on: "fdatasync", pathSuffix: "0000000000020000.seg")
+        #expect(throws: LogStoreError.io(operation: "fdatasync", path: path + "/0000000000020000.seg", errno: EIO)) {
+            try store.compact()
+        }
+        #expect(throws: LogStoreError.writesDisabled(path: path, cause: EIO)) {
+            try store.put(b("2"), for: b("b"), in: "k")
+        }
+        try? store.close()
+        let reopened = try LogStore(path: path)
+        #expect(try reopened.get(b("a"), in: "k") == b("1"))
+        try reopened.put(b("3"), for: b("c"), in: "k")
+        try reopened.close()
+    }
+}

@@ -274,11 +274,21 @@ final class LogWriter: @unchecked Sendable {
         try sync()
         let order = (active.order >> 16 + 1) << 16
         let handle = index.withLock { UInt32($0.segments.count) }
-        let segment = try Segment(
-            directory: directory, order: order, handle: handle, fileSystem: fileSystem,
-            growing: true, create: true)
-        try fileSystem.syncData(segment.file)
-        try fileSystem.syncDirectory(directory)
+        let segment: Segment
+        do {
+            segment = try Segment(
+                directory: directory, order: order, handle: handle, fileSystem: fileSystem,
+                growing: true, create: true)
+            try fileSystem.syncData(segment.file)
+            try fileSystem.syncDirectory(directory)
+        } catch let error as LogStoreError {
+            // Once the new file may exist, the next open may take it for the newest segment and
+            // so seal the active one, which must then end at its last commit: take no more.
+            if case .io(let operation, _, let code) = error, operation != "open" {
+                disabledCause = code
+            }
+            throw error
+        }
         index.withLock { $0.addSegment(segment) }
         let sealed = active
         active = segment
