@@ -127,6 +127,8 @@ extension LogStore {
                 }
             }
         }
+        // Replay touched every page it read; reads will touch again only what they need.
+        for segment in state.segments { segment?.releasePages() }
         var writer: LogWriter?
         if writable, let active = state.segments.last ?? nil {
             writer = LogWriter(

@@ -100,3 +100,30 @@ import Testing
         #expect(try CommitHistory.contents(of: reopened) == model)
     }
 }
+
+@Suite struct HintInspectionTests {
+    @Test func goodHintsHaveNoProblemsAndADamagedOneIsNamed() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        var options = LogStoreOptions()
+        options.segmentSize = 1024
+        let store = try LogStore(path: path, options: options)
+        for i in 0..<100 {
+            try store.put(
+                [UInt8](repeating: 3, count: 40), for: b("\(i)"), in: "k", durability: .buffered)
+        }
+        try store.close()
+        #expect(try LogInspector.hintProblems(storeAt: path).isEmpty)
+        let hint = try FileManager.default.contentsOfDirectory(atPath: path).filter {
+            $0.hasSuffix(".hint")
+        }.sorted()[0]
+        var bytes = readFile(path + "/" + hint)
+        bytes[30] ^= 1
+        writeFile(path + "/" + hint, bytes)
+        let problems = try LogInspector.hintProblems(storeAt: path)
+        #expect(problems.count == 1)
+        #expect(problems.first?.path == path + "/" + hint)
+        #expect(problems.first?.reason == "hint checksum mismatch")
+    }
+}

@@ -200,3 +200,74 @@ enum Hint {
         return lastSequence
     }
 }
+
+extension Hint {
+    /// Why the hint in `bytes` does not describe `segment` exactly, or `nil` if it does: the same
+    /// entries, in order, as a fresh hint built from the segment (the check `logbook verify` runs).
+    static func mismatch(_ bytes: [UInt8], segment: Segment) -> String? {
+        guard let expected = build(for: segment) else { return "its segment is damaged" }
+        guard bytes.count >= FileHeader.size + trailerSize else { return "the file is too short" }
+        if bytes == expected { return nil }
+        let stored = bytes.withUnsafeBytes { raw in
+            Checksum.crc32c(UnsafeRawBufferPointer(rebasing: raw[FileHeader.size..<raw.count - 4]))
+        }
+        if stored != bytes.withUnsafeBytes({ $0.loadLE(at: $0.count - 4, as: UInt32.self) }) {
+            return "hint checksum mismatch"
+        }
+        if bytes.prefix(FileHeader.size) != expected.prefix(FileHeader.size) {
+            return "header does not match its segment"
+        }
+        let offset =
+            zip(bytes, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            ?? min(bytes.count, expected.count)
+        return "differs from its segment's records at hint offset \(offset)"
+    }
+}
+
+extension LogInspector {
+    /// Checks every hint file of the store at `path` against its segment: each must list exactly
+    /// the segment's records (a hint that does not is ignored by `open`, so this is a warning, not
+    /// data loss). Also lists hint files whose segment is missing.
+    /// - Throws: ``LogStoreError/io(operation:path:errno:)`` if the directory cannot be listed.
+    public static func hintProblems(storeAt path: String) throws -> [Problem] {
+        let fs = PosixFileSystem()
+        var problems: [Problem] = []
+        let names = try fs.contents(ofDirectory: path)
+        for name in names where name.hasSuffix(".hint") {
+            let hintPath = path + "/" + name
+            let segmentName = String(name.dropLast(5)) + ".seg"
+            guard let order = Segment.order(fromFileName: segmentName), names.contains(segmentName)
+            else {
+                problems.append(
+                    Problem(
+                        path: hintPath, offset: 0, reason: "hint file without its segment",
+                        isTornTail: false))
+                continue
+            }
+            do {
+                let segment = try Segment(
+                    directory: path, order: order, handle: 0, fileSystem: fs, growing: false)
+                let file = try fs.open(hintPath, create: false, readOnly: true)
+                defer { try? fs.close(file) }
+                let size = Int(try fs.size(file))
+                guard size <= segment.size * 4 + 1024 else {
+                    problems.append(
+                        Problem(
+                            path: hintPath, offset: 0,
+                            reason: "hint larger than its segment allows", isTornTail: false))
+                    continue
+                }
+                var bytes = [UInt8](repeating: 0, count: size)
+                _ = try bytes.withUnsafeMutableBytes { try fs.read(file, into: $0, at: 0) }
+                if let reason = Hint.mismatch(bytes, segment: segment) {
+                    problems.append(
+                        Problem(path: hintPath, offset: 0, reason: reason, isTornTail: false))
+                }
+            } catch {
+                problems.append(
+                    Problem(path: hintPath, offset: 0, reason: "\(error)", isTornTail: false))
+            }
+        }
+        return problems
+    }
+}

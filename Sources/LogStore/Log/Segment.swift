@@ -61,6 +61,13 @@ final class Segment: @unchecked Sendable {
         UnsafeRawBufferPointer(start: base, count: min(limit ?? size, size))
     }
 
+    /// Drops the pages that open or compaction read from this process's memory.
+    func releasePages() {
+        // Rounded to whole pages: madvise works on pages, and the reservation is page-aligned.
+        let length = (size + 4095) & ~4095
+        if length > 0 { fileSystem.releasePages(base, length: min(length, mappedLength)) }
+    }
+
     static func fileName(order: UInt64) -> String { hex16(order) + ".seg" }
 
     /// The order in a segment file name, or `nil` if `name` is not one.
