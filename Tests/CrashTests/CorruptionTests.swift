@@ -131,12 +131,12 @@ import Testing
             bytes[offset] ^= 1 << UInt8.random(in: 0..<8, using: &rng)
             writeFile(segment, bytes)
             for (hint, content) in hints { writeFile(hint, content) }
-            let opened = try LogStore(path: path)
+            let opened = try openStore(path)
             #expect(opened.lastSequence == store.last - 1, "flip at \(offset)")
             #expect(try contents(of: opened) == store.states[store.last - 1]!, "flip at \(offset)")
             #expect(readFile(segment).count == store.finalCommitStart, "flip at \(offset)")
             try opened.close()
-            let again = try LogStore(path: path)
+            let again = try openStore(path)
             #expect(again.recovery.isClean)
             try again.close()
         }

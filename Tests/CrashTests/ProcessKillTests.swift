@@ -46,7 +46,7 @@ import Testing
                 return
             }
             let acknowledged = KillWorkload.lastAcknowledged(acks)
-            let store = try LogStore(path: path, options: KillWorkload.options)
+            let store = try openStore(path, options: KillWorkload.options)
             let last = store.lastSequence
             guard last >= max(acknowledged, modelSequence) else {
                 let message: String =

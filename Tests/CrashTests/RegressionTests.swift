@@ -22,19 +22,19 @@ import Testing
         let path = dir.child("s")
         var options = LogStoreOptions()
         options.segmentSize = 100
-        var store = try LogStore(path: path, options: options)
+        var store = try openStore(path, options: options)
         for i in 0..<4 { try store.put([UInt8](repeating: UInt8(i), count: 80), for: b("k\(i)"), in: "a") }
         try store.close()
         let next = path + "/" + Self.nextSegmentName(after: segmentFiles(path).last!)
         var rng = SeededGenerator(seed: 7)
         let header = (0..<24).map { _ in garbage ? UInt8.random(in: 0...255, using: &rng) : 0 }
         writeFile(next, header + [UInt8](repeating: 0, count: garbage ? 0 : 40))
-        store = try LogStore(path: path, options: options)
+        store = try openStore(path, options: options)
         #expect(try store.count(in: "a") == 4)
         #expect(store.recovery.droppedTailBytes == Int64(garbage ? 24 : 64))
         try store.put(b("v"), for: b("after"), in: "a")
         try store.close()
-        store = try LogStore(path: path, options: options)
+        store = try openStore(path, options: options)
         #expect(store.recovery.isClean)
         #expect(try store.count(in: "a") == 5)
     }
@@ -45,7 +45,7 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let path = dir.child("s")
-        let store = try LogStore(path: path)
+        let store = try openStore(path)
         try store.put(b("1"), for: b("a"), in: "k")
         try store.close()
         let segment = segmentFiles(path)[0]
@@ -55,7 +55,7 @@ import Testing
         #expect(throws: LogStoreError.corruption(
             path: segment, offset: 0, reason: "not a Logbook segment file (bad magic)"))
         {
-            _ = try LogStore(path: path)
+            _ = try openStore(path)
         }
     }
 
@@ -109,7 +109,7 @@ import Testing
         var options = LogStoreOptions()
         options.segmentSize = 200
         options.autoCompactionDeadFraction = nil
-        let store = try LogStore(path: dir.child("s"), options: options)
+        let store = try openStore(dir.child("s"), options: options)
         try store.put([UInt8](repeating: 1, count: 150), for: b("a"), in: "k")
         try store.put([UInt8](repeating: 2, count: 150), for: b("b"), in: "k")
         try store.compact()
@@ -164,7 +164,7 @@ import Testing
         var options = LogStoreOptions()
         options.fileSystem = fs
         options.autoCompactionDeadFraction = nil
-        return try LogStore(path: path, options: options)
+        return try openStore(path, options: options)
     }
 
     /// A `.sync` commit's `fdatasync` failed after a `.buffered` commit; `sync()` then retried
@@ -203,7 +203,7 @@ import Testing
             try store.put(b("2"), for: b("b"), in: "k")
         }
         try? store.close()
-        let reopened = try LogStore(path: path)
+        let reopened = try openStore(path)
         #expect(try reopened.get(b("a"), in: "k") == b("1"))
         try reopened.put(b("3"), for: b("c"), in: "k")
         try reopened.close()

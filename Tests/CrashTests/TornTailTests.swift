@@ -43,7 +43,7 @@ import Testing
             let expected = store.lastCommit(endingBy: cut)
             let end = store.ends.last { $0.sequence == expected }?.size ?? 24
             let at = "\(damage) at \(cut) of \(original.count)"
-            let opened = try LogStore(path: store.path)
+            let opened = try openStore(store.path)
             #expect(opened.lastSequence == expected, "\(at)")
             let found = try contents(of: opened)
             #expect(found == store.states[expected]!, "\(at): \(describeDifference(found, store.states[expected]!))")
@@ -51,7 +51,7 @@ import Testing
             #expect(opened.recovery.droppedTailBytes == Int64(torn.count - end), "\(at)")
             try opened.put([7], for: Array("after".utf8), in: "z")
             try opened.close()
-            let again = try LogStore(path: store.path)
+            let again = try openStore(store.path)
             #expect(again.recovery.isClean, "\(at): \(again.recovery)")
             #expect(try again.get(Array("after".utf8), in: "z") == [7], "\(at)")
             #expect(try again.count(in: "a") == store.states[expected]!.keys.filter { $0.hasPrefix("a/") }.count)

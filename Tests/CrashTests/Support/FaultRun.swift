@@ -214,7 +214,7 @@ struct FaultRun {
         syncFailed = false
         bufferedSinceDurable = false
         do {
-            let store = try LogStore(path: path, options: options)
+            let store = try openStore(path, options: options)
             self.store = store
             check(store, "reopening at step \(index)")
         } catch {
@@ -257,11 +257,11 @@ struct FaultRun {
         options.autoCompactionDeadFraction = nil
         options.segmentSize = segmentSize
         do {
-            let store = try LogStore(path: path, options: options)
+            let store = try openStore(path, options: options)
             check(store, "final reopen")
             try store.put([1], for: Array("final".utf8), in: "z")
             try store.close()
-            let again = try LogStore(path: path, options: options)
+            let again = try openStore(path, options: options)
             if !again.recovery.isClean {
                 problems.append("second reopen was not clean: \(again.recovery)")
             }

@@ -64,7 +64,7 @@ enum KillWorkload {
         rename(pidFile + ".tmp", pidFile)
         let store: LogStore
         do {
-            store = try LogStore(path: path, options: options)
+            store = try openStore(path, options: options)
         } catch {
             print("child: open failed: \(error)")
             exit(4)

@@ -121,7 +121,7 @@ func checkRecoveredStore(
     var options = LogStoreOptions()
     options.autoCompactionDeadFraction = nil
     do {
-        var store = try LogStore(path: path, options: options)
+        var store = try openStore(path, options: options)
         if let problem = compare(store, states, acknowledged, attempted) { return problem }
         guard writeAfter else {
             try store.close()
@@ -135,7 +135,7 @@ func checkRecoveredStore(
             return "the first commit after recovery got sequence \(sequence), not \(last + 1)"
         }
         try store.close()
-        store = try LogStore(path: path, options: options)
+        store = try openStore(path, options: options)
         defer { try? store.close() }
         let found = try contents(of: store)
         guard found == expected, store.lastSequence == sequence, store.recovery.isClean else {

@@ -61,7 +61,7 @@ final class WorkloadDriver {
 
     /// Opens the store.
     func open() throws {
-        store = try LogStore(path: path, options: options)
+        store = try openStore(path, options: options)
     }
 
     /// Commits `changes` as one batch and updates the model.
@@ -135,5 +135,23 @@ final class WorkloadDriver {
     private func acknowledge(_ sequence: UInt64) {
         acknowledged = max(acknowledged, sequence)
         recorder?.acknowledge(sequence)
+    }
+}
+
+/// Opens a store, retrying for a while if it is `locked`.
+///
+/// Why: other tests in this process spawn child processes. Between `fork` and `exec` a child
+/// holds a copy of every descriptor of the parent, `O_CLOEXEC` or not, and so shares the
+/// `flock` of any store open at that moment: a store closed and reopened right then reads as
+/// locked for a moment. The tests that use this are about what recovery finds, not about
+/// locking (``LockTests`` is).
+func openStore(_ path: String, options: LogStoreOptions = LogStoreOptions()) throws -> LogStore {
+    let deadline = Date().addingTimeInterval(5)
+    while true {
+        do {
+            return try LogStore(path: path, options: options)
+        } catch LogStoreError.locked where Date() < deadline {
+            usleep(1_000)
+        }
     }
 }
