@@ -81,3 +81,75 @@ import Testing
         #expect(runs > 0)
     }
 }
+
+/// A real `ENOSPC`: a store on a 1 MiB tmpfs filled until a commit fails. Needs root (to mount);
+/// skipped with a message otherwise.
+@Suite struct DiskFullTests {
+    /// Runs a command; its exit status.
+    static func run(_ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        } catch {
+            return -1
+        }
+    }
+
+    @Test func fillingARealSmallFileSystemLosesNothingAcknowledged() throws {
+        let scratch = TemporaryDirectory("enospc")
+        defer { scratch.remove() }
+        let mountPoint = scratch.child("mnt")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
+        guard getuid() == 0, Self.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint]) == 0
+        else {
+            print("DiskFullTests: skipped — cannot mount a tmpfs here (needs root)")
+            return
+        }
+        defer { _ = Self.run(["umount", mountPoint]) }
+        let path = mountPoint + "/store"
+        var rng = SeededGenerator(seed: testSeed("real ENOSPC"))
+        var options = LogStoreOptions()
+        options.segmentSize = 256 << 10
+        options.autoCompactionDeadFraction = nil
+        var model: Contents = [:]
+        var failures = 0
+        var commits = 0
+        var lastError: Error?
+        do {
+            let store = try openStore(path, options: options)
+            // Fill it: commits of 1 to 40 KB until several fail; a failed commit is not visible.
+            var i = 0
+            while failures < 5 && i < 10_000 {
+                i += 1
+                let value = (0..<Int.random(in: 1_000...40_000, using: &rng)).map { _ in UInt8(truncatingIfNeeded: i) }
+                let key = "k\(i % 40)"
+                do {
+                    try store.put(value, for: Array(key.utf8), in: "a")
+                    model["a/" + key] = value
+                    commits += 1
+                } catch {
+                    failures += 1
+                    lastError = error
+                    #expect(try contents(of: store) == model, "a failed commit is visible")
+                }
+            }
+            // Smaller commits may still fit; deletes need space too.
+            try? store.close()
+        }
+        #expect(commits > 5)
+        #expect(failures > 0, "the file system never filled")
+        if case LogStoreError.io(_, _, let code)? = lastError {
+            #expect(code == ENOSPC || code == EIO, "failed with errno \(code)")
+        }
+        let reopened = try openStore(path, options: options)
+        #expect(try contents(of: reopened) == model)
+        try reopened.close()
+        print("real ENOSPC: \(commits) commits, \(failures) refused for lack of space")
+    }
+}
