@@ -151,7 +151,9 @@ struct SegmentScanner {
         }
         guard header.type != nil else {
             return .failure(
-                Problem(offset: offset + 8, reason: "unknown frame type \(header.rawType)"))
+                Problem(
+                    offset: offset + 8, reason: "unknown frame type \(header.rawType)",
+                    checksummed: true))
         }
         var position = offset + Frame.headerSize
         let end = position + header.length
