@@ -209,3 +209,51 @@ import Testing
         try reopened.close()
     }
 }
+
+/// Anomalies in how replay judges frames whose CRC matches.
+@Suite struct ChecksummedFrameRegressionTests {
+    /// A store of one commit, then `frame` appended to its segment (no hint file).
+    private func store(endingWith frame: [UInt8], in dir: ScratchDirectory) throws -> (String, String) {
+        let path = dir.child("s")
+        let store = try openStore(path)
+        try store.put([1], for: b("k"), in: "a")
+        try store.close()
+        for name in try FileManager.default.contentsOfDirectory(atPath: path) where name.hasSuffix(".hint") {
+            try FileManager.default.removeItem(atPath: path + "/" + name)
+        }
+        let segment = segmentFiles(path)[0]
+        writeFile(segment, readFile(segment) + frame)
+        return (path, segment)
+    }
+
+    /// A frame whose CRC matches but whose type this version does not know (a newer writer's)
+    /// was reported as not checksummed, so at the tail of the newest segment it was cut as a torn
+    /// write: a writable open of an old reader silently deleted a newer writer's data. FORMAT.md:
+    /// corruption, never cut.
+    @Test func unknownFrameTypeIsCorruptionEvenAtTheTail() throws {
+        let dir = ScratchDirectory("regression")
+        defer { dir.remove() }
+        let frame = FrameBuilder.frame(type: 5, sequence: 2, payload: FrameBuilder.put(key: b("x"), value: [2]))
+        let (path, segment) = try store(endingWith: frame, in: dir)
+        let size = readFile(segment).count
+        #expect(throws: LogStoreError.corruption(path: segment, offset: Int64(size - frame.count + 8), reason: "unknown frame type 5")) {
+            _ = try openStore(path)
+        }
+        #expect(readFile(segment).count == size, "the frame was cut")
+    }
+
+    /// A commit numbered 2^64-1 (CRC and records valid) made a writable open trap: the writer's
+    /// next sequence number overflowed. Sequence numbers over 2^63 are corruption.
+    @Test func hugeSequenceNumberIsCorruptionNotATrap() throws {
+        let dir = ScratchDirectory("regression")
+        defer { dir.remove() }
+        for sequence: UInt64 in [.max, .max - 1, (1 << 63) + 1] {
+            let frame = FrameBuilder.frame(sequence: sequence, payload: FrameBuilder.put(key: b("x"), value: [2]))
+            let (path, segment) = try store(endingWith: frame, in: dir)
+            let size = readFile(segment).count
+            #expect(throws: LogStoreError.self) { _ = try openStore(path) }
+            #expect(readFile(segment).count == size, "the frame was cut")
+            try FileManager.default.removeItem(atPath: path)
+        }
+    }
+}

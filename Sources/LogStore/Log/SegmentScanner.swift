@@ -155,6 +155,12 @@ struct SegmentScanner {
                     offset: offset + 8, reason: "unknown frame type \(header.rawType)",
                     checksummed: true))
         }
+        guard header.sequence < Frame.sequenceLimit else {
+            return .failure(
+                Problem(
+                    offset: offset + 9,
+                    reason: "sequence number \(header.sequence) is not below 2^63", checksummed: true))
+        }
         var position = offset + Frame.headerSize
         let end = position + header.length
         while position < end {
