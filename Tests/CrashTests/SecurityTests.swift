@@ -116,6 +116,29 @@ import Testing
         #expect(throws: LogStoreError.self) { _ = try openStore(scratch.child("file")) }
     }
 
+    /// Every descriptor the store holds is close-on-exec, so a child process the app starts
+    /// neither inherits the lock nor can write the segments.
+    @Test func descriptorsAreCloseOnExec() throws {
+        let scratch = ScratchDirectory("cloexec")
+        defer { scratch.remove() }
+        let path = scratch.child("store")
+        var options = LogStoreOptions()
+        options.segmentSize = 200
+        let store = try openStore(path, options: options)
+        for i in 0..<6 { try store.put([UInt8](repeating: 1, count: 100), for: b("k\(i)"), in: "a") }
+        var checked = 0
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            guard let fd = Int32(name),
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name),
+                target.hasPrefix(path + "/")
+            else { continue }
+            #expect(fcntl(fd, F_GETFD) & FD_CLOEXEC != 0, "\(target) is inherited by children")
+            checked += 1
+        }
+        #expect(checked >= 3)  // LOCK and the segments
+        try store.close()
+    }
+
     // MARK: - Hostile lengths
 
     /// A store of two commits whose only segment gets `frames` appended, and no hint file.

@@ -15,7 +15,7 @@ struct Workload: Sendable, CustomStringConvertible {
 
     static let all: [Workload] = [
         singlePuts, batches, deletes, segmentRolls, compaction, buffered, recoveryOfTornTail,
-        recoveryOfHalfCreatedSegment,
+        recoveryOfHalfCreatedSegment, reopenCycles,
     ]
 
     /// Creating the store, then single-record `.sync` puts, some overwriting.
@@ -81,6 +81,25 @@ struct Workload: Sendable, CustomStringConvertible {
         try d.put("after2", in: "b", size: 30)
         try d.compact()
         try d.put("after3")
+        try d.close()
+    }
+
+    /// Close and open again and again: hint files written at close and read at open, sealed
+    /// segments with hints, compaction of them.
+    static let reopenCycles = Workload(name: "reopen cycles", segmentSize: 250) { d in
+        try d.open()
+        for i in 0..<4 { try d.put("k\(i)", size: 50) }
+        try d.close()
+        try d.open()
+        try d.delete("k1")
+        try d.put("k0", in: "b", size: 50)
+        try d.close()
+        try d.open()
+        try d.compact()
+        try d.put("k5", size: 50)
+        try d.close()
+        try d.open()
+        try d.delete("k2")
         try d.close()
     }
 
