@@ -13,7 +13,10 @@ import Testing
         try BuiltStore(path: path, segmentSize: 700, seed: seed, commits: 22, compactAfter: [5]) {
             i, d in
             if i % 5 == 4 {
-                return [.delete(keyspace: "a", key: "k\(i - 3)"), .put(keyspace: "b", key: "d\(i)", value: d.value(9))]
+                return [
+                    .delete(keyspace: "a", key: "k\(i - 3)"),
+                    .put(keyspace: "b", key: "d\(i)", value: d.value(9)),
+                ]
             }
             return (0...(i % 3)).map {
                 .put(keyspace: $0 == 1 ? "b" : "a", key: "k\((i + $0) % 7)", value: d.value(20 + i))
@@ -58,7 +61,8 @@ import Testing
                     bytes[offset] ^= 1 << bit
                     writeFile(file, bytes)
                     flips += 1
-                    let place = "\(URL(fileURLWithPath: file).lastPathComponent) byte \(offset) bit \(bit)"
+                    let place =
+                        "\(URL(fileURLWithPath: file).lastPathComponent) byte \(offset) bit \(bit)"
                     let outcome: Outcome
                     do {
                         let opened = try LogStore(path: path, options: readOnly)

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
 import Foundation
 import LogStore
 import TestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// I/O errors (issue 8, part 5): `EIO`, `ENOSPC`, short and empty writes at every call of a
 /// scenario, once and persistently. A commit never reports success unless a successful
@@ -15,12 +16,19 @@ import Testing
     /// sync, compaction, reopening, and close.
     static func scenario(seed: UInt64) -> [FaultStep] {
         var rng = SeededGenerator(seed: seed)
-        func value(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) } }
+        func value(_ n: Int) -> [UInt8] {
+            (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        }
         var steps: [FaultStep] = [.open]
         steps.append(.commit([.put(keyspace: "a", key: "k0", value: value(16))], .sync))
-        steps.append(.commit((0..<10).map { .put(keyspace: "a", key: "t\($0)", value: value(20)) }, .sync))
-        steps.append(.commit((0..<1000).map { .put(keyspace: "b", key: "big\($0)", value: value(70)) }, .sync))
-        steps.append(.commit([.delete(keyspace: "a", key: "k0"), .delete(keyspace: "a", key: "none")], .sync))
+        steps.append(
+            .commit((0..<10).map { .put(keyspace: "a", key: "t\($0)", value: value(20)) }, .sync))
+        steps.append(
+            .commit(
+                (0..<1000).map { .put(keyspace: "b", key: "big\($0)", value: value(70)) }, .sync))
+        steps.append(
+            .commit(
+                [.delete(keyspace: "a", key: "k0"), .delete(keyspace: "a", key: "none")], .sync))
         for i in 0..<4 {
             steps.append(.commit([.put(keyspace: "a", key: "r\(i % 2)", value: value(150))], .sync))
         }
@@ -69,7 +77,8 @@ import Testing
             run.finalCheck()
             runs += 1
             resurfaced += run.resurfaced
-            let at = "\(kind) at call \(i) (\(call.operation) \(URL(fileURLWithPath: call.path).lastPathComponent))"
+            let at =
+                "\(kind) at call \(i) (\(call.operation) \(URL(fileURLWithPath: call.path).lastPathComponent))"
             failures += run.problems.map { "\(at): \($0)" }
             try? FileManager.default.removeItem(atPath: path)
         }
@@ -105,8 +114,10 @@ import Testing
         let scratch = TemporaryDirectory("enospc")
         defer { scratch.remove() }
         let mountPoint = scratch.child("mnt")
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
-        guard getuid() == 0, Self.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint]) == 0
+        try FileManager.default.createDirectory(
+            atPath: mountPoint, withIntermediateDirectories: false)
+        guard getuid() == 0,
+            Self.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint]) == 0
         else {
             print("DiskFullTests: skipped — cannot mount a tmpfs here (needs root)")
             return
@@ -127,7 +138,9 @@ import Testing
             var i = 0
             while failures < 5 && i < 10_000 {
                 i += 1
-                let value = (0..<Int.random(in: 1_000...40_000, using: &rng)).map { _ in UInt8(truncatingIfNeeded: i) }
+                let value = (0..<Int.random(in: 1_000...40_000, using: &rng)).map { _ in
+                    UInt8(truncatingIfNeeded: i)
+                }
                 let key = "k\(i % 40)"
                 do {
                     try store.put(value, for: Array(key.utf8), in: "a")

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
 import Foundation
 import LogStore
 import TestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Processes racing for one store (issue 8, part 9): exactly one writer, the others get
 /// ``LogStoreError/locked(path:)``; the lock goes with its holder when it is killed.
@@ -47,7 +48,10 @@ import Testing
             for _ in 0..<children {
                 group.addTask {
                     let result = await #expect(processExitsWith: .failure) {
-                        [path = path as String, reports = reports as String, children = children as Int] in
+                        [
+                            path = path as String, reports = reports as String,
+                            children = children as Int
+                        ] in
                         LockTests.race(path: path, reports: reports, children: children)
                     }
                     return result?.exitStatus
@@ -103,7 +107,9 @@ import Testing
                     // Read-only opens need no lock.
                     var readOnly = LogStoreOptions()
                     readOnly.readOnly = true
-                    if (try? LogStore(path: path, options: readOnly).get([UInt8]("held".utf8), in: "lock")) != [1] {
+                    if (try? LogStore(path: path, options: readOnly).get(
+                        [UInt8]("held".utf8), in: "lock")) != [1]
+                    {
                         outcome += ", read-only open failed"
                     }
                     kill(pid, SIGKILL)

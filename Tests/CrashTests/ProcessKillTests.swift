@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
 import Foundation
 import LogStore
 import TestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Real process kills (issue 8, part 2): a child process writes mixed saves, deletes and
 /// compactions and reports each acknowledged sequence number; the parent kills it with SIGKILL
@@ -33,12 +34,16 @@ import Testing
             try? FileManager.default.removeItem(atPath: acks)
             try? FileManager.default.removeItem(atPath: pidFile)
             // Mostly during writing; sometimes during opening (recovery) itself.
-            let delay = Int.random(in: 0..<10, using: &rng) == 0
-                ? Int.random(in: 0..<3_000, using: &rng) : Int.random(in: 1_000..<60_000, using: &rng)
+            let delay =
+                Int.random(in: 0..<10, using: &rng) == 0
+                ? Int.random(in: 0..<3_000, using: &rng)
+                : Int.random(in: 1_000..<60_000, using: &rng)
             let killer = Task.detached { Self.kill(whenReady: pidFile, afterMicroseconds: delay) }
             await #expect(processExitsWith: .signal(SIGKILL)) {
-                [path = path as String, acks = acks as String, pidFile = pidFile as String,
-                    seed = seed as UInt64] in
+                [
+                    path = path as String, acks = acks as String, pidFile = pidFile as String,
+                    seed = seed as UInt64
+                ] in
                 KillWorkload.runChild(path: path, acks: acks, pidFile: pidFile, seed: seed)
             }
             guard await killer.value else {
@@ -58,7 +63,8 @@ import Testing
             // One commit at most was in flight.
             #expect(
                 acknowledged == 0 || last <= acknowledged + 1,
-                "kill \(round): sequence \(last) was never attempted (acknowledged \(acknowledged))")
+                "kill \(round): sequence \(last) was never attempted (acknowledged \(acknowledged))"
+            )
             if last == acknowledged + 1 && acknowledged > 0 { inFlightSeen += 1 }
             while modelSequence < last {
                 modelSequence += 1

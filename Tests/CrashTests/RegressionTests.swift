@@ -23,7 +23,9 @@ import Testing
         var options = LogStoreOptions()
         options.segmentSize = 100
         var store = try openStore(path, options: options)
-        for i in 0..<4 { try store.put([UInt8](repeating: UInt8(i), count: 80), for: b("k\(i)"), in: "a") }
+        for i in 0..<4 {
+            try store.put([UInt8](repeating: UInt8(i), count: 80), for: b("k\(i)"), in: "a")
+        }
         try store.close()
         let next = path + "/" + Self.nextSegmentName(after: segmentFiles(path).last!)
         var rng = SeededGenerator(seed: 7)
@@ -52,9 +54,10 @@ import Testing
         var bytes = readFile(segment)
         for i in 0..<24 { bytes[i] = 0 }
         writeFile(segment, bytes)
-        #expect(throws: LogStoreError.corruption(
-            path: segment, offset: 0, reason: "not a Logbook segment file (bad magic)"))
-        {
+        #expect(
+            throws: LogStoreError.corruption(
+                path: segment, offset: 0, reason: "not a Logbook segment file (bad magic)")
+        ) {
             _ = try openStore(path)
         }
     }
@@ -145,7 +148,8 @@ import Testing
         for event in recording.events {
             switch event {
             case .remove(let path) where path.hasSuffix(".seg"):
-                #expect(removalsSinceSync == 0, "\(path) removed before the last removal was synced")
+                #expect(
+                    removalsSinceSync == 0, "\(path) removed before the last removal was synced")
                 removalsSinceSync += 1
                 removals += 1
             case .syncDirectory:
@@ -196,7 +200,10 @@ import Testing
         let store = try open(path, fs)
         try store.put(b("1"), for: b("a"), in: "k")
         fs.inject(.error(EIO), on: "fdatasync", pathSuffix: "0000000000020000.seg")
-        #expect(throws: LogStoreError.io(operation: "fdatasync", path: path + "/0000000000020000.seg", errno: EIO)) {
+        #expect(
+            throws: LogStoreError.io(
+                operation: "fdatasync", path: path + "/0000000000020000.seg", errno: EIO)
+        ) {
             try store.compact()
         }
         #expect(throws: LogStoreError.writesDisabled(path: path, cause: EIO)) {
@@ -213,12 +220,15 @@ import Testing
 /// Anomalies in how replay judges frames whose CRC matches.
 @Suite struct ChecksummedFrameRegressionTests {
     /// A store of one commit, then `frame` appended to its segment (no hint file).
-    private func store(endingWith frame: [UInt8], in dir: ScratchDirectory) throws -> (String, String) {
+    private func store(endingWith frame: [UInt8], in dir: ScratchDirectory) throws -> (
+        String, String
+    ) {
         let path = dir.child("s")
         let store = try openStore(path)
         try store.put([1], for: b("k"), in: "a")
         try store.close()
-        for name in try FileManager.default.contentsOfDirectory(atPath: path) where name.hasSuffix(".hint") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: path)
+        where name.hasSuffix(".hint") {
             try FileManager.default.removeItem(atPath: path + "/" + name)
         }
         let segment = segmentFiles(path)[0]
@@ -233,10 +243,15 @@ import Testing
     @Test func unknownFrameTypeIsCorruptionEvenAtTheTail() throws {
         let dir = ScratchDirectory("regression")
         defer { dir.remove() }
-        let frame = FrameBuilder.frame(type: 5, sequence: 2, payload: FrameBuilder.put(key: b("x"), value: [2]))
+        let frame = FrameBuilder.frame(
+            type: 5, sequence: 2, payload: FrameBuilder.put(key: b("x"), value: [2]))
         let (path, segment) = try store(endingWith: frame, in: dir)
         let size = readFile(segment).count
-        #expect(throws: LogStoreError.corruption(path: segment, offset: Int64(size - frame.count + 8), reason: "unknown frame type 5")) {
+        #expect(
+            throws: LogStoreError.corruption(
+                path: segment, offset: Int64(size - frame.count + 8), reason: "unknown frame type 5"
+            )
+        ) {
             _ = try openStore(path)
         }
         #expect(readFile(segment).count == size, "the frame was cut")
@@ -248,7 +263,8 @@ import Testing
         let dir = ScratchDirectory("regression")
         defer { dir.remove() }
         for sequence: UInt64 in [.max, .max - 1, (1 << 63) + 1] {
-            let frame = FrameBuilder.frame(sequence: sequence, payload: FrameBuilder.put(key: b("x"), value: [2]))
+            let frame = FrameBuilder.frame(
+                sequence: sequence, payload: FrameBuilder.put(key: b("x"), value: [2]))
             let (path, segment) = try store(endingWith: frame, in: dir)
             let size = readFile(segment).count
             #expect(throws: LogStoreError.self) { _ = try openStore(path) }

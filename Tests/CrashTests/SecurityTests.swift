@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
 import Foundation
 import LogStore
 import TestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Security (issue 8, part 10): owner-only files whatever the umask, no following of symbolic
 /// links planted in the store, and hostile length fields rejected before anything is allocated.
@@ -25,7 +26,10 @@ import Testing
             options.segmentSize = 300
             options.autoCompactionDeadFraction = nil
             let store = try LogStore(path: path, options: options)
-            for i in 0..<12 { try store.put([UInt8](repeating: 7, count: 60), for: Array("k\(i % 4)".utf8), in: "a") }
+            for i in 0..<12 {
+                try store.put(
+                    [UInt8](repeating: 7, count: 60), for: Array("k\(i % 4)".utf8), in: "a")
+            }
             try store.compact()
             try store.put([1], for: Array("after".utf8), in: "a")
             try store.close()
@@ -91,7 +95,8 @@ import Testing
         let victim = scratch.child("victim")
         writeFile(victim, [42])
         try FileManager.default.removeItem(atPath: path + "/LOCK")
-        try FileManager.default.createSymbolicLink(atPath: path + "/LOCK", withDestinationPath: victim)
+        try FileManager.default.createSymbolicLink(
+            atPath: path + "/LOCK", withDestinationPath: victim)
         #expect(throws: LogStoreError.io(operation: "open", path: path + "/LOCK", errno: ELOOP)) {
             _ = try openStore(path)
         }
@@ -106,10 +111,12 @@ import Testing
         defer { scratch.remove() }
         let path = scratch.child("store")
         try makeStore(path)
-        try FileManager.default.createSymbolicLink(atPath: scratch.child("link"), withDestinationPath: path)
-        #expect(throws: LogStoreError.invalidArgument(
-            "\(scratch.child("link")) is a symbolic link; open the store by its real path"))
-        {
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.child("link"), withDestinationPath: path)
+        #expect(
+            throws: LogStoreError.invalidArgument(
+                "\(scratch.child("link")) is a symbolic link; open the store by its real path")
+        ) {
             _ = try openStore(scratch.child("link"))
         }
         writeFile(scratch.child("file"), [1])
@@ -125,11 +132,14 @@ import Testing
         var options = LogStoreOptions()
         options.segmentSize = 200
         let store = try openStore(path, options: options)
-        for i in 0..<6 { try store.put([UInt8](repeating: 1, count: 100), for: b("k\(i)"), in: "a") }
+        for i in 0..<6 {
+            try store.put([UInt8](repeating: 1, count: 100), for: b("k\(i)"), in: "a")
+        }
         var checked = 0
         for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
             guard let fd = Int32(name),
-                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name),
+                let target = try? FileManager.default.destinationOfSymbolicLink(
+                    atPath: "/proc/self/fd/" + name),
                 target.hasPrefix(path + "/")
             else { continue }
             #expect(fcntl(fd, F_GETFD) & FD_CLOEXEC != 0, "\(target) is inherited by children")
@@ -147,7 +157,8 @@ import Testing
         let store = try openStore(path)
         try store.put([4], for: Array("k2".utf8), in: "a")
         try store.close()
-        for name in try FileManager.default.contentsOfDirectory(atPath: path) where name.hasSuffix(".hint") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: path)
+        where name.hasSuffix(".hint") {
             try FileManager.default.removeItem(atPath: path + "/" + name)
         }
         let segment = segmentFiles(path).last!
@@ -159,14 +170,34 @@ import Testing
 
     /// Frames (with correct CRCs) whose records carry hostile lengths and numbers.
     static let hostileRecords: [(String, [UInt8])] = [
-        ("key length 2^64-1", [1] + FrameBuilder.varint(1) + FrameBuilder.varint(max64) + FrameBuilder.varint(1) + [0]),
-        ("value length 2^64-1", [1] + FrameBuilder.varint(1) + FrameBuilder.varint(1) + FrameBuilder.varint(max64) + [0]),
-        ("value length 2^63", [1] + FrameBuilder.varint(1) + FrameBuilder.varint(1) + FrameBuilder.varint(1 << 63) + [0]),
+        (
+            "key length 2^64-1",
+            [1] + FrameBuilder.varint(1) + FrameBuilder.varint(max64) + FrameBuilder.varint(1) + [0]
+        ),
+        (
+            "value length 2^64-1",
+            [1] + FrameBuilder.varint(1) + FrameBuilder.varint(1) + FrameBuilder.varint(max64) + [0]
+        ),
+        (
+            "value length 2^63",
+            [1] + FrameBuilder.varint(1) + FrameBuilder.varint(1) + FrameBuilder.varint(1 << 63) + [
+                0
+            ]
+        ),
         ("key length 2^32", [2] + FrameBuilder.varint(1) + FrameBuilder.varint(1 << 32) + [0]),
         ("keyspace 2^64-1", FrameBuilder.put(keyspace: max64, key: [1], value: [2])),
-        ("keyspace name length 2^64-1", [3] + FrameBuilder.varint(2) + FrameBuilder.varint(max64) + [0x41]),
-        ("an 11-byte varint", [1] + FrameBuilder.varint(1) + [UInt8](repeating: 0xFF, count: 10) + [1, 1, 0]),
-        ("a varint overflowing 64 bits", [1] + FrameBuilder.varint(1) + [UInt8](repeating: 0xFF, count: 9) + [0x02, 1, 0]),
+        (
+            "keyspace name length 2^64-1",
+            [3] + FrameBuilder.varint(2) + FrameBuilder.varint(max64) + [0x41]
+        ),
+        (
+            "an 11-byte varint",
+            [1] + FrameBuilder.varint(1) + [UInt8](repeating: 0xFF, count: 10) + [1, 1, 0]
+        ),
+        (
+            "a varint overflowing 64 bits",
+            [1] + FrameBuilder.varint(1) + [UInt8](repeating: 0xFF, count: 9) + [0x02, 1, 0]
+        ),
     ]
 
     @Test(arguments: 0..<hostileRecords.count)
@@ -180,14 +211,17 @@ import Testing
             let path = scratch.child(position)
             var frames = FrameBuilder.frame(sequence: 3, payload: payload)
             if position == "middle" {
-                frames += FrameBuilder.frame(sequence: 4, payload: FrameBuilder.put(key: [9], value: [9]))
+                frames += FrameBuilder.frame(
+                    sequence: 4, payload: FrameBuilder.put(key: [9], value: [9]))
             }
             let segment = try storeWith(frames, at: path)
             #expect(throws: LogStoreError.self, "\(name) at the \(position)") {
                 do {
                     _ = try openStore(path)
                 } catch let error as LogStoreError {
-                    guard case .corruption(let file, let offset, _) = error, file == segment, offset > 24 else {
+                    guard case .corruption(let file, let offset, _) = error, file == segment,
+                        offset > 24
+                    else {
                         Issue.record("\(name) at the \(position): \(error)")
                         throw error
                     }
@@ -204,7 +238,8 @@ import Testing
         let scratch = ScratchDirectory("hostile")
         defer { scratch.remove() }
         let before = Self.peakMemory()
-        let hostile = FrameBuilder.frame(sequence: 3, payload: FrameBuilder.put(key: [1], value: [1]), length: length)
+        let hostile = FrameBuilder.frame(
+            sequence: 3, payload: FrameBuilder.put(key: [1], value: [1]), length: length)
         // At the tail, with nothing valid after it: a torn write, cut.
         let tail = scratch.child("tail")
         let segment = try storeWith(hostile, at: tail)
@@ -242,7 +277,9 @@ import Testing
         let scratch = ScratchDirectory("hostile")
         defer { scratch.remove() }
         let path = scratch.child("store")
-        _ = try storeWith(FrameBuilder.frame(sequence: .max, payload: FrameBuilder.put(key: [1], value: [1])), at: path)
+        _ = try storeWith(
+            FrameBuilder.frame(sequence: .max, payload: FrameBuilder.put(key: [1], value: [1])),
+            at: path)
         await #expect(processExitsWith: .success) { [path = path as String] in
             SecurityTests.openStoreWithMaximalSequence(path: path)
         }

@@ -46,7 +46,9 @@ import Testing
             let opened = try openStore(store.path)
             #expect(opened.lastSequence == expected, "\(at)")
             let found = try contents(of: opened)
-            #expect(found == store.states[expected]!, "\(at): \(describeDifference(found, store.states[expected]!))")
+            #expect(
+                found == store.states[expected]!,
+                "\(at): \(describeDifference(found, store.states[expected]!))")
             #expect(readFile(segment).count == end, "\(at): not cut back to the commit's end")
             #expect(opened.recovery.droppedTailBytes == Int64(torn.count - end), "\(at)")
             try opened.put([7], for: Array("after".utf8), in: "z")
@@ -54,7 +56,9 @@ import Testing
             let again = try openStore(store.path)
             #expect(again.recovery.isClean, "\(at): \(again.recovery)")
             #expect(try again.get(Array("after".utf8), in: "z") == [7], "\(at)")
-            #expect(try again.count(in: "a") == store.states[expected]!.keys.filter { $0.hasPrefix("a/") }.count)
+            #expect(
+                try again.count(in: "a")
+                    == store.states[expected]!.keys.filter { $0.hasPrefix("a/") }.count)
             try again.close()
             checked += 1
         }
@@ -133,7 +137,9 @@ import Testing
                 writeFile(hint, Self.tear(original, at: cut, damage, &rng))
                 let opened = try LogStore(path: store.path, options: readOnly)
                 #expect(opened.lastSequence == store.last, "\(hint) \(damage) at \(cut)")
-                #expect(try contents(of: opened) == store.states[store.last]!, "\(hint) \(damage) at \(cut)")
+                #expect(
+                    try contents(of: opened) == store.states[store.last]!,
+                    "\(hint) \(damage) at \(cut)")
                 checked += 1
             }
             writeFile(hint, original)

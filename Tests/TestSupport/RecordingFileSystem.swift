@@ -99,7 +99,8 @@ package final class RecordingFileSystem: FileSystem, Sendable {
     private func file(_ file: OpenFile) -> Int {
         state.withLock { state in
             guard let id = state.descriptors[file.descriptor] else {
-                preconditionFailure("descriptor \(file.descriptor) was not opened through the recorder")
+                preconditionFailure(
+                    "descriptor \(file.descriptor) was not opened through the recorder")
             }
             return id
         }

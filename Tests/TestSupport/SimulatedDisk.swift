@@ -175,7 +175,9 @@ package struct SimulatedDisk {
     }
 
     /// The bytes of one file after the power loss.
-    private func surviving(_ file: FileData, _ mode: CrashVariant.DataFate, _ rng: inout SeededGenerator)
+    private func surviving(
+        _ file: FileData, _ mode: CrashVariant.DataFate, _ rng: inout SeededGenerator
+    )
         -> [UInt8]
     {
         if file.durable == file.current { return file.durable }

@@ -121,7 +121,8 @@ struct FaultRun {
                 try store.sync()
                 if syncFailed && bufferedSinceDurable {
                     problems.append(
-                        "step \(index): sync reported buffered commits durable after a failed fdatasync")
+                        "step \(index): sync reported buffered commits durable after a failed fdatasync"
+                    )
                 }
                 bufferedSinceDurable = false
                 checkDurable(since: before, step: index, what: "sync")
@@ -134,7 +135,9 @@ struct FaultRun {
             do {
                 let before = log.calls.count
                 try store.compact()
-                if syncFailed { problems.append("step \(index): compaction ran after a failed fdatasync") }
+                if syncFailed {
+                    problems.append("step \(index): compaction ran after a failed fdatasync")
+                }
                 checkDurable(since: before, step: index, what: "compaction")
                 acknowledged = max(acknowledged, store.lastSequence)
                 bufferedSinceDurable = false
@@ -160,10 +163,12 @@ struct FaultRun {
             do {
                 let sequence = try store.commit(batch, durability: durability)
                 if syncFailed {
-                    problems.append("step \(index): commit \(sequence) succeeded after a failed fdatasync")
+                    problems.append(
+                        "step \(index): commit \(sequence) succeeded after a failed fdatasync")
                 }
                 if sequence != expected {
-                    problems.append("step \(index): commit got sequence \(sequence), expected \(expected)")
+                    problems.append(
+                        "step \(index): commit got sequence \(sequence), expected \(expected)")
                 }
                 states[sequence] = next
                 current = next
@@ -188,7 +193,9 @@ struct FaultRun {
     }
 
     private mutating func noteFailure(_ error: Error) {
-        if case LogStoreError.io("fdatasync", let failedPath, _) = error, failedPath.hasSuffix(".seg") {
+        if case LogStoreError.io("fdatasync", let failedPath, _) = error,
+            failedPath.hasSuffix(".seg")
+        {
             syncFailed = true
         }
     }
@@ -206,7 +213,8 @@ struct FaultRun {
         // Compaction's abandoned temporary files are removed, not synced.
         dirty = dirty.filter { !$0.hasSuffix(".tmp") }
         if !dirty.isEmpty {
-            problems.append("step \(step): \(what) reported durable with unsynced writes to \(dirty.sorted())")
+            problems.append(
+                "step \(step): \(what) reported durable with unsynced writes to \(dirty.sorted())")
         }
     }
 
@@ -226,7 +234,8 @@ struct FaultRun {
     mutating func check(_ store: LogStore, _ when: String) {
         let last = store.lastSequence
         guard last >= acknowledged else {
-            problems.append("\(when): acknowledged commits lost (last \(last), acknowledged \(acknowledged))")
+            problems.append(
+                "\(when): acknowledged commits lost (last \(last), acknowledged \(acknowledged))")
             return
         }
         guard let found = try? contents(of: store) else {

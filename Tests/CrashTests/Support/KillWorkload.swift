@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
 import Foundation
 import LogStore
 import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The writes a child process makes until it is killed, decided by the seed and the commit's
 /// sequence number alone, so the parent can rebuild the model of any prefix.
@@ -88,8 +89,9 @@ enum KillWorkload {
                     exit(6)
                 }
                 let line = Array("\(got)\n".utf8)
-                guard line.withUnsafeBytes({ Glibc.write(ackFile, $0.baseAddress, $0.count) })
-                    == line.count, fsync(ackFile) == 0
+                guard
+                    line.withUnsafeBytes({ Glibc.write(ackFile, $0.baseAddress, $0.count) })
+                        == line.count, fsync(ackFile) == 0
                 else { exit(7) }
                 if compactsAfter(seed: seed, sequence: sequence) { try store.compact() }
             } catch {

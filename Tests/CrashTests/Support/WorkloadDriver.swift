@@ -43,8 +43,9 @@ final class WorkloadDriver {
     private(set) var attempted: UInt64 = 0
     var rng: SeededGenerator
 
-    init(path: String, fileSystem: any FileSystem = PosixFileSystem(), segmentSize: Int, seed: UInt64)
-    {
+    init(
+        path: String, fileSystem: any FileSystem = PosixFileSystem(), segmentSize: Int, seed: UInt64
+    ) {
         self.path = path
         self.fileSystem = fileSystem
         self.segmentSize = segmentSize
@@ -92,7 +93,9 @@ final class WorkloadDriver {
     }
 
     /// A put of a random value of `size` bytes.
-    func put(_ key: String, in keyspace: String = "a", size: Int = 24, durability: Durability = .sync)
+    func put(
+        _ key: String, in keyspace: String = "a", size: Int = 24, durability: Durability = .sync
+    )
         throws
     {
         try commit([.put(keyspace: keyspace, key: key, value: value(size))], durability: durability)

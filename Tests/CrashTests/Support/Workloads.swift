@@ -40,7 +40,9 @@ struct Workload: Sendable, CustomStringConvertible {
     static let deletes = Workload(name: "deletes") { d in
         try d.open()
         try d.commit(
-            (0..<20).map { .put(keyspace: $0 % 2 == 0 ? "a" : "b", key: "k\($0)", value: d.value(16)) })
+            (0..<20).map {
+                .put(keyspace: $0 % 2 == 0 ? "a" : "b", key: "k\($0)", value: d.value(16))
+            })
         try d.delete("k0")
         try d.delete("k1", in: "b")
         try d.commit([
@@ -133,7 +135,9 @@ struct Workload: Sendable, CustomStringConvertible {
         run: { d in
             try d.open()
             try d.put("r1")
-            try d.commit([.delete(keyspace: "a", key: "k1"), .put(keyspace: "a", key: "r2", value: [1])])
+            try d.commit([
+                .delete(keyspace: "a", key: "k1"), .put(keyspace: "a", key: "r2", value: [1]),
+            ])
             try d.close()
         })
 
