@@ -159,7 +159,8 @@ struct SegmentScanner {
             return .failure(
                 Problem(
                     offset: offset + 9,
-                    reason: "sequence number \(header.sequence) is not below 2^63", checksummed: true))
+                    reason: "sequence number \(header.sequence) is not below 2^63",
+                    checksummed: true))
         }
         var position = offset + Frame.headerSize
         let end = position + header.length
