@@ -127,6 +127,14 @@ final class WorkloadDriver {
         acknowledge(last)
     }
 
+    /// Starts from a store already on disk that holds `contents` as of commit `sequence`.
+    func assume(_ contents: Contents, at sequence: UInt64) {
+        states = [sequence: contents]
+        current = contents
+        acknowledged = sequence
+        attempted = sequence
+    }
+
     /// Forgets commits after `sequence` (a test cut them off the disk itself).
     func forget(after sequence: UInt64) {
         states = states.filter { $0.key <= sequence }
