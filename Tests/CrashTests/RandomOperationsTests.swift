@@ -29,7 +29,10 @@ import Testing
                 if Int.random(in: 0..<4, using: &rng) == 0 {
                     changes.append(.delete(keyspace: keyspace, key: key))
                 } else {
-                    changes.append(.put(keyspace: keyspace, key: key, value: d.value(Int.random(in: 0...60, using: &rng))))
+                    changes.append(
+                        .put(
+                            keyspace: keyspace, key: key,
+                            value: d.value(Int.random(in: 0...60, using: &rng))))
                 }
             }
             try d.commit(changes)
@@ -57,14 +60,16 @@ import Testing
         var compactionsCut = 0
         for round in 0..<Self.rounds {
             let root = scratch.child("round\(round)")
-            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false)
+            try FileManager.default.createDirectory(
+                atPath: root, withIntermediateDirectories: false)
             if let previous {
                 try FileManager.default.moveItem(atPath: previous, toPath: root + "/store")
             }
             let recorder = RecordingFileSystem(root: root)
             var disk = SimulatedDisk(recorder)
             let d = WorkloadDriver(
-                path: root + "/store", fileSystem: recorder, segmentSize: Int.random(in: 200...2_000, using: &rng),
+                path: root + "/store", fileSystem: recorder,
+                segmentSize: Int.random(in: 200...2_000, using: &rng),
                 seed: rng.next())
             d.recorder = recorder
             d.assume(contents, at: sequence)
@@ -96,14 +101,18 @@ import Testing
             if inCompaction { compactionsCut += 1 }
             let variant = CrashVariant.variants(8, using: &rng).randomElement(using: &rng)!
             let target = scratch.child("crash\(round)")
-            try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
+            try FileManager.default.createDirectory(
+                atPath: target, withIntermediateDirectories: false)
             try disk.image(variant).write(to: target)
             try FileManager.default.removeItem(atPath: root)
             if let problem = checkRecoveredStore(
-                at: target + "/store", states: d.states, acknowledged: acknowledged, attempted: attempted,
+                at: target + "/store", states: d.states, acknowledged: acknowledged,
+                attempted: attempted,
                 writeAfter: false)
             {
-                Issue.record("round \(round), seed \(seed), power loss after \(cut) calls, \(variant): \(problem)")
+                Issue.record(
+                    "round \(round), seed \(seed), power loss after \(cut) calls, \(variant): \(problem)"
+                )
                 return
             }
             // The next round goes on from what recovery found.
@@ -115,6 +124,7 @@ import Testing
         }
         print(
             "random operations: \(Self.rounds) rounds, \(operations) calls before the power losses, "
-                + "\(compactionsCut) losses during or after a compaction, last sequence \(sequence)")
+                + "\(compactionsCut) losses during or after a compaction, last sequence \(sequence)"
+        )
     }
 }

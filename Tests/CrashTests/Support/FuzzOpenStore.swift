@@ -48,7 +48,9 @@ func fuzzOpenStore(_ input: [UInt8], in directory: String) -> [Error] {
                 keys += 1
                 _ = key.count + value.count
             }
-            for key in try store.keys(in: keyspace).prefix(16) { _ = try store.get(key, in: keyspace) }
+            for key in try store.keys(in: keyspace).prefix(16) {
+                _ = try store.get(key, in: keyspace)
+            }
             _ = keys == (try store.count(in: keyspace))
         }
         _ = try store.stats()
