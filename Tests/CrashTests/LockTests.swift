@@ -92,7 +92,7 @@ import Testing
         defer { scratch.remove() }
         let path = scratch.child("store")
         let pidFile = scratch.child("pid")
-        let whileHeld = Task.detached { () -> String in
+        let whileHeld = BackgroundThread { () -> String in
             let deadline = Date().addingTimeInterval(60)
             while Date() < deadline {
                 if let pid = Int32(String(decoding: readFile(pidFile), as: UTF8.self)) {
@@ -123,7 +123,7 @@ import Testing
             [path = path as String, pidFile = pidFile as String] in
             LockTests.holdLock(path: path, pidFile: pidFile)
         }
-        #expect(await whileHeld.value == "locked")
+        #expect(whileHeld.value() == "locked")
         let store = try openStore(path)
         #expect(try store.get(Array("held".utf8), in: "lock") == [1])
         try store.close()

@@ -38,7 +38,9 @@ import Testing
                 Int.random(in: 0..<10, using: &rng) == 0
                 ? Int.random(in: 0..<3_000, using: &rng)
                 : Int.random(in: 1_000..<60_000, using: &rng)
-            let killer = Task.detached { Self.kill(whenReady: pidFile, afterMicroseconds: delay) }
+            let killer = BackgroundThread {
+                Self.kill(whenReady: pidFile, afterMicroseconds: delay)
+            }
             await #expect(processExitsWith: .signal(SIGKILL)) {
                 [
                     path = path as String, acks = acks as String, pidFile = pidFile as String,
@@ -46,7 +48,7 @@ import Testing
                 ] in
                 KillWorkload.runChild(path: path, acks: acks, pidFile: pidFile, seed: seed)
             }
-            guard await killer.value else {
+            guard killer.value() else {
                 Issue.record("kill \(round): the child never started")
                 return
             }
