@@ -26,23 +26,27 @@ import Testing
         let commits = Mutex<[UInt64: [String: [UInt8]]]>([:])
         let threads = 4
         let perThread = 12
-        DispatchQueue.concurrentPerform(iterations: threads) { t in
-            var rng = SeededGenerator(seed: seed &+ UInt64(t))
-            for n in 1...perThread {
-                var batch = WriteBatch()
-                var changes: [String: [UInt8]] = [:]
-                for r in 0..<Int.random(in: 1...3, using: &rng) {
-                    let value = (0..<Int.random(in: 1...90, using: &rng)).map { _ in UInt8(n) }
-                    batch.put(value, for: Array("t\(t)c\(n)r\(r)".utf8), in: "g")
-                    changes["g/t\(t)c\(n)r\(r)"] = value
+        // Threads of their own: a busy dispatch pool could run the writers one after another.
+        let writers = (0..<threads).map { t in
+            BackgroundThread {
+                var rng = SeededGenerator(seed: seed &+ UInt64(t))
+                for n in 1...perThread {
+                    var batch = WriteBatch()
+                    var changes: [String: [UInt8]] = [:]
+                    for r in 0..<Int.random(in: 1...3, using: &rng) {
+                        let value = (0..<Int.random(in: 1...90, using: &rng)).map { _ in UInt8(n) }
+                        batch.put(value, for: Array("t\(t)c\(n)r\(r)".utf8), in: "g")
+                        changes["g/t\(t)c\(n)r\(r)"] = value
+                    }
+                    batch.put([UInt8(n)], for: Array("t\(t)last".utf8), in: "g")
+                    changes["g/t\(t)last"] = [UInt8(n)]
+                    let sequence = try! store.commit(batch)
+                    commits.withLock { $0[sequence] = changes }
+                    recorder.acknowledge(sequence)
                 }
-                batch.put([UInt8(n)], for: Array("t\(t)last".utf8), in: "g")
-                changes["g/t\(t)last"] = [UInt8(n)]
-                let sequence = try! store.commit(batch)
-                commits.withLock { $0[sequence] = changes }
-                recorder.acknowledge(sequence)
             }
         }
+        for writer in writers { writer.value() }
         try store.close()
         let table = commits.withLock { $0 }
         #expect(table.count == threads * perThread)
@@ -53,6 +57,7 @@ import Testing
             if case .write(_, let offset, _) = $0 { offset >= 24 } else { false }
         }
         .count
+        #expect(groups < threads * perThread, "no commits were written as a group")
         func expected(upTo last: UInt64) -> Contents {
             var contents: Contents = [:]
             for sequence in 1...max(last, 1) where sequence <= last {
