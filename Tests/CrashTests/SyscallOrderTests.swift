@@ -6,7 +6,9 @@ import Testing
 /// The order of system calls in each workload's trace (issue 8, part 6): what the store promises
 /// is on the disk before it promises it.
 @Suite struct SyscallOrderTests {
-    @Test(arguments: Workload.all)
+    /// Workloads without background work: with it, a compaction's files may be half made when a
+    /// commit is acknowledged, and rightly so (the commit does not depend on them).
+    @Test(arguments: Workload.all.filter { !$0.background })
     func promisesFollowTheSyncsTheyNeed(_ workload: Workload) throws {
         let scratch = ScratchDirectory("order")
         defer { scratch.remove() }

@@ -32,6 +32,8 @@ final class WorkloadDriver {
     var fileSystem: any FileSystem
     var recorder: RecordingFileSystem?
     let segmentSize: Int
+    /// Whether the store compacts by itself, in the background, as dead bytes pile up.
+    var automaticCompaction = false
     private(set) var store: LogStore?
     /// Contents after each commit (0: the empty store).
     private(set) var states: [UInt64: Contents] = [0: [:]]
@@ -56,7 +58,8 @@ final class WorkloadDriver {
         var options = LogStoreOptions()
         options.fileSystem = fileSystem
         options.segmentSize = segmentSize
-        options.autoCompactionDeadFraction = nil
+        options.autoCompactionDeadFraction = automaticCompaction ? 0.3 : nil
+        options.autoCompactionMinimumBytes = 512
         return options
     }
 

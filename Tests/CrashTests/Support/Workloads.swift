@@ -6,6 +6,9 @@ import TestSupport
 struct Workload: Sendable, CustomStringConvertible {
     var name: String
     var segmentSize = 1 << 20
+    /// Whether the store does work in the background (automatic compaction), so that its trace
+    /// interleaves calls no acknowledgement depends on.
+    var background = false
     /// Builds (without recording) the store the recorded part starts from.
     var prepare: (@Sendable (WorkloadDriver) throws -> Void)?
     /// The recorded part.
@@ -15,7 +18,7 @@ struct Workload: Sendable, CustomStringConvertible {
 
     static let all: [Workload] = [
         singlePuts, batches, deletes, segmentRolls, compaction, buffered, recoveryOfTornTail,
-        recoveryOfHalfCreatedSegment, reopenCycles,
+        recoveryOfHalfCreatedSegment, reopenCycles, automaticCompaction,
     ]
 
     /// Creating the store, then single-record `.sync` puts, some overwriting.
@@ -102,6 +105,23 @@ struct Workload: Sendable, CustomStringConvertible {
         try d.close()
         try d.open()
         try d.delete("k2")
+        try d.close()
+    }
+
+    /// Overwrites of a few keys with automatic compaction on: compactions start in the
+    /// background and run while commits go on (the trace interleaves them).
+    static let automaticCompaction = Workload(
+        name: "automatic compaction", segmentSize: 300, background: true
+    ) { d in
+        d.automaticCompaction = true
+        try d.open()
+        for i in 0..<40 {
+            if i % 7 == 6 {
+                try d.delete("k\(i % 3)")
+            } else {
+                try d.put("k\(i % 3)", size: 60)
+            }
+        }
         try d.close()
     }
 
