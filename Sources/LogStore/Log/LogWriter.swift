@@ -83,17 +83,8 @@ final class LogWriter: @unchecked Sendable {
                         bufferOffset: &bufferOffset))
             }
             try flush(&buffer, at: &bufferOffset)
-            if accepted.contains(where: { $0.durability == .sync }) {
-                do {
-                    try fileSystem.syncData(active.file)
-                } catch let error as LogStoreError {
-                    if case .io(_, _, let code) = error { disabledCause = code }
-                    throw error
-                }
-                hasUnsyncedData = false
-            } else {
-                hasUnsyncedData = true
-            }
+            hasUnsyncedData = true
+            if accepted.contains(where: { $0.durability == .sync }) { try sync() }
             let end = bufferOffset
             index.withLock { state in
                 for batch in written { publish(batch, into: &state) }
@@ -118,7 +109,8 @@ final class LogWriter: @unchecked Sendable {
         for batch in written { batch.commit.result = .success(batch.sequence) }
     }
 
-    /// Forces buffered commits to stable storage.
+    /// Forces buffered commits to stable storage. A failure disables writes: the kernel may have
+    /// dropped the pages, so a retry could not be trusted.
     func sync() throws {
         guard hasUnsyncedData else { return }
         // After a failed sync the pages may be gone although a retry would succeed.
