@@ -67,6 +67,7 @@ final class LogWriter: @unchecked Sendable {
         guard !accepted.isEmpty else { return }
         let savedKeyspaces = keyspaces
         let savedNeedsDefinitions = activeNeedsDefinitions
+        let savedUnsyncedData = hasUnsyncedData
         let estimate = accepted.reduce(0) { $0 + $1.batch.encodedSizeBound }
         var written: [Written] = []
         var groupStart = active.size
@@ -94,6 +95,8 @@ final class LogWriter: @unchecked Sendable {
         } catch {
             keyspaces = savedKeyspaces
             activeNeedsDefinitions = savedNeedsDefinitions
+            // The group is cut off below: what is unsynced is what was before it.
+            hasUnsyncedData = savedUnsyncedData
             let failure =
                 (error as? LogStoreError) ?? .io(operation: "write", path: active.path, errno: 5)
             // Cut the partial group off so later commits do not follow garbage.
