@@ -161,9 +161,10 @@ import Testing
         let hole = (durableEnd / 512 + 1) * 512
         for i in durableEnd..<hole { bytes[i] = 0 }
         writeFile(segment, bytes)
+        // Hints are written at close, which the power loss came before.
         for name in try FileManager.default.contentsOfDirectory(atPath: path)
         where name.hasSuffix(".hint") {
-            try FileManager.default.removeItem(atPath: path + "/" + name)  // written at close, after
+            try FileManager.default.removeItem(atPath: path + "/" + name)
         }
         let recovered = try openStore(path)
         #expect(try contents(of: recovered) == ["a/acknowledged": [1]])
