@@ -13,6 +13,17 @@ struct RecordRef: Equatable {
 /// Base addresses of the mapped segments, by handle (`nil` once a segment is gone).
 typealias SegmentBases = [UnsafeRawPointer?]
 
+extension StoredRecord {
+    /// The key of the checked delete record at `offset`.
+    static func deleteKey(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UnsafeRawBufferPointer
+    {
+        var position = offset
+        // Checked when the hint was read: cannot fail.
+        return SegmentScanner.decodeRecord(bytes, at: &position, end: bytes.count)?.key
+            ?? UnsafeRawBufferPointer(start: nil, count: 0)
+    }
+}
+
 /// A put record read back from a mapped segment. Only records the store wrote or checked are
 /// read this way, so the decoding trusts the bytes.
 struct StoredRecord {
@@ -119,6 +130,9 @@ struct KeyDirectory {
             slot = (slot + 1) & mask
         }
     }
+
+    /// Slots in the table (a power of two).
+    var capacity: Int { table.count }
 
     /// Makes room for `keys` keys without growing again.
     mutating func reserve(_ keys: Int) {
