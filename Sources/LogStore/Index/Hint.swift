@@ -78,6 +78,16 @@ enum Hint {
         try fs.syncDirectory(directory)
     }
 
+    /// One put or delete from a hint, waiting to be applied.
+    struct Operation {
+        static let deleted = UInt32.max  // in `valueLength`: a delete
+
+        var hash: UInt32
+        var offset: UInt32
+        var keyLength: UInt32
+        var valueLength: UInt32
+    }
+
     /// Why a hint cannot be used.
     struct Unusable: Error {
         var reason: String
@@ -110,90 +120,107 @@ enum Hint {
         }
         let lastSequence = bytes.loadLE(at: trailer + 8, as: UInt64.self)
         let body = UnsafeRawBufferPointer(rebasing: bytes[..<trailer])
-        // Pass 1: check every entry; pass 2: apply.
-        for applying in [false, true] {
-            var offset = FileHeader.size
-            while offset < body.count {
-                let op = body[offset]
-                offset += 1
-                guard let keyspace = Varint.read(body, &offset), keyspace > 0, keyspace < 1 << 31
-                else {
-                    throw Unusable(reason: "bad entry at \(offset)")
-                }
-                let id = Int(keyspace)
-                switch op {
-                case RecordOp.put:
-                    guard let keyLength = Varint.read(body, &offset),
-                        let valueLength = Varint.read(body, &offset),
-                        offset + 8 <= body.count, keyLength <= Frame.maxKeyLength,
-                        valueLength <= Frame.maxValueLength
-                    else { throw Unusable(reason: "bad put entry") }
-                    let hash = body.loadLE(at: offset, as: UInt32.self)
-                    let recordOffset = Int(body.loadLE(at: offset + 4, as: UInt32.self))
-                    offset += 8
-                    let size = IndexState.encodedSize(
-                        keyspace: id, keyLength: Int(keyLength), valueLength: Int(valueLength))
-                    // The record must be where the hint says, as the hint says: then reads, which
-                    // trust the index, stay inside the segment even if the hint was forged.
-                    var position = recordOffset
-                    guard
-                        !applying
-                            || recordOffset >= FileHeader.size
-                                && recordOffset + size <= segment.size,
-                        !applying
-                            || SegmentScanner.decodeRecord(
-                                segment.bytes(), at: &position, end: segment.size
-                            ).map({
-                                $0.op == RecordOp.put && $0.keyspace == keyspace
-                                    && $0.key.count == Int(keyLength)
-                                    && $0.value!.count == Int(valueLength)
-                            }) == true
-                    else { throw Unusable(reason: "put entry does not match its record") }
-                    if applying {
-                        guard id < state.directories.count, state.keyspaces.name(of: id) != nil
-                        else {
-                            throw Unusable(reason: "undefined keyspace")
-                        }
-                        state.applyPut(
-                            keyspace: id, hash: hash,
-                            ref: RecordRef(segment: segment.handle, offset: UInt32(recordOffset)),
-                            keyLength: Int(keyLength), valueLength: Int(valueLength))
-                    }
-                case RecordOp.delete:
-                    guard offset + 4 <= body.count else {
-                        throw Unusable(reason: "bad delete entry")
-                    }
-                    let recordOffset = Int(body.loadLE(at: offset, as: UInt32.self))
-                    offset += 4
-                    var position = recordOffset
-                    guard recordOffset >= FileHeader.size, recordOffset < segment.size,
-                        let record = SegmentScanner.decodeRecord(
-                            segment.bytes(), at: &position, end: segment.size),
-                        record.op == RecordOp.delete, record.keyspace == keyspace
-                    else { throw Unusable(reason: "delete entry does not match its record") }
-                    if applying {
-                        guard id < state.directories.count else {
-                            throw Unusable(reason: "undefined keyspace")
-                        }
-                        state.applyDelete(keyspace: id, key: record.key)
-                    }
-                case RecordOp.defineKeyspace:
-                    guard let length = Varint.read(body, &offset),
-                        length <= KeyspaceTable.maxNameLength,
-                        offset + Int(length) <= body.count,
-                        let name = String(
-                            validating: UnsafeRawBufferPointer(
-                                rebasing: body[offset..<offset + Int(length)]),
-                            as: UTF8.self)
-                    else { throw Unusable(reason: "bad define entry") }
-                    offset += Int(length)
-                    if applying {
-                        guard state.define(name, id: id) else {
-                            throw Unusable(reason: "conflicting keyspace")
-                        }
-                    }
-                default:
-                    throw Unusable(reason: "unknown entry type \(op)")
+        // Check every entry (nothing is applied unless all are good), collecting what to apply.
+        var definitions: [(name: String, id: Int)] = []
+        var operations: [[Operation]] = []  // by keyspace number
+        // Highest keyspace number defined so far: numbers come in order, so a hostile number
+        // cannot make `operations` huge.
+        var definedLimit = state.keyspaces.nextID - 1
+        let segmentBytes = segment.bytes()
+        var offset = FileHeader.size
+        while offset < body.count {
+            let op = body[offset]
+            offset += 1
+            guard let keyspace = Varint.read(body, &offset), keyspace > 0, keyspace < 1 << 31 else {
+                throw Unusable(reason: "bad entry at \(offset)")
+            }
+            let id = Int(keyspace)
+            guard id <= definedLimit + (op == RecordOp.defineKeyspace ? 1 : 0) else {
+                throw Unusable(reason: "entry uses keyspace \(id) before it is defined")
+            }
+            switch op {
+            case RecordOp.put:
+                guard let keyLength = Varint.read(body, &offset),
+                    let valueLength = Varint.read(body, &offset),
+                    offset + 8 <= body.count, keyLength <= Frame.maxKeyLength,
+                    valueLength <= Frame.maxValueLength
+                else { throw Unusable(reason: "bad put entry") }
+                let hash = body.loadLE(at: offset, as: UInt32.self)
+                let recordOffset = Int(body.loadLE(at: offset + 4, as: UInt32.self))
+                offset += 8
+                // The record must be where the hint says, as the hint says: then reads, which
+                // trust the index, stay inside the segment even if the hint was forged.
+                var position = recordOffset
+                guard recordOffset >= FileHeader.size, recordOffset < segment.size,
+                    let record = SegmentScanner.decodeRecord(
+                        segmentBytes, at: &position, end: segment.size),
+                    record.op == RecordOp.put, record.keyspace == keyspace,
+                    record.key.count == Int(keyLength),
+                    record.value!.count == Int(valueLength)
+                else { throw Unusable(reason: "put entry does not match its record") }
+                while operations.count <= id { operations.append([]) }
+                operations[id].append(
+                    Operation(
+                        hash: hash, offset: UInt32(recordOffset), keyLength: UInt32(keyLength),
+                        valueLength: UInt32(valueLength)))
+            case RecordOp.delete:
+                guard offset + 4 <= body.count else { throw Unusable(reason: "bad delete entry") }
+                let recordOffset = Int(body.loadLE(at: offset, as: UInt32.self))
+                offset += 4
+                var position = recordOffset
+                guard recordOffset >= FileHeader.size, recordOffset < segment.size,
+                    let record = SegmentScanner.decodeRecord(
+                        segmentBytes, at: &position, end: segment.size),
+                    record.op == RecordOp.delete, record.keyspace == keyspace
+                else { throw Unusable(reason: "delete entry does not match its record") }
+                while operations.count <= id { operations.append([]) }
+                operations[id].append(
+                    Operation(
+                        hash: KeyDirectory.hash(record.key), offset: UInt32(recordOffset),
+                        keyLength: 0,
+                        valueLength: Operation.deleted))
+            case RecordOp.defineKeyspace:
+                guard let length = Varint.read(body, &offset),
+                    length <= KeyspaceTable.maxNameLength,
+                    offset + Int(length) <= body.count,
+                    let name = String(
+                        validating: UnsafeRawBufferPointer(
+                            rebasing: body[offset..<offset + Int(length)]), as: UTF8.self)
+                else { throw Unusable(reason: "bad define entry") }
+                offset += Int(length)
+                definitions.append((name, id))
+                definedLimit = max(definedLimit, id)
+            default:
+                throw Unusable(reason: "unknown entry type \(op)")
+            }
+        }
+        for definition in definitions {
+            guard state.define(definition.name, id: definition.id) else {
+                throw Unusable(reason: "conflicting keyspace")
+            }
+        }
+        for (id, list) in operations.enumerated() where !list.isEmpty {
+            guard id < state.directories.count, state.keyspaces.name(of: id) != nil else {
+                throw Unusable(reason: "undefined keyspace")
+            }
+            // Applied in the order of their home slots in the table (stable, so operations on one
+            // key keep their log order): the table is then written front to back, not at random.
+            let puts = list.reduce(0) { $0 + ($1.valueLength == Operation.deleted ? 0 : 1) }
+            state.directories[id].reserve(state.directories[id].count + puts)
+            let mask = UInt64(state.directories[id].capacity - 1)
+            var list = list
+            RadixSort.sort(&list) { UInt64($0.hash) & mask }
+            for operation in list {
+                let ref = RecordRef(segment: segment.handle, offset: operation.offset)
+                if operation.valueLength == Operation.deleted {
+                    state.applyDelete(
+                        keyspace: id,
+                        key: StoredRecord.deleteKey(segmentBytes, at: Int(operation.offset)))
+                } else {
+                    state.applyPut(
+                        keyspace: id, hash: operation.hash, ref: ref,
+                        keyLength: Int(operation.keyLength),
+                        valueLength: Int(operation.valueLength))
                 }
             }
         }

@@ -13,6 +13,17 @@ struct RecordRef: Equatable {
 /// Base addresses of the mapped segments, by handle (`nil` once a segment is gone).
 typealias SegmentBases = [UnsafeRawPointer?]
 
+extension StoredRecord {
+    /// The key of the checked delete record at `offset`.
+    static func deleteKey(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UnsafeRawBufferPointer
+    {
+        var position = offset
+        // Checked when the hint was read: cannot fail.
+        return SegmentScanner.decodeRecord(bytes, at: &position, end: bytes.count)?.key
+            ?? UnsafeRawBufferPointer(start: nil, count: 0)
+    }
+}
+
 /// A put record read back from a mapped segment. Only records the store wrote or checked are
 /// read this way, so the decoding trusts the bytes.
 struct StoredRecord {
@@ -120,6 +131,9 @@ struct KeyDirectory {
         }
     }
 
+    /// Slots in the table (a power of two).
+    var capacity: Int { table.count }
+
     /// Makes room for `keys` keys without growing again.
     mutating func reserve(_ keys: Int) {
         var capacity = table.count
@@ -158,6 +172,26 @@ struct KeyDirectory {
     func forEach(_ bases: SegmentBases, _ body: (RecordRef, StoredRecord) throws -> Void) rethrows {
         for slot in 0..<table.count where !table[slot].isEmpty {
             try body(table[slot].ref, StoredRecord(bases, table[slot].ref))
+        }
+    }
+
+    /// Calls `body` with every live record in log order (segment handle, then offset): a scan
+    /// then reads the mapped log front to back instead of jumping to a cache miss per record.
+    /// - Complexity: O(n) time (a radix sort of the references) and 16 bytes a key of scratch.
+    func forEachInLogOrder(_ bases: SegmentBases, _ body: (RecordRef, StoredRecord) throws -> Void)
+        rethrows
+    {
+        var refs = [UInt64]()
+        refs.reserveCapacity(count)
+        for slot in 0..<table.count where !table[slot].isEmpty {
+            refs.append(UInt64(table[slot].ref.segment) << 32 | UInt64(table[slot].ref.offset))
+        }
+        RadixSort.sort(&refs)
+        for packed in refs {
+            let ref = RecordRef(
+                segment: UInt32(truncatingIfNeeded: packed >> 32),
+                offset: UInt32(truncatingIfNeeded: packed))
+            try body(ref, StoredRecord(bases, ref))
         }
     }
 
