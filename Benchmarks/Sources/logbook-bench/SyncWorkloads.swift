@@ -54,30 +54,45 @@ enum SyncWorkloads {
 
     /// Both engines, in `rounds` alternating rounds whose times are summed: fdatasync costs on a
     /// shared disk drift over seconds, and alternating lets both engines see the same drift.
-    /// A third contender in each round appends the same bytes to a plain file and calls
-    /// `fdatasync`: the floor a durable commit cannot beat, which each engine is compared with.
+    /// A third contender in each round writes the same bytes into a preallocated plain file and
+    /// calls `fdatasync`: the floor a durable commit cannot beat, which each engine is compared
+    /// with (median of the per-round ratios).
     static func fillsync(_ ourDirectory: String, _ theirDirectory: String, _ context: BenchContext)
         throws -> (Int, Int)
     {
         let n = context.sizes.syncCommits
-        let rounds = 4
+        let rounds = 8
+        let perRoundCommits = n / rounds
         let engines: [any KeyValueEngine] = [
             try LogStoreEngine(directory: ourDirectory, durable: true),
             try SQLiteEngine(directory: theirDirectory, durable: true),
         ]
+        let recordBytes = EngineWorkloads.recordBytes(context)
+        // The floors: appending to a plain file (it grows, so each sync also flushes its size)
+        // and overwriting a preallocated one (data only), each with one fdatasync per write.
+        let floors = [
+            try SyncedFile(path: ourDirectory + "/append.bare", preallocate: 0),
+            try SyncedFile(path: ourDirectory + "/overwrite.bare", preallocate: n * recordBytes),
+        ]
         var seconds = [0.0, 0.0]
-        var bare = 0.0
-        let file = try AppendAndSyncFile(path: ourDirectory + "/bare.log")
+        var floorSeconds = [0.0, 0.0]
+        /// Per round, each engine's time over each floor's: a slow stretch of the shared disk
+        /// skews a round, and the median ignores it.
+        var ratios: [[[Double]]] = [[[], []], [[], []]]
         var key = BenchKey.make(0)
         var value = [UInt8](repeating: 0, count: context.sizes.valueSize)
         for round in 0..<rounds {
-            bare += try measure {
-                for _ in 0..<n / rounds { try file.append(count: BenchKey.size + value.count) }
+            var floorRound = [0.0, 0.0]
+            for (index, floor) in floors.enumerated() {
+                floorRound[index] = try measure {
+                    for _ in 0..<perRoundCommits { try floor.writeAndSync(count: recordBytes) }
+                }
+                floorSeconds[index] += floorRound[index]
             }
             for (index, engine) in engines.enumerated() {
                 var rng = SeededGenerator(seed: Seed.data &+ UInt64(round))
-                seconds[index] += try measure {
-                    for id in (round * n / rounds + 1)...((round + 1) * n / rounds) {
+                let engineRound = try measure {
+                    for id in (round * perRoundCommits + 1)...((round + 1) * perRoundCommits) {
                         BenchKey.write(id, into: &key)
                         valuePool.fill(&value, using: &rng)
                         try engine.beginBatch()
@@ -85,24 +100,30 @@ enum SyncWorkloads {
                         try engine.commitBatch()
                     }
                 }
+                seconds[index] += engineRound
+                for floor in 0..<2 { ratios[index][floor].append(engineRound / floorRound[floor]) }
             }
         }
+        let commits = perRoundCommits * rounds
         var counts: [Int] = []
         for (index, engine) in engines.enumerated() {
             let label = type(of: engine).label
             context.reporter.timing(
-                "fillsync", engine: label, operations: n,
-                bytes: n * EngineWorkloads.recordBytes(context), seconds: seconds[index],
-                note: "\(rounds) rounds alternating engines")
+                "fillsync", engine: label, operations: commits, bytes: commits * recordBytes,
+                seconds: seconds[index], note: "\(rounds) rounds alternating engines")
             let count = try engine.count()
             try engine.close()
-            try context.expect("fillsync", label, "records", count, equals: n)
+            try context.expect("fillsync", label, "records", count, equals: commits)
             counts.append(count)
-            let bareMicros = bare * 1e6 / Double(n / rounds * rounds)
-            context.reporter.figure(
-                "fillsync-vs-fdatasync", engine: label,
-                value: seconds[index] / Double(n) * 1e6 / bareMicros,
-                unit: String(format: "× a bare append + fdatasync (%.1f µs here)", bareMicros))
+            for (floor, name) in ["append", "overwrite"].enumerated() {
+                let sorted = ratios[index][floor].sorted()
+                let micros = floorSeconds[floor] * 1e6 / Double(commits)
+                context.reporter.figure(
+                    "fillsync-vs-\(name)-fdatasync", engine: label, value: sorted[sorted.count / 2],
+                    unit: String(
+                        format: "× a bare %@ + fdatasync (%.1f µs; median of %d rounds)",
+                        name == "append" ? "append" : "overwrite", micros, rounds))
+            }
         }
         return (counts[0], counts[1])
     }
@@ -205,25 +226,43 @@ final class OwnedByOneThread<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
-/// A plain file that each ``append(count:)`` extends and syncs: the cost of one durable write
-/// with nothing else, to compare durable commits with.
-final class AppendAndSyncFile {
+/// A plain file that each ``writeAndSync(count:)`` extends (or, if preallocated, overwrites) and
+/// syncs with `fdatasync`: what one durable write costs on this disk with nothing else, to
+/// compare durable commits with. Preallocated, the file's size never changes, so the sync
+/// flushes data only.
+final class SyncedFile {
     private let descriptor: Int32
-    private let bytes: [UInt8]
+    private let bytes = [UInt8](repeating: 0x2A, count: 4096)
+    private var offset = 0
 
-    init(path: String) throws {
-        descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+    /// Creates the file at `path` with `preallocate` bytes on stable storage.
+    init(path: String, preallocate: Int) throws {
+        descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw BenchError.setup("open \(path): errno \(errno)") }
-        bytes = [UInt8](repeating: 0x2A, count: 4096)
+        var filled = 0
+        while filled < preallocate {
+            let chunk = min(bytes.count, preallocate - filled)
+            guard bytes.withUnsafeBytes({ write(descriptor, $0.baseAddress, chunk) }) == chunk
+            else {
+                throw BenchError.setup("fill \(path): errno \(errno)")
+            }
+            filled += chunk
+        }
+        guard fsync(descriptor) == 0 else {
+            throw BenchError.setup("fsync \(path): errno \(errno)")
+        }
     }
 
     deinit { close(descriptor) }
 
-    /// Appends `count` bytes (at most 4096) and waits for `fdatasync`.
-    func append(count: Int) throws {
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, count) }
+    /// Writes the next `count` bytes (at most 4096) and waits for `fdatasync`.
+    func writeAndSync(count: Int) throws {
+        let written = bytes.withUnsafeBytes {
+            pwrite(descriptor, $0.baseAddress, count, off_t(offset))
+        }
+        offset += count
         guard written == count, fdatasync(descriptor) == 0 else {
-            throw BenchError.setup("append + fdatasync failed: errno \(errno)")
+            throw BenchError.setup("write + fdatasync failed: errno \(errno)")
         }
     }
 }
