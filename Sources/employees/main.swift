@@ -1,1 +1,6 @@
-print("employees: not yet")
+import Foundation
+
+exit(
+    EmployeesApp.main(
+        arguments: Array(CommandLine.arguments.dropFirst()),
+        environment: ProcessInfo.processInfo.environment))

@@ -1,0 +1,16 @@
+/// Opens the app's real store. The one place that knows which ``EmployeeRepository`` the
+/// executable uses.
+enum EmployeeStore {
+    /// The repository for the store at `path`, created (with its directory) if missing.
+    ///
+    /// - Throws: ``EmployeesError/storeLocked(path:)`` when another process has it open,
+    ///   ``EmployeesError/store(_:)`` for any other failure.
+    static func open(at path: String) throws(EmployeesError) -> any EmployeeRepository {
+        try StoreLocation.prepareParent(of: path)
+        // Replaced by the Logbook-backed repository once the object layer is on main.
+        throw .store("this build has no store yet: the Logbook object layer is not merged")
+    }
+
+    /// The store's dump as `logbook dump` prints it, if this build has the tool's library.
+    static func dump(at path: String) -> (() throws(EmployeesError) -> [String])? { nil }
+}
