@@ -66,9 +66,15 @@ final class RawTerminal {
         }
         savedSettings = settings
         hasSavedSettings = true
+        // A parent may have started us with these blocked (some process launchers do); a
+        // blocked SIGTERM would leave the terminal raw after we are killed.
+        var signals = sigset_t()
+        sigemptyset(&signals)
         for signalNumber in Self.handledSignals {
             signal(signalNumber) { restoreAndReraise($0) }
+            sigaddset(&signals, signalNumber)
         }
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
         settings.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG | IEXTEN)
         settings.c_iflag &= ~tcflag_t(IXON | ICRNL | BRKINT | INPCK | ISTRIP)
         withUnsafeMutableBytes(of: &settings.c_cc) { controlCharacters in
