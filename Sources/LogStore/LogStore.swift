@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A key-value store over a directory of append-only log segments, with an in-memory index.
@@ -7,36 +8,85 @@ import Synchronization
 /// lock on the store's `LOCK` file); any number may open it read-only.
 ///
 /// Thread safety: every method may be called from any thread. Reads never wait for a sync in
-/// progress and see only complete commits.
+/// progress and see only complete commits; `.sync` commits made at the same time share one
+/// `fdatasync`.
 public final class LogStore: Sendable {
     /// The store's directory.
     public let path: String
-    // TEMPORARY in-memory stand-in so the object layer can build against the API; replaced by
-    // the log engine.
-    private let state = Mutex<[String: [[UInt8]: [UInt8]]]>([:])
-    private let sequence = Atomic<UInt64>(0)
+    /// What opening the store found and repaired.
+    public let recovery: RecoveryReport
+    let options: LogStoreOptions
+    let index: Mutex<IndexState>
+    let queue = CommitQueue()
+    let writer: LogWriter?
+    private let lockFile: OpenFile?
+    /// Held while a compaction runs: one at a time.
+    let compactionLock = Mutex<Void>(())
+    let lastCompaction = Mutex<CompactionReport?>(nil)
+    /// Segment handles seen by the last automatic-compaction check, and whether one is queued.
+    private let autoCompactionCheckedSegments = Atomic<Int>(0)
+    private let autoCompactionQueued = Atomic<Bool>(false)
+
+    /// A keyspace's index and the segments it points into, kept mapped while it is read.
+    private struct Snapshot: @unchecked Sendable {
+        var directory: KeyDirectory
+        var segments: [Segment?]
+        var bases: SegmentBases
+    }
 
     /// Opens the store in the directory at `path`, creating it if missing (unless read-only),
     /// and recovers from an earlier crash. What recovery did is in ``recovery``.
-    /// - Throws: ``LogStoreError/locked(path:)`` if another writer has it open,
-    ///   ``LogStoreError/corruption(path:offset:reason:)`` for damage outside a torn tail,
-    ///   ``LogStoreError/unsupportedVersion(path:found:supported:)``, ``LogStoreError/io(operation:path:errno:)``.
+    /// - Throws: ``LogStoreError/locked(path:)`` if another writer has it open;
+    ///   ``LogStoreError/corruption(path:offset:reason:)`` for damage outside a torn tail (unless
+    ///   `options.salvage`); ``LogStoreError/unsupportedVersion(path:found:supported:)``;
+    ///   ``LogStoreError/invalidArgument(_:)`` if `path` is a file or a symbolic link;
+    ///   ``LogStoreError/io(operation:path:errno:)``.
+    /// - Complexity: O(bytes of the segments).
     public init(path: String, options: LogStoreOptions = LogStoreOptions()) throws {
+        let opened = try Self.openStore(path: path, options: options)
         self.path = path
+        self.options = options
+        self.recovery = opened.report
+        self.index = Mutex(opened.state)
+        self.writer = opened.writer
+        self.lockFile = opened.lockFile
     }
 
-    /// What opening the store found and repaired.
-    public var recovery: RecoveryReport { RecoveryReport() }
+    deinit {
+        try? close()
+    }
 
     /// The value under `key` in `keyspace`, or `nil`.
+    /// - Throws: ``LogStoreError/closed``.
     /// - Complexity: one hash lookup and one copy of the value.
     public func get(_ key: [UInt8], in keyspace: String) throws -> [UInt8]? {
-        state.withLock { $0[keyspace]?[key] }
+        try index.withLock { state throws(LogStoreError) -> [UInt8]? in
+            guard !state.closed else { throw .closed }
+            guard let id = state.keyspaces.id(of: keyspace),
+                let (_, record) = key.withUnsafeBytes({
+                    state.directories[id].find($0, state.bases)
+                })
+            else { return nil }
+            return [UInt8](record.value)
+        }
+    }
+
+    /// Whether `keyspace` holds `key`.
+    /// - Throws: ``LogStoreError/closed``.
+    public func contains(_ key: [UInt8], in keyspace: String) throws -> Bool {
+        try index.withLock { state throws(LogStoreError) -> Bool in
+            guard !state.closed else { throw .closed }
+            guard let id = state.keyspaces.id(of: keyspace) else { return false }
+            return key.withUnsafeBytes { state.directories[id].find($0, state.bases) } != nil
+        }
     }
 
     /// Stores `value` under `key` in `keyspace`; returns the commit's sequence number.
+    /// - Throws: as ``commit(_:durability:)``.
     @discardableResult
-    public func put(_ value: [UInt8], for key: [UInt8], in keyspace: String, durability: Durability? = nil)
+    public func put(
+        _ value: [UInt8], for key: [UInt8], in keyspace: String, durability: Durability? = nil
+    )
         throws -> UInt64
     {
         var batch = WriteBatch()
@@ -44,69 +94,167 @@ public final class LogStore: Sendable {
         return try commit(batch, durability: durability)
     }
 
-    /// Removes `key` from `keyspace`; returns the commit's sequence number.
+    /// Removes `key` from `keyspace` (nothing happens if it is absent); returns the commit's
+    /// sequence number.
+    /// - Throws: as ``commit(_:durability:)``.
     @discardableResult
-    public func delete(_ key: [UInt8], in keyspace: String, durability: Durability? = nil) throws -> UInt64 {
+    public func delete(_ key: [UInt8], in keyspace: String, durability: Durability? = nil) throws
+        -> UInt64
+    {
         var batch = WriteBatch()
         batch.delete(key, in: keyspace)
         return try commit(batch, durability: durability)
     }
 
-    /// Applies every operation of `batch` atomically and returns its sequence number.
-    /// With `.sync` (the default unless the options say otherwise) it returns once the batch is
-    /// on stable storage.
+    /// Applies every operation of `batch` atomically and returns its sequence number. With
+    /// `.sync` (the default unless the options say otherwise) it returns once the batch is on
+    /// stable storage. If it throws, nothing of the batch is visible.
+    /// - Throws: ``LogStoreError/invalidArgument(_:)`` for a key, value or batch over the limits
+    ///   (FORMAT.md, "Limits"); ``LogStoreError/readOnly(path:)``; ``LogStoreError/closed``;
+    ///   ``LogStoreError/io(operation:path:errno:)``; ``LogStoreError/writesDisabled(path:cause:)``
+    ///   after an earlier failed sync.
+    /// - Complexity: O(bytes of the batch), plus one `fdatasync` shared with concurrent commits.
     @discardableResult
     public func commit(_ batch: WriteBatch, durability: Durability? = nil) throws -> UInt64 {
-        var records = [(UInt8, String, [UInt8], [UInt8]?)]()
-        try batch.forEachOperation { op, keyspace, key, value in
-            records.append((op, keyspace, Array(key), value.map { Array($0) }))
+        guard let writer else { throw LogStoreError.readOnly(path: path) }
+        let pending = PendingCommit(batch: batch, durability: durability ?? options.durability)
+        let sequence = try queue.submit(pending) { group in writer.write(group, index: index) }
+            .get()
+        considerAutoCompaction()
+        return sequence
+    }
+
+    /// Starts a compaction in the background when a new segment was started and dead bytes pass
+    /// the thresholds in ``LogStoreOptions``.
+    private func considerAutoCompaction() {
+        guard let fraction = options.autoCompactionDeadFraction else { return }
+        let segments = index.withLock { $0.segments.count }
+        guard autoCompactionCheckedSegments.exchange(segments, ordering: .relaxed) != segments,
+            let stats = try? stats(), stats.deadBytes >= Int64(options.autoCompactionMinimumBytes),
+            Double(stats.deadBytes) >= fraction * Double(stats.fileBytes),
+            !autoCompactionQueued.exchange(true, ordering: .acquiring)
+        else { return }
+        DispatchQueue.global(qos: .utility).async { [self] in
+            _ = try? compact()
+            autoCompactionQueued.store(false, ordering: .releasing)
         }
-        state.withLock { state in
-            for (op, keyspace, key, value) in records {
-                if op == RecordOp.put { state[keyspace, default: [:]][key] = value } else {
-                    state[keyspace]?[key] = nil
-                }
-            }
-        }
-        return sequence.add(1, ordering: .relaxed).newValue
     }
 
     /// Number of live keys in `keyspace`.
+    /// - Throws: ``LogStoreError/closed``.
     public func count(in keyspace: String) throws -> Int {
-        state.withLock { $0[keyspace]?.count ?? 0 }
-    }
-
-    /// Calls `body` with every live key and value of `keyspace`, as of the call, in no set order.
-    /// The buffers are valid only during the call. `body` may use the store.
-    /// - Complexity: O(keys in `keyspace`).
-    public func forEach(
-        in keyspace: String, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
-    ) throws {
-        let snapshot = state.withLock { $0[keyspace] ?? [:] }
-        for (key, value) in snapshot {
-            try key.withUnsafeBytes { k in try value.withUnsafeBytes { v in try body(k, v) } }
+        try index.withLock { state throws(LogStoreError) -> Int in
+            guard !state.closed else { throw .closed }
+            return state.keyspaces.id(of: keyspace).map { state.directories[$0].count } ?? 0
         }
     }
 
-    /// Names of keyspaces that hold at least one key.
-    public func keyspaces() throws -> [String] {
-        state.withLock { $0.filter { !$0.value.isEmpty }.keys.sorted() }
+    /// Calls `body` with every live key and value of `keyspace` as of the call, in no set order. The buffers are valid only during the call. Commits made while it
+    /// runs are not seen; `body` may use the store.
+    /// - Throws: ``LogStoreError/closed``, or what `body` throws.
+    /// - Complexity: O(keys in `keyspace`); no other keyspace is touched.
+    public func forEach(
+        in keyspace: String,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        // Copying the directory is O(1) (copy-on-write); the segments stay mapped while referenced.
+        let snapshot = try index.withLock { state throws(LogStoreError) -> Snapshot? in
+            guard !state.closed else { throw .closed }
+            guard let id = state.keyspaces.id(of: keyspace) else { return nil }
+            return Snapshot(
+                directory: state.directories[id], segments: state.segments, bases: state.bases)
+        }
+        guard let snapshot else { return }
+        try withExtendedLifetime(snapshot.segments) {
+            try snapshot.directory.forEach(snapshot.bases) { _, record in
+                try body(record.key, record.value)
+            }
+        }
     }
 
-    /// The sequence number of the last commit.
-    public var lastSequence: UInt64 { sequence.load(ordering: .relaxed) }
+    /// Every live key of `keyspace`, in no set order.
+    /// - Throws: ``LogStoreError/closed``.
+    public func keys(in keyspace: String) throws -> [[UInt8]] {
+        try index.withLock { state throws(LogStoreError) -> [[UInt8]] in
+            guard !state.closed else { throw .closed }
+            guard let id = state.keyspaces.id(of: keyspace) else { return [] }
+            var keys: [[UInt8]] = []
+            keys.reserveCapacity(state.directories[id].count)
+            state.directories[id].forEach(state.bases) { _, record in
+                keys.append([UInt8](record.key))
+            }
+            return keys
+        }
+    }
+
+    /// Names of the keyspaces that hold at least one key, sorted.
+    /// - Throws: ``LogStoreError/closed``.
+    public func keyspaces() throws -> [String] {
+        try index.withLock { state throws(LogStoreError) -> [String] in
+            guard !state.closed else { throw .closed }
+            return state.keyspaces.ids.filter { state.directories[$0.value].count > 0 }.keys
+                .sorted()
+        }
+    }
+
+    /// The sequence number of the last visible commit (0 for a new store).
+    public var lastSequence: UInt64 { index.withLock { $0.lastSequence } }
 
     /// Sizes and counts.
+    /// - Throws: ``LogStoreError/closed``.
     public func stats() throws -> LogStoreStats {
-        LogStoreStats(
-            keyspaces: [], liveBytes: 0, deadBytes: 0, segments: 0, fileBytes: 0,
-            lastSequence: lastSequence, lastCompaction: nil)
+        try index.withLock { state throws(LogStoreError) -> LogStoreStats in
+            guard !state.closed else { throw .closed }
+            var keyspaces: [KeyspaceStats] = []
+            for (name, id) in state.keyspaces.ids {
+                let directory = state.directories[id]
+                keyspaces.append(
+                    KeyspaceStats(name: name, keys: directory.count, liveBytes: directory.liveBytes)
+                )
+            }
+            keyspaces.sort { $0.name < $1.name }
+            let segments = state.segments.compactMap { $0 }
+            let fileBytes = segments.reduce(Int64(0)) { $0 + Int64($1.size) }
+            let liveBytes = segments.reduce(Int64(0)) { $0 + $1.liveBytes }
+            return LogStoreStats(
+                keyspaces: keyspaces, liveBytes: liveBytes, deadBytes: fileBytes - liveBytes,
+                segments: segments.count,
+                fileBytes: fileBytes, lastSequence: state.lastSequence,
+                lastCompaction: lastCompaction.withLock { $0 })
+        }
+    }
+
+    /// Bytes the in-memory index takes (key bytes included).
+    public var indexMemoryBytes: Int {
+        index.withLock { $0.directories.reduce(0) { $0 + $1.memoryBytes } }
     }
 
     /// Forces every buffered commit to stable storage.
-    public func sync() throws {}
+    /// - Throws: ``LogStoreError/io(operation:path:errno:)`` (writes are then disabled until
+    ///   reopen), ``LogStoreError/closed``.
+    public func sync() throws {
+        guard let writer else { return }
+        try queue.exclusive { try writer.sync() }
+    }
 
-    /// Closes the store: syncs buffered commits and releases the writer lock. Further calls throw
-    /// ``LogStoreError/closed``. Closing twice is harmless.
-    public func close() throws {}
+    /// Closes the store: syncs buffered commits, unmaps the segments and releases the writer lock.
+    /// Further calls throw ``LogStoreError/closed``. Closing twice is harmless.
+    /// - Throws: ``LogStoreError/io(operation:path:errno:)`` if the final sync fails (the store is
+    ///   closed all the same).
+    public func close() throws {
+        var failure: Error?
+        // Waits for a compaction in progress.
+        let first = compactionLock.withLock { _ in
+            queue.close {
+                do { try writer?.sync() } catch { failure = error }
+                index.withLock { state in
+                    state.closed = true
+                    state.segments.removeAll()
+                    state.bases.removeAll()
+                }
+                if let lockFile { try? options.fileSystem.close(lockFile) }
+            }
+        }
+        if first, let failure { throw failure }
+    }
 }

@@ -56,7 +56,8 @@ public struct LogStoreStats: Sendable, Equatable {
 
     /// File bytes per live byte (1.0 when nothing is dead).
     public var spaceAmplification: Double {
-        liveBytes == 0 ? (fileBytes == 0 ? 1 : Double(fileBytes)) : Double(fileBytes) / Double(liveBytes)
+        liveBytes == 0
+            ? (fileBytes == 0 ? 1 : Double(fileBytes)) : Double(fileBytes) / Double(liveBytes)
     }
 }
 

@@ -14,6 +14,9 @@ public struct WriteBatch: Sendable {
     public private(set) var count = 0
     /// Bytes of keys and values (what the store will hold).
     public private(set) var payloadBytes = 0
+    /// Longest key and value added, checked against the limits at commit.
+    private(set) var longestKey = 0
+    private(set) var longestValue = 0
 
     /// An empty batch.
     public init() {}
@@ -38,6 +41,8 @@ public struct WriteBatch: Sendable {
         records.removeAll(keepingCapacity: true)
         count = 0
         payloadBytes = 0
+        longestKey = 0
+        longestValue = 0
     }
 
     private mutating func append(op: UInt8, keyspace: String, key: [UInt8], value: [UInt8]?) {
@@ -57,5 +62,38 @@ public struct WriteBatch: Sendable {
         if let value { records.append(contentsOf: value) }
         count += 1
         payloadBytes += key.count + (value?.count ?? 0)
+        longestKey = max(longestKey, key.count)
+        longestValue = max(longestValue, value?.count ?? 0)
+    }
+}
+
+extension WriteBatch {
+    /// Why the store cannot take this batch, if it cannot.
+    func invalidity() -> LogStoreError? {
+        if longestKey > Frame.maxKeyLength {
+            return .invalidArgument(
+                "a key of \(longestKey) bytes exceeds the limit of \(Frame.maxKeyLength)")
+        }
+        if longestValue > Frame.maxValueLength {
+            return .invalidArgument(
+                "a value of \(longestValue) bytes exceeds the limit of \(Frame.maxValueLength)")
+        }
+        if encodedSizeBound > Int(UInt32.max) - (1 << 20) {
+            return .invalidArgument("a commit of \(records.count) bytes exceeds the limit of 4 GiB")
+        }
+        for name in keyspaceNames
+        where name.isEmpty || name.utf8.count > KeyspaceTable.maxNameLength {
+            return .invalidArgument(
+                "keyspace name \"\(name.prefix(40))\" must be 1 to \(KeyspaceTable.maxNameLength) bytes of UTF-8"
+            )
+        }
+        return nil
+    }
+
+    /// An upper bound of the bytes the batch takes in a segment, framing included.
+    var encodedSizeBound: Int {
+        let names = keyspaceNames.reduce(0) { $0 + $1.utf8.count + 12 }
+        return records.count + count * 9 + names + (records.count / Frame.targetPayload + 2)
+            * Frame.headerSize * 2
     }
 }

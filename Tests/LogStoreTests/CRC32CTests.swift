@@ -15,7 +15,9 @@ import Testing
             for start in 0..<9 {
                 for length in 0..<(raw.count - start) {
                     let p = raw.baseAddress! + start
-                    #expect(logbook_crc32c_extend(0, p, length) == logbook_crc32c_extend_portable(0, p, length))
+                    #expect(
+                        logbook_crc32c_extend(0, p, length)
+                            == logbook_crc32c_extend_portable(0, p, length))
                 }
             }
         }
@@ -25,7 +27,9 @@ import Testing
         let bytes = Array("The quick brown fox jumps over the lazy dog".utf8)
         let whole = logbook_crc32c_extend(0, bytes, bytes.count)
         let first = logbook_crc32c_extend(0, bytes, 10)
-        let rest = bytes.withUnsafeBytes { logbook_crc32c_extend(first, $0.baseAddress! + 10, bytes.count - 10) }
+        let rest = bytes.withUnsafeBytes {
+            logbook_crc32c_extend(first, $0.baseAddress! + 10, bytes.count - 10)
+        }
         #expect(whole == rest)
     }
 }

@@ -9,7 +9,10 @@ enum RecordOp {
 extension WriteBatch {
     /// Decodes the batch's operations in order. The buffers are valid only during `body`.
     func forEachOperation(
-        _ body: (_ op: UInt8, _ keyspace: String, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer?) throws
+        _ body: (
+            _ op: UInt8, _ keyspace: String, _ key: UnsafeRawBufferPointer,
+            _ value: UnsafeRawBufferPointer?
+        ) throws
             -> Void
     ) throws {
         try records.withUnsafeBytes { buffer in

@@ -34,7 +34,8 @@ package protocol FileSystem: Sendable {
     /// Writes at `offset`; may write less than `bytes.count`.
     func write(_ file: OpenFile, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int
     /// Reads at `offset`; returns fewer bytes than asked only at end of file.
-    func read(_ file: OpenFile, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int
+    func read(_ file: OpenFile, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws
+        -> Int
     /// `fdatasync`: the file's data (and its size) reach stable storage.
     func syncData(_ file: OpenFile) throws
     func truncate(_ file: OpenFile, to length: Int64) throws
@@ -77,19 +78,29 @@ package struct PosixFileSystem: FileSystem {
         }
     }
 
-    package func write(_ file: OpenFile, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
+    package func write(_ file: OpenFile, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws
+        -> Int
+    {
         let n = retrying { pwrite(file.descriptor, bytes.baseAddress, bytes.count, off_t(offset)) }
-        guard n >= 0 else { throw LogStoreError.io(operation: "write", path: file.path, errno: errno) }
+        guard n >= 0 else {
+            throw LogStoreError.io(operation: "write", path: file.path, errno: errno)
+        }
         return n
     }
 
-    package func read(_ file: OpenFile, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+    package func read(
+        _ file: OpenFile, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64
+    ) throws -> Int {
         var done = 0
         while done < buffer.count {
             let n = retrying {
-                pread(file.descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+                pread(
+                    file.descriptor, buffer.baseAddress! + done, buffer.count - done,
+                    off_t(offset) + off_t(done))
             }
-            guard n >= 0 else { throw LogStoreError.io(operation: "read", path: file.path, errno: errno) }
+            guard n >= 0 else {
+                throw LogStoreError.io(operation: "read", path: file.path, errno: errno)
+            }
             if n == 0 { break }
             done += n
         }
@@ -102,7 +113,9 @@ package struct PosixFileSystem: FileSystem {
         #else
             let result = retrying { fdatasync(file.descriptor) }
         #endif
-        guard result == 0 else { throw LogStoreError.io(operation: "fdatasync", path: file.path, errno: errno) }
+        guard result == 0 else {
+            throw LogStoreError.io(operation: "fdatasync", path: file.path, errno: errno)
+        }
     }
 
     package func truncate(_ file: OpenFile, to length: Int64) throws {
@@ -143,15 +156,21 @@ package struct PosixFileSystem: FileSystem {
         #else
             let result = Darwin.rename(from, to)
         #endif
-        guard result == 0 else { throw LogStoreError.io(operation: "rename", path: from, errno: errno) }
+        guard result == 0 else {
+            throw LogStoreError.io(operation: "rename", path: from, errno: errno)
+        }
     }
 
     package func remove(_ path: String) throws {
-        guard unlink(path) == 0 else { throw LogStoreError.io(operation: "unlink", path: path, errno: errno) }
+        guard unlink(path) == 0 else {
+            throw LogStoreError.io(operation: "unlink", path: path, errno: errno)
+        }
     }
 
     package func makeDirectory(_ path: String) throws {
-        guard mkdir(path, 0o700) == 0 else { throw LogStoreError.io(operation: "mkdir", path: path, errno: errno) }
+        guard mkdir(path, 0o700) == 0 else {
+            throw LogStoreError.io(operation: "mkdir", path: path, errno: errno)
+        }
     }
 
     package func syncDirectory(_ path: String) throws {

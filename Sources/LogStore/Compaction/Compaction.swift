@@ -1,0 +1,180 @@
+import Foundation
+import Synchronization
+
+extension LogStore {
+    /// Rewrites the live records of every sealed segment (after sealing the active one) into new
+    /// segments and removes the old ones, so the store's files hold live data plus at most one
+    /// segment of slack. Reads and commits go on meanwhile; commits wait only while the new
+    /// segments are put in place.
+    ///
+    /// Crash-safe at every step (FORMAT.md, "Compaction"): after a crash the store opens with
+    /// every acknowledged commit and no deleted key back.
+    /// - Throws: ``LogStoreError/readOnly(path:)``, ``LogStoreError/closed``,
+    ///   ``LogStoreError/io(operation:path:errno:)`` (the store is unchanged but for leftover
+    ///   `.tmp` files, which the next open removes).
+    /// - Complexity: O(live bytes of the sealed segments + records in them).
+    @discardableResult
+    public func compact() throws -> CompactionReport {
+        guard let writer else { throw LogStoreError.readOnly(path: path) }
+        return try compactionLock.withLock { _ in try runCompaction(writer) }
+    }
+
+    private func runCompaction(_ writer: LogWriter) throws -> CompactionReport {
+        let started = Date()
+        let fs = options.fileSystem
+        // 1. Seal the active segment so everything written so far can be compacted.
+        try queue.exclusive { try writer.sealActiveSegment(index: index) }
+        let (inputs, bases, definitions, sequence) = try index.withLock {
+            state throws(LogStoreError) in
+            guard !state.closed else { throw LogStoreError.closed }
+            let active = writer.active.handle
+            let inputs = state.segments.compactMap { $0 }.filter { $0.handle != active }
+            var definitions: [UInt8] = []
+            for id in 1..<state.keyspaces.nextID {
+                let name = state.keyspaces.name(of: id)!
+                definitions.append(RecordOp.defineKeyspace)
+                Varint.append(UInt64(id), to: &definitions)
+                Varint.append(UInt64(name.utf8.count), to: &definitions)
+                definitions.append(contentsOf: name.utf8)
+            }
+            return (inputs, state.bases, definitions, state.lastSequence)
+        }
+        guard let last = inputs.last else {
+            return CompactionReport(
+                segmentsCompacted: 0, bytesReclaimed: 0, bytesWritten: 0, duration: 0)
+        }
+        let inputBytes = inputs.reduce(Int64(0)) { $0 + Int64($1.size) }
+
+        // 2. Copy live records into .tmp files, checking liveness against the index in chunks.
+        let output = CompactionOutput(
+            directory: path, fileSystem: fs, segmentSize: options.segmentSize,
+            firstOrder: last.order + 1,
+            sequence: sequence, definitions: definitions)
+        var moves: [Move] = []
+        do {
+            for input in inputs {
+                try copyLive(from: input, bases: bases, into: output, moves: &moves)
+            }
+            try output.finish()
+            // 3. Put the new segments in place: rename, then make the renames durable.
+            for file in output.finished { try fs.rename(file.temporaryPath, to: file.finalPath) }
+            try fs.syncDirectory(path)
+        } catch {
+            output.abandon()
+            throw error
+        }
+
+        // 4. Map the new segments and point the index at them, a chunk at a time.
+        let outputs = try queue.exclusive {
+            try index.withLock { state -> [Segment] in
+                var opened: [Segment] = []
+                for file in output.finished {
+                    let segment = try Segment(
+                        directory: path, order: file.order, handle: UInt32(state.segments.count),
+                        fileSystem: fs,
+                        growing: false)
+                    state.addSegment(segment)
+                    opened.append(segment)
+                }
+                return opened
+            }
+        }
+        var done = 0
+        while done < moves.count {
+            let chunk = moves[done..<min(done + 4096, moves.count)]
+            index.withLock { state in
+                for move in chunk {
+                    let new = RecordRef(
+                        segment: outputs[Int(move.file)].handle, offset: move.newOffset)
+                    let record = StoredRecord(state.bases, new)
+                    if state.directories[Int(move.keyspace)].replace(
+                        record.key, expected: move.old, with: new, state.bases)
+                    {
+                        state.segments[Int(new.segment)]?.liveBytes += Int64(record.encodedSize)
+                    }
+                }
+            }
+            done += chunk.count
+        }
+
+        // 5. Forget the old segments, then delete their files oldest first (FORMAT.md says why).
+        index.withLock { state in
+            for input in inputs {
+                // Invariant: every entry that pointed into an input was live, so it was moved.
+                assert(state.directories.allSatisfy { $0.count(inSegment: input.handle) == 0 })
+                state.segments[Int(input.handle)] = nil
+                state.bases[Int(input.handle)] = nil
+            }
+        }
+        for input in inputs {
+            try fs.remove(input.path)
+        }
+        try fs.syncDirectory(path)
+        let written = output.finished.reduce(Int64(0)) { $0 + Int64($1.size) }
+        let report = CompactionReport(
+            segmentsCompacted: inputs.count, bytesReclaimed: inputBytes - written,
+            bytesWritten: written,
+            duration: Date().timeIntervalSince(started))
+        lastCompaction.withLock { $0 = report }
+        return report
+    }
+
+    /// A record copied by compaction: where it was and where it went.
+    struct Move {
+        var old: RecordRef
+        var keyspace: UInt32
+        var file: UInt32
+        var newOffset: UInt32
+    }
+
+    /// Copies the live put records of `input` (in file order) to `output`.
+    private func copyLive(
+        from input: Segment, bases: SegmentBases, into output: CompactionOutput, moves: inout [Move]
+    ) throws {
+        let scanner = SegmentScanner(bytes: input.bytes())
+        var candidates: [(ref: RecordRef, keyspace: Int, record: UnsafeRawBufferPointer)] = []
+        func flushCandidates() throws {
+            let live = index.withLock { state in
+                candidates.map { candidate in
+                    let key = StoredRecord(bases, candidate.ref).key
+                    return state.directories[candidate.keyspace].find(key, state.bases)?.0
+                        == candidate.ref
+                }
+            }
+            for (candidate, isLive) in zip(candidates, live) where isLive {
+                let (file, offset) = try output.append(candidate.record)
+                moves.append(
+                    Move(
+                        old: candidate.ref, keyspace: UInt32(candidate.keyspace),
+                        file: UInt32(file), newOffset: offset))
+            }
+            candidates.removeAll(keepingCapacity: true)
+        }
+        var scan = scanner
+        while let event = scan.next() {
+            guard case .commit(_, let start, let end) = event else {
+                // Only a store opened in salvage mode gets here; compaction drops the damage for good.
+                guard case .damage(_, let offset, _, _) = event,
+                    let resume = scan.findNextFrame(after: offset)
+                else {
+                    break
+                }
+                scan.position = resume
+                continue
+            }
+            try scanner.forEachRecord(start: start, end: end) { record in
+                guard record.op == RecordOp.put else { return }
+                candidates.append(
+                    (
+                        RecordRef(segment: input.handle, offset: UInt32(record.recordOffset)),
+                        Int(record.keyspace),
+                        UnsafeRawBufferPointer(
+                            rebasing: input.bytes()[
+                                record.recordOffset..<record.recordOffset + record.encodedSize])
+                    ))
+                if candidates.count >= 4096 { try flushCandidates() }
+            }
+        }
+        try flushCandidates()
+    }
+}

@@ -1,0 +1,103 @@
+/// Writes compaction output segments as `.tmp` files: each starts with a header and the
+/// keyspace definitions, then frames of copied records (type `full`, the sequence of the last
+/// compacted commit). Files are synced when finished; renaming them into place is the caller's.
+final class CompactionOutput {
+    struct File {
+        var order: UInt64
+        var temporaryPath: String
+        var finalPath: String
+        var size: Int
+    }
+
+    private let directory: String
+    private let fileSystem: any FileSystem
+    private let segmentSize: Int
+    private let sequence: UInt64
+    private let definitions: [UInt8]
+    private var nextOrder: UInt64
+    private(set) var finished: [File] = []
+    private var current: (file: OpenFile, info: File, records: Int)?
+    private var buffer: [UInt8] = []
+    private var frameStart = 0
+
+    /// - Parameter definitions: encoded `define-keyspace` records for every keyspace.
+    init(
+        directory: String, fileSystem: any FileSystem, segmentSize: Int, firstOrder: UInt64,
+        sequence: UInt64,
+        definitions: [UInt8]
+    ) {
+        self.directory = directory
+        self.fileSystem = fileSystem
+        self.segmentSize = segmentSize
+        self.nextOrder = firstOrder
+        self.sequence = sequence
+        self.definitions = definitions
+    }
+
+    /// Copies one record's bytes; returns the output file's index and the record's offset in it.
+    func append(_ record: UnsafeRawBufferPointer) throws -> (file: Int, offset: UInt32) {
+        if current == nil { try startFile() }
+        let payload = buffer.count - frameStart - Frame.headerSize
+        if current!.info.size + buffer.count + record.count > segmentSize && current!.records > 0 {
+            try finishFile()
+            try startFile()
+        } else if payload > 0 && payload + record.count > Frame.targetPayload {
+            FrameHeader.sealFrame(&buffer, at: frameStart, type: .full)
+            if buffer.count >= LogWriter.flushThreshold { try flush() }
+            frameStart = buffer.count
+            FrameHeader.appendPlaceholder(type: .full, sequence: sequence, to: &buffer)
+        }
+        let offset = current!.info.size + buffer.count
+        buffer.append(contentsOf: record)
+        current!.records += 1
+        return (finished.count, UInt32(offset))
+    }
+
+    /// Seals and syncs the last file.
+    func finish() throws {
+        if current != nil { try finishFile() }
+    }
+
+    /// Removes every file written (after a failure).
+    func abandon() {
+        if let current { try? fileSystem.close(current.file) }
+        current = nil
+        for file in finished { try? fileSystem.remove(file.temporaryPath) }
+    }
+
+    private func startFile() throws {
+        let name = Segment.fileName(order: nextOrder)
+        let info = File(
+            order: nextOrder, temporaryPath: directory + "/" + name + ".tmp",
+            finalPath: directory + "/" + name,
+            size: 0)
+        nextOrder += 1
+        let file = try fileSystem.open(info.temporaryPath, create: true, readOnly: false)
+        current = (file, info, 0)
+        try fileSystem.truncate(file, to: 0)
+        buffer = FileHeader(kind: .segment, fileOrder: info.order).encoded()
+        frameStart = buffer.count
+        FrameHeader.appendPlaceholder(type: .full, sequence: sequence, to: &buffer)
+        buffer.append(contentsOf: definitions)
+    }
+
+    private func flush() throws {
+        guard let file = current?.file, !buffer.isEmpty else { return }
+        try buffer.withUnsafeBytes {
+            try fileSystem.writeAll(file, $0, at: Int64(current!.info.size))
+        }
+        current!.info.size += buffer.count
+        buffer.removeAll(keepingCapacity: true)
+        frameStart = 0
+    }
+
+    private func finishFile() throws {
+        FrameHeader.sealFrame(&buffer, at: frameStart, type: .full)  // a frame is always open here
+        try flush()
+        let (file, info, _) = current!
+        try fileSystem.syncData(file)
+        try fileSystem.close(file)
+        finished.append(info)
+        current = nil
+    }
+}

@@ -1,0 +1,78 @@
+/// The 24-byte header that starts every segment and hint file (FORMAT.md, "File header").
+///
+/// ```
+/// magic:         [8]u8  // "LBKSEG\r\n" (segment) or "LBKHNT\r\n" (hint)
+/// formatVersion: u16    // 1
+/// flags:         u16    // 0; any bit set is refused as an unsupported version
+/// fileOrder:     u64    // the segment's place in replay order, equal to the one in the file name
+/// headerCRC:     u32    // CRC32C of bytes 0..<20
+/// ```
+struct FileHeader: Equatable {
+    enum Kind {
+        case segment, hint
+
+        var magic: [UInt8] {
+            switch self {
+            case .segment: return Array("LBKSEG\r\n".utf8)
+            case .hint: return Array("LBKHNT\r\n".utf8)
+            }
+        }
+    }
+
+    static let size = 24
+    static let currentVersion: UInt16 = 1
+
+    var kind: Kind
+    var fileOrder: UInt64
+
+    func encoded() -> [UInt8] {
+        var bytes = kind.magic
+        bytes.reserveCapacity(Self.size)
+        bytes.appendLE(Self.currentVersion)
+        bytes.appendLE(UInt16(0))
+        bytes.appendLE(fileOrder)
+        let crc = bytes.withUnsafeBytes { Checksum.crc32c($0) }
+        bytes.appendLE(crc)
+        return bytes
+    }
+
+    /// Decodes and checks a header. `path` is for errors.
+    /// - Throws: ``LogStoreError/corruption(path:offset:reason:)`` for a short file, a wrong magic or
+    ///   a bad CRC; ``LogStoreError/unsupportedVersion(path:found:supported:)`` for a newer version.
+    static func decode(_ bytes: UnsafeRawBufferPointer, kind: Kind, path: String) throws
+        -> FileHeader
+    {
+        guard bytes.count >= size else {
+            throw LogStoreError.corruption(
+                path: path, offset: 0,
+                reason: "file is \(bytes.count) bytes, shorter than its \(size)-byte header")
+        }
+        guard bytes.prefix(8).elementsEqual(kind.magic) else {
+            throw LogStoreError.corruption(
+                path: path, offset: 0,
+                reason: "not a Logbook \(kind == .segment ? "segment" : "hint") file (bad magic)")
+        }
+        let version = bytes.loadLE(at: 8, as: UInt16.self)
+        let flags = bytes.loadLE(at: 10, as: UInt16.self)
+        let stored = bytes.loadLE(at: 20, as: UInt32.self)
+        let computed = Checksum.crc32c(UnsafeRawBufferPointer(rebasing: bytes[0..<20]))
+        // The version is read before the CRC: a newer version may lay its header out differently.
+        if version > currentVersion {
+            throw LogStoreError.unsupportedVersion(
+                path: path, found: version, supported: currentVersion)
+        }
+        guard stored == computed else {
+            throw LogStoreError.corruption(
+                path: path, offset: 20, reason: "file header checksum mismatch")
+        }
+        guard version == currentVersion else {
+            throw LogStoreError.corruption(
+                path: path, offset: 8, reason: "format version 0 is not valid")
+        }
+        guard flags == 0 else {  // a flag is a feature this version does not know
+            throw LogStoreError.unsupportedVersion(
+                path: path, found: version, supported: currentVersion)
+        }
+        return FileHeader(kind: kind, fileOrder: bytes.loadLE(at: 12, as: UInt64.self))
+    }
+}

@@ -1,0 +1,223 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Where a put record starts: the segment's handle and the byte offset of the record's op byte.
+struct RecordRef: Equatable {
+    var segment: UInt32
+    var offset: UInt32
+}
+
+/// Base addresses of the mapped segments, by handle (`nil` once a segment is gone).
+typealias SegmentBases = [UnsafeRawPointer?]
+
+/// A put record read back from a mapped segment. Only records the store wrote or checked are
+/// read this way, so the decoding trusts the bytes.
+struct StoredRecord {
+    var key: UnsafeRawBufferPointer
+    var value: UnsafeRawBufferPointer
+    /// Bytes the whole record takes in its payload.
+    var encodedSize: Int
+
+    @inline(__always)
+    init(_ bases: SegmentBases, _ ref: RecordRef) {
+        let start = bases[Int(ref.segment)].unsafelyUnwrapped + Int(ref.offset)
+        var p = start + 1  // op
+        @inline(__always) func varint() -> Int {
+            var result = 0
+            var shift = 0
+            while true {
+                let byte = p.load(as: UInt8.self)
+                p += 1
+                result |= Int(byte & 0x7F) << shift
+                if byte < 0x80 { return result }
+                shift += 7
+            }
+        }
+        _ = varint()  // keyspace
+        let keyLength = varint()
+        let valueLength = varint()
+        key = UnsafeRawBufferPointer(start: p, count: keyLength)
+        value = UnsafeRawBufferPointer(start: p + keyLength, count: valueLength)
+        encodedSize = p - start + keyLength + valueLength
+    }
+}
+
+/// The in-memory index of one keyspace: key → the put record that holds its value.
+///
+/// An open-addressing table (linear probing, load ≤ 3/4, backward-shift deletion) of 12-byte
+/// entries: a 32-bit hash and a ``RecordRef``. Keys are not copied into memory; they are compared
+/// in the mapped log, right before their values, so a hit costs two cache misses (entry, record)
+/// and the index costs 16–32 bytes per key whatever the key's length.
+///
+/// Not thread-safe: the store guards it with its index lock.
+struct KeyDirectory {
+    private struct Entry {
+        var hash: UInt32
+        var ref: RecordRef
+
+        static let empty = Entry(hash: 0, ref: RecordRef(segment: UInt32.max, offset: 0))
+        @inline(__always) var isEmpty: Bool { ref.segment == UInt32.max }
+    }
+
+    private var table = [Entry](repeating: .empty, count: 16)
+    /// Live keys.
+    private(set) var count = 0
+    /// Bytes of live keys and values.
+    private(set) var liveBytes: Int64 = 0
+
+    /// Bytes the table holds in memory.
+    var memoryBytes: Int { table.capacity * MemoryLayout<Entry>.stride }
+
+    /// The record holding `key`, if present.
+    @inline(__always)
+    func find(_ key: UnsafeRawBufferPointer, _ bases: SegmentBases) -> (RecordRef, StoredRecord)? {
+        let hash = Self.hash(key)
+        return table.withUnsafeBufferPointer { table in
+            let mask = table.count - 1
+            var slot = Int(hash) & mask
+            while true {
+                let entry = table[slot]
+                if entry.isEmpty { return nil }
+                if entry.hash == hash {
+                    let record = StoredRecord(bases, entry.ref)
+                    if Self.equal(record.key, key) { return (entry.ref, record) }
+                }
+                slot = (slot + 1) & mask
+            }
+        }
+    }
+
+    /// Points `key` at the put record `ref`; returns the record it replaces.
+    mutating func set(_ key: UnsafeRawBufferPointer, to ref: RecordRef, _ bases: SegmentBases) -> (
+        RecordRef, StoredRecord
+    )? {
+        if count + 1 > table.count / 4 * 3 { grow() }
+        let hash = Self.hash(key)
+        let new = StoredRecord(bases, ref)
+        let mask = table.count - 1
+        var slot = Int(hash) & mask
+        while true {
+            let entry = table[slot]
+            if entry.isEmpty {
+                table[slot] = Entry(hash: hash, ref: ref)
+                count += 1
+                liveBytes += Int64(new.key.count + new.value.count)
+                return nil
+            }
+            if entry.hash == hash {
+                let old = StoredRecord(bases, entry.ref)
+                if Self.equal(old.key, key) {
+                    table[slot].ref = ref
+                    liveBytes += Int64(new.value.count - old.value.count)
+                    return (entry.ref, old)
+                }
+            }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// Removes `key`; returns the record that held it, if any.
+    mutating func remove(_ key: UnsafeRawBufferPointer, _ bases: SegmentBases) -> (
+        RecordRef, StoredRecord
+    )? {
+        guard let (ref, old) = find(key, bases) else { return nil }
+        let mask = table.count - 1
+        var hole = Int(Self.hash(key)) & mask
+        while table[hole].ref != ref { hole = (hole + 1) & mask }
+        // Backward-shift deletion: pull later entries of the probe run into the hole.
+        var next = hole
+        while true {
+            next = (next + 1) & mask
+            let entry = table[next]
+            if entry.isEmpty { break }
+            let home = Int(entry.hash) & mask
+            let stays = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
+            if stays { continue }
+            table[hole] = entry
+            hole = next
+        }
+        table[hole] = .empty
+        count -= 1
+        liveBytes -= Int64(old.key.count + old.value.count)
+        return (ref, old)
+    }
+
+    /// Calls `body` with every live record, in table order.
+    func forEach(_ bases: SegmentBases, _ body: (RecordRef, StoredRecord) throws -> Void) rethrows {
+        for entry in table where !entry.isEmpty {
+            try body(entry.ref, StoredRecord(bases, entry.ref))
+        }
+    }
+
+    /// Points `key` at `new` if it still points at `expected` (compaction moving a record);
+    /// returns whether it did.
+    mutating func replace(
+        _ key: UnsafeRawBufferPointer, expected: RecordRef, with new: RecordRef,
+        _ bases: SegmentBases
+    )
+        -> Bool
+    {
+        let hash = Self.hash(key)
+        let mask = table.count - 1
+        var slot = Int(hash) & mask
+        while !table[slot].isEmpty {
+            if table[slot].ref == expected {
+                table[slot].ref = new
+                return true
+            }
+            slot = (slot + 1) & mask
+        }
+        return false
+    }
+
+    /// Number of entries whose record is in `segment`.
+    func count(inSegment segment: UInt32) -> Int {
+        table.reduce(0) { $0 + ($1.ref.segment == segment ? 1 : 0) }
+    }
+
+    private mutating func grow() {
+        let old = table
+        table = [Entry](repeating: .empty, count: old.count * 2)
+        let mask = table.count - 1
+        for entry in old where !entry.isEmpty {
+            var slot = Int(entry.hash) & mask
+            while !table[slot].isEmpty { slot = (slot + 1) & mask }
+            table[slot] = entry
+        }
+    }
+
+    @inline(__always)
+    private static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+    }
+
+    /// A fast 32-bit hash of short byte strings (8 bytes a step, then a splitmix64 finish).
+    @inline(__always)
+    static func hash(_ key: UnsafeRawBufferPointer) -> UInt32 {
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 &* UInt64(key.count &+ 1)
+        var i = 0
+        let n = key.count
+        while i + 8 <= n {
+            h = (h ^ key.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
+            h ^= h >> 29
+            i += 8
+        }
+        if i < n {
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while i < n {
+                tail |= UInt64(key[i]) << shift
+                shift += 8
+                i += 1
+            }
+            h = (h ^ tail) &* 0xBF58_476D_1CE4_E5B9
+        }
+        h ^= h >> 31
+        h = h &* 0x94D0_49BB_1331_11EB
+        h ^= h >> 32
+        return UInt32(truncatingIfNeeded: h)
+    }
+}

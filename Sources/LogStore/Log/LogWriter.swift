@@ -1,0 +1,275 @@
+import Synchronization
+
+/// Appends commits to the active segment. Used only by the group-commit leader (one at a time),
+/// so it needs no lock of its own; what readers see it publishes through the index lock.
+///
+/// Invariant: `active.size` (published) ends at a commit boundary, and nothing the writer has
+/// not published lies beyond it in the file except the group being written.
+final class LogWriter: @unchecked Sendable {
+    /// Bytes buffered before the writer hands them to the OS in one write.
+    static let flushThreshold = 1 << 20
+
+    let directory: String
+    let fileSystem: any FileSystem
+    let segmentSize: Int
+    private(set) var active: Segment
+    /// The writer's keyspace table: ahead of the index's while a group is being written.
+    private var keyspaces: KeyspaceTable
+    private(set) var nextSequence: UInt64
+    /// Bytes written since the last `fdatasync` of the active segment.
+    private(set) var hasUnsyncedData = false
+    /// Whether the next commit must first define every known keyspace: each segment restates
+    /// the definitions so that removing older segments never leaves a number undefined.
+    private var activeNeedsDefinitions = false
+    /// Set after a failed sync: writes are refused until the store is reopened.
+    private(set) var disabledCause: Int32?
+
+    init(
+        directory: String, fileSystem: any FileSystem, segmentSize: Int, active: Segment,
+        state: IndexState
+    ) {
+        self.directory = directory
+        self.fileSystem = fileSystem
+        self.segmentSize = segmentSize
+        self.active = active
+        self.keyspaces = state.keyspaces
+        self.nextSequence = state.lastSequence + 1
+        // The active segment may not define what it uses (older segments do, and compaction may
+        // remove them): restate the definitions in the first commit after opening.
+        self.activeNeedsDefinitions = state.keyspaces.nextID > 1
+    }
+
+    /// What the leader needs to publish one written batch.
+    private struct Written {
+        var commit: PendingCommit
+        var sequence: UInt64
+        var globalIDs: [Int]
+        var definitions: [(name: String, id: Int)]
+        var recordOffsets: [UInt32]
+    }
+
+    /// Writes a group of commits and publishes them to `index`; sets every commit's result.
+    func write(_ group: [PendingCommit], index: borrowing Mutex<IndexState>) {
+        if let cause = disabledCause {
+            for commit in group {
+                commit.result = .failure(.writesDisabled(path: directory, cause: cause))
+            }
+            return
+        }
+        var accepted: [PendingCommit] = []
+        for commit in group {
+            if let problem = commit.batch.invalidity() {
+                commit.result = .failure(problem)
+            } else {
+                accepted.append(commit)
+            }
+        }
+        guard !accepted.isEmpty else { return }
+        let savedKeyspaces = keyspaces
+        let savedNeedsDefinitions = activeNeedsDefinitions
+        let estimate = accepted.reduce(0) { $0 + $1.batch.encodedSizeBound }
+        var written: [Written] = []
+        var groupStart = active.size
+        do {
+            try rollIfNeeded(adding: estimate, index: index)
+            groupStart = active.size
+            var buffer: [UInt8] = []
+            buffer.reserveCapacity(min(estimate, Self.flushThreshold + Frame.targetPayload * 2))
+            var bufferOffset = groupStart
+            for (i, commit) in accepted.enumerated() {
+                written.append(
+                    try encode(
+                        commit, sequence: nextSequence + UInt64(i), buffer: &buffer,
+                        bufferOffset: &bufferOffset))
+            }
+            try flush(&buffer, at: &bufferOffset)
+            if accepted.contains(where: { $0.durability == .sync }) {
+                do {
+                    try fileSystem.syncData(active.file)
+                } catch let error as LogStoreError {
+                    if case .io(_, _, let code) = error { disabledCause = code }
+                    throw error
+                }
+                hasUnsyncedData = false
+            } else {
+                hasUnsyncedData = true
+            }
+            let end = bufferOffset
+            index.withLock { state in
+                for batch in written { publish(batch, into: &state) }
+                state.lastSequence = written.last!.sequence
+                active.size = end
+            }
+        } catch {
+            keyspaces = savedKeyspaces
+            activeNeedsDefinitions = savedNeedsDefinitions
+            let failure =
+                (error as? LogStoreError) ?? .io(operation: "write", path: active.path, errno: 5)
+            // Cut the partial group off so later commits do not follow garbage.
+            do {
+                try fileSystem.truncate(active.file, to: Int64(groupStart))
+            } catch {
+                if disabledCause == nil { disabledCause = 5 }
+            }
+            for commit in accepted { commit.result = .failure(failure) }
+            return
+        }
+        nextSequence += UInt64(accepted.count)
+        for batch in written { batch.commit.result = .success(batch.sequence) }
+    }
+
+    /// Forces buffered commits to stable storage.
+    func sync() throws {
+        guard hasUnsyncedData else { return }
+        do {
+            try fileSystem.syncData(active.file)
+        } catch let error as LogStoreError {
+            if case .io(_, _, let code) = error { disabledCause = code }
+            throw error
+        }
+        hasUnsyncedData = false
+    }
+
+    // MARK: - Encoding
+
+    /// Encodes `commit` as frames into `buffer` (which starts at file offset `bufferOffset`),
+    /// handing full stretches to the OS as it goes.
+    private func encode(
+        _ commit: PendingCommit, sequence: UInt64, buffer: inout [UInt8], bufferOffset: inout Int
+    ) throws -> Written {
+        let batch = commit.batch
+        var written = Written(
+            commit: commit, sequence: sequence, globalIDs: [], definitions: [], recordOffsets: [])
+        if activeNeedsDefinitions {
+            for id in 1..<keyspaces.nextID {
+                written.definitions.append((keyspaces.name(of: id)!, id))
+            }
+            activeNeedsDefinitions = false
+        }
+        for name in batch.keyspaceNames {
+            if let id = keyspaces.id(of: name) {
+                written.globalIDs.append(id)
+            } else {
+                let id = keyspaces.nextID
+                _ = keyspaces.define(name, id: id)
+                written.globalIDs.append(id)
+                written.definitions.append((name, id))
+            }
+        }
+        written.recordOffsets.reserveCapacity(batch.count)
+        var frameStart = buffer.count
+        var frames = 0
+        FrameHeader.appendPlaceholder(type: .full, sequence: sequence, to: &buffer)
+        for definition in written.definitions {
+            buffer.append(RecordOp.defineKeyspace)
+            Varint.append(UInt64(definition.id), to: &buffer)
+            Varint.append(UInt64(definition.name.utf8.count), to: &buffer)
+            buffer.append(contentsOf: definition.name.utf8)
+        }
+        try batch.records.withUnsafeBytes { records in
+            var offset = 0
+            while offset < records.count {
+                let op = records[offset]
+                offset += 1
+                let global = UInt64(written.globalIDs[Int(Varint.read(records, &offset)!)])
+                let keyLength = Int(Varint.read(records, &offset)!)
+                let valueLength = op == RecordOp.put ? Int(Varint.read(records, &offset)!) : -1
+                let bodyLength = keyLength + max(valueLength, 0)
+                var size = 1 + Varint.size(global) + Varint.size(UInt64(keyLength)) + bodyLength
+                if valueLength >= 0 { size += Varint.size(UInt64(valueLength)) }
+                let payload = buffer.count - frameStart - Frame.headerSize
+                if payload > 0 && payload + size > Frame.targetPayload {
+                    FrameHeader.sealFrame(
+                        &buffer, at: frameStart, type: frames == 0 ? .first : .middle)
+                    frames += 1
+                    if buffer.count >= Self.flushThreshold { try flush(&buffer, at: &bufferOffset) }
+                    frameStart = buffer.count
+                    FrameHeader.appendPlaceholder(type: .middle, sequence: sequence, to: &buffer)
+                }
+                if valueLength >= 0 {
+                    written.recordOffsets.append(UInt32(bufferOffset + buffer.count))
+                }
+                buffer.append(op)
+                Varint.append(global, to: &buffer)
+                Varint.append(UInt64(keyLength), to: &buffer)
+                if valueLength >= 0 { Varint.append(UInt64(valueLength), to: &buffer) }
+                buffer.append(
+                    contentsOf: UnsafeRawBufferPointer(
+                        rebasing: records[offset..<offset + bodyLength]))
+                offset += bodyLength
+            }
+        }
+        FrameHeader.sealFrame(&buffer, at: frameStart, type: frames == 0 ? .full : .last)
+        if buffer.count >= Self.flushThreshold { try flush(&buffer, at: &bufferOffset) }
+        return written
+    }
+
+    private func flush(_ buffer: inout [UInt8], at offset: inout Int) throws {
+        guard !buffer.isEmpty else { return }
+        try buffer.withUnsafeBytes { try fileSystem.writeAll(active.file, $0, at: Int64(offset)) }
+        offset += buffer.count
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Applies a written batch to the index (its definitions, puts and deletes, in order).
+    private func publish(_ written: Written, into state: inout IndexState) {
+        for definition in written.definitions {
+            _ = state.define(definition.name, id: definition.id)
+        }
+        let handle = active.handle
+        var values = 0
+        written.commit.batch.records.withUnsafeBytes { records in
+            var offset = 0
+            while offset < records.count {
+                let op = records[offset]
+                offset += 1
+                let keyspace = written.globalIDs[Int(Varint.read(records, &offset)!)]
+                let keyLength = Int(Varint.read(records, &offset)!)
+                let valueLength = op == RecordOp.put ? Int(Varint.read(records, &offset)!) : 0
+                let key = UnsafeRawBufferPointer(rebasing: records[offset..<offset + keyLength])
+                offset += keyLength + valueLength
+                if op == RecordOp.put {
+                    let ref = RecordRef(segment: handle, offset: written.recordOffsets[values])
+                    values += 1
+                    state.applyPut(keyspace: keyspace, key: key, ref: ref)
+                } else {
+                    state.applyDelete(keyspace: keyspace, key: key)
+                }
+            }
+        }
+    }
+
+    // MARK: - Segments
+
+    /// Seals the active segment and starts a new one, unless it holds no commit (compaction).
+    func sealActiveSegment(index: borrowing Mutex<IndexState>) throws {
+        if let cause = disabledCause {
+            throw LogStoreError.writesDisabled(path: directory, cause: cause)
+        }
+        guard active.size > FileHeader.size else { return }
+        try startSegment(index: index)
+    }
+
+    /// Seals the active segment and starts a new one if it is full or the group would push its
+    /// offsets past 32 bits. The sealed segment is synced first: sealed segments are complete.
+    private func rollIfNeeded(adding bytes: Int, index: borrowing Mutex<IndexState>) throws {
+        guard active.size > FileHeader.size,
+            active.size >= segmentSize || active.size + bytes > Int(UInt32.max)
+        else { return }
+        try startSegment(index: index)
+    }
+
+    private func startSegment(index: borrowing Mutex<IndexState>) throws {
+        try sync()
+        let order = (active.order >> 16 + 1) << 16
+        let handle = index.withLock { UInt32($0.segments.count) }
+        let segment = try Segment(
+            directory: directory, order: order, handle: handle, fileSystem: fileSystem,
+            growing: true, create: true)
+        try fileSystem.syncData(segment.file)
+        try fileSystem.syncDirectory(directory)
+        index.withLock { $0.addSegment(segment) }
+        active = segment
+        activeNeedsDefinitions = keyspaces.nextID > 1
+    }
+}

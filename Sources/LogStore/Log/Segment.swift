@@ -1,0 +1,94 @@
+/// One segment file, memory-mapped for reading.
+///
+/// A segment's replay order is its `order` (FORMAT.md, "Directory layout"): ordinary segments get
+/// `n << 16`, compaction outputs the order of the last segment they replace plus 1, 2, ….
+/// `handle` is the number the in-memory index uses for it; it is not stored on disk.
+///
+/// Thread safety: `size` is written only by the store's single writer, and read by others only
+/// under the index lock; the mapping never moves while the segment lives.
+final class Segment: @unchecked Sendable {
+    /// Bytes reserved in the address space for a segment that is still growing: its offsets are
+    /// 32-bit, so it never outgrows this.
+    static let growingReservation = 1 << 32
+
+    let order: UInt64
+    let handle: UInt32
+    let path: String
+    let file: OpenFile
+    private let fileSystem: any FileSystem
+    /// Start of the mapping; record offsets are relative to it.
+    let base: UnsafeRawPointer
+    private let mappedLength: Int
+    /// Bytes of complete commits (readers never look past this).
+    var size: Int
+    /// Bytes of this segment that live records (their keys, values and record headers) occupy.
+    var liveBytes: Int64 = 0
+
+    /// Opens and maps an existing segment, or creates one with a header when `create` is set.
+    init(
+        directory: String, order: UInt64, handle: UInt32, fileSystem: any FileSystem, growing: Bool,
+        create: Bool = false
+    ) throws {
+        self.order = order
+        self.handle = handle
+        self.path = directory + "/" + Self.fileName(order: order)
+        self.fileSystem = fileSystem
+        let file = try fileSystem.open(path, create: create, readOnly: !growing)
+        do {
+            if create {
+                try fileSystem.truncate(file, to: 0)
+                let header = FileHeader(kind: .segment, fileOrder: order).encoded()
+                try header.withUnsafeBytes { try fileSystem.writeAll(file, $0, at: 0) }
+            }
+            size = Int(try fileSystem.size(file))
+            mappedLength = growing ? Self.growingReservation : max(size, 1)
+            base = try fileSystem.map(file, length: mappedLength)
+        } catch {
+            try? fileSystem.close(file)
+            if create { try? fileSystem.remove(path) }  // a half-made segment must not outlive the failure
+            throw error
+        }
+        self.file = file
+    }
+
+    deinit {
+        fileSystem.unmap(base, length: mappedLength)
+        try? fileSystem.close(file)
+    }
+
+    /// The segment's bytes up to `size` (or `limit`). Valid while the segment lives.
+    func bytes(limit: Int? = nil) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: base, count: min(limit ?? size, size))
+    }
+
+    static func fileName(order: UInt64) -> String { hex16(order) + ".seg" }
+
+    /// The order in a segment file name, or `nil` if `name` is not one.
+    static func order(fromFileName name: String) -> UInt64? {
+        guard name.hasSuffix(".seg"), name.utf8.count == 20 else { return nil }
+        return UInt64(name.prefix(16), radix: 16)
+    }
+}
+
+/// `value` as 16 lower-case hex digits.
+func hex16(_ value: UInt64) -> String {
+    let digits = String(value, radix: 16)
+    return String(repeating: "0", count: 16 - digits.count) + digits
+}
+
+extension FileSystem {
+    /// Writes all of `bytes` at `offset`, continuing after short writes.
+    /// - Throws: ``LogStoreError/io(operation:path:errno:)``; a write that makes no progress
+    ///   reports `EIO`.
+    func writeAll(_ file: OpenFile, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = try write(
+                file, UnsafeRawBufferPointer(rebasing: bytes[done...]), at: offset + Int64(done))
+            guard n > 0 else {
+                throw LogStoreError.io(operation: "write", path: file.path, errno: 5)
+            }
+            done += n
+        }
+    }
+}

@@ -1,0 +1,210 @@
+/// One record decoded from a frame payload (FORMAT.md, "Records"). Buffers point into the segment.
+struct RecordView {
+    var op: UInt8
+    var keyspace: UInt64
+    /// Key bytes, or the keyspace name for `defineKeyspace`.
+    var key: UnsafeRawBufferPointer
+    /// Value bytes of a put.
+    var value: UnsafeRawBufferPointer?
+    /// Offset of the value (put) in the file.
+    var valueOffset: Int
+    /// Offset of the record's first byte in the file.
+    var recordOffset: Int
+    /// Bytes the record takes in the payload.
+    var encodedSize: Int
+}
+
+/// Walks a segment's bytes commit by commit, checking every frame (CRC, length, type, sequence)
+/// and every record's structure before reporting a commit, so a commit is applied whole or not
+/// at all. It never reads past `bytes` and never allocates in proportion to a length it read.
+struct SegmentScanner {
+    enum Event {
+        /// A complete, checked commit in `start..<end`.
+        case commit(sequence: UInt64, start: Int, end: Int)
+        /// The commit starting at `commitStart` is not complete or not valid; the first bad byte
+        /// found is at `offset`. `checksummed` is set when the bad frame's CRC matched (so the bytes
+        /// are as written, and the problem is not a torn write).
+        case damage(commitStart: Int, offset: Int, reason: String, checksummed: Bool)
+    }
+
+    let bytes: UnsafeRawBufferPointer
+    /// Where the next commit starts.
+    var position = FileHeader.size
+
+    init(bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    /// The next commit, a damage report (the position then stays at the damaged commit; move it
+    /// with ``findNextFrame(after:)`` or stop), or `nil` at the end.
+    mutating func next() -> Event? {
+        guard position < bytes.count else { return nil }
+        let start = position
+        switch checkFrame(at: start) {
+        case .failure(let problem):
+            return .damage(
+                commitStart: start, offset: problem.offset, reason: problem.reason,
+                checksummed: problem.checksummed)
+        case .success(let header):
+            var end = start + Frame.headerSize + header.length
+            switch header.type {
+            case .full:
+                position = end
+                return .commit(sequence: header.sequence, start: start, end: end)
+            case .first:
+                while true {
+                    switch checkFrame(at: end) {
+                    case .failure(let problem):
+                        return .damage(
+                            commitStart: start, offset: problem.offset, reason: problem.reason,
+                            checksummed: problem.checksummed)
+                    case .success(let next):
+                        guard next.sequence == header.sequence,
+                            next.type == .middle || next.type == .last
+                        else {
+                            return .damage(
+                                commitStart: start, offset: end,
+                                reason: "commit \(header.sequence) ends without its last frame",
+                                checksummed: true)
+                        }
+                        end += Frame.headerSize + next.length
+                        if next.type == .last {
+                            position = end
+                            return .commit(sequence: header.sequence, start: start, end: end)
+                        }
+                    }
+                }
+            default:
+                return .damage(
+                    commitStart: start, offset: start,
+                    reason: "a continuation frame where a commit should start", checksummed: true)
+            }
+        }
+    }
+
+    /// The first offset after `offset` where a frame that starts a commit passes every check, or
+    /// `nil`. Used to tell a torn tail (nothing valid follows) from damage in the middle.
+    func findNextFrame(after offset: Int) -> Int? {
+        var candidate = offset + 1
+        while candidate + Frame.headerSize <= bytes.count {
+            let type = bytes[candidate + 8]
+            if type == FrameType.full.rawValue || type == FrameType.first.rawValue {
+                if case .success = checkFrame(at: candidate) { return candidate }
+            }
+            candidate += 1
+        }
+        return nil
+    }
+
+    /// Calls `body` with each record of the checked commit in `start..<end`, in order.
+    func forEachRecord(start: Int, end: Int, _ body: (RecordView) throws -> Void) rethrows {
+        var frame = start
+        while frame < end {
+            let header = FrameHeader(bytes, at: frame)
+            let payloadStart = frame + Frame.headerSize
+            var offset = payloadStart
+            let payloadEnd = payloadStart + header.length
+            while offset < payloadEnd {
+                // Checked by checkFrame: decoding cannot fail here.
+                guard let record = Self.decodeRecord(bytes, at: &offset, end: payloadEnd) else {
+                    break
+                }
+                try body(record)
+            }
+            frame = payloadEnd
+        }
+    }
+
+    struct Problem: Error {
+        var offset: Int
+        var reason: String
+        var checksummed = false
+    }
+
+    /// Checks the frame at `offset`: header in bounds, length within limits and the file, known
+    /// type, CRC, and that its payload is whole, well-formed records.
+    func checkFrame(at offset: Int) -> Result<FrameHeader, Problem> {
+        let remaining = bytes.count - offset
+        guard remaining >= Frame.headerSize else {
+            return .failure(
+                Problem(offset: offset, reason: "truncated frame header (\(remaining) of 17 bytes)")
+            )
+        }
+        let header = FrameHeader(bytes, at: offset)
+        guard header.length <= Frame.maxPayload else {
+            return .failure(
+                Problem(
+                    offset: offset,
+                    reason: "frame length \(header.length) exceeds the limit \(Frame.maxPayload)"))
+        }
+        guard header.length <= remaining - Frame.headerSize else {
+            return .failure(
+                Problem(
+                    offset: offset,
+                    reason: "frame length \(header.length) runs past the end of the file "
+                        + "(\(remaining - Frame.headerSize) bytes left)"))
+        }
+        let covered = UnsafeRawBufferPointer(
+            rebasing: bytes[(offset + 4)..<(offset + Frame.headerSize + header.length)])
+        guard Checksum.crc32c(covered) == header.crc else {
+            return .failure(Problem(offset: offset, reason: "frame checksum mismatch"))
+        }
+        guard header.type != nil else {
+            return .failure(
+                Problem(offset: offset + 8, reason: "unknown frame type \(header.rawType)"))
+        }
+        var position = offset + Frame.headerSize
+        let end = position + header.length
+        while position < end {
+            let recordStart = position
+            guard Self.decodeRecord(bytes, at: &position, end: end) != nil else {
+                let op = bytes[recordStart]
+                let reason =
+                    (op == RecordOp.put || op == RecordOp.delete || op == RecordOp.defineKeyspace)
+                    ? "malformed record" : "unknown record type \(op)"
+                return .failure(Problem(offset: recordStart, reason: reason, checksummed: true))
+            }
+        }
+        return .success(header)
+    }
+
+    /// Decodes the record at `offset` (advancing it), or returns `nil` if it is malformed or runs
+    /// past `end`.
+    static func decodeRecord(_ bytes: UnsafeRawBufferPointer, at offset: inout Int, end: Int)
+        -> RecordView?
+    {
+        let start = offset
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[..<end])
+        var position = offset
+        let op = payload[position]
+        position += 1
+        guard op == RecordOp.put || op == RecordOp.delete || op == RecordOp.defineKeyspace,
+            let keyspace = Varint.read(payload, &position), keyspace > 0,
+            let keyLength = Varint.read(payload, &position)
+        else { return nil }
+        var valueLength: UInt64 = 0
+        if op == RecordOp.put {
+            guard let length = Varint.read(payload, &position) else { return nil }
+            valueLength = length
+        }
+        let keyLimit =
+            op == RecordOp.defineKeyspace
+            ? UInt64(KeyspaceTable.maxNameLength) : UInt64(Frame.maxKeyLength)
+        guard keyLength <= keyLimit, valueLength <= UInt64(Frame.maxValueLength),
+            Int(keyLength) + Int(valueLength) <= end - position
+        else { return nil }
+        let key = UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(keyLength)])
+        position += Int(keyLength)
+        var value: UnsafeRawBufferPointer?
+        let valueOffset = position
+        if op == RecordOp.put {
+            value = UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(valueLength)])
+            position += Int(valueLength)
+        }
+        offset = position
+        return RecordView(
+            op: op, keyspace: keyspace, key: key, value: value, valueOffset: valueOffset,
+            recordOffset: start,
+            encodedSize: position - start)
+    }
+}

@@ -1,0 +1,187 @@
+import Synchronization
+
+/// What `open` assembles before the store is usable.
+struct OpenedStore {
+    var state: IndexState
+    var lockFile: OpenFile?
+    var writer: LogWriter?
+    var report: RecoveryReport
+}
+
+extension LogStore {
+    static let lockFileName = "LOCK"
+
+    /// Opens (or creates) the store directory, takes the writer lock and replays every segment.
+    static func openStore(path: String, options: LogStoreOptions) throws -> OpenedStore {
+        let fs = options.fileSystem
+        let writable = !options.readOnly
+        switch fs.kind(of: path) {
+        case .directory:
+            break
+        case .missing:
+            guard writable && options.createIfMissing else {
+                throw LogStoreError.io(operation: "open", path: path, errno: 2)
+            }
+            try fs.makeDirectory(path)
+            try fs.syncDirectory(parentDirectory(of: path))
+        case .symlink:
+            throw LogStoreError.invalidArgument(
+                "\(path) is a symbolic link; open the store by its real path")
+        case .file, .other:
+            throw LogStoreError.invalidArgument(
+                "\(path) is not a directory, so it cannot be a store")
+        }
+
+        var lockFile: OpenFile?
+        if writable {
+            let file = try fs.open(path + "/" + lockFileName, create: true, readOnly: false)
+            do {
+                guard try fs.tryLock(file) else { throw LogStoreError.locked(path: path) }
+            } catch {
+                try? fs.close(file)
+                throw error
+            }
+            lockFile = file
+        }
+        do {
+            var opened = try replay(path: path, options: options)
+            opened.lockFile = lockFile
+            return opened
+        } catch {
+            if let lockFile { try? fs.close(lockFile) }
+            throw error
+        }
+    }
+
+    private static func replay(path: String, options: LogStoreOptions) throws -> OpenedStore {
+        let fs = options.fileSystem
+        let writable = !options.readOnly
+        var report = RecoveryReport()
+        var orders: [UInt64] = []
+        for name in try fs.contents(ofDirectory: path) {
+            if let order = Segment.order(fromFileName: name) {
+                orders.append(order)
+            } else if name.hasSuffix(".tmp") && writable {
+                try fs.remove(path + "/" + name)
+                report.notes.append("removed \(name), left over from an interrupted compaction")
+            }
+        }
+        orders.sort()
+        var state = IndexState()
+        if orders.isEmpty {
+            guard writable else {
+                return OpenedStore(state: state, lockFile: nil, writer: nil, report: report)
+            }
+            let segment = try Segment(
+                directory: path, order: 1 << 16, handle: 0, fileSystem: fs, growing: true,
+                create: true)
+            try fs.syncData(segment.file)
+            try fs.syncDirectory(path)
+            state.addSegment(segment)
+            let writer = LogWriter(
+                directory: path, fileSystem: fs, segmentSize: options.segmentSize, active: segment,
+                state: state)
+            return OpenedStore(state: state, lockFile: nil, writer: writer, report: report)
+        }
+        for (i, order) in orders.enumerated() {
+            let newest = i == orders.count - 1
+            let segment = try Segment(
+                directory: path, order: order, handle: UInt32(i), fileSystem: fs,
+                growing: newest && writable)
+            state.addSegment(segment)
+            try replaySegment(
+                segment, newest: newest, options: options, state: &state, report: &report)
+        }
+        var writer: LogWriter?
+        if writable, let active = state.segments.last ?? nil {
+            writer = LogWriter(
+                directory: path, fileSystem: fs, segmentSize: options.segmentSize, active: active,
+                state: state)
+        }
+        return OpenedStore(state: state, lockFile: nil, writer: writer, report: report)
+    }
+
+    /// Checks the header and applies every complete commit of one segment. In the newest segment,
+    /// damage with nothing valid after it is a torn tail: it is cut off (or, read-only, ignored).
+    private static func replaySegment(
+        _ segment: Segment, newest: Bool, options: LogStoreOptions, state: inout IndexState,
+        report: inout RecoveryReport
+    ) throws {
+        let fs = options.fileSystem
+        let writable = !options.readOnly
+        let bytes = segment.bytes()
+        if newest && bytes.count < FileHeader.size {
+            // A crash while the segment was being created: it holds no commit.
+            try cutTail(
+                segment, at: 0, reason: "incomplete header", options: options, report: &report)
+            if writable {
+                let header = FileHeader(kind: .segment, fileOrder: segment.order).encoded()
+                try header.withUnsafeBytes { try fs.writeAll(segment.file, $0, at: 0) }
+                try fs.syncData(segment.file)
+                segment.size = FileHeader.size
+            }
+            return
+        }
+        let header = try FileHeader.decode(bytes, kind: .segment, path: segment.path)
+        guard header.fileOrder == segment.order else {
+            throw LogStoreError.corruption(
+                path: segment.path, offset: 12,
+                reason:
+                    "header names segment \(hex16(header.fileOrder)), not the one in the file name")
+        }
+        var scanner = SegmentScanner(bytes: bytes)
+        while let event = scanner.next() {
+            switch event {
+            case .commit(let sequence, let start, let end):
+                try state.applyCommit(scanner, start: start, end: end, segment: segment)
+                state.lastSequence = max(state.lastSequence, sequence)
+            case .damage(let commitStart, let offset, let reason, let checksummed):
+                let resume = scanner.findNextFrame(after: offset)
+                // Only a torn write may be cut: bytes that passed their CRC were written that way.
+                if newest && resume == nil && !checksummed {
+                    try cutTail(
+                        segment, at: commitStart, reason: reason, options: options, report: &report)
+                    return
+                }
+                guard options.salvage else {
+                    throw LogStoreError.corruption(
+                        path: segment.path, offset: Int64(offset), reason: reason)
+                }
+                let skipEnd = resume ?? bytes.count
+                report.skipped.append(
+                    RecoveryReport.Skip(
+                        path: segment.path, offset: Int64(commitStart),
+                        length: Int64(skipEnd - commitStart),
+                        reason: reason))
+                guard let resume else { return }
+                scanner.position = resume
+            }
+        }
+    }
+
+    /// Drops the bytes of the newest segment from `offset` on: truncates and syncs when
+    /// writable, or only hides them when read-only.
+    private static func cutTail(
+        _ segment: Segment, at offset: Int, reason: String, options: LogStoreOptions,
+        report: inout RecoveryReport
+    ) throws {
+        let dropped = segment.size - offset
+        report.droppedTailBytes += Int64(dropped)
+        report.truncatedSegment = segment.path
+        report.notes.append(
+            "cut \(dropped) bytes of an incomplete commit at offset \(offset) of \(segment.path): \(reason)"
+        )
+        if !options.readOnly {
+            try options.fileSystem.truncate(segment.file, to: Int64(offset))
+            try options.fileSystem.syncData(segment.file)
+        }
+        segment.size = offset
+    }
+
+    static func parentDirectory(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import LogStore
+import TestSupport
+import Testing
+
+@Suite struct BasicTests {
+    @Test func putGetOverwriteDelete() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try LogStore(path: dir.child("s"))
+        #expect(try store.get(b("k"), in: "a") == nil)
+        let s1 = try store.put(b("v1"), for: b("k"), in: "a")
+        #expect(try store.get(b("k"), in: "a") == b("v1"))
+        let s2 = try store.put(b("v2"), for: b("k"), in: "a")
+        #expect(s2 == s1 + 1)
+        #expect(try store.get(b("k"), in: "a") == b("v2"))
+        #expect(try store.get(b("k"), in: "b") == nil)
+        try store.delete(b("k"), in: "a")
+        #expect(try store.get(b("k"), in: "a") == nil)
+        #expect(try store.count(in: "a") == 0)
+        try store.close()
+    }
+
+    @Test func reopenSeesTheSameData() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        do {
+            let store = try LogStore(path: path)
+            for i in 0..<1000 {
+                try store.put(
+                    b("value \(i)"), for: b("key \(i)"), in: i % 2 == 0 ? "even" : "odd",
+                    durability: .buffered)
+            }
+            try store.delete(b("key 10"), in: "even")
+            try store.close()
+        }
+        let store = try LogStore(path: path)
+        #expect(store.recovery.isClean)
+        #expect(try store.count(in: "even") == 499)
+        #expect(try store.count(in: "odd") == 500)
+        #expect(try store.get(b("key 11"), in: "odd") == b("value 11"))
+        #expect(try store.get(b("key 10"), in: "even") == nil)
+        #expect(try store.keyspaces() == ["even", "odd"])
+        #expect(store.lastSequence == 1001)
+    }
+
+    @Test func keyspaceIterationSeesOnlyItsKeys() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try LogStore(path: dir.child("s"))
+        var batch = WriteBatch()
+        for i in 0..<100 { batch.put(b("a\(i)"), for: b("\(i)"), in: "A") }
+        for i in 0..<5 { batch.put(b("b\(i)"), for: b("\(i)"), in: "B") }
+        try store.commit(batch)
+        var seen: [String: String] = [:]
+        try store.forEach(in: "B") { k, v in
+            seen[String(decoding: k, as: UTF8.self)] = String(decoding: v, as: UTF8.self)
+        }
+        #expect(seen == ["0": "b0", "1": "b1", "2": "b2", "3": "b3", "4": "b4"])
+        #expect(try store.keys(in: "A").count == 100)
+        #expect(try store.keys(in: "missing").isEmpty)
+    }
+
+    @Test func largeValuesRoundTrip() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        var rng = SeededGenerator(seed: 7)
+        let big = (0..<(17 << 20)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        do {
+            let store = try LogStore(path: path)
+            try store.put(big, for: b("big"), in: "blobs")
+            #expect(try store.get(b("big"), in: "blobs") == big)
+        }
+        let store = try LogStore(path: path)
+        #expect(try store.get(b("big"), in: "blobs") == big)
+    }
+
+    @Test func emptyKeysAndValuesAreAllowed() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        do {
+            let store = try LogStore(path: path)
+            try store.put([], for: [], in: "k")
+            try store.put([], for: b("x"), in: "k")
+        }
+        let store = try LogStore(path: path)
+        #expect(try store.get([], in: "k") == [])
+        #expect(try store.get(b("x"), in: "k") == [])
+        #expect(try store.count(in: "k") == 2)
+    }
+
+    @Test func limitsAreInvalidArguments() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try LogStore(path: dir.child("s"))
+        #expect(throws: LogStoreError.self) { try store.put(b("v"), for: b("k"), in: "") }
+        let longKey = [UInt8](repeating: 1, count: 70_000)
+        do {
+            try store.put(b("v"), for: longKey, in: "a")
+            Issue.record("a 70,000-byte key was accepted")
+        } catch let error as LogStoreError {
+            guard case .invalidArgument = error else {
+                Issue.record("wrong error \(error)")
+                return
+            }
+        }
+        // The store is still usable.
+        try store.put(b("v"), for: b("k"), in: "a")
+        #expect(try store.get(b("k"), in: "a") == b("v"))
+    }
+
+    @Test func closedStoreThrows() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try LogStore(path: dir.child("s"))
+        try store.close()
+        try store.close()
+        #expect(throws: LogStoreError.closed) { try store.get(b("k"), in: "a") }
+        #expect(throws: LogStoreError.closed) { try store.put(b("v"), for: b("k"), in: "a") }
+    }
+
+    @Test func readOnlyOpenRefusesWritesAndNeedsNoLock() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        let writer = try LogStore(path: path)
+        try writer.put(b("v"), for: b("k"), in: "a")
+        var options = LogStoreOptions()
+        options.readOnly = true
+        let reader = try LogStore(path: path, options: options)
+        #expect(try reader.get(b("k"), in: "a") == b("v"))
+        #expect(throws: LogStoreError.readOnly(path: path)) {
+            try reader.put(b("v"), for: b("k"), in: "a")
+        }
+    }
+
+    @Test func secondWriterInProcessIsLocked() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        let first = try LogStore(path: path)
+        #expect(throws: LogStoreError.locked(path: path)) { _ = try LogStore(path: path) }
+        try first.close()
+        _ = try LogStore(path: path)
+    }
+
+    @Test func filesAreOwnerOnly() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        let store = try LogStore(path: path)
+        try store.put(b("v"), for: b("k"), in: "a")
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o700)
+        for file in segmentFiles(path) + [path + "/LOCK"] {
+            let mode =
+                try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(file)")
+        }
+    }
+
+    @Test func pathThatIsAFileOrSymlinkIsRefused() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        writeFile(dir.child("file"), [1, 2, 3])
+        #expect(throws: LogStoreError.self) { _ = try LogStore(path: dir.child("file")) }
+        try FileManager.default.createDirectory(
+            atPath: dir.child("real"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.child("link"), withDestinationPath: dir.child("real"))
+        #expect(throws: LogStoreError.self) { _ = try LogStore(path: dir.child("link")) }
+    }
+
+    @Test func segmentsRollAtTheConfiguredSize() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        var options = LogStoreOptions()
+        options.segmentSize = 4096
+        options.durability = .buffered
+        do {
+            let store = try LogStore(path: path, options: options)
+            for i in 0..<500 {
+                try store.put(
+                    [UInt8](repeating: UInt8(i % 251), count: 100), for: b("\(i)"), in: "a")
+            }
+            #expect(try store.stats().segments > 5)
+        }
+        #expect(segmentFiles(path).count > 5)
+        let store = try LogStore(path: path, options: options)
+        #expect(try store.count(in: "a") == 500)
+        #expect(
+            try store.get(b("499"), in: "a") == [UInt8](repeating: UInt8(499 % 251), count: 100))
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Bytes of a string, for terse tests.
+public func b(_ string: String) -> [UInt8] { Array(string.utf8) }
+
+/// A small, seeded random number generator (SplitMix64) so randomized tests can be replayed.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    /// A generator that yields the same numbers for the same seed.
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The seed for a randomized test: `LOGBOOK_SEED` if set, else a fresh one. Printed either way,
+/// so a failure can be replayed with `LOGBOOK_SEED=<seed> swift test --filter <test>`.
+public func testSeed(_ name: String) -> UInt64 {
+    let seed =
+        ProcessInfo.processInfo.environment["LOGBOOK_SEED"].flatMap { UInt64($0) }
+        ?? UInt64.random(in: 0...UInt64.max)
+    print("\(name): seed \(seed) (replay with LOGBOOK_SEED=\(seed))")
+    return seed
+}
+
+/// Reads a whole file.
+public func readFile(_ path: String) -> [UInt8] {
+    (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))) ?? []
+}
+
+/// Writes a whole file (replacing it).
+public func writeFile(_ path: String, _ bytes: [UInt8]) {
+    try? Data(bytes).write(to: URL(fileURLWithPath: path))
+}
+
+/// Paths of the segment files of the store at `path`, in replay order.
+public func segmentFiles(_ path: String) -> [String] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+    return names.filter { $0.hasSuffix(".seg") }.sorted().map { "\(path)/\($0)" }
+}
