@@ -48,7 +48,8 @@ struct DemoStory {
         if let dumpStore {
             try dumpStore().forEach(print)
         } else {
-            print("(skipped: this build has no logbook dump yet)")
+            print("(skipped: the logbook tool is not built next to employees;")
+            print(" run `swift build`, then `swift run logbook dump <store>`)")
         }
     }
 

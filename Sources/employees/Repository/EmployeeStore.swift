@@ -11,6 +11,10 @@ enum EmployeeStore {
         throw .store("this build has no store yet: the Logbook object layer is not merged")
     }
 
-    /// The store's dump as `logbook dump` prints it, if this build has the tool's library.
-    static func dump(at path: String) -> (() throws(EmployeesError) -> [String])? { nil }
+    /// The store's dump as `logbook dump` prints it, if the `logbook` tool is built next to
+    /// this executable.
+    static func dump(at path: String) -> (() throws(EmployeesError) -> [String])? {
+        guard let tool = LogbookDumpTool.locate() else { return nil }
+        return { () throws(EmployeesError) in try LogbookDumpTool.dump(storeAt: path, tool: tool) }
+    }
 }

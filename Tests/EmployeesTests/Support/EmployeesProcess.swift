@@ -41,8 +41,8 @@ struct EmployeesProcess {
         process.environment = base
         let outputURL = directory.appendingPathComponent("stdout-\(UUID().uuidString)")
         let errorURL = directory.appendingPathComponent("stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         let output = try FileHandle(forWritingTo: outputURL)
         let error = try FileHandle(forWritingTo: errorURL)
         process.standardOutput = output
