@@ -80,4 +80,19 @@ struct InteractiveProcessTests {
         #expect(terminal.text.hasSuffix(Self.leftRawMode))
         #expect(terminal.isCooked)
     }
+
+    @Test func aSecondProcessGetsALockedStoreError() throws {
+        let employees = try EmployeesProcess()
+        defer { employees.removeDirectory() }
+        let terminal = try PseudoTerminal()
+        let process = try start(employees, on: terminal)
+        let locked = try employees.runInStore("add", "--name", "Late", "--salary", "1")
+        #expect(locked.status == 1)
+        #expect(locked.standardOutput.isEmpty)
+        #expect(locked.standardError.contains("is open in another process"))
+        #expect(locked.standardError.split(separator: "\n").count == 1)
+        terminal.type("q")
+        waitForExit(process, terminal)
+        #expect(try employees.runInStore("add", "--name", "Late", "--salary", "1").status == 0)
+    }
 }
