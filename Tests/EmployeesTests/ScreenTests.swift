@@ -160,4 +160,13 @@ import Testing
             #expect(frame.lines.allSatisfy { $0.text.count == width })
         }
     }
+
+    @Test func controlCharactersInNamesAreNotSentToTheTerminal() {
+        let (screen, _) = makeScreen([
+            EmployeeDraft(name: "Evil\u{1B}[2J\n", designation: "x", salary: 1)
+        ])
+        let row = screen.render(width: 60, height: 8).texts[2]
+        #expect(!row.contains("\u{1B}") && !row.contains("\n"))
+        #expect(row.hasPrefix(" > Evil\u{FFFD}[2J\u{FFFD} — x"))
+    }
 }

@@ -35,14 +35,14 @@ struct CommandRunner {
     static func table(_ employees: [EmployeeRecord]) -> [String] {
         guard !employees.isEmpty else { return ["(no employees)"] }
         let idWidth = max(2, employees.map(\.id.count).max() ?? 0)
-        let titleWidth = max(20, employees.map(\.title.count).max() ?? 0)
+        let titleWidth = max(20, employees.map(\.title.displayable.count).max() ?? 0)
         let salaryWidth = max(6, employees.map { String($0.salary).count }.max() ?? 0)
         func row(_ id: String, _ title: String, _ salary: String) -> String {
             id.fitted(to: idWidth) + "  " + title.fitted(to: titleWidth) + "  "
                 + String(repeating: " ", count: max(0, salaryWidth - salary.count)) + salary
         }
         return [row("ID", "NAME — DESIGNATION", "SALARY")]
-            + employees.map { row($0.id, $0.title, String($0.salary)) }
+            + employees.map { row($0.id.displayable, $0.title.displayable, String($0.salary)) }
     }
 
     /// A JSON array of `{"designation", "id", "name", "salary"}` objects, keys sorted.

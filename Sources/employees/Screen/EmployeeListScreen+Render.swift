@@ -2,7 +2,7 @@ extension EmployeeListScreen {
     /// The key hints for the list, shown on the bottom line.
     static let listHints = "↑↓ move · a add · Enter edit · d delete · q quit"
     /// The key hints for the form.
-    static let formHints = "Tab/↓ next field · ↑ previous · Enter on Salary saves · Esc cancels"
+    static let formHints = "Tab/↑↓ change field · Enter next/save · Esc cancel"
 
     /// The screen as `height` lines of at most `width` characters.
     ///
@@ -14,7 +14,8 @@ extension EmployeeListScreen {
         var body: [ScreenFrame.Line]
         var cursor: (row: Int, column: Int)?
         var hints = Self.listHints
-        var statusLine = ScreenFrame.Line(text: status ?? "", style: statusIsError ? .error : .dim)
+        var statusLine = ScreenFrame.Line(
+            text: " " + (status ?? ""), style: statusIsError ? .error : .dim)
         let bodyHeight = max(0, height - 3)
 
         switch mode {
@@ -22,7 +23,7 @@ extension EmployeeListScreen {
             body = listBody(width: width, height: bodyHeight)
             if case .confirmDelete(let employee) = mode {
                 statusLine = ScreenFrame.Line(
-                    text: "Delete \(employee.title)? (y/n)", style: .error)
+                    text: " Delete \(employee.title)? (y/n)", style: .error)
                 hints = "y delete · any other key keeps"
             }
         case .form(let form):
@@ -44,7 +45,7 @@ extension EmployeeListScreen {
         lines.append(statusLine)
         lines.append(ScreenFrame.Line(text: " " + hints, style: .dim))
         lines = lines.suffix(height).map {
-            ScreenFrame.Line(text: $0.text.fitted(to: width), style: $0.style)
+            ScreenFrame.Line(text: $0.text.displayable.fitted(to: width), style: $0.style)
         }
         if let position = cursor, position.row >= lines.count { cursor = nil }
         return ScreenFrame(lines: lines, cursor: cursor)

@@ -27,6 +27,17 @@ struct ScreenFrame: Sendable, Equatable {
 }
 
 extension String {
+    /// The text with control characters (which would move the cursor or inject escape
+    /// sequences) shown as `�`.
+    var displayable: String {
+        guard unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            return self
+        }
+        return String(
+            String.UnicodeScalarView(
+                unicodeScalars.map { $0.properties.generalCategory == .control ? "\u{FFFD}" : $0 }))
+    }
+
     /// This text cut or padded with spaces to exactly `width` characters.
     func fitted(to width: Int) -> String {
         guard width > 0 else { return "" }
