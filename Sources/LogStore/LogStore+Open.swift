@@ -58,15 +58,26 @@ extension LogStore {
         let writable = !options.readOnly
         var report = RecoveryReport()
         var orders: [UInt64] = []
-        for name in try fs.contents(ofDirectory: path) {
+        var hints: Set<String> = []
+        let names = try fs.contents(ofDirectory: path)
+        for name in names {
             if let order = Segment.order(fromFileName: name) {
                 orders.append(order)
+            } else if name.hasSuffix(".hint") {
+                hints.insert(name)
             } else if name.hasSuffix(".tmp") && writable {
                 try fs.remove(path + "/" + name)
-                report.notes.append("removed \(name), left over from an interrupted compaction")
+                report.notes.append(
+                    "removed \(name), left over from an interrupted compaction or hint write")
             }
         }
         orders.sort()
+        if writable {
+            for hint in hints where !names.contains(String(hint.dropLast(5)) + ".seg") {
+                try fs.remove(path + "/" + hint)  // its segment was compacted away
+                hints.remove(hint)
+            }
+        }
         var state = IndexState()
         if orders.isEmpty {
             guard writable else {
@@ -89,9 +100,35 @@ extension LogStore {
                 directory: path, order: order, handle: UInt32(i), fileSystem: fs,
                 growing: newest && writable)
             state.addSegment(segment)
+            if hints.contains(Segment.fileName(order: order).dropLast(4) + ".hint") {
+                do {
+                    // The hint says where records are; the CRCs say they are still what was written.
+                    _ = try FileHeader.decode(segment.bytes(), kind: .segment, path: segment.path)
+                    guard try segment.checksumsMatch(fileSystem: fs) else {
+                        throw Hint.Unusable(reason: "its segment fails a checksum")
+                    }
+                    let sequence = try applyHint(of: segment, fileSystem: fs, state: &state)
+                    state.lastSequence = max(state.lastSequence, sequence)
+                    continue
+                } catch let unusable as Hint.Unusable {
+                    report.notes.append(
+                        "ignored the hint file of \(segment.path) (\(unusable.reason)); scanned the segment instead"
+                    )
+                }
+            }
             try replaySegment(
                 segment, newest: newest, options: options, state: &state, report: &report)
+            if !newest && writable && report.skipped.isEmpty {
+                do {
+                    try Hint.write(for: segment, directory: path, fileSystem: fs)
+                } catch {
+                    report.notes.append(
+                        "could not write the hint file of \(segment.path): \(error)")
+                }
+            }
         }
+        // Replay touched every page it read; reads will touch again only what they need.
+        for segment in state.segments { segment?.releasePages() }
         var writer: LogWriter?
         if writable, let active = state.segments.last ?? nil {
             writer = LogWriter(
@@ -157,6 +194,25 @@ extension LogStore {
                 scanner.position = resume
             }
         }
+    }
+
+    /// Reads a segment's hint file and applies it.
+    private static func applyHint(
+        of segment: Segment, fileSystem fs: any FileSystem, state: inout IndexState
+    ) throws
+        -> UInt64
+    {
+        let file = try fs.open(Hint.path(forSegment: segment.path), create: false, readOnly: true)
+        defer { try? fs.close(file) }
+        let size = try fs.size(file)
+        // A hint holds at most ~16 bytes per record of at least 5 bytes: never more than 4× its segment.
+        guard size <= Int64(segment.size) * 4 + Int64(FileHeader.size + Hint.trailerSize) else {
+            throw Hint.Unusable(reason: "larger than its segment allows")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        let read = try bytes.withUnsafeMutableBytes { try fs.read(file, into: $0, at: 0) }
+        guard read == bytes.count else { throw Hint.Unusable(reason: "short read") }
+        return try bytes.withUnsafeBytes { try Hint.apply($0, to: segment, state: &state) }
     }
 
     /// Drops the bytes of the newest segment from `offset` on: truncates and syncs when

@@ -247,6 +247,12 @@ public final class LogStore: Sendable {
         let first = compactionLock.withLock { _ in
             queue.close {
                 do { try writer?.sync() } catch { failure = error }
+                // A hint for the active segment lets the next open skip scanning it, for as long
+                // as the segment keeps exactly this size (the hint records it).
+                if failure == nil, let writer, writer.active.size > FileHeader.size {
+                    try? Hint.write(
+                        for: writer.active, directory: path, fileSystem: options.fileSystem)
+                }
                 index.withLock { state in
                     state.closed = true
                     state.segments.removeAll()

@@ -7,6 +7,10 @@ public struct WriteBatch: Sendable {
     /// Keyspace names used by this batch, indexed by the local number in `records`.
     var keyspaceNames: [String] = []
     var keyspaceNumbers: [String: Int] = [:]
+    /// The local number used last: most batches use one keyspace for long runs.
+    private var lastLocal = -1
+    /// Puts per local keyspace number, so the index can make room once for a large batch.
+    var putsPerKeyspace: [Int] = []
     /// Encoded operations: `op: u8, keyspace: varint (local), keyLength: varint,
     /// [valueLength: varint], key, [value]` (the record grammar of FORMAT.md with local keyspaces).
     var records: [UInt8] = []
@@ -38,6 +42,8 @@ public struct WriteBatch: Sendable {
     public mutating func removeAll() {
         keyspaceNames.removeAll(keepingCapacity: true)
         keyspaceNumbers.removeAll(keepingCapacity: true)
+        putsPerKeyspace.removeAll(keepingCapacity: true)
+        lastLocal = -1
         records.removeAll(keepingCapacity: true)
         count = 0
         payloadBytes = 0
@@ -47,13 +53,18 @@ public struct WriteBatch: Sendable {
 
     private mutating func append(op: UInt8, keyspace: String, key: [UInt8], value: [UInt8]?) {
         let local: Int
-        if let known = keyspaceNumbers[keyspace] {
+        if lastLocal >= 0 && keyspaceNames[lastLocal] == keyspace {
+            local = lastLocal
+        } else if let known = keyspaceNumbers[keyspace] {
             local = known
         } else {
             local = keyspaceNames.count
             keyspaceNames.append(keyspace)
+            putsPerKeyspace.append(0)
             keyspaceNumbers[keyspace] = local
         }
+        lastLocal = local
+        if value != nil { putsPerKeyspace[local] += 1 }
         records.append(op)
         Varint.append(UInt64(local), to: &records)
         Varint.append(UInt64(key.count), to: &records)

@@ -117,7 +117,7 @@ import Testing
     /// Stops compaction at each step by failing the call that starts it, then reopens: no key
     /// lost, none resurrected.
     @Test(arguments: [
-        ("fdatasync", ".tmp", 0), ("rename", ".tmp", 0), ("rename", ".tmp", 1),
+        ("fdatasync", ".seg.tmp", 0), ("rename", ".seg.tmp", 0), ("rename", ".seg.tmp", 1),
         ("fsync-directory", "", 0),
         ("unlink", ".seg", 0), ("unlink", ".seg", 1), ("unlink", ".seg", 5),
     ])

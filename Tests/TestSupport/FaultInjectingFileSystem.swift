@@ -117,6 +117,9 @@ package final class FaultInjectingFileSystem: FileSystem, Sendable {
     package func unmap(_ pointer: UnsafeRawPointer, length: Int) {
         real.unmap(pointer, length: length)
     }
+    package func releasePages(_ pointer: UnsafeRawPointer, length: Int) {
+        real.releasePages(pointer, length: length)
+    }
     package func tryLock(_ file: OpenFile) throws -> Bool { try real.tryLock(file) }
     package func rename(_ from: String, to: String) throws {
         try fail("rename", from)

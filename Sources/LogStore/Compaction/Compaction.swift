@@ -108,8 +108,12 @@ extension LogStore {
         }
         for input in inputs {
             try fs.remove(input.path)
+            if fs.kind(of: Hint.path(forSegment: input.path)) == .file {
+                try fs.remove(Hint.path(forSegment: input.path))
+            }
         }
         try fs.syncDirectory(path)
+        for segment in outputs { try? Hint.write(for: segment, directory: path, fileSystem: fs) }
         let written = output.finished.reduce(Int64(0)) { $0 + Int64($1.size) }
         let report = CompactionReport(
             segmentsCompacted: inputs.count, bytesReclaimed: inputBytes - written,

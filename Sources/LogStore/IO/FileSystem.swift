@@ -44,6 +44,9 @@ package protocol FileSystem: Sendable {
     /// (only bytes inside the file may be touched).
     func map(_ file: OpenFile, length: Int) throws -> UnsafeRawPointer
     func unmap(_ pointer: UnsafeRawPointer, length: Int)
+    /// Tells the OS this process no longer needs the mapped pages in memory (they stay in the
+    /// page cache and come back on the next touch). Advice only: it cannot fail.
+    func releasePages(_ pointer: UnsafeRawPointer, length: Int)
     /// Takes an exclusive advisory lock without waiting; returns `false` if another holds it.
     func tryLock(_ file: OpenFile) throws -> Bool
     func rename(_ from: String, to: String) throws
@@ -144,6 +147,10 @@ package struct PosixFileSystem: FileSystem {
         munmap(UnsafeMutableRawPointer(mutating: pointer), max(length, 1))
     }
 
+    package func releasePages(_ pointer: UnsafeRawPointer, length: Int) {
+        _ = madvise(UnsafeMutableRawPointer(mutating: pointer), length, MADV_DONTNEED)
+    }
+
     package func tryLock(_ file: OpenFile) throws -> Bool {
         if retrying({ flock(file.descriptor, LOCK_EX | LOCK_NB) }) == 0 { return true }
         if errno == EWOULDBLOCK { return false }
@@ -238,4 +245,9 @@ private func Glibc_close(_ fd: Int32) -> Int32 {
 /// The C library's text for an `errno` value.
 func errnoDescription(_ code: Int32) -> String {
     String(cString: strerror(code))
+}
+
+extension FileSystem {
+    /// Advice only: a file system that does not pass it on loses nothing.
+    package func releasePages(_ pointer: UnsafeRawPointer, length: Int) {}
 }

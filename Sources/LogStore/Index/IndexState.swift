@@ -44,15 +44,28 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
         bases.append(segment.base)
     }
 
-    /// Applies one put: points `key` at the record `ref`, and moves live-byte accounting from the
-    /// record it replaces.
+    /// Applies one put: points its key at the record `ref`, and moves live-byte accounting from
+    /// the record it replaces.
     @inline(__always)
-    mutating func applyPut(keyspace: Int, key: UnsafeRawBufferPointer, ref: RecordRef) {
-        let size = StoredRecord(bases, ref).encodedSize
+    mutating func applyPut(
+        keyspace: Int, hash: UInt32, ref: RecordRef, keyLength: Int, valueLength: Int
+    ) {
+        let size = Self.encodedSize(
+            keyspace: keyspace, keyLength: keyLength, valueLength: valueLength)
         segments[Int(ref.segment)]?.liveBytes += Int64(size)
-        if let (oldRef, old) = directories[keyspace].set(key, to: ref, bases) {
+        if let (oldRef, old) = directories[keyspace].set(
+            hash: hash, to: ref, bytes: keyLength + valueLength, bases)
+        {
             segments[Int(oldRef.segment)]?.liveBytes -= Int64(old.encodedSize)
         }
+    }
+
+    /// Bytes a put record with these lengths takes in a payload (FORMAT.md, "Records").
+    @inline(__always)
+    static func encodedSize(keyspace: Int, keyLength: Int, valueLength: Int) -> Int {
+        1 + Varint.size(UInt64(keyspace)) + Varint.size(UInt64(keyLength))
+            + Varint.size(UInt64(valueLength))
+            + keyLength + valueLength
     }
 
     /// Applies one delete.
@@ -92,8 +105,9 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
                     throw undefined(keyspace, record, segment)
                 }
                 applyPut(
-                    keyspace: keyspace, key: record.key,
-                    ref: RecordRef(segment: segment.handle, offset: UInt32(record.recordOffset)))
+                    keyspace: keyspace, hash: KeyDirectory.hash(record.key),
+                    ref: RecordRef(segment: segment.handle, offset: UInt32(record.recordOffset)),
+                    keyLength: record.key.count, valueLength: record.value!.count)
             default:
                 guard keyspace < directories.count, keyspaces.name(of: keyspace) != nil else {
                     throw undefined(keyspace, record, segment)

@@ -90,13 +90,13 @@ struct KeyDirectory {
         }
     }
 
-    /// Points `key` at the put record `ref`; returns the record it replaces.
-    mutating func set(_ key: UnsafeRawBufferPointer, to ref: RecordRef, _ bases: SegmentBases) -> (
+    /// Points the key of the put record `ref` (whose hash is `hash` and whose key and value
+    /// take `bytes` bytes) at `ref`; returns the record it replaces. Reads keys from the log only
+    /// to compare entries of equal hash.
+    mutating func set(hash: UInt32, to ref: RecordRef, bytes: Int, _ bases: SegmentBases) -> (
         RecordRef, StoredRecord
     )? {
         if count + 1 > table.count / 4 * 3 { grow() }
-        let hash = Self.hash(key)
-        let new = StoredRecord(bases, ref)
         let mask = table.count - 1
         var slot = Int(hash) & mask
         while true {
@@ -104,19 +104,26 @@ struct KeyDirectory {
             if entry.isEmpty {
                 table[slot] = Entry(hash: hash, ref: ref)
                 count += 1
-                liveBytes += Int64(new.key.count + new.value.count)
+                liveBytes += Int64(bytes)
                 return nil
             }
             if entry.hash == hash {
                 let old = StoredRecord(bases, entry.ref)
-                if Self.equal(old.key, key) {
+                if Self.equal(old.key, StoredRecord(bases, ref).key) {
                     table[slot].ref = ref
-                    liveBytes += Int64(new.value.count - old.value.count)
+                    liveBytes += Int64(bytes - old.key.count - old.value.count)
                     return (entry.ref, old)
                 }
             }
             slot = (slot + 1) & mask
         }
+    }
+
+    /// Makes room for `keys` keys without growing again.
+    mutating func reserve(_ keys: Int) {
+        var capacity = table.count
+        while keys > capacity / 4 * 3 { capacity <<= 1 }
+        if capacity > table.count { rehash(capacity) }
     }
 
     /// Removes `key`; returns the record that held it, if any.
@@ -178,9 +185,11 @@ struct KeyDirectory {
         table.reduce(0) { $0 + ($1.ref.segment == segment ? 1 : 0) }
     }
 
-    private mutating func grow() {
+    private mutating func grow() { rehash(table.count * 2) }
+
+    private mutating func rehash(_ capacity: Int) {
         let old = table
-        table = [Entry](repeating: .empty, count: old.count * 2)
+        table = [Entry](repeating: .empty, count: capacity)
         let mask = table.count - 1
         for entry in old where !entry.isEmpty {
             var slot = Int(entry.hash) & mask

@@ -61,6 +61,13 @@ final class Segment: @unchecked Sendable {
         UnsafeRawBufferPointer(start: base, count: min(limit ?? size, size))
     }
 
+    /// Drops the pages that open or compaction read from this process's memory.
+    func releasePages() {
+        // Rounded to whole pages: madvise works on pages, and the reservation is page-aligned.
+        let length = (size + 4095) & ~4095
+        if length > 0 { fileSystem.releasePages(base, length: min(length, mappedLength)) }
+    }
+
     static func fileName(order: UInt64) -> String { hex16(order) + ".seg" }
 
     /// The order in a segment file name, or `nil` if `name` is not one.
@@ -90,5 +97,63 @@ extension FileSystem {
             }
             done += n
         }
+    }
+}
+
+extension Segment {
+    /// Whether every frame's CRC matches and the frames tile the file exactly. Reads through
+    /// `pread` in 1 MiB pieces rather than the mapping, so checking a segment whose index comes
+    /// from its hint does not pull the whole file into this process's memory.
+    func checksumsMatch(fileSystem: any FileSystem) throws -> Bool {
+        let chunk = 1 << 20
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        var bufferStart = 0  // file offset of buffer[0]
+        var bufferCount = 0
+        var position = FileHeader.size
+        var crc: UInt32 = 0
+        var frameEnd = 0  // end of the frame being checked; 0 between frames
+        var expected: UInt32 = 0
+        while position < size {
+            if position >= bufferStart + bufferCount {
+                bufferStart = position
+                bufferCount = try buffer.withUnsafeMutableBytes { raw in
+                    try fileSystem.read(
+                        file,
+                        into: UnsafeMutableRawBufferPointer(
+                            rebasing: raw[..<min(chunk, size - position)]),
+                        at: Int64(position))
+                }
+                guard bufferCount > 0 else { return false }
+            }
+            let available = bufferStart + bufferCount - position
+            if frameEnd == 0 {
+                // A frame header must be read whole: refill so it starts the buffer if it straddles.
+                guard size - position >= Frame.headerSize else { return false }
+                if available < Frame.headerSize {
+                    bufferCount = 0
+                    continue
+                }
+                let header = buffer.withUnsafeBytes { FrameHeader($0, at: position - bufferStart) }
+                guard header.length <= size - position - Frame.headerSize else { return false }
+                expected = header.crc
+                crc = 0
+                frameEnd = position + Frame.headerSize + header.length
+                position += 4  // the CRC covers everything after itself
+                continue
+            }
+            let take = min(available, frameEnd - position)
+            crc = buffer.withUnsafeBytes { raw in
+                Checksum.crc32c(
+                    UnsafeRawBufferPointer(
+                        rebasing: raw[(position - bufferStart)..<(position - bufferStart + take)]),
+                    extending: crc)
+            }
+            position += take
+            if position == frameEnd {
+                guard crc == expected else { return false }
+                frameEnd = 0
+            }
+        }
+        return frameEnd == 0
     }
 }

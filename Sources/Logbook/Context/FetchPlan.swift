@@ -1,0 +1,197 @@
+import Foundation
+
+/// A fetch reduced to what the scan needs: how to test a record, how to order matches, which
+/// slice to keep. Built from a ``FetchDescriptor`` or an ``EntityFetchDescriptor``.
+struct FetchPlan {
+    enum Matcher {
+        case all
+        /// A filter bound to attribute positions, evaluated on decoded values.
+        case filter(FilterNode)
+        /// Evaluated on an object: the scratch object for stored records, the live one for
+        /// pending objects.
+        case object((AnyObject) throws -> Bool)
+    }
+
+    struct SortKey {
+        let attribute: Int
+        let ascending: Bool
+        /// For strings, a comparator other than code-point order.
+        let stringComparator: String.StandardComparator?
+    }
+
+    let binding: EntityBinding
+    var matcher: Matcher = .all
+    var sortKeys: [SortKey] = []
+    /// Set when some sort key is not an attribute: matches are built as objects and ordered with it.
+    var objectOrder: ((AnyObject, AnyObject) -> ComparisonResult)?
+    var limit: Int?
+    var offset: Int?
+    var includePendingChanges = true
+}
+
+/// One match of a scan: a stored record (its bytes kept in the scan's buffer) or a pending object.
+struct FetchCandidate {
+    let primaryKey: UInt64
+    /// The live object's backing for pending objects; `nil` for stored records.
+    let live: ModelBacking?
+    let version: UInt64
+    let bytesStart: Int
+    let bytesCount: Int
+}
+
+extension ModelContext {
+    /// Scans the entity's records (and, if asked, the pending objects) and returns the
+    /// matches in order, sliced. With `keepRecords == false` no bytes are kept (for counts).
+    func execute(_ plan: FetchPlan, keepRecords: Bool = true) throws -> (candidates: [FetchCandidate], bytes: [UInt8]) {
+        let binding = plan.binding
+        let entity = binding.entity
+        let codec = binding.codec
+        let keyCount = plan.sortKeys.count
+        var candidates: [FetchCandidate] = []
+        var keys: [AttributeValue] = []
+        var bytes: [UInt8] = []
+        var skip = Set<UInt64>()
+        if plan.includePendingChanges {
+            for backing in changed.values where backing.binding === binding { skip.insert(backing.primaryKey) }
+            for backing in deleted.values where backing.binding === binding { skip.insert(backing.primaryKey) }
+        }
+        var scratch = entity.attributes.map(\.initialValue)
+        let scratchObject: AnyObject? = if case .object = plan.matcher { binding.makeObject() } else { nil }
+        let needsValues: Bool = if case .all = plan.matcher { keyCount > 0 } else { true }
+        // Attributes the filter and the sort read; the others are skipped, not decoded.
+        var needed: [Bool]? = nil
+        if case .object = plan.matcher {} else {
+            var mask = [Bool](repeating: false, count: entity.attributes.count)
+            if case .filter(let node) = plan.matcher { node.markAttributes(&mask) }
+            for key in plan.sortKeys { mask[key.attribute] = true }
+            needed = mask
+        }
+        try wrapStoreErrors {
+            try container.store.forEach(in: binding.keyspace) { key, value in
+                guard let pk = RecordCodec.primaryKey(key) else {
+                    throw LogbookError.corruptRecord(entity: entity.name, key: "\(key.count) bytes", reason: "a key has 8 bytes")
+                }
+                if !skip.isEmpty && skip.contains(pk) { return }
+                var version: UInt64 = 0
+                if needsValues {
+                    if let scratchObject {
+                        version = try codec.decode(value, key: String(pk)) { i, v in binding.write(scratchObject, i, v) }
+                    } else {
+                        version = try codec.decode(value, key: String(pk), only: needed) { i, v in scratch[i] = v }
+                    }
+                    switch plan.matcher {
+                    case .all: break
+                    case .filter(let node):
+                        if !(try node.evaluate(ArrayFilterValues(values: scratch, entity: entity))) { return }
+                    case .object(let test):
+                        if let scratchObject, !(try test(scratchObject)) { return }
+                    }
+                    if keyCount > 0 {
+                        if let scratchObject {
+                            for key in plan.sortKeys { keys.append(binding.read(scratchObject, key.attribute)) }
+                        } else {
+                            for key in plan.sortKeys { keys.append(scratch[key.attribute]) }
+                        }
+                    }
+                }
+                let start = bytes.count
+                if keepRecords { bytes.append(contentsOf: value) }
+                candidates.append(
+                    FetchCandidate(primaryKey: pk, live: nil, version: version, bytesStart: start, bytesCount: value.count))
+            }
+        }
+        if plan.includePendingChanges {
+            let pending = insertedList.filter { $0.state == .inserted && $0.binding === binding }
+                + changed.values.filter { $0.binding === binding }
+            for backing in pending {
+                let object = backing.object
+                switch plan.matcher {
+                case .all: break
+                case .filter(let node):
+                    if !(try node.evaluate(ArrayFilterValues(values: binding.readAll(object), entity: entity))) { continue }
+                case .object(let test):
+                    if !(try test(object)) { continue }
+                }
+                for key in plan.sortKeys { keys.append(binding.read(object, key.attribute)) }
+                candidates.append(
+                    FetchCandidate(primaryKey: backing.primaryKey, live: backing, version: backing.version, bytesStart: 0, bytesCount: 0))
+            }
+        }
+        var order = Array(candidates.indices)
+        if keyCount > 0 {
+            let sortKeys = plan.sortKeys
+            keys.withUnsafeBufferPointer { keys in
+                order.sort { a, b in
+                    for (k, key) in sortKeys.enumerated() {
+                        let x = keys[a * keyCount + k]
+                        let y = keys[b * keyCount + k]
+                        var result: ComparisonResult
+                        if let comparator = key.stringComparator, case .string(let s) = x, case .string(let t) = y {
+                            result = comparator.compare(s, t)
+                        } else {
+                            result = AttributeValue.compare(x, y)
+                        }
+                        if result == .orderedSame { continue }
+                        return (result == .orderedAscending) == key.ascending
+                    }
+                    return candidates[a].primaryKey < candidates[b].primaryKey
+                }
+            }
+        } else {
+            order.sort { candidates[$0].primaryKey < candidates[$1].primaryKey }
+        }
+        var ordered = order.map { candidates[$0] }
+        if plan.objectOrder == nil { ordered = Self.slice(ordered, plan) }
+        return (ordered, bytes)
+    }
+
+    static func slice<T>(_ items: [T], _ plan: FetchPlan) -> [T] {
+        let start = min(max(plan.offset ?? 0, 0), items.count)
+        let end = plan.limit.map { min(start + max($0, 0), items.count) } ?? items.count
+        return Array(items[start..<end])
+    }
+
+    /// The object of a candidate: the registered one if any, else one built from its record
+    /// and registered.
+    func materialize(
+        _ candidate: FetchCandidate, _ bytes: [UInt8], _ binding: EntityBinding, generation: UInt64
+    ) throws -> AnyObject {
+        if let live = candidate.live { return live.object }
+        if let known = registered(binding.index, candidate.primaryKey) { return known.object }
+        let object = binding.makeObject()
+        let version = try bytes.withUnsafeBytes { raw in
+            try binding.codec.decode(
+                UnsafeRawBufferPointer(rebasing: raw[candidate.bytesStart..<candidate.bytesStart + candidate.bytesCount]),
+                key: String(candidate.primaryKey)
+            ) { i, v in binding.write(object, i, v) }
+        }
+        adoptFetched(object, binding: binding, primaryKey: candidate.primaryKey, version: version, generation: generation)
+        return object
+    }
+
+    func adoptFetched(
+        _ object: AnyObject, binding: EntityBinding, primaryKey: UInt64, version: UInt64, generation: UInt64
+    ) {
+        let backing = ModelBacking(
+            binding: binding, primaryKey: primaryKey, object: object, context: self, state: .persisted, version: version)
+        backing.readGeneration = generation
+        binding.adopt(object, backing)
+        registry[binding.index][primaryKey] = backing
+    }
+
+    /// Runs the plan and builds the objects of the result.
+    func fetchObjects(_ plan: FetchPlan) throws -> [AnyObject] {
+        let generation = container.saveGeneration
+        let (candidates, bytes) = try execute(plan)
+        var objects = try candidates.map { try materialize($0, bytes, plan.binding, generation: generation) }
+        if let order = plan.objectOrder {
+            let keyed = zip(objects, candidates.map(\.primaryKey))
+            objects = Self.slice(
+                keyed.sorted { a, b in
+                    let r = order(a.0, b.0)
+                    return r == .orderedSame ? a.1 < b.1 : r == .orderedAscending
+                }.map(\.0), plan)
+        }
+        return objects
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import LogStore
+import Synchronization
+
+/// An open store with its schema: the entry point of an app.
+///
+/// ```swift
+/// let container = try ModelContainer(for: [Employee.self], at: URL(filePath: "Employees.logbook"))
+/// let context = container.mainContext
+/// ```
+/// Opening writes the schema into the store, migrating a stored one when only entities or
+/// optional/defaulted attributes were added. Thread safety: the container is `Sendable`; make
+/// one ``ModelContext`` per thread or actor (``mainContext`` belongs to the thread that opened
+/// the container). Saves of all its contexts are serialized. The store closes when the container
+/// and all its contexts are gone, or at ``close()``.
+public final class ModelContainer: Sendable {
+    /// The store's directory.
+    public let url: URL
+    /// The schema in use (as stored, with its version).
+    public let schema: Schema
+    /// The engine below, for tools (statistics, compaction). Writing to entity keyspaces
+    /// directly bypasses validation and versioning.
+    public let store: LogStore
+    let bindings: [EntityBinding]
+    private let bindingByName: [String: Int]
+    private let bindingByType: [ObjectIdentifier: Int]
+    /// Last primary key handed out, per entity.
+    private let counters: Mutex<[UInt64]>
+    /// Held while a save checks versions and commits.
+    let saveLock = Mutex<Void>(())
+    /// Save bookkeeping that lets a save skip reading stored versions when no other context
+    /// saved the entity since its objects were read.
+    private let saveLog: Mutex<SaveLog>
+    private let nextContextSerial = Atomic<UInt64>(0)
+    // Invariant: set once in init; used only on the opening thread.
+    nonisolated(unsafe) private var main: ModelContext?
+
+    /// Keyspace of counters and other bookkeeping.
+    static let metaKeyspace = "logbook.meta"
+
+    /// Opens (creating if needed) the store at `url` for the entities of `types`.
+    /// - Parameter url: the store's directory; `nil` uses ``defaultURL``.
+    /// - Throws: ``LogbookError/invalidSchema(_:)``, ``LogbookError/incompatibleSchema(entity:attribute:reason:)``,
+    ///   ``LogbookError/corruptRecord(entity:key:reason:)``, ``LogbookError/store(_:)`` (for example
+    ///   ``LogStoreError/locked(path:)`` if another process writes the store).
+    public convenience init(
+        for types: [any PersistentModel.Type], at url: URL? = nil, options: LogStoreOptions = LogStoreOptions()
+    ) throws {
+        let layouts = try types.map { try ModelLayout.of($0) }
+        try self.init(schema: Schema(layouts.map(\.entity)), layouts: layouts, url: url, options: options)
+    }
+
+    /// Opens (creating if needed) the store at `url` with a schema given by name — for apps and
+    /// tools without model classes. With `schema == nil` the store's own schema is used (the
+    /// store must have one).
+    /// - Throws: as ``init(for:at:options:)``; ``LogbookError/invalidSchema(_:)`` if `schema` is
+    ///   `nil` and the store holds none.
+    public convenience init(schema: Schema?, at url: URL? = nil, options: LogStoreOptions = LogStoreOptions()) throws {
+        try self.init(schema: schema, layouts: [], url: url, options: options)
+    }
+
+    private init(schema requested: Schema?, layouts: [ModelLayout], url: URL?, options: LogStoreOptions) throws {
+        let url = url ?? Self.defaultURL
+        try requested?.validate()
+        if !options.readOnly && options.createIfMissing {
+            // The engine makes the store's directory, not its parents (the default location's
+            // parent may not exist yet). A failure here shows up as the engine's open error.
+            try? FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+        }
+        let store = try wrapStoreErrors { try LogStore(path: url.path, options: options) }
+        var history = try SchemaHistory.read(from: store)
+        var schema: Schema
+        if let current = history.current {
+            schema = try requested.map { try current.migrated(to: $0) } ?? current
+            if schema.fingerprint != current.fingerprint {
+                guard !options.readOnly else {
+                    throw LogbookError.incompatibleSchema(
+                        entity: requested?.entities.first?.name ?? "", attribute: nil,
+                        reason: "the store was opened read-only, so its schema cannot be migrated")
+                }
+                schema.version = current.version + 1
+            } else {
+                schema = current
+            }
+        } else {
+            guard let requested else {
+                throw LogbookError.invalidSchema("the store at \(url.path) holds no schema; pass one")
+            }
+            schema = requested
+            schema.version = 1
+        }
+        if history.versions[schema.version] == nil {
+            history.add(schema)
+            let record = SchemaCodec.encode(schema)
+            try wrapStoreErrors {
+                try store.put(record, for: SchemaCodec.key(version: schema.version), in: SchemaHistory.keyspace)
+            }
+        }
+        var bindings: [EntityBinding] = []
+        var byType: [ObjectIdentifier: Int] = [:]
+        for (i, entity) in schema.entities.enumerated() {
+            let layout = layouts.first { $0.entity.name == entity.name }
+            if let layout { byType[ObjectIdentifier(layout.modelType)] = i }
+            let codec = RecordCodec(entity: entity, schemaVersion: schema.version, history: history)
+            bindings.append(try EntityBinding(index: i, entity: entity, codec: codec, layout: layout))
+        }
+        var counters: [UInt64] = []
+        for entity in schema.entities {
+            let stored = try wrapStoreErrors { try store.get(Self.counterKey(entity.name), in: Self.metaKeyspace) }
+            counters.append(stored.flatMap { $0.withUnsafeBytes { RecordCodec.primaryKey($0) } } ?? 0)
+        }
+        self.url = url
+        self.schema = schema
+        self.store = store
+        self.bindings = bindings
+        self.bindingByName = Dictionary(uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
+        self.bindingByType = byType
+        self.counters = Mutex(counters)
+        self.saveLog = Mutex(SaveLog(entities: Array(repeating: SaveLog.Entry(), count: schema.entities.count)))
+        self.main = ModelContext(mainOf: self)
+    }
+
+    /// The context for the thread that opened the container (an app's main thread).
+    public var mainContext: ModelContext {
+        // Invariant: `main` is set at the end of init.
+        main.unsafelyUnwrapped
+    }
+
+    /// Where stores go when the app names none: `<Application Support>/<process name>.logbook`
+    /// (on Linux `~/.local/share/…`, following XDG).
+    public static var defaultURL: URL {
+        let base =
+            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? FileManager.default.temporaryDirectory
+        return base.appending(path: "\(ProcessInfo.processInfo.processName).logbook", directoryHint: .isDirectory)
+    }
+
+    /// Syncs and closes the store; contexts of this container then fail to save or fetch.
+    /// - Throws: ``LogbookError/store(_:)``.
+    public func close() throws {
+        try wrapStoreErrors { try store.close() }
+    }
+
+    func binding(named name: String) throws -> EntityBinding {
+        guard let i = bindingByName[name] else { throw LogbookError.unknownEntity(name) }
+        return bindings[i]
+    }
+
+    func binding(for type: any PersistentModel.Type) throws -> EntityBinding {
+        guard let i = bindingByType[ObjectIdentifier(type)] else { throw LogbookError.unknownEntity(type.entityName) }
+        return bindings[i]
+    }
+
+    /// A new primary key for the entity, never handed out before in this store.
+    func nextPrimaryKey(_ entity: Int) -> UInt64 {
+        counters.withLock {
+            $0[entity] += 1
+            return $0[entity]
+        }
+    }
+
+    func lastPrimaryKey(_ entity: Int) -> UInt64 { counters.withLock { $0[entity] } }
+
+    /// A number naming a new context as a saver.
+    func makeContextSerial() -> UInt64 { nextContextSerial.add(1, ordering: .relaxed).newValue }
+
+    /// The number of saves so far; objects remember it when read.
+    var saveGeneration: UInt64 { saveLog.withLock { $0.generation } }
+
+    /// The generation of the newest save of `entity` by a context other than `saver` (0: none).
+    func latestForeignSave(of entity: Int, saver: UInt64) -> UInt64 {
+        saveLog.withLock { log in
+            let entry = log.entities[entity]
+            return entry.latestSaver == saver ? entry.previousForeign : entry.latest
+        }
+    }
+
+    /// Records a committed save of `entities` by `saver`; returns its generation.
+    func recordSave(of entities: Set<Int>, saver: UInt64) -> UInt64 {
+        saveLog.withLock { log in
+            log.generation += 1
+            for e in entities {
+                if log.entities[e].latestSaver != saver {
+                    log.entities[e].previousForeign = log.entities[e].latest
+                    log.entities[e].latestSaver = saver
+                }
+                log.entities[e].latest = log.generation
+            }
+            return log.generation
+        }
+    }
+
+    static func counterKey(_ entity: String) -> [UInt8] { Array("lastID:\(entity)".utf8) }
+}
+
+/// Which context saved each entity last, and when.
+struct SaveLog {
+    struct Entry {
+        /// Generation of the newest save of the entity (0: none).
+        var latest: UInt64 = 0
+        /// The context that made it.
+        var latestSaver: UInt64 = 0
+        /// Generation of the newest save by a context other than `latestSaver`.
+        var previousForeign: UInt64 = 0
+    }
+    var generation: UInt64 = 0
+    var entities: [Entry]
+}

@@ -1,0 +1,88 @@
+extension ModelContext {
+    /// Inserts a new object of `entity` with `values` by attribute name — the seeds'
+    /// `insertObjectWithEntity:parameter:`. Unset attributes take their defaults. For an entity
+    /// with a model class the object is an instance of that class; else a ``ManagedObject``.
+    /// - Throws: ``LogbookError/unknownEntity(_:)``, ``LogbookError/unknownAttribute(entity:attribute:)``,
+    ///   ``LogbookError/typeMismatch(entity:attribute:expected:found:)`` (then nothing is inserted).
+    @discardableResult
+    public func insert(entity: String, values: [String: Any?] = [:]) throws -> any ModelObject {
+        try insert(entity: entity) { object in
+            for (key, value) in values.sorted(by: { $0.key < $1.key }) { try object.setValue(value, forKey: key) }
+        }
+    }
+
+    /// Inserts a new object of `entity` and lets `configure` set its values — the seeds'
+    /// `insertObjectWithEntity:completion:`. If `configure` throws, nothing is inserted.
+    /// - Throws: ``LogbookError/unknownEntity(_:)`` and whatever `configure` throws.
+    @discardableResult
+    public func insert(entity: String, _ configure: (any ModelObject) throws -> Void) throws -> any ModelObject {
+        let binding = try container.binding(named: entity)
+        let object = binding.makeObject()
+        let backing = register(object, binding: binding)
+        guard let model = object as? any ModelObject else { return ManagedObject(values: []) }
+        do {
+            try configure(model)
+        } catch {
+            delete(model)
+            throw error
+        }
+        _ = backing
+        return model
+    }
+
+    /// Objects of `entity` matching a string predicate, sorted by one attribute — the seeds'
+    /// `queryWithEntity:predicate:sortKey:ascending:`.
+    ///
+    /// ```swift
+    /// let rich = try context.fetch(entity: "Employee", where: "salary > %@", 5, sortBy: "name")
+    /// ```
+    /// - Throws: ``LogbookError/predicateSyntax(message:line:column:)``,
+    ///   ``LogbookError/unknownEntity(_:)``, ``LogbookError/unknownAttribute(entity:attribute:)``,
+    ///   ``LogbookError/unsupportedPredicate(_:)``, ``LogbookError/store(_:)``.
+    public func fetch(
+        entity: String, where format: String? = nil, _ arguments: Any?..., sortBy key: String? = nil,
+        ascending: Bool = true
+    ) throws -> [any ModelObject] {
+        let predicate = try format.map { try StringPredicate(format: $0, arguments: arguments) }
+        return try fetch(
+            EntityFetchDescriptor(entityName: entity, predicate: predicate, sortBy: key.map { [($0, ascending)] } ?? []))
+    }
+
+    /// Objects of an ``EntityFetchDescriptor``.
+    /// - Throws: as ``fetch(entity:where:_:sortBy:ascending:)``.
+    public func fetch(_ descriptor: EntityFetchDescriptor) throws -> [any ModelObject] {
+        try fetchObjects(makePlan(descriptor)).compactMap { $0 as? any ModelObject }
+    }
+
+    /// How many objects an ``EntityFetchDescriptor`` would fetch, without building them.
+    /// - Throws: as ``fetch(entity:where:_:sortBy:ascending:)``.
+    public func fetchCount(_ descriptor: EntityFetchDescriptor) throws -> Int {
+        var plan = try makePlan(descriptor)
+        plan.sortKeys = []
+        return try execute(plan, keepRecords: false).candidates.count
+    }
+
+    /// The identifiers an ``EntityFetchDescriptor`` would fetch, in order.
+    /// - Throws: as ``fetch(entity:where:_:sortBy:ascending:)``.
+    public func fetchIdentifiers(_ descriptor: EntityFetchDescriptor) throws -> [PersistentIdentifier] {
+        try execute(makePlan(descriptor), keepRecords: false).candidates.map {
+            PersistentIdentifier(entityName: descriptor.entityName, primaryKey: $0.primaryKey)
+        }
+    }
+
+    private func makePlan(_ descriptor: EntityFetchDescriptor) throws -> FetchPlan {
+        let binding = try container.binding(named: descriptor.entityName)
+        var plan = FetchPlan(binding: binding)
+        if let predicate = descriptor.predicate { plan.matcher = .filter(try predicate.root.bound(to: binding.entity)) }
+        plan.sortKeys = try descriptor.sortBy.map { key, ascending in
+            guard let i = binding.entity.attributeIndex(key) else {
+                throw LogbookError.unknownAttribute(entity: binding.entity.name, attribute: key)
+            }
+            return FetchPlan.SortKey(attribute: i, ascending: ascending, stringComparator: nil)
+        }
+        plan.limit = descriptor.fetchLimit
+        plan.offset = descriptor.fetchOffset
+        plan.includePendingChanges = descriptor.includePendingChanges
+        return plan
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+extension ModelContext {
+    /// The objects of `descriptor`, ordered and sliced. Objects already registered in this
+    /// context are returned as they are (uniquing); the others are built and registered.
+    ///
+    /// Only the entity's records are read, each decoded once. A predicate made of attribute
+    /// comparisons (`==`, `!=`, `<`, …, `&&`, `||`, `!`) is evaluated on decoded values; other
+    /// predicates run on one reused scratch object, and objects are built only for matches.
+    /// - Throws: ``LogbookError/unknownEntity(_:)`` for a class outside the container's schema,
+    ///   errors the predicate throws, ``LogbookError/corruptRecord(entity:key:reason:)``,
+    ///   ``LogbookError/store(_:)``.
+    /// - Complexity: O(records of the entity) plus O(m log m) to sort m matches.
+    public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
+        let plan = try makePlan(descriptor)
+        return try fetchObjects(plan).map { unsafeDowncast($0, to: Model.self) }
+    }
+
+    /// The number of objects `descriptor` would fetch, without building any.
+    /// - Throws: as ``fetch(_:)-(FetchDescriptor<Model>)``.
+    public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> Int {
+        var plan = try makePlan(descriptor)
+        plan.objectOrder = nil
+        plan.sortKeys = []
+        return try execute(plan, keepRecords: false).candidates.count
+    }
+
+    /// The identifiers of the objects `descriptor` would fetch, in order, without building them
+    /// (unless a sort key is not an attribute).
+    /// - Throws: as ``fetch(_:)-(FetchDescriptor<Model>)``.
+    public func fetchIdentifiers<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
+        -> [PersistentIdentifier]
+    {
+        let plan = try makePlan(descriptor)
+        let name = plan.binding.entity.name
+        if plan.objectOrder != nil {
+            return try fetchObjects(plan).compactMap { ($0 as? any ModelObject)?.persistentModelID }
+        }
+        return try execute(plan, keepRecords: false).candidates.map {
+            PersistentIdentifier(entityName: name, primaryKey: $0.primaryKey)
+        }
+    }
+
+    /// The object with identifier `id`: the registered instance if any, else read from the
+    /// store and registered. `nil` if there is no such object (or its deletion is pending here).
+    /// - Throws: ``LogbookError/typeMismatch(entity:attribute:expected:found:)`` if `id` is of
+    ///   another entity than `Model`, ``LogbookError/corruptRecord(entity:key:reason:)``,
+    ///   ``LogbookError/store(_:)``.
+    /// - Complexity: one hash lookup, or one store read and decode.
+    public func model<Model: PersistentModel>(for id: PersistentIdentifier, as type: Model.Type = Model.self) throws
+        -> Model?
+    {
+        guard let object = try object(for: id) else { return nil }
+        guard let model = object as? Model else {
+            throw LogbookError.typeMismatch(
+                entity: id.entityName, attribute: "", expected: Model.entityName, found: id.entityName)
+        }
+        return model
+    }
+
+    /// The object with identifier `id`, whatever its entity (a ``ManagedObject`` for entities
+    /// without a class). `nil` if there is none.
+    /// - Throws: ``LogbookError/unknownEntity(_:)``, ``LogbookError/corruptRecord(entity:key:reason:)``,
+    ///   ``LogbookError/store(_:)``.
+    public func object(for id: PersistentIdentifier) throws -> (any ModelObject)? {
+        let binding = try container.binding(named: id.entityName)
+        if let known = registered(binding.index, id.primaryKey) {
+            switch known.state {
+            case .inserted, .persisted: return known.object as? any ModelObject
+            case .deleted, .forgotten: return nil
+            }
+        }
+        let generation = container.saveGeneration
+        guard
+            let bytes = try wrapStoreErrors({
+                try container.store.get(RecordCodec.key(id.primaryKey), in: binding.keyspace)
+            })
+        else { return nil }
+        let object = binding.makeObject()
+        let version = try bytes.withUnsafeBytes { raw in
+            try binding.codec.decode(raw, key: String(id.primaryKey)) { i, v in binding.write(object, i, v) }
+        }
+        adoptFetched(object, binding: binding, primaryKey: id.primaryKey, version: version, generation: generation)
+        return object as? any ModelObject
+    }
+
+    /// The instance registered in this context for `id`, without reading the store.
+    public func registeredModel<Model: PersistentModel>(for id: PersistentIdentifier, as type: Model.Type = Model.self)
+        -> Model?
+    {
+        guard let binding = try? container.binding(named: id.entityName) else { return nil }
+        return registered(binding.index, id.primaryKey)?.object as? Model
+    }
+
+    private func makePlan<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> FetchPlan {
+        let binding = try container.binding(for: Model.self)
+        var plan = FetchPlan(binding: binding)
+        plan.limit = descriptor.fetchLimit
+        plan.offset = descriptor.fetchOffset
+        plan.includePendingChanges = descriptor.includePendingChanges
+        let resolver = KeyPathResolver(binding: binding)
+        if let predicate = descriptor.predicate {
+            if let node = PredicateTranslator(resolver: resolver).translate(predicate) {
+                plan.matcher = .filter(node)
+            } else {
+                plan.matcher = .object { try predicate.evaluate(unsafeDowncast($0, to: Model.self)) }
+            }
+        }
+        var keys: [FetchPlan.SortKey] = []
+        for sort in descriptor.sortBy {
+            guard let keyPath = sort.keyPath, let index = resolver.attributeIndex(keyPath) else {
+                let sorts = descriptor.sortBy
+                plan.objectOrder = { a, b in
+                    for sort in sorts {
+                        let r = sort.compare(unsafeDowncast(a, to: Model.self), unsafeDowncast(b, to: Model.self))
+                        if r != .orderedSame { return r }
+                    }
+                    return .orderedSame
+                }
+                keys = []
+                break
+            }
+            keys.append(FetchPlan.SortKey(attribute: index, ascending: sort.order == .forward, stringComparator: sort.stringComparator))
+        }
+        plan.sortKeys = keys
+        return plan
+    }
+}

@@ -1,0 +1,147 @@
+/// Encodes and decodes the records of one entity (FORMAT.md Part 2, "Object records").
+///
+/// A record is `schemaVersion: varint, objectVersion: varint, nulls: bitmap, values…`: the
+/// values of the attributes in schema order, `null` optionals omitted and flagged in the
+/// bitmap. Records written under an older schema version decode through that version's layout,
+/// with attributes added since taking their defaults. Immutable, `Sendable`.
+struct RecordCodec: Sendable {
+    /// One schema version's layout of the entity.
+    private struct Layout: Sendable {
+        var types: [AttributeType]
+        /// For each stored attribute, its position among the optional ones, or -1.
+        var optionalSlot: [Int]
+        var bitmapBytes: Int
+        /// For each stored attribute, its position in the current layout (or -1: dropped).
+        var currentIndex: [Int]
+
+        init(_ entity: Entity, current: Entity) {
+            types = entity.attributes.map(\.type)
+            var slots: [Int] = []
+            var next = 0
+            for attribute in entity.attributes {
+                slots.append(attribute.isOptional ? next : -1)
+                if attribute.isOptional { next += 1 }
+            }
+            optionalSlot = slots
+            bitmapBytes = (next + 7) / 8
+            currentIndex = entity.attributes.map { current.attributeIndex($0.name) ?? -1 }
+        }
+    }
+
+    let entity: Entity
+    let schemaVersion: UInt32
+    private let layout: Layout
+    private let older: [UInt32: Layout]
+    /// For each current attribute, the value records of older versions lack it get.
+    private let initialValues: [AttributeValue]
+
+    init(entity: Entity, schemaVersion: UInt32, history: SchemaHistory) {
+        self.entity = entity
+        self.schemaVersion = schemaVersion
+        layout = Layout(entity, current: entity)
+        var older: [UInt32: Layout] = [:]
+        for (version, schema) in history.versions where version != schemaVersion {
+            if let old = schema.entity(named: entity.name) { older[version] = Layout(old, current: entity) }
+        }
+        self.older = older
+        initialValues = entity.attributes.map(\.initialValue)
+    }
+
+    /// Encodes values given by position in the entity's attributes.
+    /// Invariant: every value is `null` or of its attribute's type (checked by the caller).
+    @inline(__always)
+    func encode(objectVersion: UInt64, into w: inout ByteWriter, value: (Int) -> AttributeValue) {
+        w.varint(UInt64(schemaVersion))
+        w.varint(objectVersion)
+        let bitmapStart = w.bytes.count
+        if layout.bitmapBytes > 0 { w.bytes.append(contentsOf: repeatElement(0, count: layout.bitmapBytes)) }
+        for i in 0..<layout.types.count {
+            let v = value(i)
+            if v.isNull {
+                let slot = layout.optionalSlot[i]
+                if slot >= 0 { w.bytes[bitmapStart + slot / 8] |= 1 << UInt8(slot % 8) }
+                continue
+            }
+            w.value(v)
+        }
+    }
+
+    /// Reads only the object version of a record.
+    static func objectVersion(of buffer: UnsafeRawBufferPointer) -> UInt64? {
+        var r = ByteReader(buffer)
+        guard (try? r.varint()) != nil else { return nil }
+        return try? r.varint()
+    }
+
+    /// Decodes `buffer`, calling `body` with each current attribute's position and value
+    /// (only those `needed` marks, when given; all for records of older schema versions).
+    /// Attributes a record from an older schema lacks get their default.
+    /// - Returns: the record's object version.
+    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)`` (with `key` as given).
+    @inline(__always)
+    func decode(
+        _ buffer: UnsafeRawBufferPointer, key: @autoclosure () -> String, only needed: [Bool]? = nil,
+        _ body: (Int, AttributeValue) throws -> Void
+    ) throws -> UInt64 {
+        var r = ByteReader(buffer)
+        do {
+            let version = try r.varint()
+            let objectVersion = try r.varint()
+            if version == UInt64(schemaVersion) {
+                try decodeValues(&r, layout, needed, body)
+            } else if version <= UInt64(UInt32.max), let old = older[UInt32(version)] {
+                var seen = [Bool](repeating: false, count: initialValues.count)
+                try decodeValues(&r, old, nil) { i, v in
+                    seen[i] = true
+                    try body(i, v)
+                }
+                for (i, present) in seen.enumerated() where !present { try body(i, initialValues[i]) }
+            } else {
+                throw LogbookError.corruptRecord(
+                    entity: entity.name, key: key(), reason: "unknown schema version \(version)")
+            }
+            guard r.isAtEnd else {
+                throw LogbookError.corruptRecord(
+                    entity: entity.name, key: key(), reason: "\(buffer.count - r.offset) bytes after the values")
+            }
+            return objectVersion
+        } catch is ByteReader.Truncated {
+            throw LogbookError.corruptRecord(entity: entity.name, key: key(), reason: "the record ends early or holds an invalid value")
+        }
+    }
+
+    @inline(__always)
+    private func decodeValues(
+        _ r: inout ByteReader, _ layout: Layout, _ needed: [Bool]?, _ body: (Int, AttributeValue) throws -> Void
+    ) throws {
+        let bitmapStart = r.offset
+        guard r.buffer.count - bitmapStart >= layout.bitmapBytes else { throw ByteReader.Truncated() }
+        r.offset += layout.bitmapBytes
+        for i in 0..<layout.types.count {
+            let slot = layout.optionalSlot[i]
+            let target = layout.currentIndex[i]
+            if slot >= 0 && r.buffer[bitmapStart + slot / 8] & (1 << UInt8(slot % 8)) != 0 {
+                if target >= 0 { try body(target, .null) }
+                continue
+            }
+            if target >= 0 && (needed?[target] ?? true) {
+                try body(target, try r.value(layout.types[i]))
+            } else {
+                try r.skip(layout.types[i])
+            }
+        }
+    }
+
+    /// The key of the object with primary key `pk`: 8 bytes big-endian.
+    @inline(__always)
+    static func key(_ pk: UInt64) -> [UInt8] {
+        withUnsafeBytes(of: pk.bigEndian) { Array($0) }
+    }
+
+    /// The primary key in an 8-byte key, or `nil`.
+    @inline(__always)
+    static func primaryKey(_ key: UnsafeRawBufferPointer) -> UInt64? {
+        guard key.count == 8 else { return nil }
+        return UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+    }
+}

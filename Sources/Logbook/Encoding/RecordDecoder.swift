@@ -1,0 +1,90 @@
+import LogStore
+
+/// One object record decoded with the store's own schema.
+public struct DecodedRecord: Sendable, Hashable {
+    /// The object's identifier.
+    public let id: PersistentIdentifier
+    /// The object version (how many times it was saved).
+    public let version: UInt64
+    /// Attribute names and values in schema order.
+    public let attributes: [(name: String, value: AttributeValue)]
+
+    /// The values by attribute name (what ``StringPredicate/evaluate(_:)`` takes).
+    public var values: [String: AttributeValue] {
+        Dictionary(attributes.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.id == b.id && a.version == b.version && a.attributes.elementsEqual(b.attributes) { $0 == $1 }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(version)
+    }
+}
+
+/// Decodes the records of a store with the schema stored in it — no app classes needed. This
+/// is how the `logbook` tool reads objects.
+///
+/// Immutable, `Sendable`.
+public struct RecordDecoder: Sendable {
+    /// The store's newest schema.
+    public let schema: Schema
+    private let codecs: [String: RecordCodec]
+
+    /// Reads the schema (every version) stored in `store`.
+    /// - Throws: ``LogbookError/invalidSchema(_:)`` if the store holds no schema,
+    ///   ``LogbookError/corruptRecord(entity:key:reason:)``, ``LogbookError/store(_:)``.
+    public init(store: LogStore) throws {
+        let history = try SchemaHistory.read(from: store)
+        guard let current = history.current else {
+            throw LogbookError.invalidSchema("the store at \(store.path) holds no Logbook schema")
+        }
+        schema = current
+        var codecs: [String: RecordCodec] = [:]
+        for entity in current.entities {
+            codecs[entity.name] = RecordCodec(entity: entity, schemaVersion: current.version, history: history)
+        }
+        self.codecs = codecs
+    }
+
+    /// Whether `keyspace` holds object records (an entity's), as opposed to `logbook.` ones.
+    public func isEntityKeyspace(_ keyspace: String) -> Bool { codecs[keyspace] != nil }
+
+    /// Decodes the record under `key` in the entity keyspace `keyspace`.
+    /// - Throws: ``LogbookError/unknownEntity(_:)`` for a keyspace that is no entity's,
+    ///   ``LogbookError/corruptRecord(entity:key:reason:)`` for a record that does not decode.
+    public func decode(keyspace: String, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws
+        -> DecodedRecord
+    {
+        guard let codec = codecs[keyspace] else { throw LogbookError.unknownEntity(keyspace) }
+        guard let pk = RecordCodec.primaryKey(key) else {
+            throw LogbookError.corruptRecord(
+                entity: keyspace, key: key.map { String($0, radix: 16) }.joined(), reason: "a key has 8 bytes")
+        }
+        var values = codec.entity.attributes.map(\.initialValue)
+        let version = try codec.decode(value, key: String(pk)) { i, v in values[i] = v }
+        return DecodedRecord(
+            id: PersistentIdentifier(entityName: keyspace, primaryKey: pk), version: version,
+            attributes: zip(codec.entity.attributes, values).map { ($0.name, $1) })
+    }
+
+    /// Decodes a record given as arrays.
+    /// - Throws: as ``decode(keyspace:key:value:)-(_,UnsafeRawBufferPointer,_)``.
+    public func decode(keyspace: String, key: [UInt8], value: [UInt8]) throws -> DecodedRecord {
+        try key.withUnsafeBytes { k in try value.withUnsafeBytes { v in try decode(keyspace: keyspace, key: k, value: v) } }
+    }
+
+    /// Every record of `entity`, in primary-key order.
+    /// - Throws: as ``decode(keyspace:key:value:)-(_,UnsafeRawBufferPointer,_)``, ``LogbookError/store(_:)``.
+    public func records(of entity: String, in store: LogStore) throws -> [DecodedRecord] {
+        var result: [DecodedRecord] = []
+        try wrapStoreErrors {
+            try store.forEach(in: entity) { key, value in
+                result.append(try decode(keyspace: entity, key: key, value: value))
+            }
+        }
+        return result.sorted { $0.id.primaryKey < $1.id.primaryKey }
+    }
+}

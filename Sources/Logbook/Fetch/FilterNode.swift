@@ -1,0 +1,196 @@
+import Foundation
+
+/// A comparison operator of a filter.
+enum FilterOperator: Sendable, Hashable {
+    case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
+    case beginsWith, endsWith, contains, `in`
+}
+
+/// One side of a comparison: an attribute (by name until bound to an entity, then by
+/// position), a constant, or a list of constants.
+enum FilterOperand: Sendable, Hashable {
+    case key(String)
+    case attribute(Int)
+    case value(AttributeValue)
+    case list([AttributeValue])
+}
+
+/// Where a filter reads attribute values from.
+protocol FilterValues {
+    func value(forKey key: String) throws -> AttributeValue
+    func value(at index: Int) -> AttributeValue
+}
+
+/// The tree both string predicates and translated `#Predicate`s become: evaluated against a
+/// record's values without building an object.
+indirect enum FilterNode: Sendable, Hashable {
+    case constant(Bool)
+    case and(FilterNode, FilterNode)
+    case or(FilterNode, FilterNode)
+    case not(FilterNode)
+    /// `caseInsensitive` and `diacriticInsensitive` are the `[c]` and `[d]` modifiers.
+    case compare(FilterOperand, FilterOperator, FilterOperand, caseInsensitive: Bool, diacriticInsensitive: Bool)
+    case between(FilterOperand, lower: FilterOperand, upper: FilterOperand)
+
+    /// The same filter with attribute names replaced by positions in `entity`.
+    /// - Throws: ``LogbookError/unknownAttribute(entity:attribute:)``,
+    ///   ``LogbookError/unsupportedPredicate(_:)`` for key paths through relationships.
+    func bound(to entity: Entity) throws -> FilterNode {
+        func operand(_ o: FilterOperand) throws -> FilterOperand {
+            guard case .key(let name) = o else { return o }
+            if let i = entity.attributeIndex(name) { return .attribute(i) }
+            if name.contains(".") {
+                throw LogbookError.unsupportedPredicate(
+                    "the key path \(name) goes through a relationship, which \(entity.name) fetches do not support")
+            }
+            throw LogbookError.unknownAttribute(entity: entity.name, attribute: name)
+        }
+        switch self {
+        case .constant: return self
+        case .and(let a, let b): return .and(try a.bound(to: entity), try b.bound(to: entity))
+        case .or(let a, let b): return .or(try a.bound(to: entity), try b.bound(to: entity))
+        case .not(let a): return .not(try a.bound(to: entity))
+        case .compare(let l, let op, let r, let c, let d):
+            return .compare(try operand(l), op, try operand(r), caseInsensitive: c, diacriticInsensitive: d)
+        case .between(let v, let lo, let hi):
+            return .between(try operand(v), lower: try operand(lo), upper: try operand(hi))
+        }
+    }
+
+    /// Marks in `mask` every attribute position the filter reads.
+    func markAttributes(_ mask: inout [Bool]) {
+        func mark(_ o: FilterOperand) {
+            if case .attribute(let i) = o, i < mask.count { mask[i] = true }
+        }
+        switch self {
+        case .constant: break
+        case .and(let a, let b), .or(let a, let b):
+            a.markAttributes(&mask)
+            b.markAttributes(&mask)
+        case .not(let a): a.markAttributes(&mask)
+        case .compare(let l, _, let r, _, _):
+            mark(l)
+            mark(r)
+        case .between(let v, let lo, let hi):
+            mark(v)
+            mark(lo)
+            mark(hi)
+        }
+    }
+
+    /// Whether the values satisfy the filter.
+    /// - Throws: ``LogbookError/unsupportedPredicate(_:)`` when an operator does not apply to
+    ///   the values' types; key lookup errors of `values`.
+    func evaluate<Values: FilterValues>(_ values: Values) throws -> Bool {
+        switch self {
+        case .constant(let b): return b
+        case .and(let a, let b): return try a.evaluate(values) && b.evaluate(values)
+        case .or(let a, let b): return try a.evaluate(values) || b.evaluate(values)
+        case .not(let a): return try !a.evaluate(values)
+        case .compare(let l, let op, let r, let c, let d):
+            if op == .in {
+                let lhs = try Self.resolve(l, values)
+                guard case .list(let items) = r else {
+                    throw LogbookError.unsupportedPredicate("IN needs a list on its right, such as {1, 2} or %@ with an array")
+                }
+                return items.contains { Self.equal(lhs, $0, c, d) }
+            }
+            return try Self.compare(Self.resolve(l, values), op, Self.resolve(r, values), c, d)
+        case .between(let v, let lo, let hi):
+            let value = try Self.resolve(v, values)
+            return try Self.compare(value, .greaterOrEqual, Self.resolve(lo, values), false, false)
+                && Self.compare(value, .lessOrEqual, Self.resolve(hi, values), false, false)
+        }
+    }
+
+    @inline(__always)
+    private static func resolve<Values: FilterValues>(_ o: FilterOperand, _ values: Values) throws -> AttributeValue {
+        switch o {
+        case .attribute(let i): return values.value(at: i)
+        case .value(let v): return v
+        case .key(let k): return try values.value(forKey: k)
+        case .list: throw LogbookError.unsupportedPredicate("a list {…} is only allowed after IN or BETWEEN")
+        }
+    }
+
+    private static func fold(_ s: String, _ c: Bool, _ d: Bool) -> String {
+        var options: String.CompareOptions = []
+        if c { options.insert(.caseInsensitive) }
+        if d { options.insert(.diacriticInsensitive) }
+        return options.isEmpty ? s : s.folding(options: options, locale: nil)
+    }
+
+    @inline(__always)
+    private static func equal(_ a: AttributeValue, _ b: AttributeValue, _ c: Bool, _ d: Bool) -> Bool {
+        if c || d, case .string(let x) = a, case .string(let y) = b { return fold(x, c, d) == fold(y, c, d) }
+        return AttributeValue.equal(a, b)
+    }
+
+    private static func compare(
+        _ a: AttributeValue, _ op: FilterOperator, _ b: AttributeValue, _ c: Bool, _ d: Bool
+    ) throws -> Bool {
+        switch op {
+        case .equal: return equal(a, b, c, d)
+        case .notEqual: return !equal(a, b, c, d)
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            if a.isNull || b.isNull { return false }
+            let comparable: Bool
+            switch (a, b) {
+            case (.integer, .double), (.double, .integer): comparable = true
+            default: comparable = a.type == b.type
+            }
+            guard comparable else {
+                throw LogbookError.unsupportedPredicate("cannot order \(a.type?.description ?? "nil") against \(b.type?.description ?? "nil") (\(a) and \(b))")
+            }
+            var result = AttributeValue.compare(a, b)
+            if c || d, case .string(let x) = a, case .string(let y) = b {
+                result = AttributeValue.compare(.string(fold(x, c, d)), .string(fold(y, c, d)))
+            }
+            switch op {
+            case .less: return result == .orderedAscending
+            case .lessOrEqual: return result != .orderedDescending
+            case .greater: return result == .orderedDescending
+            default: return result != .orderedAscending
+            }
+        case .beginsWith, .endsWith, .contains:
+            if a.isNull || b.isNull { return false }
+            guard case .string(let x) = a, case .string(let y) = b else {
+                throw LogbookError.unsupportedPredicate("BEGINSWITH, ENDSWITH and CONTAINS compare strings, not \(a) and \(b)")
+            }
+            let s = fold(x, c, d)
+            let t = fold(y, c, d)
+            switch op {
+            case .beginsWith: return s.hasPrefix(t)
+            case .endsWith: return s.hasSuffix(t)
+            default: return t.isEmpty || s.contains(t)
+            }
+        case .in:
+            return false
+        }
+    }
+}
+
+/// Values of a record decoded in attribute order.
+struct ArrayFilterValues: FilterValues {
+    let values: [AttributeValue]
+    let entity: Entity
+    func value(forKey key: String) throws -> AttributeValue {
+        guard let i = entity.attributeIndex(key) else {
+            throw LogbookError.unknownAttribute(entity: entity.name, attribute: key)
+        }
+        return values[i]
+    }
+    @inline(__always) func value(at index: Int) -> AttributeValue { values[index] }
+}
+
+/// Values by attribute name, as tools decode them.
+struct DictionaryFilterValues: FilterValues {
+    let values: [String: AttributeValue]
+    func value(forKey key: String) throws -> AttributeValue {
+        guard let v = values[key] else {
+            throw LogbookError.unsupportedPredicate("the record has no attribute \"\(key)\"")
+        }
+        return v
+    }
+    func value(at index: Int) -> AttributeValue { .null }
+}

@@ -1,0 +1,24 @@
+/// Finds which attribute a key path of a model class reads, by applying it to a probe object
+/// whose `@Attribute` getters report themselves. Only a key path that is exactly an attribute
+/// (`\Employee.salary`, not `\Employee.name.count`) resolves.
+final class KeyPathResolver {
+    private let probe: AnyObject
+    private let backing: ModelBacking
+
+    init(binding: EntityBinding) {
+        probe = binding.makeObject()
+        backing = ModelBacking(binding: binding, primaryKey: 0, object: probe, context: nil, state: .inserted, version: 0)
+        backing.isProbe = true
+        binding.adopt(probe, backing)
+    }
+
+    /// The attribute `keyPath` reads, or `nil`.
+    func attributeIndex(_ keyPath: AnyKeyPath) -> Int? {
+        guard backing.binding.layout != nil else { return nil }
+        backing.probedSlot = -1
+        backing.probedKeyPath = nil
+        _ = (probe as Any)[keyPath: keyPath]
+        guard backing.probedSlot >= 0, backing.probedKeyPath == keyPath else { return nil }
+        return backing.probedSlot
+    }
+}

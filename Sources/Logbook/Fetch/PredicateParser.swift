@@ -1,0 +1,221 @@
+import Foundation
+
+/// Parses the Core Data predicate format subset into a ``FilterNode``.
+///
+/// ```
+/// predicate  := or
+/// or         := and (("OR" | "||") and)*
+/// and        := not (("AND" | "&&") not)*
+/// not        := ("NOT" | "!") not | "(" predicate ")" | "TRUEPREDICATE" | "FALSEPREDICATE" | comparison
+/// comparison := operand operator modifier? operand | operand "BETWEEN" operand
+/// operator   := == = != <> < <= =< > >= => BEGINSWITH ENDSWITH CONTAINS IN
+/// modifier   := [c] | [d] | [cd]
+/// operand    := keyPath | string | number | TRUE | FALSE | YES | NO | NIL | NULL
+///             | %@ | %d | %K | "{" operand ("," operand)* "}"
+/// ```
+/// Keywords are case-insensitive.
+struct PredicateParser {
+    private let tokens: [PredicateToken]
+    private var position = 0
+    private var arguments: [Any?]
+    private var nextArgument = 0
+
+    /// - Throws: ``LogbookError/predicateSyntax(message:line:column:)``.
+    static func parse(_ text: String, arguments: [Any?]) throws -> FilterNode {
+        var parser = PredicateParser(tokens: try PredicateLexer.tokenize(text), arguments: arguments)
+        let node = try parser.parseOr()
+        guard parser.current.kind == .end else { throw parser.error("expected AND, OR or the end of the predicate") }
+        return node
+    }
+
+    private init(tokens: [PredicateToken], arguments: [Any?]) {
+        self.tokens = tokens
+        self.arguments = arguments
+    }
+
+    private var current: PredicateToken { tokens[position] }
+
+    private func error(_ message: String, at token: PredicateToken? = nil) -> LogbookError {
+        let t = token ?? current
+        return .predicateSyntax(message: message, line: t.line, column: t.column)
+    }
+
+    private mutating func advance() { if position < tokens.count - 1 { position += 1 } }
+
+    private mutating func accept(symbol: String) -> Bool {
+        if current.kind == .symbol(symbol) {
+            advance()
+            return true
+        }
+        return false
+    }
+
+    private mutating func accept(keyword: String) -> Bool {
+        if current.kind == .keyword(keyword) {
+            advance()
+            return true
+        }
+        return false
+    }
+
+    private mutating func parseOr() throws -> FilterNode {
+        var node = try parseAnd()
+        while accept(keyword: "OR") || accept(symbol: "||") { node = .or(node, try parseAnd()) }
+        return node
+    }
+
+    private mutating func parseAnd() throws -> FilterNode {
+        var node = try parseNot()
+        while accept(keyword: "AND") || accept(symbol: "&&") { node = .and(node, try parseNot()) }
+        return node
+    }
+
+    private mutating func parseNot() throws -> FilterNode {
+        if accept(keyword: "NOT") || accept(symbol: "!") { return .not(try parseNot()) }
+        if accept(keyword: "TRUEPREDICATE") { return .constant(true) }
+        if accept(keyword: "FALSEPREDICATE") { return .constant(false) }
+        if current.kind == .symbol("(") {
+            let open = current
+            advance()
+            let node = try parseOr()
+            guard accept(symbol: ")") else {
+                throw error("expected \")\" to close the \"(\" at column \(open.column)")
+            }
+            return node
+        }
+        return try parseComparison()
+    }
+
+    private mutating func parseComparison() throws -> FilterNode {
+        if case .keyword(let k) = current.kind, ["ANY", "ALL", "SOME", "NONE"].contains(k) {
+            throw error("\(k) applies to to-many relationships, which string predicates do not support")
+        }
+        let lhs = try parseOperand()
+        let opToken = current
+        if accept(keyword: "BETWEEN") {
+            let range = try parseOperand()
+            switch range {
+            case .list(let bounds) where bounds.count == 2:
+                return .between(lhs, lower: .value(bounds[0]), upper: .value(bounds[1]))
+            default:
+                throw error("BETWEEN needs two bounds, such as {1, 10}", at: opToken)
+            }
+        }
+        let op: FilterOperator
+        switch current.kind {
+        case .symbol("=="), .symbol("="): op = .equal
+        case .symbol("!="), .symbol("<>"): op = .notEqual
+        case .symbol("<"): op = .less
+        case .symbol("<="), .symbol("=<"): op = .lessOrEqual
+        case .symbol(">"): op = .greater
+        case .symbol(">="), .symbol("=>"): op = .greaterOrEqual
+        case .keyword("BEGINSWITH"): op = .beginsWith
+        case .keyword("ENDSWITH"): op = .endsWith
+        case .keyword("CONTAINS"): op = .contains
+        case .keyword("IN"): op = .in
+        case .keyword(let k) where k == "LIKE" || k == "MATCHES":
+            throw error("\(k) is not supported; use BEGINSWITH, ENDSWITH or CONTAINS")
+        case .end: throw error("the predicate ends where an operator (==, <, CONTAINS, …) was expected")
+        default: throw error("expected an operator (==, !=, <, <=, >, >=, BEGINSWITH, ENDSWITH, CONTAINS, IN, BETWEEN)")
+        }
+        advance()
+        var caseInsensitive = false
+        var diacriticInsensitive = false
+        if case .symbol(let s) = current.kind, s.hasPrefix("[") {
+            caseInsensitive = s.contains("c")
+            diacriticInsensitive = s.contains("d")
+            advance()
+        }
+        let rhsToken = current
+        let rhs = try parseOperand()
+        if op == .in, case .value(let v) = rhs, !v.isNull {
+            throw error("IN needs a list, such as {\"a\", \"b\"} or %@ with an array", at: rhsToken)
+        }
+        return .compare(lhs, op, rhs, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive)
+    }
+
+    private mutating func parseOperand() throws -> FilterOperand {
+        let token = current
+        switch token.kind {
+        case .identifier(let name):
+            advance()
+            return .key(name.hasPrefix("self.") ? String(name.dropFirst(5)) : name)
+        case .string(let s):
+            advance()
+            return .value(.string(s))
+        case .integer(let v):
+            advance()
+            return .value(.integer(v))
+        case .double(let v):
+            advance()
+            return .value(.double(v))
+        case .keyword("TRUE"), .keyword("YES"):
+            advance()
+            return .value(.bool(true))
+        case .keyword("FALSE"), .keyword("NO"):
+            advance()
+            return .value(.bool(false))
+        case .keyword("NIL"), .keyword("NULL"):
+            advance()
+            return .value(.null)
+        case .argument(let kind):
+            advance()
+            return try argument(kind, token)
+        case .symbol("{"):
+            advance()
+            var items: [AttributeValue] = []
+            if !accept(symbol: "}") {
+                repeat {
+                    let itemToken = current
+                    guard case .value(let v) = try parseOperand() else {
+                        throw error("a list {…} holds constants only", at: itemToken)
+                    }
+                    items.append(v)
+                } while accept(symbol: ",")
+                guard accept(symbol: "}") else { throw error("expected \",\" or \"}\" in the list") }
+            }
+            return .list(items)
+        case .end:
+            throw error("the predicate ends where a value or key path was expected")
+        default:
+            throw error("expected a key path, a value or %@")
+        }
+    }
+
+    private mutating func argument(_ kind: Character, _ token: PredicateToken) throws -> FilterOperand {
+        guard nextArgument < arguments.count else {
+            throw error("%\(kind) has no argument (only \(arguments.count) given)", at: token)
+        }
+        let raw = arguments[nextArgument]
+        nextArgument += 1
+        switch kind {
+        case "K":
+            guard let key = raw as? String else { throw error("%K needs a String key path argument", at: token) }
+            return .key(key)
+        case "d", "i":
+            guard let raw, let v = raw as? any BinaryInteger, let i = Int64(exactly: v) else {
+                throw error("%d needs an integer argument", at: token)
+            }
+            return .value(.integer(i))
+        default:
+            if let list = raw as? [Any?] {
+                return .list(try list.map { try constant($0, token) })
+            }
+            if let list = raw as? [Any] {
+                return .list(try list.map { try constant($0, token) })
+            }
+            return .value(try constant(raw, token))
+        }
+    }
+
+    private func constant(_ raw: Any?, _ token: PredicateToken) throws -> AttributeValue {
+        guard let raw else { return .null }
+        if let v = raw as? AttributeValue { return v }
+        for type in AttributeType.allCases {
+            if let v = AttributeValue.converting(raw, to: type), !(type == .double && raw is any BinaryInteger) {
+                return v
+            }
+        }
+        throw error("the argument \(raw) (\(Swift.type(of: raw))) is not a String, number, Bool, Date, Data or UUID", at: token)
+    }
+}

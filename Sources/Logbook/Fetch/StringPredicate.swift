@@ -1,0 +1,47 @@
+/// A predicate in the Core Data format subset, parsed once and evaluated many times:
+/// `salary > %@ AND name BEGINSWITH[c] "k"`.
+///
+/// Supported: `== = != <> < <= > >=`, `AND OR NOT` (and `&& || !`), parentheses,
+/// `BEGINSWITH ENDSWITH CONTAINS` with `[c]` (case-insensitive) and `[d]`
+/// (diacritic-insensitive), `IN {…}` or `IN %@` (an array), `BETWEEN {lo, hi}`,
+/// `TRUEPREDICATE`/`FALSEPREDICATE`, constants (strings in single or double quotes, numbers,
+/// `TRUE`/`FALSE`/`YES`/`NO`, `NIL`/`NULL`) and arguments `%@` (any value or array), `%d`
+/// (integer), `%K` (key path). Comparisons with `nil`: `==`/`!=` work; ordering is false.
+///
+/// Usable without a store: tools evaluate it on decoded records (``evaluate(_:)``).
+/// Immutable, `Sendable`.
+public struct StringPredicate: Sendable, CustomStringConvertible {
+    /// The text it was parsed from.
+    public let format: String
+    let root: FilterNode
+
+    /// Parses `format`, substituting `arguments` for `%@`, `%d`, `%K` in order.
+    /// - Throws: ``LogbookError/predicateSyntax(message:line:column:)`` pointing at the problem.
+    public init(_ format: String, _ arguments: Any?...) throws {
+        try self.init(format: format, arguments: arguments)
+    }
+
+    /// Parses `format` with an array of arguments.
+    /// - Throws: ``LogbookError/predicateSyntax(message:line:column:)``.
+    public init(format: String, arguments: [Any?]) throws {
+        self.format = format
+        self.root = try PredicateParser.parse(format, arguments: arguments)
+    }
+
+    /// Whether a record's values (by attribute name, as ``RecordDecoder`` gives them) satisfy
+    /// the predicate.
+    /// - Throws: ``LogbookError/unsupportedPredicate(_:)`` for a key the values lack or an
+    ///   operator that does not apply to the values' types.
+    public func evaluate(_ values: [String: AttributeValue]) throws -> Bool {
+        try root.evaluate(DictionaryFilterValues(values: values))
+    }
+
+    /// Checks the predicate's key paths against `entity`.
+    /// - Throws: ``LogbookError/unknownAttribute(entity:attribute:)``,
+    ///   ``LogbookError/unsupportedPredicate(_:)``.
+    public func validate(for entity: Entity) throws {
+        _ = try root.bound(to: entity)
+    }
+
+    public var description: String { format }
+}

@@ -1,0 +1,73 @@
+/// Everything that can go wrong in the object layer, with what a person needs to act on it.
+///
+/// Callers match on the case; ``description`` says what happened and what to do next. Errors of
+/// the engine below arrive wrapped in ``store(_:)``.
+public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No entity of that name in the schema.
+    case unknownEntity(String)
+    /// The entity has no attribute of that name.
+    case unknownAttribute(entity: String, attribute: String)
+    /// A value of the wrong type for an attribute; `expected` and `found` name the types.
+    case typeMismatch(entity: String, attribute: String, expected: String, found: String)
+    /// A non-optional attribute without a value at save. `object` is the identifier's string form.
+    case missingValue(entity: String, attribute: String, object: String)
+    /// Two objects share the value of a unique attribute.
+    case uniqueConstraint(entity: String, attribute: String, value: String, object: String)
+    /// The object was saved by another context since this one read it (merge policy `.error`).
+    case conflict(entity: String, object: String, expectedVersion: UInt64, foundVersion: UInt64)
+    /// The stored schema cannot be migrated to the requested one without losing data.
+    case incompatibleSchema(entity: String, attribute: String?, reason: String)
+    /// The schema definition itself is invalid (duplicate names, reserved prefix, no attributes).
+    case invalidSchema(String)
+    /// A stored record or schema does not decode: it is damaged or from a newer library.
+    case corruptRecord(entity: String, key: String, reason: String)
+    /// A string predicate does not parse; `line` and `column` (1-based) point at the problem.
+    case predicateSyntax(message: String, line: Int, column: Int)
+    /// A predicate is well-formed but cannot be evaluated (a key path that is not an attribute,
+    /// a missing `%@` argument, an operator that does not apply to the values).
+    case unsupportedPredicate(String)
+    /// The object does not belong to this context (never inserted, or registered elsewhere).
+    case notRegistered(entity: String, object: String)
+    /// No object with that identifier exists in the store or the context.
+    case objectNotFound(String)
+    /// A string does not have the `Entity/number` form of a ``PersistentIdentifier``.
+    case invalidIdentifier(String)
+    /// The engine failed; the wrapped error says how.
+    case store(LogStoreError)
+
+    public var description: String {
+        switch self {
+        case .unknownEntity(let name):
+            return "no entity named \"\(name)\" in the schema; check the spelling or add it to the schema."
+        case .unknownAttribute(let entity, let attribute):
+            return "\(entity) has no attribute \"\(attribute)\"; check the key or add the attribute to the schema."
+        case .typeMismatch(let entity, let attribute, let expected, let found):
+            return "\(entity).\(attribute) holds \(expected), not \(found); convert the value before setting it."
+        case .missingValue(let entity, let attribute, let object):
+            return "\(entity).\(attribute) of \(object) is required but has no value; set it before saving, or make the attribute optional."
+        case .uniqueConstraint(let entity, let attribute, let value, let object):
+            return "\(entity).\(attribute) must be unique, but \(object) repeats the value \(value); change one of them before saving."
+        case .conflict(let entity, let object, let expected, let found):
+            return "\(entity) \(object) was saved elsewhere (version \(found), this context read \(expected)); refetch it, or set a merge policy on the context."
+        case .incompatibleSchema(let entity, let attribute, let reason):
+            let what = attribute.map { "\(entity).\($0)" } ?? entity
+            return "the stored schema cannot become the new one at \(what): \(reason). Only new entities and new optional or defaulted attributes migrate automatically."
+        case .invalidSchema(let reason):
+            return "invalid schema: \(reason)."
+        case .corruptRecord(let entity, let key, let reason):
+            return "the stored record \(entity)/\(key) does not decode: \(reason). Run `logbook verify`; the store may be damaged or written by a newer Logbook."
+        case .predicateSyntax(let message, let line, let column):
+            return "predicate syntax error at line \(line), column \(column): \(message)."
+        case .unsupportedPredicate(let reason):
+            return "cannot evaluate the predicate: \(reason)."
+        case .notRegistered(let entity, let object):
+            return "\(entity) \(object) is not registered in this context; insert it or fetch it here first."
+        case .objectNotFound(let id):
+            return "no object \(id) in the store; it may have been deleted."
+        case .invalidIdentifier(let text):
+            return "\"\(text)\" is not an object identifier; expected the form Entity/42."
+        case .store(let error):
+            return error.description
+        }
+    }
+}

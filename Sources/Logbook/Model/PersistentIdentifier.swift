@@ -1,0 +1,52 @@
+/// The permanent identity of a stored object: its entity and primary key.
+///
+/// Assigned at ``ModelContext/insert(_:)`` (not at save) from a per-entity counter kept in the
+/// store, never reused. Store it (string form `Employee/42`, or `Codable` as that string) and
+/// get the object back later, in any context or process, with ``ModelContext/model(for:)``.
+public struct PersistentIdentifier: Sendable, Hashable, Comparable, Codable, LosslessStringConvertible {
+    /// The entity's name.
+    public let entityName: String
+    /// The primary key within the entity, from 1.
+    public let primaryKey: UInt64
+
+    /// The identifier of object `primaryKey` of `entityName`.
+    public init(entityName: String, primaryKey: UInt64) {
+        self.entityName = entityName
+        self.primaryKey = primaryKey
+    }
+
+    /// Parses the `Entity/42` form; `nil` if `description` does not have it.
+    public init?(_ description: String) {
+        guard let slash = description.lastIndex(of: "/"),
+            let key = UInt64(description[description.index(after: slash)...])
+        else { return nil }
+        let name = String(description[..<slash])
+        guard !name.isEmpty else { return nil }
+        self.init(entityName: name, primaryKey: key)
+    }
+
+    /// `Entity/42`.
+    public var description: String { "\(entityName)/\(primaryKey)" }
+
+    /// Orders by entity name, then primary key.
+    public static func < (a: Self, b: Self) -> Bool {
+        (a.entityName, a.primaryKey) < (b.entityName, b.primaryKey)
+    }
+
+    /// Decodes the string form.
+    /// - Throws: `DecodingError.dataCorrupted` if the string is not `Entity/number`.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let id = PersistentIdentifier(text) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: LogbookError.invalidIdentifier(text).description))
+        }
+        self = id
+    }
+
+    /// Encodes the string form.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

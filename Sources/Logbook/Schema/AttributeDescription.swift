@@ -1,0 +1,57 @@
+/// One attribute of an ``Entity``: its name, type, whether it may be `nil`, its default, and
+/// options.
+///
+/// A non-optional attribute without a default must be given a value before the object is
+/// saved. A value type, `Sendable`.
+public struct AttributeDescription: Sendable, Hashable {
+    /// The attribute's name, as used by key-value access and string predicates.
+    public var name: String
+    /// The type of its values.
+    public var type: AttributeType
+    /// Whether the attribute may hold `nil`.
+    public var isOptional: Bool
+    /// The value of a new object, and of objects stored before the attribute existed.
+    /// `nil` means none (`null` for optionals).
+    public var defaultValue: AttributeValue?
+    /// Whether fetches may use an index on this attribute (recorded in the schema).
+    public var isIndexed: Bool
+    /// Whether two objects of the entity may not share a value (checked at save).
+    public var isUnique: Bool
+
+    /// Describes an attribute.
+    public init(
+        _ name: String, _ type: AttributeType, optional: Bool = false,
+        defaultValue: AttributeValue? = nil, indexed: Bool = false, unique: Bool = false
+    ) {
+        self.name = name
+        self.type = type
+        self.isOptional = optional
+        self.defaultValue = defaultValue
+        self.isIndexed = indexed
+        self.isUnique = unique
+    }
+
+    /// The value a new object starts with: the default, else `null`.
+    var initialValue: AttributeValue { defaultValue ?? .null }
+}
+
+/// An entity: a named kind of object with ordered attributes. Its records live in the
+/// keyspace of the same name.
+public struct Entity: Sendable, Hashable {
+    /// The entity's name (also its keyspace). Must not be empty nor start with `logbook.`.
+    public var name: String
+    /// Attributes in stored order.
+    public var attributes: [AttributeDescription]
+
+    /// Describes an entity.
+    public init(name: String, attributes: [AttributeDescription]) {
+        self.name = name
+        self.attributes = attributes
+    }
+
+    /// The position of the attribute called `name`, or `nil`.
+    /// - Complexity: O(attributes).
+    public func attributeIndex(_ name: String) -> Int? {
+        attributes.firstIndex { $0.name == name }
+    }
+}

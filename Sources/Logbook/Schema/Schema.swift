@@ -1,0 +1,117 @@
+/// The entities of a store, with the version number under which they are stored.
+///
+/// Build one by hand for dynamic use (`Schema([Entity(name: "Employee", attributes: …)])`), let
+/// ``ModelContainer`` derive it from model classes, or read the one a store holds with
+/// ``Schema/stored(in:)``. A value type, `Sendable`.
+public struct Schema: Sendable, Hashable {
+    /// The entities, in stored order.
+    public private(set) var entities: [Entity]
+    /// The stored version this schema has (0 until it is written into a store).
+    public internal(set) var version: UInt32
+    private var indexByName: [String: Int]
+
+    /// A schema of `entities`.
+    public init(_ entities: [Entity], version: UInt32 = 0) {
+        self.entities = entities
+        self.version = version
+        var index: [String: Int] = [:]
+        for (i, entity) in entities.enumerated() where index[entity.name] == nil {
+            index[entity.name] = i
+        }
+        self.indexByName = index
+    }
+
+    /// The entity called `name`, or `nil`.
+    public func entity(named name: String) -> Entity? {
+        indexByName[name].map { entities[$0] }
+    }
+
+    /// The position of the entity called `name`, or `nil`.
+    public func entityIndex(_ name: String) -> Int? { indexByName[name] }
+
+    /// A 64-bit FNV-1a hash of the encoded entities (names, types, flags, defaults; not the
+    /// version): equal schemas have equal hashes.
+    public var fingerprint: UInt64 { SchemaCodec.fingerprint(of: self) }
+
+    /// Checks names: non-empty, unique, entities not prefixed `logbook.`, at least one attribute.
+    /// - Throws: ``LogbookError/invalidSchema(_:)``.
+    public func validate() throws {
+        var seen = Set<String>()
+        for entity in entities {
+            if entity.name.isEmpty { throw LogbookError.invalidSchema("an entity has an empty name") }
+            if entity.name.hasPrefix("logbook.") {
+                throw LogbookError.invalidSchema(
+                    "entity name \"\(entity.name)\" uses the reserved prefix \"logbook.\"")
+            }
+            if !seen.insert(entity.name).inserted {
+                throw LogbookError.invalidSchema("two entities are named \"\(entity.name)\"")
+            }
+            if entity.attributes.isEmpty {
+                throw LogbookError.invalidSchema("entity \"\(entity.name)\" has no attributes")
+            }
+            var names = Set<String>()
+            for attribute in entity.attributes {
+                if attribute.name.isEmpty {
+                    throw LogbookError.invalidSchema("an attribute of \(entity.name) has an empty name")
+                }
+                if !names.insert(attribute.name).inserted {
+                    throw LogbookError.invalidSchema(
+                        "\(entity.name) has two attributes named \"\(attribute.name)\"")
+                }
+                if let value = attribute.defaultValue, !value.isNull, value.type != attribute.type {
+                    throw LogbookError.typeMismatch(
+                        entity: entity.name, attribute: attribute.name,
+                        expected: attribute.type.description, found: value.type?.description ?? "nil")
+                }
+            }
+        }
+    }
+
+    /// The schema to store when a store holding `self` is opened with `requested`: the stored
+    /// entities in their order, each extended by the requested new attributes, then the
+    /// requested new entities. Entities the request leaves out are kept.
+    /// - Throws: ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` when an
+    ///   attribute changes type, becomes required, disappears, or is added as required without
+    ///   a default.
+    func migrated(to requested: Schema) throws -> Schema {
+        var result: [Entity] = []
+        for old in entities {
+            guard let new = requested.entity(named: old.name) else {
+                result.append(old)
+                continue
+            }
+            var merged = old
+            for (i, oldAttribute) in old.attributes.enumerated() {
+                guard let newAttribute = new.attributes.first(where: { $0.name == oldAttribute.name }) else {
+                    throw LogbookError.incompatibleSchema(
+                        entity: old.name, attribute: oldAttribute.name,
+                        reason: "the attribute was removed")
+                }
+                if newAttribute.type != oldAttribute.type {
+                    throw LogbookError.incompatibleSchema(
+                        entity: old.name, attribute: oldAttribute.name,
+                        reason: "its type changed from \(oldAttribute.type) to \(newAttribute.type)")
+                }
+                if oldAttribute.isOptional && !newAttribute.isOptional {
+                    throw LogbookError.incompatibleSchema(
+                        entity: old.name, attribute: oldAttribute.name,
+                        reason: "it became required")
+                }
+                merged.attributes[i] = newAttribute
+            }
+            for attribute in new.attributes where old.attributeIndex(attribute.name) == nil {
+                if !attribute.isOptional && attribute.defaultValue == nil {
+                    throw LogbookError.incompatibleSchema(
+                        entity: old.name, attribute: attribute.name,
+                        reason: "a new required attribute needs a default value")
+                }
+                merged.attributes.append(attribute)
+            }
+            result.append(merged)
+        }
+        for entity in requested.entities where self.entity(named: entity.name) == nil {
+            result.append(entity)
+        }
+        return Schema(result, version: version)
+    }
+}

@@ -1,0 +1,93 @@
+/// Encodes and decodes a ``Schema`` (FORMAT.md Part 2, "Schema records").
+enum SchemaCodec {
+    /// The encoding's own format number, first byte of every schema record.
+    static let formatVersion: UInt8 = 1
+
+    static func encode(_ schema: Schema) -> [UInt8] {
+        var w = ByteWriter(capacity: 256)
+        w.bytes.append(formatVersion)
+        w.varint(UInt64(schema.version))
+        w.varint(UInt64(schema.entities.count))
+        for entity in schema.entities {
+            w.string(entity.name)
+            w.varint(UInt64(entity.attributes.count))
+            for attribute in entity.attributes {
+                w.string(attribute.name)
+                w.bytes.append(attribute.type.rawValue)
+                let hasDefault = attribute.defaultValue.map { !$0.isNull } ?? false
+                var flags: UInt8 = 0
+                if attribute.isOptional { flags |= 1 }
+                if attribute.isIndexed { flags |= 2 }
+                if attribute.isUnique { flags |= 4 }
+                if hasDefault { flags |= 8 }
+                w.bytes.append(flags)
+                if hasDefault, let value = attribute.defaultValue { w.value(value) }
+            }
+        }
+        return w.bytes
+    }
+
+    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)`` naming `logbook.schema`.
+    static func decode(_ bytes: UnsafeRawBufferPointer, key: String) throws -> Schema {
+        func corrupt(_ reason: String) -> LogbookError {
+            .corruptRecord(entity: "logbook.schema", key: key, reason: reason)
+        }
+        var r = ByteReader(bytes)
+        do {
+            let format = try r.byte()
+            guard format == formatVersion else {
+                throw corrupt("schema format \(format) is not supported (this library reads \(formatVersion))")
+            }
+            let version = try r.varint()
+            guard version <= UInt32.max else { throw corrupt("version \(version) out of range") }
+            let entityCount = try r.varint()
+            guard entityCount <= UInt64(bytes.count) else { throw corrupt("entity count \(entityCount) too large") }
+            var entities: [Entity] = []
+            for _ in 0..<entityCount {
+                let name = try r.string()
+                let attributeCount = try r.varint()
+                guard attributeCount <= UInt64(bytes.count) else {
+                    throw corrupt("attribute count \(attributeCount) too large")
+                }
+                var attributes: [AttributeDescription] = []
+                for _ in 0..<attributeCount {
+                    let attributeName = try r.string()
+                    let rawType = try r.byte()
+                    guard let type = AttributeType(rawValue: rawType) else {
+                        throw corrupt("unknown attribute type \(rawType) for \(name).\(attributeName)")
+                    }
+                    let flags = try r.byte()
+                    guard flags & 0xF0 == 0 else { throw corrupt("unknown flags \(flags)") }
+                    let defaultValue = flags & 8 != 0 ? try r.value(type) : nil
+                    attributes.append(
+                        AttributeDescription(
+                            attributeName, type, optional: flags & 1 != 0, defaultValue: defaultValue,
+                            indexed: flags & 2 != 0, unique: flags & 4 != 0))
+                }
+                entities.append(Entity(name: name, attributes: attributes))
+            }
+            guard r.isAtEnd else { throw corrupt("\(bytes.count - r.offset) bytes after the schema") }
+            return Schema(entities, version: UInt32(version))
+        } catch is ByteReader.Truncated {
+            throw corrupt("the record ends early")
+        }
+    }
+
+    /// FNV-1a, 64 bits, over the encoding with version 0.
+    static func fingerprint(of schema: Schema) -> UInt64 {
+        var unversioned = schema
+        unversioned.version = 0
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in encode(unversioned) {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+
+    /// The key of a schema record: the version, 4 bytes big-endian.
+    static func key(version: UInt32) -> [UInt8] {
+        [UInt8(version >> 24), UInt8(truncatingIfNeeded: version >> 16),
+         UInt8(truncatingIfNeeded: version >> 8), UInt8(truncatingIfNeeded: version)]
+    }
+}

@@ -1,0 +1,56 @@
+import LogStore
+
+/// Every schema version a store holds; records name the version they were written with, so
+/// records from before a migration decode with their own layout.
+struct SchemaHistory: Sendable {
+    /// Keyspace of schema records: key = version (4 bytes big-endian), value = encoded schema.
+    static let keyspace = "logbook.schema"
+
+    /// Versions by number; empty for a store without a schema.
+    private(set) var versions: [UInt32: Schema] = [:]
+
+    /// The newest version, or `nil` for a store without a schema.
+    var current: Schema? { versions.keys.max().flatMap { versions[$0] } }
+
+    /// Reads every schema record of `store`.
+    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``, ``LogbookError/store(_:)``.
+    static func read(from store: LogStore) throws -> SchemaHistory {
+        var history = SchemaHistory()
+        try wrapStoreErrors {
+            try store.forEach(in: keyspace) { key, value in
+                let keyText = key.map { String($0) }.joined(separator: ".")
+                guard key.count == 4 else {
+                    throw LogbookError.corruptRecord(
+                        entity: keyspace, key: keyText, reason: "a schema key has 4 bytes")
+                }
+                let version = key.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                let schema = try SchemaCodec.decode(value, key: String(version))
+                guard schema.version == version else {
+                    throw LogbookError.corruptRecord(
+                        entity: keyspace, key: String(version),
+                        reason: "the record says version \(schema.version)")
+                }
+                history.versions[version] = schema
+            }
+        }
+        return history
+    }
+
+    mutating func add(_ schema: Schema) { versions[schema.version] = schema }
+}
+
+extension Schema {
+    /// The newest schema stored in `store`, or `nil` if the store holds none (not written by
+    /// Logbook). This is how tools decode records without the app's classes.
+    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)`` for a damaged schema record,
+    ///   ``LogbookError/store(_:)`` for engine errors.
+    public static func stored(in store: LogStore) throws -> Schema? {
+        try SchemaHistory.read(from: store).current
+    }
+}
+
+/// Runs `body`, turning `LogStoreError` into ``LogbookError/store(_:)``.
+@inline(__always) @discardableResult
+func wrapStoreErrors<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as LogStoreError { throw LogbookError.store(error) }
+}

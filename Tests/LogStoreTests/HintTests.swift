@@ -1,0 +1,129 @@
+import Foundation
+import LogStore
+import TestSupport
+import Testing
+
+@Suite struct HintTests {
+    private func options() -> LogStoreOptions {
+        var options = LogStoreOptions()
+        options.segmentSize = 2048
+        options.autoCompactionDeadFraction = nil
+        return options
+    }
+
+    private func hintFiles(_ path: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter {
+            $0.hasSuffix(".hint")
+        }.sorted()
+            .map { "\(path)/\($0)" }
+    }
+
+    private func build(_ path: String) throws -> [String: [UInt8]] {
+        let store = try LogStore(path: path, options: options())
+        var model: [String: [UInt8]] = [:]
+        for i in 0..<400 {
+            let key = "key\(i % 150)"
+            if i % 7 == 3 {
+                try store.delete(Array(key.utf8), in: "k", durability: .buffered)
+                model[key] = nil
+            } else {
+                let value = [UInt8](repeating: UInt8(i % 256), count: 30)
+                try store.put(value, for: Array(key.utf8), in: "k", durability: .buffered)
+                model[key] = value
+            }
+        }
+        try store.close()
+        return model
+    }
+
+    @Test func sealedSegmentsGetHintsAndOpenUsesThem() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        let model = try build(path)
+        // Sealed segments get theirs when sealed; the active one at close.
+        #expect(hintFiles(path).count == segmentFiles(path).count)
+        let store = try LogStore(path: path, options: options())
+        #expect(store.recovery.notes.isEmpty)
+        #expect(try CommitHistory.contents(of: store) == model)
+        #expect(try store.stats().lastSequence == 400)
+    }
+
+    @Test(arguments: ["truncated", "bitflip", "missing", "wrongSize"])
+    func aDamagedOrMissingHintFallsBackToScanning(damage: String) throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        let model = try build(path)
+        let hint = hintFiles(path)[1]
+        var bytes = readFile(hint)
+        switch damage {
+        case "truncated": bytes.removeLast(5)
+        case "bitflip": bytes[bytes.count / 2] ^= 0x10
+        case "wrongSize": bytes = readFile(hintFiles(path)[2])
+        default: bytes = []
+        }
+        if damage == "missing" {
+            try FileManager.default.removeItem(atPath: hint)
+        } else {
+            writeFile(hint, bytes)
+        }
+        let store = try LogStore(path: path, options: options())
+        #expect(try CommitHistory.contents(of: store) == model)
+        if damage != "missing" {
+            #expect(
+                store.recovery.notes.contains { $0.contains("hint") }, "\(store.recovery.notes)")
+        }
+        // The bad hint was replaced by a good one.
+        try store.close()
+        let again = try LogStore(path: path, options: options())
+        #expect(again.recovery.notes.isEmpty)
+        #expect(try CommitHistory.contents(of: again) == model)
+    }
+
+    @Test func compactionWritesHintsForItsOutputAndRemovesOldOnes() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        let model = try build(path)
+        let store = try LogStore(path: path, options: options())
+        try store.compact()
+        try store.close()
+        // Every segment holding commits has a hint (the active one since close), and none is left
+        // without its segment.
+        let segments = Set(
+            segmentFiles(path).filter { readFile($0).count > 24 }.map { String($0.dropLast(4)) })
+        let hints = Set(hintFiles(path).map { String($0.dropLast(5)) })
+        #expect(hints == segments)
+        let reopened = try LogStore(path: path, options: options())
+        #expect(reopened.recovery.notes.isEmpty)
+        #expect(try CommitHistory.contents(of: reopened) == model)
+    }
+}
+
+@Suite struct HintInspectionTests {
+    @Test func goodHintsHaveNoProblemsAndADamagedOneIsNamed() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        var options = LogStoreOptions()
+        options.segmentSize = 1024
+        let store = try LogStore(path: path, options: options)
+        for i in 0..<100 {
+            try store.put(
+                [UInt8](repeating: 3, count: 40), for: b("\(i)"), in: "k", durability: .buffered)
+        }
+        try store.close()
+        #expect(try LogInspector.hintProblems(storeAt: path).isEmpty)
+        let hint = try FileManager.default.contentsOfDirectory(atPath: path).filter {
+            $0.hasSuffix(".hint")
+        }.sorted()[0]
+        var bytes = readFile(path + "/" + hint)
+        bytes[30] ^= 1
+        writeFile(path + "/" + hint, bytes)
+        let problems = try LogInspector.hintProblems(storeAt: path)
+        #expect(problems.count == 1)
+        #expect(problems.first?.path == path + "/" + hint)
+        #expect(problems.first?.reason == "hint checksum mismatch")
+    }
+}

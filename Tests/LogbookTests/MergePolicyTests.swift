@@ -1,0 +1,88 @@
+import Foundation
+import Logbook
+import Testing
+import TestSupport
+
+/// Two contexts saving the same object: detection by per-object version, and the merge policies.
+@Suite struct MergePolicyTests {
+    /// Saves Ann (salary 100), then makes two contexts that both read her.
+    private func twoReaders(_ fixture: LogbookFixture) throws -> (ModelContainer, Employee, ModelContext, Employee, ModelContext) {
+        let container = try fixture.open()
+        container.mainContext.insert(Employee(name: "Ann", salary: 100))
+        try container.mainContext.save()
+        let first = ModelContext(container)
+        let second = ModelContext(container)
+        let a = try #require(try first.fetch(FetchDescriptor<Employee>()).first)
+        let b = try #require(try second.fetch(FetchDescriptor<Employee>()).first)
+        return (container, a, first, b, second)
+    }
+
+    @Test func conflictingSaveThrowsByDefault() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let (container, a, first, b, second) = try twoReaders(fixture)
+        a.salary = 200
+        try first.save()
+        b.salary = 300
+        let id = try #require(b.persistentModelID).description
+        #expect(throws: LogbookError.conflict(entity: "Employee", object: id, expectedVersion: 1, foundVersion: 2)) {
+            try second.save()
+        }
+        #expect(second.hasChanges)
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Employee>()).first?.salary == 200)
+    }
+
+    @Test func storeWinsDropsThisContextsChanges() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let (container, a, first, b, second) = try twoReaders(fixture)
+        a.salary = 200
+        try first.save()
+        b.salary = 300
+        second.mergePolicy = .storeWins
+        try second.save()
+        #expect(b.salary == 200)
+        #expect(!second.hasChanges)
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Employee>()).first?.salary == 200)
+        b.salary = 400
+        try second.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Employee>()).first?.salary == 400)
+    }
+
+    @Test func contextWinsOverwrites() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let (container, a, first, b, second) = try twoReaders(fixture)
+        a.salary = 200
+        try first.save()
+        b.salary = 300
+        second.mergePolicy = .contextWins
+        try second.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Employee>()).first?.salary == 300)
+        a.salary = 500
+        #expect(throws: LogbookError.self) { try first.save() }
+    }
+
+    @Test func deleteOfAnObjectChangedElsewhereConflicts() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let (_, a, first, b, second) = try twoReaders(fixture)
+        a.salary = 200
+        try first.save()
+        second.delete(b)
+        #expect(throws: LogbookError.self) { try second.save() }
+    }
+
+    @Test func savesInTurnWithoutOverlapDoNotConflict() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let (_, a, first, _, _) = try twoReaders(fixture)
+        a.salary = 200
+        try first.save()
+        a.salary = 300
+        try first.save()
+        a.salary = 400
+        try first.save()
+        #expect(a.salary == 400)
+    }
+}
