@@ -3,7 +3,7 @@ import Testing
 
 /// The interactive screen in the built executable, on a pseudo-terminal: keys typed in,
 /// drawn text read back, the store checked with `list --json` afterwards.
-@Suite(.disabled("needs the Logbook object layer on main"))
+@Suite
 struct InteractiveProcessTests {
     private static let enteredRawMode = "\u{1B}[?1049h"
     private static let leftRawMode = "\u{1B}[?1049l"

@@ -3,7 +3,7 @@ import Testing
 
 /// The subcommands end to end: the built executable on a real store in a temporary directory,
 /// one process per command, so ids and data must survive between processes.
-@Suite(.disabled("needs the Logbook object layer on main"))
+@Suite
 struct StoreProcessTests {
     private struct Row: Decodable, Equatable {
         var id: String

@@ -7,8 +7,7 @@ enum EmployeeStore {
     ///   ``EmployeesError/store(_:)`` for any other failure.
     static func open(at path: String) throws(EmployeesError) -> any EmployeeRepository {
         try StoreLocation.prepareParent(of: path)
-        // Replaced by the Logbook-backed repository once the object layer is on main.
-        throw .store("this build has no store yet: the Logbook object layer is not merged")
+        return try LogbookEmployeeRepository(path: path)
     }
 
     /// The store's dump as `logbook dump` prints it, if the `logbook` tool is built next to
