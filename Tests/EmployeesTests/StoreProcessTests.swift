@@ -123,6 +123,9 @@ struct StoreProcessTests {
             #expect(result.standardOutput.contains("== 3. Edit Ann Lee: salary 2000000 → 3000000"))
             #expect(result.lines.contains { $0.contains("Ann Lee — Engineer, salary 3000000") })
             #expect(result.lines.contains { $0.hasPrefix("deleted ") && $0.contains("Kevin Park") })
+            // Step 7 shows the logbook tool's dump (built next to employees by `swift test`).
+            let dump = result.lines.drop { !$0.hasPrefix("== 7.") }.dropFirst()
+            #expect(!dump.isEmpty)
         }
         // Each run adds three and deletes one.
         #expect(try listJSON(employees).count == 4)
