@@ -95,4 +95,18 @@ struct InteractiveProcessTests {
         waitForExit(process, terminal)
         #expect(try employees.runInStore("add", "--name", "Late", "--salary", "1").status == 0)
     }
+
+    @Test func aKilledSessionLosesNothingItSaved() throws {
+        let employees = try EmployeesProcess()
+        defer { employees.removeDirectory() }
+        let terminal = try PseudoTerminal()
+        let process = try start(employees, on: terminal)
+        terminal.type("aAnn Lee\tEngineer\t2000000\r")
+        #expect(terminal.read(until: { $0.contains("Added Ann Lee.") }))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let list = try employees.runInStore("list", "--json")
+        #expect(list.status == 0, "\(list.standardError)")
+        #expect(list.standardOutput.contains("\"name\" : \"Ann Lee\""))
+    }
 }

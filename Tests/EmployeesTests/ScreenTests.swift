@@ -169,4 +169,33 @@ import Testing
         #expect(!row.contains("\u{1B}") && !row.contains("\n"))
         #expect(row.hasPrefix(" > Evil\u{FFFD}[2J\u{FFFD} — x"))
     }
+
+    @Test func aFailedSaveKeepsTheFormAndWhatWasTyped() {
+        let screen = EmployeeListScreen(repository: FailingRepository())
+        press(
+            [.character("a")] + Key.typing("Ann") + [.tab, .tab] + Key.typing("5") + [.enter],
+            on: screen)
+        guard case .form(let form) = screen.mode else {
+            Issue.record("form closed although the save failed")
+            return
+        }
+        #expect(form.value(of: .name) == "Ann")
+        #expect(screen.statusIsError)
+        #expect(screen.render(width: 60, height: 12).texts[10] == " disk full".fitted(to: 60))
+    }
+}
+
+/// A store whose writes all fail, for the screen's error path.
+private final class FailingRepository: EmployeeRepository {
+    func add(_ draft: EmployeeDraft) throws(EmployeesError) -> EmployeeRecord {
+        throw .store("disk full")
+    }
+    func list(_ query: EmployeeQuery) -> [EmployeeRecord] { [] }
+    func employee(id: String) throws(EmployeesError) -> EmployeeRecord {
+        throw .unknownEmployee(id: id)
+    }
+    func update(id: String, with changes: EmployeeChanges) throws(EmployeesError)
+        -> EmployeeRecord
+    { throw .store("disk full") }
+    func delete(id: String) throws(EmployeesError) { throw .store("disk full") }
 }
