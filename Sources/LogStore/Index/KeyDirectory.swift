@@ -62,20 +62,20 @@ struct KeyDirectory {
         @inline(__always) var isEmpty: Bool { ref.segment == UInt32.max }
     }
 
-    private var table = [Entry](repeating: .empty, count: 16)
+    private var table = EntryTable(capacity: 16)
     /// Live keys.
     private(set) var count = 0
     /// Bytes of live keys and values.
     private(set) var liveBytes: Int64 = 0
 
     /// Bytes the table holds in memory.
-    var memoryBytes: Int { table.capacity * MemoryLayout<Entry>.stride }
+    var memoryBytes: Int { table.count * MemoryLayout<Entry>.stride }
 
     /// The record holding `key`, if present.
     @inline(__always)
     func find(_ key: UnsafeRawBufferPointer, _ bases: SegmentBases) -> (RecordRef, StoredRecord)? {
         let hash = Self.hash(key)
-        return table.withUnsafeBufferPointer { table in
+        return table.withBuffer { table in
             let mask = table.count - 1
             var slot = Int(hash) & mask
             while true {
@@ -97,6 +97,7 @@ struct KeyDirectory {
         RecordRef, StoredRecord
     )? {
         if count + 1 > table.count / 4 * 3 { grow() }
+        makeUnique()
         let mask = table.count - 1
         var slot = Int(hash) & mask
         while true {
@@ -131,6 +132,7 @@ struct KeyDirectory {
         RecordRef, StoredRecord
     )? {
         guard let (ref, old) = find(key, bases) else { return nil }
+        makeUnique()
         let mask = table.count - 1
         var hole = Int(Self.hash(key)) & mask
         while table[hole].ref != ref { hole = (hole + 1) & mask }
@@ -154,8 +156,8 @@ struct KeyDirectory {
 
     /// Calls `body` with every live record, in table order.
     func forEach(_ bases: SegmentBases, _ body: (RecordRef, StoredRecord) throws -> Void) rethrows {
-        for entry in table where !entry.isEmpty {
-            try body(entry.ref, StoredRecord(bases, entry.ref))
+        for slot in 0..<table.count where !table[slot].isEmpty {
+            try body(table[slot].ref, StoredRecord(bases, table[slot].ref))
         }
     }
 
@@ -168,6 +170,7 @@ struct KeyDirectory {
         -> Bool
     {
         let hash = Self.hash(key)
+        makeUnique()
         let mask = table.count - 1
         var slot = Int(hash) & mask
         while !table[slot].isEmpty {
@@ -182,19 +185,69 @@ struct KeyDirectory {
 
     /// Number of entries whose record is in `segment`.
     func count(inSegment segment: UInt32) -> Int {
-        table.reduce(0) { $0 + ($1.ref.segment == segment ? 1 : 0) }
+        (0..<table.count).reduce(0) { $0 + (table[$1].ref.segment == segment ? 1 : 0) }
     }
 
     private mutating func grow() { rehash(table.count * 2) }
 
     private mutating func rehash(_ capacity: Int) {
         let old = table
-        table = [Entry](repeating: .empty, count: capacity)
+        table = EntryTable(capacity: capacity)
         let mask = table.count - 1
-        for entry in old where !entry.isEmpty {
+        for i in 0..<old.count where !old[i].isEmpty {
+            let entry = old[i]
             var slot = Int(entry.hash) & mask
             while !table[slot].isEmpty { slot = (slot + 1) & mask }
             table[slot] = entry
+        }
+    }
+
+    /// Copy-on-write: a snapshot taken for iteration keeps the table it copied.
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&table) { table = table.copy() }
+    }
+
+    /// The table's memory: one allocation, with transparent huge pages asked for when it is
+    /// large (a lookup's first cache miss then costs no TLB walk).
+    private final class EntryTable: @unchecked Sendable {
+        let count: Int
+        private let entries: UnsafeMutablePointer<Entry>
+        private let bytes: Int
+
+        init(capacity: Int) {
+            count = capacity
+            bytes = capacity * MemoryLayout<Entry>.stride
+            var raw: UnsafeMutableRawPointer?
+            if bytes >= Self.hugePage && posix_memalign(&raw, Self.hugePage, bytes) == 0, let raw {
+                #if os(Linux)
+                    _ = madvise(raw, bytes, MADV_HUGEPAGE)
+                #endif
+                entries = raw.bindMemory(to: Entry.self, capacity: capacity)
+            } else {
+                entries = UnsafeMutableRawPointer(malloc(max(bytes, 1))!).bindMemory(
+                    to: Entry.self, capacity: capacity)
+            }
+            entries.initialize(repeating: .empty, count: capacity)
+        }
+
+        static let hugePage = 2 << 20
+
+        deinit { free(entries) }
+
+        subscript(slot: Int) -> Entry {
+            @inline(__always) get { entries[slot] }
+            @inline(__always) set { entries[slot] = newValue }
+        }
+
+        @inline(__always)
+        func withBuffer<R>(_ body: (UnsafeBufferPointer<Entry>) throws -> R) rethrows -> R {
+            try body(UnsafeBufferPointer(start: entries, count: count))
+        }
+
+        func copy() -> EntryTable {
+            let new = EntryTable(capacity: count)
+            new.entries.update(from: entries, count: count)
+            return new
         }
     }
 
