@@ -49,6 +49,9 @@ public enum LogInspector {
         public var bytes: Int64 = 0
         public var lastSequence: UInt64 = 0
         public var problems: [Problem] = []
+
+        /// An empty summary.
+        public init() {}
     }
 
     /// Calls `body` with every record of every complete commit, in replay order. Damaged regions

@@ -1,5 +1,11 @@
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// What `open` assembles before the store is usable.
 struct OpenedStore {
     var state: IndexState
@@ -36,7 +42,14 @@ extension LogStore {
         if writable {
             let file = try fs.open(path + "/" + lockFileName, create: true, readOnly: false)
             do {
-                guard try fs.tryLock(file) else { throw LogStoreError.locked(path: path) }
+                // Another process's child may hold a copy of a just-closed lock descriptor
+                // between its fork and exec: give such a lock ~100 ms to go before refusing.
+                var attempts = 0
+                while try !fs.tryLock(file) {
+                    attempts += 1
+                    guard attempts < 20 else { throw LogStoreError.locked(path: path) }
+                    usleep(5_000)
+                }
             } catch {
                 try? fs.close(file)
                 throw error
@@ -44,12 +57,26 @@ extension LogStore {
             lockFile = file
         }
         do {
-            var opened = try replay(path: path, options: options)
+            var opened = try replayListing(path: path, options: options)
             opened.lockFile = lockFile
             return opened
         } catch {
             if let lockFile { try? fs.close(lockFile) }
             throw error
+        }
+    }
+
+    /// Replays the store; a read-only open lists the directory again if a writer's compaction
+    /// removed a file it listed (a few times, then it reports the error).
+    private static func replayListing(path: String, options: LogStoreOptions) throws -> OpenedStore
+    {
+        var attempt = 0
+        while true {
+            do {
+                return try replay(path: path, options: options)
+            } catch LogStoreError.io(_, _, ENOENT) where options.readOnly && attempt < 5 {
+                attempt += 1
+            }
         }
     }
 
@@ -100,7 +127,10 @@ extension LogStore {
                 directory: path, order: order, handle: UInt32(i), fileSystem: fs,
                 growing: newest && writable)
             state.addSegment(segment)
-            if hints.contains(Segment.fileName(order: order).dropLast(4) + ".hint") {
+            // A segment shorter than its header is a torn creation: replaySegment handles it.
+            if segment.size >= FileHeader.size,
+                hints.contains(Segment.fileName(order: order).dropLast(4) + ".hint")
+            {
                 do {
                     // The hint says where records are; the CRCs say they are still what was written.
                     _ = try FileHeader.decode(segment.bytes(), kind: .segment, path: segment.path)
@@ -110,6 +140,8 @@ extension LogStore {
                     let sequence = try applyHint(of: segment, fileSystem: fs, state: &state)
                     state.lastSequence = max(state.lastSequence, sequence)
                     continue
+                } catch LogStoreError.io(_, _, ENOENT) where options.readOnly {
+                    // A writer's compaction removed it since we listed the directory: scan instead.
                 } catch let unusable as Hint.Unusable {
                     report.notes.append(
                         "ignored the hint file of \(segment.path) (\(unusable.reason)); scanned the segment instead"

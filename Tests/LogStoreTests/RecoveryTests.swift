@@ -165,6 +165,30 @@ import Testing
         #expect(store.recovery.droppedTailBytes == 4096)
     }
 
+    @Test func newestSegmentShorterThanItsHeaderIsATornTailEvenWithAHint() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        var options = LogStoreOptions()
+        options.segmentSize = 512
+        let path = dir.child("s")
+        do {
+            let store = try LogStore(path: path, options: options)
+            for i in 0..<20 {
+                try store.put([UInt8](repeating: 1, count: 50), for: b("\(i)"), in: "k")
+            }
+        }
+        let newest = segmentFiles(path).last!
+        #expect(FileManager.default.fileExists(atPath: String(newest.dropLast(4)) + ".hint"))
+        var inNewest = 0
+        try LogInspector.walk(storeAt: path) { record in
+            if record.kind == .put && path + "/" + record.segment == newest { inNewest += 1 }
+        }
+        writeFile(newest, Array(readFile(newest).prefix(10)))
+        let store = try LogStore(path: path, options: options)
+        #expect(store.recovery.droppedTailBytes == 10)
+        #expect(try store.count(in: "k") == 20 - inNewest)
+    }
+
     @Test func readOnlyOpenIgnoresATornTailWithoutCuttingIt() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }

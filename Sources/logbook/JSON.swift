@@ -1,0 +1,244 @@
+/// A parsed JSON value. Numbers keep their text, so 64-bit integers survive exactly.
+enum JSONValue: Equatable {
+    /// `null`.
+    case null
+    case bool(Bool)
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    /// Members in the order written.
+    case object([(key: String, value: JSONValue)])
+
+    static func == (a: JSONValue, b: JSONValue) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.number(let x), .number(let y)): return x == y
+        case (.string(let x), .string(let y)): return x == y
+        case (.array(let x), .array(let y)): return x == y
+        case (.object(let x), .object(let y)):
+            return x.count == y.count
+                && zip(x, y).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        default: return false
+        }
+    }
+
+    /// The member `key` of an object, or `nil`.
+    subscript(key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.first { $0.key == key }?.value
+    }
+
+    /// The string, if this is one.
+    var string: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+}
+
+/// A strict JSON (RFC 8259) parser for one document, with errors that give the column.
+///
+/// Nesting is limited to 512 levels, so hostile input cannot exhaust the stack.
+struct JSONParser {
+    /// What is wrong and where (1-based column in the text).
+    struct SyntaxError: Error, CustomStringConvertible {
+        /// 1-based column (in UTF-8 bytes) of the problem.
+        var column: Int
+        /// What is wrong there.
+        var message: String
+        var description: String { "invalid JSON at column \(column): \(message)" }
+    }
+
+    private let bytes: [UInt8]
+    private var position = 0
+    private var depth = 0
+
+    /// Parses `text`, which must hold exactly one JSON value (surrounding whitespace allowed).
+    /// - Throws: ``SyntaxError``.
+    static func parse(_ text: String) throws -> JSONValue {
+        var parser = JSONParser(bytes: Array(text.utf8))
+        parser.skipWhitespace()
+        let value = try parser.value()
+        parser.skipWhitespace()
+        guard parser.position == parser.bytes.count else {
+            throw parser.error("text after the value")
+        }
+        return value
+    }
+
+    private init(bytes: [UInt8]) { self.bytes = bytes }
+
+    private func error(_ message: String) -> SyntaxError {
+        SyntaxError(column: position + 1, message: message)
+    }
+
+    private var current: UInt8? { position < bytes.count ? bytes[position] : nil }
+
+    private mutating func skipWhitespace() {
+        while let c = current, c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D { position += 1 }
+    }
+
+    private mutating func expect(_ word: String) throws {
+        for byte in word.utf8 {
+            guard current == byte else { throw error("expected \(word)") }
+            position += 1
+        }
+    }
+
+    private mutating func value() throws -> JSONValue {
+        guard let c = current else { throw error("unexpected end of text") }
+        switch c {
+        case UInt8(ascii: "{"): return try object()
+        case UInt8(ascii: "["): return try array()
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"):
+            try expect("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expect("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expect("null")
+            return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        default: throw error("unexpected character")
+        }
+    }
+
+    private mutating func nest() throws {
+        depth += 1
+        guard depth <= 512 else { throw error("nested too deeply") }
+        position += 1
+        skipWhitespace()
+    }
+
+    private mutating func object() throws -> JSONValue {
+        try nest()
+        defer { depth -= 1 }
+        var members: [(key: String, value: JSONValue)] = []
+        if current == UInt8(ascii: "}") {
+            position += 1
+            return .object(members)
+        }
+        while true {
+            guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }
+            let key = try string()
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw error("expected :") }
+            position += 1
+            skipWhitespace()
+            members.append((key, try value()))
+            skipWhitespace()
+            if current == UInt8(ascii: ",") {
+                position += 1
+                skipWhitespace()
+                continue
+            }
+            guard current == UInt8(ascii: "}") else { throw error("expected , or }") }
+            position += 1
+            return .object(members)
+        }
+    }
+
+    private mutating func array() throws -> JSONValue {
+        try nest()
+        defer { depth -= 1 }
+        var items: [JSONValue] = []
+        if current == UInt8(ascii: "]") {
+            position += 1
+            return .array(items)
+        }
+        while true {
+            items.append(try value())
+            skipWhitespace()
+            if current == UInt8(ascii: ",") {
+                position += 1
+                skipWhitespace()
+                continue
+            }
+            guard current == UInt8(ascii: "]") else { throw error("expected , or ]") }
+            position += 1
+            return .array(items)
+        }
+    }
+
+    private mutating func number() throws -> JSONValue {
+        let start = position
+        if current == UInt8(ascii: "-") { position += 1 }
+        var digits = 0
+        while let c = current,
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) || c == UInt8(ascii: ".")
+                || c == UInt8(ascii: "e") || c == UInt8(ascii: "E") || c == UInt8(ascii: "+")
+                || c == UInt8(ascii: "-")
+        {
+            if (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) { digits += 1 }
+            position += 1
+        }
+        let text = String(decoding: bytes[start..<position], as: UTF8.self)
+        guard digits > 0, Double(text) != nil else {
+            position = start
+            throw error("invalid number")
+        }
+        return .number(text)
+    }
+
+    private mutating func string() throws -> String {
+        position += 1  // the opening quote
+        var scalars = String.UnicodeScalarView()
+        var run = position
+        func flushRun(_ end: Int) throws {
+            guard let text = String(validating: bytes[run..<end], as: UTF8.self) else {
+                throw error("invalid UTF-8")
+            }
+            scalars.append(contentsOf: text.unicodeScalars)
+        }
+        while true {
+            guard let c = current else { throw error("unterminated string") }
+            if c == UInt8(ascii: "\"") {
+                try flushRun(position)
+                position += 1
+                return String(scalars)
+            }
+            if c < 0x20 { throw error("control character in a string") }
+            if c != UInt8(ascii: "\\") {
+                position += 1
+                continue
+            }
+            try flushRun(position)
+            position += 1
+            guard let escape = current else { throw error("unterminated string") }
+            position += 1
+            switch escape {
+            case UInt8(ascii: "\""): scalars.append("\"")
+            case UInt8(ascii: "\\"): scalars.append("\\")
+            case UInt8(ascii: "/"): scalars.append("/")
+            case UInt8(ascii: "b"): scalars.append("\u{08}")
+            case UInt8(ascii: "f"): scalars.append("\u{0C}")
+            case UInt8(ascii: "n"): scalars.append("\n")
+            case UInt8(ascii: "r"): scalars.append("\r")
+            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "u"):
+                var code = try hex4()
+                if (0xD800..<0xDC00).contains(code) {
+                    try expect("\\u")
+                    let low = try hex4()
+                    guard (0xDC00..<0xE000).contains(low) else { throw error("unpaired surrogate") }
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                }
+                guard let scalar = Unicode.Scalar(code) else { throw error("unpaired surrogate") }
+                scalars.append(scalar)
+            default: throw error("invalid escape")
+            }
+            run = position
+        }
+    }
+
+    private mutating func hex4() throws -> UInt32 {
+        guard position + 4 <= bytes.count,
+            let code = UInt32(
+                String(decoding: bytes[position..<position + 4], as: UTF8.self), radix: 16)
+        else { throw error("invalid \\u escape") }
+        position += 4
+        return code
+    }
+}

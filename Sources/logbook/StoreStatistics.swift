@@ -1,0 +1,103 @@
+import Foundation
+import LogStore
+
+/// The figures `logbook stats` shows, gathered from an open store. A value type.
+struct StoreStatistics {
+    /// The engine's figures.
+    let engine: LogStoreStats
+    /// Schema version, or `nil` for a store without a schema.
+    let schemaVersion: UInt32?
+    /// Objects per entity, in schema order.
+    let entities: [(name: String, objects: Int)]
+    /// What the read-only open skipped (a torn tail).
+    let droppedTailBytes: Int64
+    /// Why the stored schema does not decode, if it does not (then no entities are counted).
+    let schemaError: String?
+    /// Hint files in the directory (each lets open skip scanning its segment).
+    let hintFiles: Int
+
+    /// Reads the figures of `store`.
+    /// - Throws: ``LogStoreError`` (a closed store) or the object layer's error for a damaged
+    ///   schema.
+    init(store: LogStore) throws {
+        engine = try store.stats()
+        var schema: StoredSchema?
+        do {
+            schema = try StoredSchema.read(from: store)
+            schemaError = nil
+        } catch {
+            schemaError = "\(error)"
+        }
+        schemaVersion = schema?.version
+        entities = try (schema?.entities ?? []).map { ($0.name, try store.count(in: $0.name)) }
+        droppedTailBytes = store.recovery.droppedTailBytes
+        hintFiles =
+            ((try? FileManager.default.contentsOfDirectory(atPath: store.path)) ?? [])
+            .filter { $0.hasSuffix(".hint") }.count
+    }
+
+    /// Aligned `name  value` lines, then the keyspaces and entities.
+    func writeText(to output: inout some TextOutputStream) {
+        var table = AlignedTable()
+        table.append(["segments", String(engine.segments)])
+        table.append(["hint files", String(hintFiles)])
+        table.append(["file bytes", Self.bytes(engine.fileBytes)])
+        table.append(["live bytes", Self.bytes(engine.liveBytes)])
+        table.append(["dead bytes", Self.bytes(engine.deadBytes)])
+        table.append([
+            "space amplification", Formatting.fixed(engine.spaceAmplification, digits: 2) + "x",
+        ])
+        table.append(["last sequence", String(engine.lastSequence)])
+        table.append([
+            "schema version",
+            schemaVersion.map(String.init)
+                ?? (schemaError == nil ? "none (no Logbook schema)" : "damaged: does not decode"),
+        ])
+        if droppedTailBytes > 0 {
+            table.append(["torn tail ignored", Self.bytes(droppedTailBytes)])
+        }
+        table.flush(to: &output)
+        if !entities.isEmpty {
+            output.write("\n")
+            var rows = AlignedTable(rightAligned: [1])
+            rows.append(["ENTITY", "OBJECTS"])
+            for entity in entities { rows.append([entity.name, String(entity.objects)]) }
+            rows.flush(to: &output)
+        }
+        output.write("\n")
+        var rows = AlignedTable(rightAligned: [1, 2])
+        rows.append(["KEYSPACE", "KEYS", "LIVE BYTES"])
+        for keyspace in engine.keyspaces {
+            rows.append([keyspace.name, String(keyspace.keys), String(keyspace.liveBytes)])
+        }
+        rows.flush(to: &output)
+    }
+
+    /// One JSON object.
+    func writeJSON(to output: inout some TextOutputStream) {
+        let keyspaces = engine.keyspaces.map {
+            "{\"name\":\(Formatting.quoted($0.name)),\"keys\":\($0.keys),\"liveBytes\":\($0.liveBytes)}"
+        }
+        let entityList = entities.map {
+            "{\"name\":\(Formatting.quoted($0.name)),\"objects\":\($0.objects)}"
+        }
+        var members = [
+            "\"segments\":\(engine.segments)",
+            "\"hintFiles\":\(hintFiles)",
+            "\"fileBytes\":\(engine.fileBytes)",
+            "\"liveBytes\":\(engine.liveBytes)",
+            "\"deadBytes\":\(engine.deadBytes)",
+            "\"spaceAmplification\":\(Formatting.fixed(engine.spaceAmplification, digits: 4))",
+            "\"lastSequence\":\(engine.lastSequence)",
+            "\"schemaVersion\":\(schemaVersion.map(String.init) ?? "null")",
+        ]
+        members.append("\"droppedTailBytes\":\(droppedTailBytes)")
+        members.append("\"entities\":[\(entityList.joined(separator: ","))]")
+        members.append("\"keyspaces\":[\(keyspaces.joined(separator: ","))]")
+        output.write("{" + members.joined(separator: ",") + "}\n")
+    }
+
+    private static func bytes(_ count: Int64) -> String {
+        count < 1024 ? "\(count) B" : "\(count) B (\(Formatting.byteCount(count)))"
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import LogStore
+import TestSupport
+import Testing
+
+@Suite struct StatsTests {
+    @Test func textStatsOfARawStore() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try Stores.people(at: path, binary: true)
+        let result = try CLI.run(["stats", path])
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        #expect(
+            result.stdout == """
+                segments             1
+                hint files           1
+                file bytes           121 B
+                live bytes           15 B
+                dead bytes           106 B
+                space amplification  8.07x
+                last sequence        3
+                schema version       none (no Logbook schema)
+
+                KEYSPACE  KEYS  LIVE BYTES
+                blobs        1           3
+                people       1           4
+
+                """)
+    }
+
+    @Test func jsonStatsParse() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try Stores.manySegments(at: path)
+        let result = try CLI.run(["stats", path, "--format", "json"])
+        #expect(result.status == 0)
+        let stats = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(stats["segments"] as? Int ?? 0 > 1)
+        #expect(stats["lastSequence"] as? Int == 6)
+        #expect(stats["schemaVersion"] is NSNull)
+        let keyspaces = try #require(stats["keyspaces"] as? [[String: Any]])
+        #expect(keyspaces.count == 1)
+        #expect(keyspaces[0]["keys"] as? Int == 4)
+    }
+
+    @Test func damagedStoreStatsFailWithOneLine() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try Stores.manySegments(at: path)
+        let segment = segmentFiles(path)[0]
+        var bytes = readFile(segment)
+        bytes[30] ^= 0xFF
+        writeFile(segment, bytes)
+        let result = try CLI.run(["stats", path])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("logbook: corrupt store file \(segment) at offset 24"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+}
