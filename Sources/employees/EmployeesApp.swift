@@ -23,7 +23,7 @@ enum EmployeesApp {
                 printLine("Store: \(path)")
                 let story = DemoStory(
                     repository: try EmployeeStore.open(at: path), print: printLine,
-                    dumpStore: EmployeeStore.dump(at: path))
+                    dumpStore: EmployeeStore.dump(at: path), storePath: path)
                 try story.run()
             default:
                 let runner = CommandRunner(

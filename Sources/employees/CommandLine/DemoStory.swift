@@ -8,6 +8,8 @@ struct DemoStory {
     var print: (String) -> Void
     /// The store's dump as the `logbook` tool prints it, or `nil` if this build has none.
     var dumpStore: (() throws(EmployeesError) -> [String])?
+    /// The store's path, for the hint printed when there is no dump.
+    var storePath = "<store>"
 
     static let employees = [
         EmployeeDraft(name: "Ann Lee", designation: "Engineer", salary: 2_000_000),
@@ -48,8 +50,8 @@ struct DemoStory {
         if let dumpStore {
             try dumpStore().forEach(print)
         } else {
-            print("(skipped: the logbook tool is not built next to employees;")
-            print(" run `swift build`, then `swift run logbook dump <store>`)")
+            print("(skipped: the logbook tool is not built next to employees. To see it:")
+            print("   swift run logbook dump '\(storePath)')")
         }
     }
 
