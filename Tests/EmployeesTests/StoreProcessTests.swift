@@ -130,4 +130,17 @@ struct StoreProcessTests {
         // Each run adds three and deletes one.
         #expect(try listJSON(employees).count == 4)
     }
+
+    @Test func aStorePathThatCannotBeAStoreIsOneLineAndExitOne() throws {
+        let employees = try EmployeesProcess()
+        defer { employees.removeDirectory() }
+        let file = employees.directory.appendingPathComponent("plain-file")
+        try Data("x".utf8).write(to: file)
+        for path in [file.path, file.path + "/inside/Employees.logbook"] {
+            let result = try employees.run(["list", "--store", path])
+            #expect(result.status == 1)
+            #expect(result.standardError.hasPrefix("employees: "))
+            #expect(result.standardError.split(separator: "\n").count == 1)
+        }
+    }
 }

@@ -40,7 +40,22 @@ enum StoreLocation {
                 atPath: parent, withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700])
         } catch {
-            throw .store("cannot create the directory \(parent) for the store: \(error)")
+            let reason = systemReason(error)
+            throw .store(
+                "cannot create the directory \(parent) for the store (\(reason)); "
+                    + "check the path, or pass another with --store")
         }
+    }
+
+    /// `strerror`'s words for the POSIX error under a Foundation file error, else its description.
+    private static func systemReason(_ error: any Error) -> String {
+        let error = error as NSError
+        let underlying = (error.userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+        for candidate in [error, underlying] {
+            if let candidate, candidate.domain == NSPOSIXErrorDomain {
+                return String(cString: strerror(Int32(candidate.code)))
+            }
+        }
+        return error.localizedDescription
     }
 }
