@@ -179,7 +179,7 @@ extension LogStore {
         let fs = options.fileSystem
         let writable = !options.readOnly
         let bytes = segment.bytes()
-        if newest && bytes.count < FileHeader.size {
+        if newest && headerNeverWritten(bytes, path: segment.path) {
             // A crash while the segment was being created: it holds no commit.
             try cutTail(
                 segment, at: 0, reason: "incomplete header", options: options, report: &report)
@@ -225,6 +225,21 @@ extension LogStore {
                 guard let resume else { return }
                 scanner.position = resume
             }
+        }
+    }
+
+    /// Whether a segment is shorter than its header, or its header is damaged and no valid frame
+    /// follows: what a crash between creating a segment and syncing its header leaves (zeros or
+    /// garbage where the header should be). Such a segment holds no commit.
+    private static func headerNeverWritten(_ bytes: UnsafeRawBufferPointer, path: String) -> Bool {
+        guard bytes.count >= FileHeader.size else { return true }
+        do {
+            _ = try FileHeader.decode(bytes, kind: .segment, path: path)
+            return false
+        } catch LogStoreError.corruption {
+            return SegmentScanner(bytes: bytes).findNextFrame(after: FileHeader.size - 1) == nil
+        } catch {
+            return false
         }
     }
 

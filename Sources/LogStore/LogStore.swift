@@ -149,10 +149,12 @@ public final class LogStore: Sendable {
         }
     }
 
-    /// Calls `body` with every live key and value of `keyspace` as of the call, in no set order. The buffers are valid only during the call. Commits made while it
+    /// Calls `body` with every live key and value of `keyspace` as of the call, in the order they
+    /// lie in the log (roughly the order they were last written). The buffers are valid only during the call. Commits made while it
     /// runs are not seen; `body` may use the store.
     /// - Throws: ``LogStoreError/closed``, or what `body` throws.
-    /// - Complexity: O(keys in `keyspace`); no other keyspace is touched.
+    /// - Complexity: O(keys in `keyspace`) time, and 16 bytes a key of scratch memory; no other
+    ///   keyspace is touched, and the log is read front to back.
     public func forEach(
         in keyspace: String,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
@@ -166,7 +168,7 @@ public final class LogStore: Sendable {
         }
         guard let snapshot else { return }
         try withExtendedLifetime(snapshot.segments) {
-            try snapshot.directory.forEach(snapshot.bases) { _, record in
+            try snapshot.directory.forEachInLogOrder(snapshot.bases) { _, record in
                 try body(record.key, record.value)
             }
         }

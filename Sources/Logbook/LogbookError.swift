@@ -13,6 +13,8 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
     case missingValue(entity: String, attribute: String, object: String)
     /// Two objects share the value of a unique attribute.
     case uniqueConstraint(entity: String, attribute: String, value: String, object: String)
+    /// A deleted object's relationship with the `.deny` rule still reaches an object.
+    case deleteDenied(entity: String, relationship: String, object: String)
     /// The object was saved by another context since this one read it (merge policy `.error`).
     case conflict(entity: String, object: String, expectedVersion: UInt64, foundVersion: UInt64)
     /// The stored schema cannot be migrated to the requested one without losing data.
@@ -38,30 +40,42 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownEntity(let name):
-            return "no entity named \"\(name)\" in the schema; check the spelling or add it to the schema."
+            return
+                "no entity named \"\(name)\" in the schema; check the spelling or add it to the schema."
         case .unknownAttribute(let entity, let attribute):
-            return "\(entity) has no attribute \"\(attribute)\"; check the key or add the attribute to the schema."
+            return
+                "\(entity) has no attribute \"\(attribute)\"; check the key or add the attribute to the schema."
         case .typeMismatch(let entity, let attribute, let expected, let found):
-            return "\(entity).\(attribute) holds \(expected), not \(found); convert the value before setting it."
+            return
+                "\(entity).\(attribute) holds \(expected), not \(found); convert the value before setting it."
         case .missingValue(let entity, let attribute, let object):
-            return "\(entity).\(attribute) of \(object) is required but has no value; set it before saving, or make the attribute optional."
+            return
+                "\(entity).\(attribute) of \(object) is required but has no value; set it before saving, or make the attribute optional."
         case .uniqueConstraint(let entity, let attribute, let value, let object):
-            return "\(entity).\(attribute) must be unique, but \(object) repeats the value \(value); change one of them before saving."
+            return
+                "\(entity).\(attribute) must be unique, but \(object) repeats the value \(value); change one of them before saving."
+        case .deleteDenied(let entity, let relationship, let object):
+            return
+                "\(entity) \(object) cannot be deleted while \(entity).\(relationship) still reaches objects (delete rule deny); delete or reassign them first."
         case .conflict(let entity, let object, let expected, let found):
-            return "\(entity) \(object) was saved elsewhere (version \(found), this context read \(expected)); refetch it, or set a merge policy on the context."
+            return
+                "\(entity) \(object) was saved elsewhere (version \(found), this context read \(expected)); refetch it, or set a merge policy on the context."
         case .incompatibleSchema(let entity, let attribute, let reason):
             let what = attribute.map { "\(entity).\($0)" } ?? entity
-            return "the stored schema cannot become the new one at \(what): \(reason). Only new entities and new optional or defaulted attributes migrate automatically."
+            return
+                "the stored schema cannot become the new one at \(what): \(reason). Only new entities and new optional or defaulted attributes migrate automatically."
         case .invalidSchema(let reason):
             return "invalid schema: \(reason)."
         case .corruptRecord(let entity, let key, let reason):
-            return "the stored record \(entity)/\(key) does not decode: \(reason). Run `logbook verify`; the store may be damaged or written by a newer Logbook."
+            return
+                "the stored record \(entity)/\(key) does not decode: \(reason). Run `logbook verify`; the store may be damaged or written by a newer Logbook."
         case .predicateSyntax(let message, let line, let column):
             return "predicate syntax error at line \(line), column \(column): \(message)."
         case .unsupportedPredicate(let reason):
             return "cannot evaluate the predicate: \(reason)."
         case .notRegistered(let entity, let object):
-            return "\(entity) \(object) is not registered in this context; insert it or fetch it here first."
+            return
+                "\(entity) \(object) is not registered in this context; insert it or fetch it here first."
         case .objectNotFound(let id):
             return "no object \(id) in the store; it may have been deleted."
         case .invalidIdentifier(let text):

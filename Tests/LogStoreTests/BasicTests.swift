@@ -196,3 +196,25 @@ import Testing
             try store.get(b("499"), in: "a") == [UInt8](repeating: UInt8(499 % 251), count: 100))
     }
 }
+
+@Suite struct IterationOrderTests {
+    @Test func forEachVisitsRecordsInLogOrder() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        var options = LogStoreOptions()
+        options.segmentSize = 4096
+        let store = try LogStore(path: dir.child("s"), options: options)
+        var rng = SeededGenerator(seed: 5)
+        let keys = (0..<3000).map { _ in "k\(UInt64.random(in: 0...UInt64.max, using: &rng))" }
+        for key in keys {
+            try store.put(Array(key.utf8), for: Array(key.utf8), in: "k", durability: .buffered)
+        }
+        // Rewrite the first hundred: they move to the end of the log.
+        for key in keys.prefix(100) {
+            try store.put(Array(key.utf8), for: Array(key.utf8), in: "k", durability: .buffered)
+        }
+        var seen: [String] = []
+        try store.forEach(in: "k") { key, _ in seen.append(String(decoding: key, as: UTF8.self)) }
+        #expect(seen == Array(keys.dropFirst(100)) + Array(keys.prefix(100)))
+    }
+}

@@ -1,14 +1,17 @@
 import Foundation
 import Logbook
-import Testing
 import TestSupport
+import Testing
 
 /// One test per rule of DESIGN.md "Semantics".
 @Suite struct ContextSemanticsTests {
-    private func seeded(_ fixture: LogbookFixture, _ names: [String] = ["Ann", "Bob", "Cid"]) throws -> ModelContainer {
+    private func seeded(_ fixture: LogbookFixture, _ names: [String] = ["Ann", "Bob", "Cid"]) throws
+        -> ModelContainer
+    {
         let container = try fixture.open()
         for (i, name) in names.enumerated() {
-            container.mainContext.insert(Employee(name: name, designation: "Engineer", salary: Int64(i + 1) * 100))
+            container.mainContext.insert(
+                Employee(name: name, designation: "Engineer", salary: Int64(i + 1) * 100))
         }
         try container.mainContext.save()
         return container
@@ -34,7 +37,8 @@ import TestSupport
         let context = container.mainContext
         let dan = Employee(name: "Dan", designation: "Engineer", salary: 50)
         context.insert(dan)
-        let engineers = try context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.designation == "Engineer" }))
+        let engineers = try context.fetch(
+            FetchDescriptor<Employee>(predicate: #Predicate { $0.designation == "Engineer" }))
         #expect(engineers.map(\.name) == ["Ann", "Bob", "Cid", "Dan"])
         #expect(engineers.last === dan)
     }
@@ -44,7 +48,9 @@ import TestSupport
         defer { fixture.remove() }
         let container = try seeded(fixture)
         let context = container.mainContext
-        let bob = try #require(try context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "Bob" })).first)
+        let bob = try #require(
+            try context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "Bob" }))
+                .first)
         context.delete(bob)
         #expect(try context.fetch(FetchDescriptor<Employee>()).map(\.name) == ["Ann", "Cid"])
         #expect(try context.fetchCount(FetchDescriptor<Employee>()) == 2)
@@ -55,11 +61,15 @@ import TestSupport
         defer { fixture.remove() }
         let container = try seeded(fixture)
         let context = container.mainContext
-        let ann = try #require(try context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "Ann" })).first)
+        let ann = try #require(
+            try context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "Ann" }))
+                .first)
         ann.designation = "Manager"
-        let engineers = try context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.designation == "Engineer" }))
+        let engineers = try context.fetch(
+            FetchDescriptor<Employee>(predicate: #Predicate { $0.designation == "Engineer" }))
         #expect(engineers.map(\.name) == ["Bob", "Cid"])
-        let managers = try context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.designation == "Manager" }))
+        let managers = try context.fetch(
+            FetchDescriptor<Employee>(predicate: #Predicate { $0.designation == "Manager" }))
         #expect(managers.first === ann)
     }
 
@@ -69,7 +79,9 @@ import TestSupport
         let container = try seeded(fixture)
         let context = container.mainContext
         context.insert(Employee(name: "Dan"))
-        let bob = try #require(try context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "Bob" })).first)
+        let bob = try #require(
+            try context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "Bob" }))
+                .first)
         context.delete(bob)
         var descriptor = FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)])
         descriptor.includePendingChanges = false
@@ -82,7 +94,8 @@ import TestSupport
         let container = try seeded(fixture)
         let context = ModelContext(container)
         let first = try context.fetch(FetchDescriptor<Employee>())
-        let second = try context.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.salary, order: .reverse)]))
+        let second = try context.fetch(
+            FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.salary, order: .reverse)]))
         #expect(first.count == 3)
         for employee in first { #expect(second.contains { $0 === employee }) }
         let id = try #require(first[0].persistentModelID)
@@ -117,7 +130,9 @@ import TestSupport
         #expect(context.deletedModels.map { $0 === all[1] } == [true])
         try context.save()
         #expect(!context.hasChanges)
-        #expect(context.insertedModels.isEmpty && context.changedModels.isEmpty && context.deletedModels.isEmpty)
+        #expect(
+            context.insertedModels.isEmpty && context.changedModels.isEmpty
+                && context.deletedModels.isEmpty)
     }
 
     @Test func readingWithoutWritingIsNoChange() throws {
@@ -134,7 +149,9 @@ import TestSupport
         defer { fixture.remove() }
         let container = try seeded(fixture)
         let context = container.mainContext
-        let ann = try #require(try context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "Ann" })).first)
+        let ann = try #require(
+            try context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "Ann" }))
+                .first)
         ann.salary = 999
         ann.name = "Anne"
         ann.salary = 1_000
@@ -143,7 +160,10 @@ import TestSupport
         #expect(ann.salary == 100)
         #expect(!context.hasChanges)
         try context.save()
-        #expect(try ModelContext(container).fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "Ann" })).first?.salary == 100)
+        #expect(
+            try ModelContext(container).fetch(
+                FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "Ann" })
+            ).first?.salary == 100)
     }
 
     @Test func rollbackForgetsInsertsAndRestoresDeletes() throws {
@@ -152,13 +172,17 @@ import TestSupport
         let container = try seeded(fixture)
         let context = container.mainContext
         context.insert(Employee(name: "Dan"))
-        let bob = try #require(try context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "Bob" })).first)
+        let bob = try #require(
+            try context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "Bob" }))
+                .first)
         bob.salary = 5
         context.delete(bob)
         context.rollback()
         #expect(!bob.isDeleted)
         #expect(bob.salary == 200)
-        #expect(try context.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)])).map(\.name) == ["Ann", "Bob", "Cid"])
+        #expect(
+            try context.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)])).map(
+                \.name) == ["Ann", "Bob", "Cid"])
     }
 
     @Test func deletingANeverSavedObjectJustForgetsIt() throws {
@@ -182,7 +206,10 @@ import TestSupport
         var saved = ""
         do {
             let container = try seeded(fixture)
-            let bob = try #require(try container.mainContext.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "Bob" })).first)
+            let bob = try #require(
+                try container.mainContext.fetch(
+                    FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "Bob" })
+                ).first)
             saved = try #require(bob.persistentModelID).description
             #expect(saved.hasPrefix("Employee/"))
             try container.close()
@@ -199,6 +226,9 @@ import TestSupport
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try seeded(fixture)
-        #expect(try container.mainContext.model(for: PersistentIdentifier(entityName: "Employee", primaryKey: 999), as: Employee.self) == nil)
+        #expect(
+            try container.mainContext.model(
+                for: PersistentIdentifier(entityName: "Employee", primaryKey: 999),
+                as: Employee.self) == nil)
     }
 }

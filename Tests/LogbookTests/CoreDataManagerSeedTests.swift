@@ -1,7 +1,7 @@
 import Foundation
 import Logbook
-import Testing
 import TestSupport
+import Testing
 
 /// The CoreDataManager seed's flows, dynamic style: entities by name, values by key.
 @Suite struct CoreDataManagerSeedTests {
@@ -51,13 +51,17 @@ import TestSupport
         defer { fixture.remove() }
         let container = try fixture.open(schema: Self.people)
         let context = container.mainContext
-        for (name, sex, age) in [("Ann", "Woman", 30), ("Bob", "Man", 25), ("Cid", "Man", 40), ("Dan", "Man", 18)] {
+        for (name, sex, age) in [
+            ("Ann", "Woman", 30), ("Bob", "Man", 25), ("Cid", "Man", 40), ("Dan", "Man", 18),
+        ] {
             try context.insert(entity: "People", values: ["name": name, "sex": sex, "age": age])
         }
         try context.save()
-        let ascending = try context.fetch(entity: "People", where: "sex = %@", "Man", sortBy: "age", ascending: true)
+        let ascending = try context.fetch(
+            entity: "People", where: "sex = %@", "Man", sortBy: "age", ascending: true)
         #expect(ascending.compactMap { $0["name"] as? String } == ["Dan", "Bob", "Cid"])
-        let descending = try context.fetch(entity: "People", where: "sex = %@", "Man", sortBy: "age", ascending: false)
+        let descending = try context.fetch(
+            entity: "People", where: "sex = %@", "Man", sortBy: "age", ascending: false)
         #expect(descending.compactMap { $0["name"] as? String } == ["Cid", "Bob", "Dan"])
     }
 
@@ -89,7 +93,9 @@ import TestSupport
         let people = try context.fetch(entity: "People", sortBy: "name")
         context.delete(people[0])
         try context.save()
-        #expect(try ModelContext(container).fetch(entity: "People").compactMap { $0["name"] as? String } == ["Tom"])
+        #expect(
+            try ModelContext(container).fetch(entity: "People").compactMap { $0["name"] as? String }
+                == ["Tom"])
     }
 
     @Test func unknownKeyAndWrongTypeThrowNamingEntityAndKey() throws {
@@ -102,10 +108,15 @@ import TestSupport
         }
         #expect(!context.hasChanges, "a failed dictionary insert inserts nothing")
         let kevin = try context.insert(entity: "People", values: ["name": "Kevin"])
-        #expect(throws: LogbookError.typeMismatch(entity: "People", attribute: "age", expected: "Int64", found: "String")) {
+        #expect(
+            throws: LogbookError.typeMismatch(
+                entity: "People", attribute: "age", expected: "Int64", found: "String")
+        ) {
             try kevin.setValue("ten", forKey: "age")
         }
-        #expect(throws: LogbookError.unknownEntity("Robot")) { try context.insert(entity: "Robot", values: [:]) }
+        #expect(throws: LogbookError.unknownEntity("Robot")) {
+            try context.insert(entity: "Robot", values: [:])
+        }
     }
 
     @Test func failedSubscriptWriteIsThrownBySave() throws {
@@ -115,7 +126,10 @@ import TestSupport
         let context = container.mainContext
         let kevin = try context.insert(entity: "People", values: ["name": "Kevin"])
         kevin["age"] = "old"
-        #expect(throws: LogbookError.typeMismatch(entity: "People", attribute: "age", expected: "Int64", found: "String")) {
+        #expect(
+            throws: LogbookError.typeMismatch(
+                entity: "People", attribute: "age", expected: "Int64", found: "String")
+        ) {
             try context.save()
         }
     }
@@ -125,13 +139,15 @@ import TestSupport
         defer { fixture.remove() }
         let container = try fixture.open()
         let context = container.mainContext
-        let object = try context.insert(entity: "Employee", values: ["name": "Kevin", "salary": 10])
+        let object = try context.insert(
+            entity: "Employee", values: ["name": "Kevin", "salary": 10])
         let kevin = try #require(object as? Employee)
         #expect(kevin.salary == 10)
         kevin["salary"] = 20
         #expect(kevin.salary == 20)
         try context.save()
-        let rows = try context.fetch(entity: "Employee", where: "salary > %@", 5, sortBy: "name", ascending: true)
+        let rows = try context.fetch(
+            entity: "Employee", where: "salary > %@", 5, sortBy: "name", ascending: true)
         #expect(rows.count == 1)
         #expect(rows.first === kevin)
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Logbook
-import Testing
 import TestSupport
+import Testing
 
 /// The Employee list app of the seed: add employees, list them, update a salary, delete one —
 /// across fresh contexts and reopened stores.
@@ -16,7 +16,8 @@ import TestSupport
         context.insert(Employee(name: "Cid", designation: "Manager", salary: 2_500_000))
         try context.save()
 
-        let listed = try ModelContext(container).fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)]))
+        let listed = try ModelContext(container).fetch(
+            FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)]))
         #expect(listed.map(\.name) == ["Ann", "Bob", "Cid"])
         #expect(listed.map(\.designation) == ["Engineer", "Designer", "Manager"])
         #expect(listed.map(\.salary) == [2_000_000, 1_500_000, 2_500_000])
@@ -56,13 +57,17 @@ import TestSupport
             for name in ["Ann", "Bob", "Cid"] { context.insert(Employee(name: name)) }
             try context.save()
             let bob = try #require(
-                try context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "Bob" })).first)
+                try context.fetch(
+                    FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "Bob" })
+                ).first)
             context.delete(bob)
             try context.save()
             try container.close()
         }
         let reopened = try fixture.open()
-        let names = try reopened.mainContext.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)])).map(\.name)
+        let names = try reopened.mainContext.fetch(
+            FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)])
+        ).map(\.name)
         #expect(names == ["Ann", "Cid"])
     }
 

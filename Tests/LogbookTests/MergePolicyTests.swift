@@ -1,12 +1,15 @@
 import Foundation
 import Logbook
-import Testing
+import Synchronization
 import TestSupport
+import Testing
 
 /// Two contexts saving the same object: detection by per-object version, and the merge policies.
 @Suite struct MergePolicyTests {
     /// Saves Ann (salary 100), then makes two contexts that both read her.
-    private func twoReaders(_ fixture: LogbookFixture) throws -> (ModelContainer, Employee, ModelContext, Employee, ModelContext) {
+    private func twoReaders(_ fixture: LogbookFixture) throws -> (
+        ModelContainer, Employee, ModelContext, Employee, ModelContext
+    ) {
         let container = try fixture.open()
         container.mainContext.insert(Employee(name: "Ann", salary: 100))
         try container.mainContext.save()
@@ -25,7 +28,10 @@ import TestSupport
         try first.save()
         b.salary = 300
         let id = try #require(b.persistentModelID).description
-        #expect(throws: LogbookError.conflict(entity: "Employee", object: id, expectedVersion: 1, foundVersion: 2)) {
+        #expect(
+            throws: LogbookError.conflict(
+                entity: "Employee", object: id, expectedVersion: 1, foundVersion: 2)
+        ) {
             try second.save()
         }
         #expect(second.hasChanges)
@@ -84,5 +90,23 @@ import TestSupport
         a.salary = 400
         try first.save()
         #expect(a.salary == 400)
+    }
+
+    @Test func contextsOnSeveralThreadsSaveIntoOneContainer() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open()
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            let context = ModelContext(container)
+            for round in 0..<25 {
+                context.insert(Employee(name: "w\(worker)-\(round)"))
+                do { try context.save() } catch { failures.withLock { $0 += 1 } }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        let ids = try ModelContext(container).fetchIdentifiers(FetchDescriptor<Employee>())
+        #expect(ids.count == 100)
+        #expect(Set(ids).count == 100)
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
-import Logbook
 import LogStore
-import Testing
+import Logbook
 import TestSupport
+import Testing
 
 /// Validation at save, and the rule that a failed save leaves the store untouched and the
 /// context's changes pending.
@@ -23,7 +23,10 @@ import TestSupport
         let context = container.mainContext
         let nameless = try context.insert(entity: "People", values: ["email": "x@example.com"])
         let id = try #require(nameless.persistentModelID)
-        #expect(throws: LogbookError.missingValue(entity: "People", attribute: "name", object: id.description)) {
+        #expect(
+            throws: LogbookError.missingValue(
+                entity: "People", attribute: "name", object: id.description)
+        ) {
             try context.save()
         }
         #expect(context.hasChanges)
@@ -39,7 +42,10 @@ import TestSupport
         let container = try fixture.open()
         let ann = Employee(name: "Ann")
         container.mainContext.insert(ann)
-        #expect(throws: LogbookError.typeMismatch(entity: "Employee", attribute: "name", expected: "String", found: "nil")) {
+        #expect(
+            throws: LogbookError.typeMismatch(
+                entity: "Employee", attribute: "name", expected: "String", found: "nil")
+        ) {
             try ann.setValue(nil, forKey: "name")
         }
     }
@@ -50,7 +56,8 @@ import TestSupport
         let container = try fixture.open(schema: Self.people)
         let context = container.mainContext
         try context.insert(entity: "People", values: ["name": "A", "email": "same@example.com"])
-        let second = try context.insert(entity: "People", values: ["name": "B", "email": "same@example.com"])
+        let second = try context.insert(
+            entity: "People", values: ["name": "B", "email": "same@example.com"])
         #expect(
             throws: LogbookError.uniqueConstraint(
                 entity: "People", attribute: "email", value: "\"same@example.com\"",
@@ -93,7 +100,8 @@ import TestSupport
         var options = LogStoreOptions()
         options.fileSystem = faults
         do {
-            let container = try ModelContainer(for: [Employee.self], at: fixture.url, options: options)
+            let container = try ModelContainer(
+                for: [Employee.self], at: fixture.url, options: options)
             let context = container.mainContext
             context.insert(Employee(name: "Ann", salary: 100))
             try context.save()

@@ -5,7 +5,8 @@ import Testing
 /// The Core Data format subset, standalone on dictionaries (as the CLI's `--where` uses it).
 @Suite struct StringPredicateTests {
     static let ann: [String: AttributeValue] = [
-        "name": .string("Ann Élise"), "salary": .integer(2_000_000), "rate": .double(1.5), "active": .bool(true),
+        "name": .string("Ann Élise"), "salary": .integer(2_000_000), "rate": .double(1.5),
+        "active": .bool(true),
         "nickname": .null, "designation": .string("Engineer"),
     ]
 
@@ -14,12 +15,14 @@ import Testing
     }
 
     @Test(arguments: [
-        ("salary == 2000000", true), ("salary = 2000000", true), ("salary != 2000000", false), ("salary <> 1", true),
+        ("salary == 2000000", true), ("salary = 2000000", true), ("salary != 2000000", false),
+        ("salary <> 1", true),
         ("salary < 2000001", true), ("salary <= 2000000", true), ("salary =< 1999999", false),
         ("salary > 1999999", true), ("salary >= 2000001", false), ("salary => 2000000", true),
         ("rate > 1", true), ("rate == 1.5", true), ("salary > 1.5e6", true), ("salary > -3", true),
         ("active == TRUE", true), ("active == NO", false), ("active = YES", true),
-        ("nickname == nil", true), ("nickname = NULL", true), ("nickname != nil", false), ("name != nil", true),
+        ("nickname == nil", true), ("nickname = NULL", true), ("nickname != nil", false),
+        ("name != nil", true),
         ("nickname < 3", false),
     ])
     func comparisons(_ format: String, _ expected: Bool) throws {
@@ -27,9 +30,12 @@ import Testing
     }
 
     @Test(arguments: [
-        ("name BEGINSWITH 'Ann'", true), ("name BEGINSWITH 'ann'", false), ("name BEGINSWITH[c] 'ann'", true),
-        ("name ENDSWITH \"Élise\"", true), ("name ENDSWITH[cd] 'elise'", true), ("name ENDSWITH[c] 'elise'", false),
-        ("name CONTAINS 'n É'", true), ("name CONTAINS[c] 'N é'", true), ("name CONTAINS 'x'", false),
+        ("name BEGINSWITH 'Ann'", true), ("name BEGINSWITH 'ann'", false),
+        ("name BEGINSWITH[c] 'ann'", true),
+        ("name ENDSWITH \"Élise\"", true), ("name ENDSWITH[cd] 'elise'", true),
+        ("name ENDSWITH[c] 'elise'", false),
+        ("name CONTAINS 'n É'", true), ("name CONTAINS[c] 'N é'", true),
+        ("name CONTAINS 'x'", false),
         ("designation ==[c] 'engineer'", true), ("nickname CONTAINS 'a'", false),
     ])
     func stringOperators(_ format: String, _ expected: Bool) throws {
@@ -45,7 +51,8 @@ import Testing
         #expect(try holds("NOT salary < 1"))
         #expect(try holds("!(salary < 1)"))
         #expect(try !holds("not (salary > 1 and active == true)"))
-        #expect(try holds("salary < 1 AND active == false OR rate == 1.5"), "AND binds tighter than OR")
+        #expect(
+            try holds("salary < 1 AND active == false OR rate == 1.5"), "AND binds tighter than OR")
         #expect(try !holds("salary < 1 AND (active == false OR rate == 1.5)"))
         #expect(try holds("TRUEPREDICATE"))
         #expect(try !holds("FALSEPREDICATE"))
@@ -116,11 +123,14 @@ import Testing
     }
 
     @Test func validateChecksKeysAgainstAnEntity() throws {
-        let entity = Entity(name: "Employee", attributes: [AttributeDescription("salary", .integer)])
+        let entity = Entity(
+            name: "Employee", attributes: [AttributeDescription("salary", .integer)])
         try StringPredicate("salary > 3").validate(for: entity)
         #expect(throws: LogbookError.unknownAttribute(entity: "Employee", attribute: "height")) {
             try StringPredicate("height > 3").validate(for: entity)
         }
-        #expect(throws: LogbookError.self) { try StringPredicate("company.name == 'x'").validate(for: entity) }
+        #expect(throws: LogbookError.self) {
+            try StringPredicate("company.name == 'x'").validate(for: entity)
+        }
     }
 }

@@ -28,7 +28,11 @@ extension LogStore {
             state throws(LogStoreError) in
             guard !state.closed else { throw LogStoreError.closed }
             let active = writer.active.handle
+            // In replay order (by order, not handle: an earlier compaction's outputs have newer
+            // handles than the segments after them), so outputs are named after every input and
+            // inputs are removed oldest first.
             let inputs = state.segments.compactMap { $0 }.filter { $0.handle != active }
+                .sorted { $0.order < $1.order }
             var definitions: [UInt8] = []
             for id in 1..<state.keyspaces.nextID {
                 let name = state.keyspaces.name(of: id)!
@@ -111,8 +115,10 @@ extension LogStore {
             if fs.kind(of: Hint.path(forSegment: input.path)) == .file {
                 try fs.remove(Hint.path(forSegment: input.path))
             }
+            // One removal durable at a time: were a newer input's removal to reach the disk and an
+            // older one's not, the older one's puts would outlive the newer one's deletes.
+            try fs.syncDirectory(path)
         }
-        try fs.syncDirectory(path)
         for segment in outputs { try? Hint.write(for: segment, directory: path, fileSystem: fs) }
         let written = output.finished.reduce(Int64(0)) { $0 + Int64($1.size) }
         let report = CompactionReport(

@@ -17,6 +17,9 @@ enum Frame {
     static let maxKeyLength = 65_535
     /// Largest value: a put record with the largest key must fit in one frame.
     static let maxValueLength = maxPayload - 128 - maxKeyLength
+    /// Sequence numbers are below this (no writer comes near it), so the next number never
+    /// overflows; a frame with a larger one is corruption.
+    static let sequenceLimit: UInt64 = 1 << 63
 }
 
 /// What part of a commit a frame holds. 0 is reserved (a zero-filled region is never a frame).

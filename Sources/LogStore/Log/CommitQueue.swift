@@ -4,8 +4,11 @@ import Foundation
 final class PendingCommit: @unchecked Sendable {
     let batch: WriteBatch
     let durability: Durability
-    /// Set by the leader that wrote it, under the queue's lock.
+    /// Set by the leader that wrote it, outside the queue's lock; read by others only once
+    /// `finished` is set.
     var result: Result<UInt64, LogStoreError>?
+    /// Set by the leader under the queue's lock after `result`: publishes it to the submitter.
+    var finished = false
 
     init(batch: WriteBatch, durability: Durability) {
         self.batch = batch
@@ -37,10 +40,10 @@ final class CommitQueue: @unchecked Sendable {
             return .failure(.closed)
         }
         waiting.append(commit)
-        while commit.result == nil && waiting[head] !== commit { condition.wait() }
-        if let result = commit.result {
+        while !commit.finished && waiting[head] !== commit { condition.wait() }
+        if commit.finished {
             condition.unlock()
-            return result
+            return commit.result ?? .failure(.closed)
         }
         var group = [commit]
         var bytes = commit.batch.records.count
@@ -55,6 +58,7 @@ final class CommitQueue: @unchecked Sendable {
         write(group)
 
         condition.lock()
+        for member in group { member.finished = true }
         head += group.count
         if head == waiting.count {
             waiting.removeAll(keepingCapacity: true)

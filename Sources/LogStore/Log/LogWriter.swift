@@ -67,6 +67,7 @@ final class LogWriter: @unchecked Sendable {
         guard !accepted.isEmpty else { return }
         let savedKeyspaces = keyspaces
         let savedNeedsDefinitions = activeNeedsDefinitions
+        let savedUnsyncedData = hasUnsyncedData
         let estimate = accepted.reduce(0) { $0 + $1.batch.encodedSizeBound }
         var written: [Written] = []
         var groupStart = active.size
@@ -83,17 +84,8 @@ final class LogWriter: @unchecked Sendable {
                         bufferOffset: &bufferOffset))
             }
             try flush(&buffer, at: &bufferOffset)
-            if accepted.contains(where: { $0.durability == .sync }) {
-                do {
-                    try fileSystem.syncData(active.file)
-                } catch let error as LogStoreError {
-                    if case .io(_, _, let code) = error { disabledCause = code }
-                    throw error
-                }
-                hasUnsyncedData = false
-            } else {
-                hasUnsyncedData = true
-            }
+            hasUnsyncedData = true
+            if accepted.contains(where: { $0.durability == .sync }) { try sync() }
             let end = bufferOffset
             index.withLock { state in
                 for batch in written { publish(batch, into: &state) }
@@ -103,6 +95,8 @@ final class LogWriter: @unchecked Sendable {
         } catch {
             keyspaces = savedKeyspaces
             activeNeedsDefinitions = savedNeedsDefinitions
+            // The group is cut off below: what is unsynced is what was before it.
+            hasUnsyncedData = savedUnsyncedData
             let failure =
                 (error as? LogStoreError) ?? .io(operation: "write", path: active.path, errno: 5)
             // Cut the partial group off so later commits do not follow garbage.
@@ -118,9 +112,14 @@ final class LogWriter: @unchecked Sendable {
         for batch in written { batch.commit.result = .success(batch.sequence) }
     }
 
-    /// Forces buffered commits to stable storage.
+    /// Forces buffered commits to stable storage. A failure disables writes: the kernel may have
+    /// dropped the pages, so a retry could not be trusted.
     func sync() throws {
         guard hasUnsyncedData else { return }
+        // After a failed sync the pages may be gone although a retry would succeed.
+        if let cause = disabledCause {
+            throw LogStoreError.writesDisabled(path: directory, cause: cause)
+        }
         do {
             try fileSystem.syncData(active.file)
         } catch let error as LogStoreError {
@@ -270,11 +269,21 @@ final class LogWriter: @unchecked Sendable {
         try sync()
         let order = (active.order >> 16 + 1) << 16
         let handle = index.withLock { UInt32($0.segments.count) }
-        let segment = try Segment(
-            directory: directory, order: order, handle: handle, fileSystem: fileSystem,
-            growing: true, create: true)
-        try fileSystem.syncData(segment.file)
-        try fileSystem.syncDirectory(directory)
+        let segment: Segment
+        do {
+            segment = try Segment(
+                directory: directory, order: order, handle: handle, fileSystem: fileSystem,
+                growing: true, create: true)
+            try fileSystem.syncData(segment.file)
+            try fileSystem.syncDirectory(directory)
+        } catch let error as LogStoreError {
+            // Once the new file may exist, the next open may take it for the newest segment and
+            // so seal the active one, which must then end at its last commit: take no more.
+            if case .io(let operation, _, let code) = error, operation != "open" {
+                disabledCause = code
+            }
+            throw error
+        }
         index.withLock { $0.addSegment(segment) }
         let sealed = active
         active = segment

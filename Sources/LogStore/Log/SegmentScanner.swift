@@ -151,7 +151,16 @@ struct SegmentScanner {
         }
         guard header.type != nil else {
             return .failure(
-                Problem(offset: offset + 8, reason: "unknown frame type \(header.rawType)"))
+                Problem(
+                    offset: offset + 8, reason: "unknown frame type \(header.rawType)",
+                    checksummed: true))
+        }
+        guard header.sequence < Frame.sequenceLimit else {
+            return .failure(
+                Problem(
+                    offset: offset + 9,
+                    reason: "sequence number \(header.sequence) is not below 2^63",
+                    checksummed: true))
         }
         var position = offset + Frame.headerSize
         let end = position + header.length

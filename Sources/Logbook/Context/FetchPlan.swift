@@ -34,7 +34,6 @@ struct FetchCandidate {
     let primaryKey: UInt64
     /// The live object's backing for pending objects; `nil` for stored records.
     let live: ModelBacking?
-    let version: UInt64
     let bytesStart: Int
     let bytesCount: Int
 }
@@ -42,83 +41,78 @@ struct FetchCandidate {
 extension ModelContext {
     /// Scans the entity's records (and, if asked, the pending objects) and returns the
     /// matches in order, sliced. With `keepRecords == false` no bytes are kept (for counts).
-    func execute(_ plan: FetchPlan, keepRecords: Bool = true) throws -> (candidates: [FetchCandidate], bytes: [UInt8]) {
+    func execute(_ plan: FetchPlan, keepRecords: Bool = true) throws -> (
+        candidates: [FetchCandidate], bytes: [UInt8]
+    ) {
         let binding = plan.binding
-        let entity = binding.entity
-        let codec = binding.codec
+        let entity = binding.stored
         let keyCount = plan.sortKeys.count
-        var candidates: [FetchCandidate] = []
-        var keys: [AttributeValue] = []
-        var bytes: [UInt8] = []
         var skip = Set<UInt64>()
         if plan.includePendingChanges {
-            for backing in changed.values where backing.binding === binding { skip.insert(backing.primaryKey) }
-            for backing in deleted.values where backing.binding === binding { skip.insert(backing.primaryKey) }
-        }
-        var scratch = entity.attributes.map(\.initialValue)
-        let scratchObject: AnyObject? = if case .object = plan.matcher { binding.makeObject() } else { nil }
-        let needsValues: Bool = if case .all = plan.matcher { keyCount > 0 } else { true }
-        // Attributes the filter and the sort read; the others are skipped, not decoded.
-        var needed: [Bool]? = nil
-        if case .object = plan.matcher {} else {
-            var mask = [Bool](repeating: false, count: entity.attributes.count)
-            if case .filter(let node) = plan.matcher { node.markAttributes(&mask) }
-            for key in plan.sortKeys { mask[key.attribute] = true }
-            needed = mask
-        }
-        try wrapStoreErrors {
-            try container.store.forEach(in: binding.keyspace) { key, value in
-                guard let pk = RecordCodec.primaryKey(key) else {
-                    throw LogbookError.corruptRecord(entity: entity.name, key: "\(key.count) bytes", reason: "a key has 8 bytes")
-                }
-                if !skip.isEmpty && skip.contains(pk) { return }
-                var version: UInt64 = 0
-                if needsValues {
-                    if let scratchObject {
-                        version = try codec.decode(value, key: String(pk)) { i, v in binding.write(scratchObject, i, v) }
-                    } else {
-                        version = try codec.decode(value, key: String(pk), only: needed) { i, v in scratch[i] = v }
-                    }
-                    switch plan.matcher {
-                    case .all: break
-                    case .filter(let node):
-                        if !(try node.evaluate(ArrayFilterValues(values: scratch, entity: entity))) { return }
-                    case .object(let test):
-                        if let scratchObject, !(try test(scratchObject)) { return }
-                    }
-                    if keyCount > 0 {
-                        if let scratchObject {
-                            for key in plan.sortKeys { keys.append(binding.read(scratchObject, key.attribute)) }
-                        } else {
-                            for key in plan.sortKeys { keys.append(scratch[key.attribute]) }
-                        }
-                    }
-                }
-                let start = bytes.count
-                if keepRecords { bytes.append(contentsOf: value) }
-                candidates.append(
-                    FetchCandidate(primaryKey: pk, live: nil, version: version, bytesStart: start, bytesCount: value.count))
+            for backing in changed.values where backing.binding === binding {
+                skip.insert(backing.primaryKey)
+            }
+            for backing in deleted.values where backing.binding === binding {
+                skip.insert(backing.primaryKey)
             }
         }
+        let scan = RecordScan(plan: plan, keepRecords: keepRecords, skip: skip)
+        try wrapStoreErrors {
+            try container.store.forEach(in: binding.keyspace) { key, value in
+                try scan.visit(key: key, value: value)
+            }
+            try scan.flush()
+        }
+        var candidates = scan.candidates
+        var keys = scan.keys
+        let bytes = scan.bytes
         if plan.includePendingChanges {
-            let pending = insertedList.filter { $0.state == .inserted && $0.binding === binding }
+            let pending =
+                insertedList.filter { $0.state == .inserted && $0.binding === binding }
                 + changed.values.filter { $0.binding === binding }
             for backing in pending {
                 let object = backing.object
                 switch plan.matcher {
                 case .all: break
                 case .filter(let node):
-                    if !(try node.evaluate(ArrayFilterValues(values: binding.readAll(object), entity: entity))) { continue }
+                    if !(try node.evaluate(
+                        ArrayFilterValues(values: binding.readAll(object), entity: entity)))
+                    {
+                        continue
+                    }
                 case .object(let test):
                     if !(try test(object)) { continue }
                 }
                 for key in plan.sortKeys { keys.append(binding.read(object, key.attribute)) }
                 candidates.append(
-                    FetchCandidate(primaryKey: backing.primaryKey, live: backing, version: backing.version, bytesStart: 0, bytesCount: 0))
+                    FetchCandidate(
+                        primaryKey: backing.primaryKey, live: backing,
+                        bytesStart: 0, bytesCount: 0))
             }
         }
         var order = Array(candidates.indices)
-        if keyCount > 0 {
+        if keyCount == 1, entity.attributes[plan.sortKeys[0].attribute].type == .integer {
+            // One integer key (the common case): sort plain numbers, nulls first.
+            let ascending = plan.sortKeys[0].ascending
+            var items = [(present: Bool, value: Int64, pk: UInt64, index: Int)]()
+            items.reserveCapacity(candidates.count)
+            for (i, key) in keys.enumerated() {
+                if case .integer(let v) = key {
+                    items.append((true, v, candidates[i].primaryKey, i))
+                } else {
+                    items.append((false, 0, candidates[i].primaryKey, i))
+                }
+            }
+            items.sort { a, b in
+                if a.present != b.present || a.value != b.value {
+                    let less =
+                        (!a.present && b.present) || (a.present == b.present && a.value < b.value)
+                    return less == ascending
+                }
+                return a.pk < b.pk
+            }
+            order = items.map(\.index)
+        } else if keyCount > 0 {
             let sortKeys = plan.sortKeys
             keys.withUnsafeBufferPointer { keys in
                 order.sort { a, b in
@@ -126,7 +120,9 @@ extension ModelContext {
                         let x = keys[a * keyCount + k]
                         let y = keys[b * keyCount + k]
                         var result: ComparisonResult
-                        if let comparator = key.stringComparator, case .string(let s) = x, case .string(let t) = y {
+                        if let comparator = key.stringComparator, case .string(let s) = x,
+                            case .string(let t) = y
+                        {
                             result = comparator.compare(s, t)
                         } else {
                             result = AttributeValue.compare(x, y)
@@ -137,7 +133,7 @@ extension ModelContext {
                     return candidates[a].primaryKey < candidates[b].primaryKey
                 }
             }
-        } else {
+        } else if keepRecords || plan.limit != nil || plan.offset != nil {
             order.sort { candidates[$0].primaryKey < candidates[$1].primaryKey }
         }
         var ordered = order.map { candidates[$0] }
@@ -160,20 +156,25 @@ extension ModelContext {
         if let known = registered(binding.index, candidate.primaryKey) { return known.object }
         let object = binding.makeObject()
         let version = try bytes.withUnsafeBytes { raw in
-            try binding.codec.decode(
-                UnsafeRawBufferPointer(rebasing: raw[candidate.bytesStart..<candidate.bytesStart + candidate.bytesCount]),
-                key: String(candidate.primaryKey)
-            ) { i, v in binding.write(object, i, v) }
+            try binding.load(
+                UnsafeRawBufferPointer(
+                    rebasing: raw[
+                        candidate.bytesStart..<candidate.bytesStart + candidate.bytesCount]),
+                into: object, key: String(candidate.primaryKey))
         }
-        adoptFetched(object, binding: binding, primaryKey: candidate.primaryKey, version: version, generation: generation)
+        adoptFetched(
+            object, binding: binding, primaryKey: candidate.primaryKey, version: version,
+            generation: generation)
         return object
     }
 
     func adoptFetched(
-        _ object: AnyObject, binding: EntityBinding, primaryKey: UInt64, version: UInt64, generation: UInt64
+        _ object: AnyObject, binding: EntityBinding, primaryKey: UInt64, version: UInt64,
+        generation: UInt64
     ) {
         let backing = ModelBacking(
-            binding: binding, primaryKey: primaryKey, object: object, context: self, state: .persisted, version: version)
+            binding: binding, primaryKey: primaryKey, object: object, context: handle,
+            state: .persisted, version: version)
         backing.readGeneration = generation
         binding.adopt(object, backing)
         registry[binding.index][primaryKey] = backing
@@ -183,7 +184,11 @@ extension ModelContext {
     func fetchObjects(_ plan: FetchPlan) throws -> [AnyObject] {
         let generation = container.saveGeneration
         let (candidates, bytes) = try execute(plan)
-        var objects = try candidates.map { try materialize($0, bytes, plan.binding, generation: generation) }
+        registry[plan.binding.index].reserveCapacity(
+            registry[plan.binding.index].count + candidates.count)
+        var objects = try candidates.map {
+            try materialize($0, bytes, plan.binding, generation: generation)
+        }
         if let order = plan.objectOrder {
             let keyed = zip(objects, candidates.map(\.primaryKey))
             objects = Self.slice(

@@ -32,6 +32,8 @@ public final class ModelContainer: Sendable {
     /// saved the entity since its objects were read.
     private let saveLog: Mutex<SaveLog>
     private let nextContextSerial = Atomic<UInt64>(0)
+    /// Mirrors `saveLog.generation` for lock-free reads.
+    private let generation = Atomic<UInt64>(0)
     // Invariant: set once in init; used only on the opening thread.
     nonisolated(unsafe) private var main: ModelContext?
 
@@ -44,10 +46,14 @@ public final class ModelContainer: Sendable {
     ///   ``LogbookError/corruptRecord(entity:key:reason:)``, ``LogbookError/store(_:)`` (for example
     ///   ``LogStoreError/locked(path:)`` if another process writes the store).
     public convenience init(
-        for types: [any PersistentModel.Type], at url: URL? = nil, options: LogStoreOptions = LogStoreOptions()
+        for types: [any PersistentModel.Type], at url: URL? = nil,
+        options: LogStoreOptions = LogStoreOptions()
     ) throws {
         let layouts = try types.map { try ModelLayout.of($0) }
-        try self.init(schema: Schema(layouts.map(\.entity)), layouts: layouts, url: url, options: options)
+        try self.init(
+            schema: Schema(try ModelLayout.entities(resolving: layouts)), layouts: layouts,
+            url: url,
+            options: options)
     }
 
     /// Opens (creating if needed) the store at `url` with a schema given by name — for apps and
@@ -55,11 +61,15 @@ public final class ModelContainer: Sendable {
     /// store must have one).
     /// - Throws: as ``init(for:at:options:)``; ``LogbookError/invalidSchema(_:)`` if `schema` is
     ///   `nil` and the store holds none.
-    public convenience init(schema: Schema?, at url: URL? = nil, options: LogStoreOptions = LogStoreOptions()) throws {
+    public convenience init(
+        schema: Schema?, at url: URL? = nil, options: LogStoreOptions = LogStoreOptions()
+    ) throws {
         try self.init(schema: schema, layouts: [], url: url, options: options)
     }
 
-    private init(schema requested: Schema?, layouts: [ModelLayout], url: URL?, options: LogStoreOptions) throws {
+    private init(
+        schema requested: Schema?, layouts: [ModelLayout], url: URL?, options: LogStoreOptions
+    ) throws {
         let url = url ?? Self.defaultURL
         try requested?.validate()
         if !options.readOnly && options.createIfMissing {
@@ -86,7 +96,8 @@ public final class ModelContainer: Sendable {
             }
         } else {
             guard let requested else {
-                throw LogbookError.invalidSchema("the store at \(url.path) holds no schema; pass one")
+                throw LogbookError.invalidSchema(
+                    "the store at \(url.path) holds no schema; pass one")
             }
             schema = requested
             schema.version = 1
@@ -95,7 +106,9 @@ public final class ModelContainer: Sendable {
             history.add(schema)
             let record = SchemaCodec.encode(schema)
             try wrapStoreErrors {
-                try store.put(record, for: SchemaCodec.key(version: schema.version), in: SchemaHistory.keyspace)
+                try store.put(
+                    record, for: SchemaCodec.key(version: schema.version),
+                    in: SchemaHistory.keyspace)
             }
         }
         var bindings: [EntityBinding] = []
@@ -104,25 +117,32 @@ public final class ModelContainer: Sendable {
             let layout = layouts.first { $0.entity.name == entity.name }
             if let layout { byType[ObjectIdentifier(layout.modelType)] = i }
             let codec = RecordCodec(entity: entity, schemaVersion: schema.version, history: history)
-            bindings.append(try EntityBinding(index: i, entity: entity, codec: codec, layout: layout))
+            bindings.append(
+                try EntityBinding(index: i, entity: entity, codec: codec, layout: layout))
         }
         var counters: [UInt64] = []
         for entity in schema.entities {
-            let stored = try wrapStoreErrors { try store.get(Self.counterKey(entity.name), in: Self.metaKeyspace) }
-            counters.append(stored.flatMap { $0.withUnsafeBytes { RecordCodec.primaryKey($0) } } ?? 0)
+            let stored = try wrapStoreErrors {
+                try store.get(Self.counterKey(entity.name), in: Self.metaKeyspace)
+            }
+            counters.append(
+                stored.flatMap { $0.withUnsafeBytes { RecordCodec.primaryKey($0) } } ?? 0)
         }
         self.url = url
         self.schema = schema
         self.store = store
         self.bindings = bindings
-        self.bindingByName = Dictionary(uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
+        self.bindingByName = Dictionary(
+            uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
         self.bindingByType = byType
         self.counters = Mutex(counters)
-        self.saveLog = Mutex(SaveLog(entities: Array(repeating: SaveLog.Entry(), count: schema.entities.count)))
+        self.saveLog = Mutex(
+            SaveLog(entities: Array(repeating: SaveLog.Entry(), count: schema.entities.count)))
         self.main = ModelContext(mainOf: self)
     }
 
-    /// The context for the thread that opened the container (an app's main thread).
+    /// The context for the thread that opened the container (an app's main thread). It does not
+    /// keep the container alive: keep a reference to the container while you use it.
     public var mainContext: ModelContext {
         // Invariant: `main` is set at the end of init.
         main.unsafelyUnwrapped
@@ -134,7 +154,8 @@ public final class ModelContainer: Sendable {
         let base =
             FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
-        return base.appending(path: "\(ProcessInfo.processInfo.processName).logbook", directoryHint: .isDirectory)
+        return base.appending(
+            path: "\(ProcessInfo.processInfo.processName).logbook", directoryHint: .isDirectory)
     }
 
     /// Syncs and closes the store; contexts of this container then fail to save or fetch.
@@ -149,7 +170,9 @@ public final class ModelContainer: Sendable {
     }
 
     func binding(for type: any PersistentModel.Type) throws -> EntityBinding {
-        guard let i = bindingByType[ObjectIdentifier(type)] else { throw LogbookError.unknownEntity(type.entityName) }
+        guard let i = bindingByType[ObjectIdentifier(type)] else {
+            throw LogbookError.unknownEntity(type.entityName)
+        }
         return bindings[i]
     }
 
@@ -167,7 +190,7 @@ public final class ModelContainer: Sendable {
     func makeContextSerial() -> UInt64 { nextContextSerial.add(1, ordering: .relaxed).newValue }
 
     /// The number of saves so far; objects remember it when read.
-    var saveGeneration: UInt64 { saveLog.withLock { $0.generation } }
+    var saveGeneration: UInt64 { generation.load(ordering: .acquiring) }
 
     /// The generation of the newest save of `entity` by a context other than `saver` (0: none).
     func latestForeignSave(of entity: Int, saver: UInt64) -> UInt64 {
@@ -188,6 +211,7 @@ public final class ModelContainer: Sendable {
                 }
                 log.entities[e].latest = log.generation
             }
+            generation.store(log.generation, ordering: .releasing)
             return log.generation
         }
     }

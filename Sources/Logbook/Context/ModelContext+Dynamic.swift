@@ -7,7 +7,9 @@ extension ModelContext {
     @discardableResult
     public func insert(entity: String, values: [String: Any?] = [:]) throws -> any ModelObject {
         try insert(entity: entity) { object in
-            for (key, value) in values.sorted(by: { $0.key < $1.key }) { try object.setValue(value, forKey: key) }
+            for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+                try object.setValue(value, forKey: key)
+            }
         }
     }
 
@@ -15,18 +17,22 @@ extension ModelContext {
     /// `insertObjectWithEntity:completion:`. If `configure` throws, nothing is inserted.
     /// - Throws: ``LogbookError/unknownEntity(_:)`` and whatever `configure` throws.
     @discardableResult
-    public func insert(entity: String, _ configure: (any ModelObject) throws -> Void) throws -> any ModelObject {
+    public func insert(entity: String, _ configure: (any ModelObject) throws -> Void) throws
+        -> any ModelObject
+    {
         let binding = try container.binding(named: entity)
         let object = binding.makeObject()
-        let backing = register(object, binding: binding)
-        guard let model = object as? any ModelObject else { return ManagedObject(values: []) }
+        register(object, binding: binding)
+        guard let model = object as? any ModelObject else {
+            throw LogbookError.invalidSchema(
+                "the class of entity \(entity) does not conform to PersistentModel")
+        }
         do {
             try configure(model)
         } catch {
             delete(model)
             throw error
         }
-        _ = backing
         return model
     }
 
@@ -40,12 +46,15 @@ extension ModelContext {
     ///   ``LogbookError/unknownEntity(_:)``, ``LogbookError/unknownAttribute(entity:attribute:)``,
     ///   ``LogbookError/unsupportedPredicate(_:)``, ``LogbookError/store(_:)``.
     public func fetch(
-        entity: String, where format: String? = nil, _ arguments: Any?..., sortBy key: String? = nil,
+        entity: String, where format: String? = nil, _ arguments: Any?...,
+        sortBy key: String? = nil,
         ascending: Bool = true
     ) throws -> [any ModelObject] {
         let predicate = try format.map { try StringPredicate(format: $0, arguments: arguments) }
         return try fetch(
-            EntityFetchDescriptor(entityName: entity, predicate: predicate, sortBy: key.map { [($0, ascending)] } ?? []))
+            EntityFetchDescriptor(
+                entityName: entity, predicate: predicate,
+                sortBy: key.map { [($0, ascending)] } ?? []))
     }
 
     /// Objects of an ``EntityFetchDescriptor``.
@@ -64,7 +73,9 @@ extension ModelContext {
 
     /// The identifiers an ``EntityFetchDescriptor`` would fetch, in order.
     /// - Throws: as ``fetch(entity:where:_:sortBy:ascending:)``.
-    public func fetchIdentifiers(_ descriptor: EntityFetchDescriptor) throws -> [PersistentIdentifier] {
+    public func fetchIdentifiers(_ descriptor: EntityFetchDescriptor) throws
+        -> [PersistentIdentifier]
+    {
         try execute(makePlan(descriptor), keepRecords: false).candidates.map {
             PersistentIdentifier(entityName: descriptor.entityName, primaryKey: $0.primaryKey)
         }
@@ -73,7 +84,9 @@ extension ModelContext {
     private func makePlan(_ descriptor: EntityFetchDescriptor) throws -> FetchPlan {
         let binding = try container.binding(named: descriptor.entityName)
         var plan = FetchPlan(binding: binding)
-        if let predicate = descriptor.predicate { plan.matcher = .filter(try predicate.root.bound(to: binding.entity)) }
+        if let predicate = descriptor.predicate {
+            plan.matcher = .filter(try predicate.root.bound(to: binding.entity))
+        }
         plan.sortKeys = try descriptor.sortBy.map { key, ascending in
             guard let i = binding.entity.attributeIndex(key) else {
                 throw LogbookError.unknownAttribute(entity: binding.entity.name, attribute: key)

@@ -11,14 +11,18 @@ extension ModelContext {
     ///   errors the predicate throws, ``LogbookError/corruptRecord(entity:key:reason:)``,
     ///   ``LogbookError/store(_:)``.
     /// - Complexity: O(records of the entity) plus O(m log m) to sort m matches.
-    public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
+    public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
+        -> [Model]
+    {
         let plan = try makePlan(descriptor)
         return try fetchObjects(plan).map { unsafeDowncast($0, to: Model.self) }
     }
 
     /// The number of objects `descriptor` would fetch, without building any.
     /// - Throws: as ``fetch(_:)-(FetchDescriptor<Model>)``.
-    public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> Int {
+    public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
+        -> Int
+    {
         var plan = try makePlan(descriptor)
         plan.objectOrder = nil
         plan.sortKeys = []
@@ -28,7 +32,8 @@ extension ModelContext {
     /// The identifiers of the objects `descriptor` would fetch, in order, without building them
     /// (unless a sort key is not an attribute).
     /// - Throws: as ``fetch(_:)-(FetchDescriptor<Model>)``.
-    public func fetchIdentifiers<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
+    public func fetchIdentifiers<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>)
+        throws
         -> [PersistentIdentifier]
     {
         let plan = try makePlan(descriptor)
@@ -47,13 +52,16 @@ extension ModelContext {
     ///   another entity than `Model`, ``LogbookError/corruptRecord(entity:key:reason:)``,
     ///   ``LogbookError/store(_:)``.
     /// - Complexity: one hash lookup, or one store read and decode.
-    public func model<Model: PersistentModel>(for id: PersistentIdentifier, as type: Model.Type = Model.self) throws
+    public func model<Model: PersistentModel>(
+        for id: PersistentIdentifier, as type: Model.Type = Model.self
+    ) throws
         -> Model?
     {
-        guard let object = try object(for: id) else { return nil }
+        guard let object = try objectReference(for: id) else { return nil }
         guard let model = object as? Model else {
             throw LogbookError.typeMismatch(
-                entity: id.entityName, attribute: "", expected: Model.entityName, found: id.entityName)
+                entity: id.entityName, attribute: "", expected: Model.entityName,
+                found: id.entityName)
         }
         return model
     }
@@ -63,10 +71,20 @@ extension ModelContext {
     /// - Throws: ``LogbookError/unknownEntity(_:)``, ``LogbookError/corruptRecord(entity:key:reason:)``,
     ///   ``LogbookError/store(_:)``.
     public func object(for id: PersistentIdentifier) throws -> (any ModelObject)? {
-        let binding = try container.binding(named: id.entityName)
+        try objectReference(for: id) as? any ModelObject
+    }
+
+    func objectReference(for id: PersistentIdentifier) throws -> AnyObject? {
+        let binding: EntityBinding
+        if let last = lastLookupBinding, last.entity.name == id.entityName {
+            binding = last
+        } else {
+            binding = try container.binding(named: id.entityName)
+            lastLookupBinding = binding
+        }
         if let known = registered(binding.index, id.primaryKey) {
             switch known.state {
-            case .inserted, .persisted: return known.object as? any ModelObject
+            case .inserted, .persisted: return known.object
             case .deleted, .forgotten: return nil
             }
         }
@@ -78,21 +96,27 @@ extension ModelContext {
         else { return nil }
         let object = binding.makeObject()
         let version = try bytes.withUnsafeBytes { raw in
-            try binding.codec.decode(raw, key: String(id.primaryKey)) { i, v in binding.write(object, i, v) }
+            try binding.load(raw, into: object, key: String(id.primaryKey))
         }
-        adoptFetched(object, binding: binding, primaryKey: id.primaryKey, version: version, generation: generation)
-        return object as? any ModelObject
+        adoptFetched(
+            object, binding: binding, primaryKey: id.primaryKey, version: version,
+            generation: generation)
+        return object
     }
 
     /// The instance registered in this context for `id`, without reading the store.
-    public func registeredModel<Model: PersistentModel>(for id: PersistentIdentifier, as type: Model.Type = Model.self)
+    public func registeredModel<Model: PersistentModel>(
+        for id: PersistentIdentifier, as type: Model.Type = Model.self
+    )
         -> Model?
     {
         guard let binding = try? container.binding(named: id.entityName) else { return nil }
         return registered(binding.index, id.primaryKey)?.object as? Model
     }
 
-    private func makePlan<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> FetchPlan {
+    private func makePlan<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
+        -> FetchPlan
+    {
         let binding = try container.binding(for: Model.self)
         var plan = FetchPlan(binding: binding)
         plan.limit = descriptor.fetchLimit
@@ -103,7 +127,9 @@ extension ModelContext {
             if let node = PredicateTranslator(resolver: resolver).translate(predicate) {
                 plan.matcher = .filter(node)
             } else {
-                plan.matcher = .object { try predicate.evaluate(unsafeDowncast($0, to: Model.self)) }
+                plan.matcher = .object {
+                    try predicate.evaluate(unsafeDowncast($0, to: Model.self))
+                }
             }
         }
         var keys: [FetchPlan.SortKey] = []
@@ -112,7 +138,8 @@ extension ModelContext {
                 let sorts = descriptor.sortBy
                 plan.objectOrder = { a, b in
                     for sort in sorts {
-                        let r = sort.compare(unsafeDowncast(a, to: Model.self), unsafeDowncast(b, to: Model.self))
+                        let r = sort.compare(
+                            unsafeDowncast(a, to: Model.self), unsafeDowncast(b, to: Model.self))
                         if r != .orderedSame { return r }
                     }
                     return .orderedSame
@@ -120,7 +147,10 @@ extension ModelContext {
                 keys = []
                 break
             }
-            keys.append(FetchPlan.SortKey(attribute: index, ascending: sort.order == .forward, stringComparator: sort.stringComparator))
+            keys.append(
+                FetchPlan.SortKey(
+                    attribute: index, ascending: sort.order == .forward,
+                    stringComparator: sort.stringComparator))
         }
         plan.sortKeys = keys
         return plan

@@ -20,26 +20,31 @@ extension ModelContext {
         let container = self.container
         let store = container.store
         try container.saveLock.withLock { _ in
-            let writing = insertedList.filter { $0.state == .inserted } + Array(changed.values)
-            for backing in writing {
+            let changedList = Array(changed.values)
+            for backing in changedList {
                 if let failure = backing.failure { throw failure }
             }
-            try checkUniqueness(writing)
+            for backing in insertedList where backing.state == .inserted {
+                if let failure = backing.failure { throw failure }
+            }
+            try checkUniqueness(changedList)
+            try checkDenyRules()
             let refreshed = try resolveConflicts(store)
             var batch = WriteBatch()
             var writer = ByteWriter(capacity: 128)
             var key = [UInt8](repeating: 0, count: 8)
-            var insertedEntities = Set<Int>()
-            for backing in writing where !refreshed.contains(ObjectIdentifier(backing)) {
+            var insertedEntities = [Bool](repeating: false, count: container.bindings.count)
+            var savedEntities = insertedEntities
+            func encode(_ backing: ModelBacking) throws {
                 let binding = backing.binding
                 let object = backing.object
-                let attributes = binding.entity.attributes
+                let attributes = binding.stored.attributes
                 var missing: Int? = nil
                 writer.bytes.removeAll(keepingCapacity: true)
-                binding.codec.encode(objectVersion: backing.version + 1, into: &writer) { i in
-                    let value = binding.read(object, i)
-                    if value.isNull && !attributes[i].isOptional && missing == nil { missing = i }
-                    return value
+                binding.codec.encode(objectVersion: backing.version + 1, into: &writer) { i, w in
+                    if binding.encodeValue(object, i, &w) { return true }
+                    if !attributes[i].isOptional && missing == nil { missing = i }
+                    return false
                 }
                 if let missing {
                     throw LogbookError.missingValue(
@@ -48,29 +53,42 @@ extension ModelContext {
                 }
                 setKey(&key, backing.primaryKey)
                 batch.put(writer.bytes, for: key, in: binding.keyspace)
-                if backing.state == .inserted { insertedEntities.insert(binding.index) }
+                savedEntities[binding.index] = true
+            }
+            for backing in insertedList where backing.state == .inserted {
+                try encode(backing)
+                insertedEntities[backing.binding.index] = true
+            }
+            for backing in changedList where !refreshed.contains(ObjectIdentifier(backing)) {
+                try encode(backing)
             }
             for backing in deleted.values {
                 setKey(&key, backing.primaryKey)
                 batch.delete(key, in: backing.binding.keyspace)
+                savedEntities[backing.binding.index] = true
             }
-            for entity in insertedEntities.sorted() {
+            for (entity, inserted) in insertedEntities.enumerated() where inserted {
                 setKey(&key, container.lastPrimaryKey(entity))
-                batch.put(key, for: ModelContainer.counterKey(container.bindings[entity].entity.name), in: ModelContainer.metaKeyspace)
+                batch.put(
+                    key, for: ModelContainer.counterKey(container.bindings[entity].entity.name),
+                    in: ModelContainer.metaKeyspace)
             }
             if !batch.isEmpty {
                 try wrapStoreErrors { _ = try store.commit(batch) }
             }
-            var savedEntities = Set(writing.map(\.binding.index))
-            for backing in deleted.values { savedEntities.insert(backing.binding.index) }
-            let generation = container.recordSave(of: savedEntities, saver: serial)
-            for backing in writing where !refreshed.contains(ObjectIdentifier(backing)) {
+            let generation = container.recordSave(
+                of: Set(savedEntities.indices.filter { savedEntities[$0] }), saver: serial)
+            func didSave(_ backing: ModelBacking) {
                 backing.version += 1
                 backing.readGeneration = generation
                 backing.state = .persisted
                 backing.isChanged = false
                 backing.snapshot = nil
                 backing.pinned = nil
+            }
+            for backing in insertedList where backing.state == .inserted { didSave(backing) }
+            for backing in changedList where !refreshed.contains(ObjectIdentifier(backing)) {
+                didSave(backing)
             }
             for backing in deleted.values {
                 backing.pinned = nil
@@ -104,8 +122,13 @@ extension ModelContext {
             foreign[binding.index] = latestForeign
             // No other context saved this entity since the object was read: no conflict.
             if backing.readGeneration >= latestForeign { continue }
-            let stored = try wrapStoreErrors { try store.get(RecordCodec.key(backing.primaryKey), in: binding.keyspace) }
-            let found = stored.flatMap { bytes in bytes.withUnsafeBytes { RecordCodec.objectVersion(of: $0) } } ?? 0
+            let stored = try wrapStoreErrors {
+                try store.get(RecordCodec.key(backing.primaryKey), in: binding.keyspace)
+            }
+            let found =
+                stored.flatMap { bytes in
+                    bytes.withUnsafeBytes { RecordCodec.objectVersion(of: $0) }
+                } ?? 0
             guard found != backing.version else { continue }
             if backing.state == .deleted && stored == nil { continue }
             switch mergePolicy {
@@ -120,7 +143,8 @@ extension ModelContext {
                 backing.readGeneration = container.saveGeneration
                 guard backing.state == .persisted, let stored else { continue }
                 try stored.withUnsafeBytes { raw in
-                    _ = try binding.codec.decode(raw, key: backing.identifier.description) { i, value in
+                    _ = try binding.codec.decode(raw, key: backing.identifier.description) {
+                        i, value in
                         binding.write(backing.object, i, value)
                     }
                 }
@@ -136,9 +160,14 @@ extension ModelContext {
 
     /// Throws if two objects to be stored share a unique value, or one repeats a value stored
     /// for another object.
-    private func checkUniqueness(_ writing: [ModelBacking]) throws {
+    private func checkUniqueness(_ changedList: [ModelBacking]) throws {
         var byEntity: [Int: [ModelBacking]] = [:]
-        for backing in writing where !backing.binding.uniqueAttributes.isEmpty {
+        guard container.bindings.contains(where: { !$0.uniqueAttributes.isEmpty }) else { return }
+        for backing in insertedList
+        where backing.state == .inserted && !backing.binding.uniqueAttributes.isEmpty {
+            byEntity[backing.binding.index, default: []].append(backing)
+        }
+        for backing in changedList where !backing.binding.uniqueAttributes.isEmpty {
             byEntity[backing.binding.index, default: []].append(backing)
         }
         for (entityIndex, backings) in byEntity {
@@ -157,10 +186,12 @@ extension ModelContext {
                             object: backing.identifier.description)
                     }
                 }
-                let deletedKeys = Set(deleted.values.filter { $0.binding.index == entityIndex }.map(\.primaryKey))
+                let deletedKeys = Set(
+                    deleted.values.filter { $0.binding.index == entityIndex }.map(\.primaryKey))
                 try wrapStoreErrors {
                     try container.store.forEach(in: binding.keyspace) { key, value in
-                        guard let pk = RecordCodec.primaryKey(key), !writingKeys.contains(pk), !deletedKeys.contains(pk)
+                        guard let pk = RecordCodec.primaryKey(key), !writingKeys.contains(pk),
+                            !deletedKeys.contains(pk)
                         else { return }
                         var storedValue = AttributeValue.null
                         _ = try binding.codec.decode(value, key: String(pk)) { i, v in
@@ -168,8 +199,11 @@ extension ModelContext {
                         }
                         if let other = seen[storedValue] {
                             throw LogbookError.uniqueConstraint(
-                                entity: binding.entity.name, attribute: name, value: storedValue.description,
-                                object: PersistentIdentifier(entityName: binding.entity.name, primaryKey: other).description)
+                                entity: binding.entity.name, attribute: name,
+                                value: storedValue.description,
+                                object: PersistentIdentifier(
+                                    entityName: binding.entity.name, primaryKey: other
+                                ).description)
                         }
                     }
                 }

@@ -3,8 +3,9 @@
 /// A record is `schemaVersion: varint, objectVersion: varint, nulls: bitmap, values…`: the
 /// values of the attributes in schema order, `null` optionals omitted and flagged in the
 /// bitmap. Records written under an older schema version decode through that version's layout,
-/// with attributes added since taking their defaults. Immutable, `Sendable`.
-struct RecordCodec: Sendable {
+/// with attributes added since taking their defaults. Immutable, `Sendable`; a class so that
+/// per-record calls do not copy its tables.
+final class RecordCodec: Sendable {
     /// One schema version's layout of the entity.
     private struct Layout: Sendable {
         var types: [AttributeType]
@@ -35,35 +36,130 @@ struct RecordCodec: Sendable {
     /// For each current attribute, the value records of older versions lack it get.
     private let initialValues: [AttributeValue]
 
-    init(entity: Entity, schemaVersion: UInt32, history: SchemaHistory) {
+    /// A codec for the records of `described` (its attributes, then its to-one relationships
+    /// as optional integers: ``Entity/storedFields``).
+    init(entity described: Entity, schemaVersion: UInt32, history: SchemaHistory) {
+        let entity = described.storedFields
         self.entity = entity
         self.schemaVersion = schemaVersion
         layout = Layout(entity, current: entity)
         var older: [UInt32: Layout] = [:]
         for (version, schema) in history.versions where version != schemaVersion {
-            if let old = schema.entity(named: entity.name) { older[version] = Layout(old, current: entity) }
+            if let old = schema.entity(named: entity.name) {
+                older[version] = Layout(old.storedFields, current: entity)
+            }
         }
         self.older = older
         initialValues = entity.attributes.map(\.initialValue)
     }
 
-    /// Encodes values given by position in the entity's attributes.
-    /// Invariant: every value is `null` or of its attribute's type (checked by the caller).
+    /// Encodes a record: `value(i, &w)` appends attribute i's value and returns `true`, or
+    /// appends nothing and returns `false` for `null`.
+    /// Invariant: every value written is of its attribute's type (checked by the caller).
     @inline(__always)
-    func encode(objectVersion: UInt64, into w: inout ByteWriter, value: (Int) -> AttributeValue) {
+    func encode(
+        objectVersion: UInt64, into w: inout ByteWriter, value: (Int, inout ByteWriter) -> Bool
+    ) {
         w.varint(UInt64(schemaVersion))
         w.varint(objectVersion)
         let bitmapStart = w.bytes.count
-        if layout.bitmapBytes > 0 { w.bytes.append(contentsOf: repeatElement(0, count: layout.bitmapBytes)) }
-        for i in 0..<layout.types.count {
-            let v = value(i)
-            if v.isNull {
-                let slot = layout.optionalSlot[i]
-                if slot >= 0 { w.bytes[bitmapStart + slot / 8] |= 1 << UInt8(slot % 8) }
-                continue
-            }
-            w.value(v)
+        if layout.bitmapBytes > 0 {
+            w.bytes.append(contentsOf: repeatElement(0, count: layout.bitmapBytes))
         }
+        for i in 0..<layout.types.count where !value(i, &w) {
+            let slot = layout.optionalSlot[i]
+            if slot >= 0 { w.bytes[bitmapStart + slot / 8] |= 1 << UInt8(slot % 8) }
+        }
+    }
+
+    /// Fast path for records of the current schema version: calls `field(i, &reader)` with the
+    /// reader at attribute i's value (which `field` must consume exactly) and `null(i)` for
+    /// nulls. Returns `nil`, having called nothing, for a record of another version.
+    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``.
+    @inline(__always)
+    func decodeCurrent(
+        _ buffer: UnsafeRawBufferPointer, key: @autoclosure () -> String,
+        field: (Int, inout ByteReader) throws -> Void, null: (Int) -> Void
+    ) throws -> UInt64? {
+        var r = ByteReader(buffer)
+        do {
+            let version = try r.varint()
+            guard version == UInt64(schemaVersion) else { return nil }
+            let objectVersion = try r.varint()
+            let bitmapStart = r.offset
+            guard buffer.count - bitmapStart >= layout.bitmapBytes else {
+                throw ByteReader.Truncated()
+            }
+            r.offset += layout.bitmapBytes
+            for i in 0..<layout.types.count {
+                let slot = layout.optionalSlot[i]
+                if slot >= 0 && buffer[bitmapStart + slot / 8] & (1 << UInt8(slot % 8)) != 0 {
+                    null(i)
+                } else {
+                    try field(i, &r)
+                }
+            }
+            guard r.isAtEnd else { throw ByteReader.Truncated() }
+            return objectVersion
+        } catch is ByteReader.Truncated {
+            throw LogbookError.corruptRecord(
+                entity: entity.name, key: key(),
+                reason: "the record ends early or holds an invalid value")
+        }
+    }
+
+    /// The current layout as raw arrays, for ``locate(_:_:count:layout:)`` in scan loops.
+    /// The caller deallocates both buffers.
+    func makeScanLayout() -> ScanLayout {
+        let types = UnsafeMutableBufferPointer<AttributeType>.allocate(
+            capacity: max(layout.types.count, 1))
+        _ = types.initialize(from: layout.types)
+        let slots = UnsafeMutableBufferPointer<Int>.allocate(
+            capacity: max(layout.optionalSlot.count, 1))
+        _ = slots.initialize(from: layout.optionalSlot)
+        return ScanLayout(
+            schemaVersion: UInt64(schemaVersion), bitmapBytes: layout.bitmapBytes, types: types,
+            optionalSlot: slots)
+    }
+
+    /// The current layout as raw buffers (no reference counting in scan loops).
+    struct ScanLayout {
+        let schemaVersion: UInt64
+        let bitmapBytes: Int
+        let types: UnsafeMutableBufferPointer<AttributeType>
+        let optionalSlot: UnsafeMutableBufferPointer<Int>
+
+        func deallocate() {
+            types.deallocate()
+            optionalSlot.deallocate()
+        }
+    }
+
+    /// Finds where each of the first `count` attributes' values start in a record of the
+    /// current schema version (-1 for `null`), without decoding them. Returns `false` for a
+    /// record of another version.
+    /// - Throws: ``ByteReader/Truncated`` for a damaged record.
+    @inline(__always)
+    static func locate(
+        _ buffer: UnsafeRawBufferPointer, _ offsets: UnsafeMutableBufferPointer<Int>, count: Int,
+        layout: ScanLayout
+    ) throws -> Bool {
+        var r = ByteReader(buffer)
+        guard try r.varint() == layout.schemaVersion else { return false }
+        _ = try r.varint()
+        let bitmapStart = r.offset
+        guard buffer.count - bitmapStart >= layout.bitmapBytes else { throw ByteReader.Truncated() }
+        r.offset += layout.bitmapBytes
+        for i in 0..<count {
+            let slot = layout.optionalSlot[i]
+            if slot >= 0 && buffer[bitmapStart + slot / 8] & (1 << UInt8(slot % 8)) != 0 {
+                offsets[i] = -1
+            } else {
+                offsets[i] = r.offset
+                try r.skip(layout.types[i])
+            }
+        }
+        return true
     }
 
     /// Reads only the object version of a record.
@@ -80,7 +176,8 @@ struct RecordCodec: Sendable {
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)`` (with `key` as given).
     @inline(__always)
     func decode(
-        _ buffer: UnsafeRawBufferPointer, key: @autoclosure () -> String, only needed: [Bool]? = nil,
+        _ buffer: UnsafeRawBufferPointer, key: @autoclosure () -> String,
+        only needed: [Bool]? = nil,
         _ body: (Int, AttributeValue) throws -> Void
     ) throws -> UInt64 {
         var r = ByteReader(buffer)
@@ -95,27 +192,35 @@ struct RecordCodec: Sendable {
                     seen[i] = true
                     try body(i, v)
                 }
-                for (i, present) in seen.enumerated() where !present { try body(i, initialValues[i]) }
+                for (i, present) in seen.enumerated() where !present {
+                    try body(i, initialValues[i])
+                }
             } else {
                 throw LogbookError.corruptRecord(
                     entity: entity.name, key: key(), reason: "unknown schema version \(version)")
             }
             guard r.isAtEnd else {
                 throw LogbookError.corruptRecord(
-                    entity: entity.name, key: key(), reason: "\(buffer.count - r.offset) bytes after the values")
+                    entity: entity.name, key: key(),
+                    reason: "\(buffer.count - r.offset) bytes after the values")
             }
             return objectVersion
         } catch is ByteReader.Truncated {
-            throw LogbookError.corruptRecord(entity: entity.name, key: key(), reason: "the record ends early or holds an invalid value")
+            throw LogbookError.corruptRecord(
+                entity: entity.name, key: key(),
+                reason: "the record ends early or holds an invalid value")
         }
     }
 
     @inline(__always)
     private func decodeValues(
-        _ r: inout ByteReader, _ layout: Layout, _ needed: [Bool]?, _ body: (Int, AttributeValue) throws -> Void
+        _ r: inout ByteReader, _ layout: Layout, _ needed: [Bool]?,
+        _ body: (Int, AttributeValue) throws -> Void
     ) throws {
         let bitmapStart = r.offset
-        guard r.buffer.count - bitmapStart >= layout.bitmapBytes else { throw ByteReader.Truncated() }
+        guard r.buffer.count - bitmapStart >= layout.bitmapBytes else {
+            throw ByteReader.Truncated()
+        }
         r.offset += layout.bitmapBytes
         for i in 0..<layout.types.count {
             let slot = layout.optionalSlot[i]

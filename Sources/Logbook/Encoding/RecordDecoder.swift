@@ -6,7 +6,8 @@ public struct DecodedRecord: Sendable, Hashable {
     public let id: PersistentIdentifier
     /// The object version (how many times it was saved).
     public let version: UInt64
-    /// Attribute names and values in schema order.
+    /// Stored fields in order: the attributes, then each to-one relationship under its name,
+    /// holding the destination's primary key as an integer (or `null`).
     public let attributes: [(name: String, value: AttributeValue)]
 
     /// The values by attribute name (what ``StringPredicate/evaluate(_:)`` takes).
@@ -15,7 +16,8 @@ public struct DecodedRecord: Sendable, Hashable {
     }
 
     public static func == (a: Self, b: Self) -> Bool {
-        a.id == b.id && a.version == b.version && a.attributes.elementsEqual(b.attributes) { $0 == $1 }
+        a.id == b.id && a.version == b.version
+            && a.attributes.elementsEqual(b.attributes) { $0 == $1 }
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -44,7 +46,8 @@ public struct RecordDecoder: Sendable {
         schema = current
         var codecs: [String: RecordCodec] = [:]
         for entity in current.entities {
-            codecs[entity.name] = RecordCodec(entity: entity, schemaVersion: current.version, history: history)
+            codecs[entity.name] = RecordCodec(
+                entity: entity, schemaVersion: current.version, history: history)
         }
         self.codecs = codecs
     }
@@ -55,13 +58,15 @@ public struct RecordDecoder: Sendable {
     /// Decodes the record under `key` in the entity keyspace `keyspace`.
     /// - Throws: ``LogbookError/unknownEntity(_:)`` for a keyspace that is no entity's,
     ///   ``LogbookError/corruptRecord(entity:key:reason:)`` for a record that does not decode.
-    public func decode(keyspace: String, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws
+    public func decode(keyspace: String, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
+        throws
         -> DecodedRecord
     {
         guard let codec = codecs[keyspace] else { throw LogbookError.unknownEntity(keyspace) }
         guard let pk = RecordCodec.primaryKey(key) else {
             throw LogbookError.corruptRecord(
-                entity: keyspace, key: key.map { String($0, radix: 16) }.joined(), reason: "a key has 8 bytes")
+                entity: keyspace, key: key.map { String($0, radix: 16) }.joined(),
+                reason: "a key has 8 bytes")
         }
         var values = codec.entity.attributes.map(\.initialValue)
         let version = try codec.decode(value, key: String(pk)) { i, v in values[i] = v }
@@ -73,7 +78,9 @@ public struct RecordDecoder: Sendable {
     /// Decodes a record given as arrays.
     /// - Throws: as ``decode(keyspace:key:value:)-(_,UnsafeRawBufferPointer,_)``.
     public func decode(keyspace: String, key: [UInt8], value: [UInt8]) throws -> DecodedRecord {
-        try key.withUnsafeBytes { k in try value.withUnsafeBytes { v in try decode(keyspace: keyspace, key: k, value: v) } }
+        try key.withUnsafeBytes { k in
+            try value.withUnsafeBytes { v in try decode(keyspace: keyspace, key: k, value: v) }
+        }
     }
 
     /// Every record of `entity`, in primary-key order.

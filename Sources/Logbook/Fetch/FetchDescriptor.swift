@@ -51,7 +51,8 @@ public struct EntityFetchDescriptor: Sendable {
 
     /// A descriptor for `entityName`.
     public init(
-        entityName: String, predicate: StringPredicate? = nil, sortBy: [(key: String, ascending: Bool)] = []
+        entityName: String, predicate: StringPredicate? = nil,
+        sortBy: [(key: String, ascending: Bool)] = []
     ) {
         self.entityName = entityName
         self.predicate = predicate

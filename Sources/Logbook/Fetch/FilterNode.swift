@@ -19,6 +19,13 @@ enum FilterOperand: Sendable, Hashable {
 protocol FilterValues {
     func value(forKey key: String) throws -> AttributeValue
     func value(at index: Int) -> AttributeValue
+    /// Whether attribute `index` equals `constant`, when this can be told without building the
+    /// value; `nil` to compare the values.
+    func equals(at index: Int, _ constant: AttributeValue) -> Bool?
+}
+
+extension FilterValues {
+    func equals(at index: Int, _ constant: AttributeValue) -> Bool? { nil }
 }
 
 /// The tree both string predicates and translated `#Predicate`s become: evaluated against a
@@ -29,7 +36,9 @@ indirect enum FilterNode: Sendable, Hashable {
     case or(FilterNode, FilterNode)
     case not(FilterNode)
     /// `caseInsensitive` and `diacriticInsensitive` are the `[c]` and `[d]` modifiers.
-    case compare(FilterOperand, FilterOperator, FilterOperand, caseInsensitive: Bool, diacriticInsensitive: Bool)
+    case compare(
+        FilterOperand, FilterOperator, FilterOperand, caseInsensitive: Bool,
+        diacriticInsensitive: Bool)
     case between(FilterOperand, lower: FilterOperand, upper: FilterOperand)
 
     /// The same filter with attribute names replaced by positions in `entity`.
@@ -41,7 +50,8 @@ indirect enum FilterNode: Sendable, Hashable {
             if let i = entity.attributeIndex(name) { return .attribute(i) }
             if name.contains(".") {
                 throw LogbookError.unsupportedPredicate(
-                    "the key path \(name) goes through a relationship, which \(entity.name) fetches do not support")
+                    "the key path \(name) goes through a relationship, which \(entity.name) fetches do not support"
+                )
             }
             throw LogbookError.unknownAttribute(entity: entity.name, attribute: name)
         }
@@ -51,7 +61,8 @@ indirect enum FilterNode: Sendable, Hashable {
         case .or(let a, let b): return .or(try a.bound(to: entity), try b.bound(to: entity))
         case .not(let a): return .not(try a.bound(to: entity))
         case .compare(let l, let op, let r, let c, let d):
-            return .compare(try operand(l), op, try operand(r), caseInsensitive: c, diacriticInsensitive: d)
+            return .compare(
+                try operand(l), op, try operand(r), caseInsensitive: c, diacriticInsensitive: d)
         case .between(let v, let lo, let hi):
             return .between(try operand(v), lower: try operand(lo), upper: try operand(hi))
         }
@@ -88,10 +99,17 @@ indirect enum FilterNode: Sendable, Hashable {
         case .or(let a, let b): return try a.evaluate(values) || b.evaluate(values)
         case .not(let a): return try !a.evaluate(values)
         case .compare(let l, let op, let r, let c, let d):
+            if !c && !d && (op == .equal || op == .notEqual), case .attribute(let i) = l,
+                case .value(let v) = r,
+                let equal = values.equals(at: i, v)
+            {
+                return equal == (op == .equal)
+            }
             if op == .in {
                 let lhs = try Self.resolve(l, values)
                 guard case .list(let items) = r else {
-                    throw LogbookError.unsupportedPredicate("IN needs a list on its right, such as {1, 2} or %@ with an array")
+                    throw LogbookError.unsupportedPredicate(
+                        "IN needs a list on its right, such as {1, 2} or %@ with an array")
                 }
                 return items.contains { Self.equal(lhs, $0, c, d) }
             }
@@ -104,12 +122,16 @@ indirect enum FilterNode: Sendable, Hashable {
     }
 
     @inline(__always)
-    private static func resolve<Values: FilterValues>(_ o: FilterOperand, _ values: Values) throws -> AttributeValue {
+    private static func resolve<Values: FilterValues>(_ o: FilterOperand, _ values: Values) throws
+        -> AttributeValue
+    {
         switch o {
         case .attribute(let i): return values.value(at: i)
         case .value(let v): return v
         case .key(let k): return try values.value(forKey: k)
-        case .list: throw LogbookError.unsupportedPredicate("a list {…} is only allowed after IN or BETWEEN")
+        case .list:
+            throw LogbookError.unsupportedPredicate(
+                "a list {…} is only allowed after IN or BETWEEN")
         }
     }
 
@@ -121,8 +143,12 @@ indirect enum FilterNode: Sendable, Hashable {
     }
 
     @inline(__always)
-    private static func equal(_ a: AttributeValue, _ b: AttributeValue, _ c: Bool, _ d: Bool) -> Bool {
-        if c || d, case .string(let x) = a, case .string(let y) = b { return fold(x, c, d) == fold(y, c, d) }
+    private static func equal(_ a: AttributeValue, _ b: AttributeValue, _ c: Bool, _ d: Bool)
+        -> Bool
+    {
+        if c || d, case .string(let x) = a, case .string(let y) = b {
+            return fold(x, c, d) == fold(y, c, d)
+        }
         return AttributeValue.equal(a, b)
     }
 
@@ -140,7 +166,9 @@ indirect enum FilterNode: Sendable, Hashable {
             default: comparable = a.type == b.type
             }
             guard comparable else {
-                throw LogbookError.unsupportedPredicate("cannot order \(a.type?.description ?? "nil") against \(b.type?.description ?? "nil") (\(a) and \(b))")
+                throw LogbookError.unsupportedPredicate(
+                    "cannot order \(a.type?.description ?? "nil") against \(b.type?.description ?? "nil") (\(a) and \(b))"
+                )
             }
             var result = AttributeValue.compare(a, b)
             if c || d, case .string(let x) = a, case .string(let y) = b {
@@ -155,7 +183,8 @@ indirect enum FilterNode: Sendable, Hashable {
         case .beginsWith, .endsWith, .contains:
             if a.isNull || b.isNull { return false }
             guard case .string(let x) = a, case .string(let y) = b else {
-                throw LogbookError.unsupportedPredicate("BEGINSWITH, ENDSWITH and CONTAINS compare strings, not \(a) and \(b)")
+                throw LogbookError.unsupportedPredicate(
+                    "BEGINSWITH, ENDSWITH and CONTAINS compare strings, not \(a) and \(b)")
             }
             let s = fold(x, c, d)
             let t = fold(y, c, d)

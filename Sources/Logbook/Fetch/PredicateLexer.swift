@@ -18,8 +18,10 @@ struct PredicateToken: Equatable {
 /// Splits a string predicate into tokens.
 struct PredicateLexer {
     static let keywords: Set<String> = [
-        "AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES",
-        "TRUEPREDICATE", "FALSEPREDICATE", "TRUE", "FALSE", "YES", "NO", "NIL", "NULL", "ANY", "ALL", "SOME", "NONE",
+        "AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE",
+        "MATCHES",
+        "TRUEPREDICATE", "FALSEPREDICATE", "TRUE", "FALSE", "YES", "NO", "NIL", "NULL", "ANY",
+        "ALL", "SOME", "NONE",
     ]
 
     /// - Throws: ``LogbookError/predicateSyntax(message:line:column:)``.
@@ -46,16 +48,30 @@ struct PredicateLexer {
             }
             let start = i
             let column = start - lineStart + 1
-            func add(_ kind: PredicateToken.Kind) { tokens.append(PredicateToken(kind: kind, line: line, column: column)) }
+            func add(_ kind: PredicateToken.Kind) {
+                tokens.append(PredicateToken(kind: kind, line: line, column: column))
+            }
             if c.isLetter || c == "_" || c == "$" {
-                while i < chars.count && (chars[i].isLetter || chars[i].isNumber || chars[i] == "_" || chars[i] == "." || chars[i] == "$") { i += 1 }
+                while i < chars.count
+                    && (chars[i].isLetter || chars[i].isNumber || chars[i] == "_" || chars[i] == "."
+                        || chars[i] == "$")
+                { i += 1 }
                 let word = String(chars[start..<i])
-                if keywords.contains(word.uppercased()) { add(.keyword(word.uppercased())) } else { add(.identifier(word)) }
-            } else if c.isNumber || (c == "-" && i + 1 < chars.count && chars[i + 1].isNumber && Self.expectsOperand(tokens)) {
+                if keywords.contains(word.uppercased()) {
+                    add(.keyword(word.uppercased()))
+                } else {
+                    add(.identifier(word))
+                }
+            } else if c.isNumber
+                || (c == "-" && i + 1 < chars.count && chars[i + 1].isNumber
+                    && Self.expectsOperand(tokens))
+            {
                 i += 1
                 var isDouble = false
-                while i < chars.count && (chars[i].isNumber || chars[i] == "." || chars[i] == "e" || chars[i] == "E"
-                    || ((chars[i] == "-" || chars[i] == "+") && (chars[i - 1] == "e" || chars[i - 1] == "E")))
+                while i < chars.count
+                    && (chars[i].isNumber || chars[i] == "." || chars[i] == "e" || chars[i] == "E"
+                        || ((chars[i] == "-" || chars[i] == "+")
+                            && (chars[i - 1] == "e" || chars[i - 1] == "E")))
                 {
                     if !chars[i].isNumber { isDouble = true }
                     i += 1
@@ -87,7 +103,9 @@ struct PredicateLexer {
                     }
                     value.append(d)
                 }
-                if !closed { throw error("the string starting here has no closing \(c)", at: start) }
+                if !closed {
+                    throw error("the string starting here has no closing \(c)", at: start)
+                }
                 add(.string(value))
             } else if c == "%" {
                 guard i + 1 < chars.count, "@dKfi".contains(chars[i + 1]) else {
@@ -96,7 +114,9 @@ struct PredicateLexer {
                 add(.argument(chars[i + 1]))
                 i += 2
             } else if c == "[" {
-                guard let close = chars[i...].firstIndex(of: "]") else { throw error("\"[\" without \"]\"", at: start) }
+                guard let close = chars[i...].firstIndex(of: "]") else {
+                    throw error("\"[\" without \"]\"", at: start)
+                }
                 let modifier = String(chars[(i + 1)..<close]).lowercased()
                 guard !modifier.isEmpty, modifier.allSatisfy({ $0 == "c" || $0 == "d" }) else {
                     throw error("unknown modifier [\(modifier)]; use [c], [d] or [cd]", at: start)

@@ -22,9 +22,12 @@ struct PredicateParser {
 
     /// - Throws: ``LogbookError/predicateSyntax(message:line:column:)``.
     static func parse(_ text: String, arguments: [Any?]) throws -> FilterNode {
-        var parser = PredicateParser(tokens: try PredicateLexer.tokenize(text), arguments: arguments)
+        var parser = PredicateParser(
+            tokens: try PredicateLexer.tokenize(text), arguments: arguments)
         let node = try parser.parseOr()
-        guard parser.current.kind == .end else { throw parser.error("expected AND, OR or the end of the predicate") }
+        guard parser.current.kind == .end else {
+            throw parser.error("expected AND, OR or the end of the predicate")
+        }
         return node
     }
 
@@ -88,7 +91,8 @@ struct PredicateParser {
 
     private mutating func parseComparison() throws -> FilterNode {
         if case .keyword(let k) = current.kind, ["ANY", "ALL", "SOME", "NONE"].contains(k) {
-            throw error("\(k) applies to to-many relationships, which string predicates do not support")
+            throw error(
+                "\(k) applies to to-many relationships, which string predicates do not support")
         }
         let lhs = try parseOperand()
         let opToken = current
@@ -115,8 +119,12 @@ struct PredicateParser {
         case .keyword("IN"): op = .in
         case .keyword(let k) where k == "LIKE" || k == "MATCHES":
             throw error("\(k) is not supported; use BEGINSWITH, ENDSWITH or CONTAINS")
-        case .end: throw error("the predicate ends where an operator (==, <, CONTAINS, …) was expected")
-        default: throw error("expected an operator (==, !=, <, <=, >, >=, BEGINSWITH, ENDSWITH, CONTAINS, IN, BETWEEN)")
+        case .end:
+            throw error("the predicate ends where an operator (==, <, CONTAINS, …) was expected")
+        default:
+            throw error(
+                "expected an operator (==, !=, <, <=, >, >=, BEGINSWITH, ENDSWITH, CONTAINS, IN, BETWEEN)"
+            )
         }
         advance()
         var caseInsensitive = false
@@ -131,7 +139,9 @@ struct PredicateParser {
         if op == .in, case .value(let v) = rhs, !v.isNull {
             throw error("IN needs a list, such as {\"a\", \"b\"} or %@ with an array", at: rhsToken)
         }
-        return .compare(lhs, op, rhs, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive)
+        return .compare(
+            lhs, op, rhs, caseInsensitive: caseInsensitive,
+            diacriticInsensitive: diacriticInsensitive)
     }
 
     private mutating func parseOperand() throws -> FilterOperand {
@@ -172,7 +182,9 @@ struct PredicateParser {
                     }
                     items.append(v)
                 } while accept(symbol: ",")
-                guard accept(symbol: "}") else { throw error("expected \",\" or \"}\" in the list") }
+                guard accept(symbol: "}") else {
+                    throw error("expected \",\" or \"}\" in the list")
+                }
             }
             return .list(items)
         case .end:
@@ -182,7 +194,9 @@ struct PredicateParser {
         }
     }
 
-    private mutating func argument(_ kind: Character, _ token: PredicateToken) throws -> FilterOperand {
+    private mutating func argument(_ kind: Character, _ token: PredicateToken) throws
+        -> FilterOperand
+    {
         guard nextArgument < arguments.count else {
             throw error("%\(kind) has no argument (only \(arguments.count) given)", at: token)
         }
@@ -190,7 +204,9 @@ struct PredicateParser {
         nextArgument += 1
         switch kind {
         case "K":
-            guard let key = raw as? String else { throw error("%K needs a String key path argument", at: token) }
+            guard let key = raw as? String else {
+                throw error("%K needs a String key path argument", at: token)
+            }
             return .key(key)
         case "d", "i":
             guard let raw, let v = raw as? any BinaryInteger, let i = Int64(exactly: v) else {
@@ -212,10 +228,14 @@ struct PredicateParser {
         guard let raw else { return .null }
         if let v = raw as? AttributeValue { return v }
         for type in AttributeType.allCases {
-            if let v = AttributeValue.converting(raw, to: type), !(type == .double && raw is any BinaryInteger) {
+            if let v = AttributeValue.converting(raw, to: type),
+                !(type == .double && raw is any BinaryInteger)
+            {
                 return v
             }
         }
-        throw error("the argument \(raw) (\(Swift.type(of: raw))) is not a String, number, Bool, Date, Data or UUID", at: token)
+        throw error(
+            "the argument \(raw) (\(Swift.type(of: raw))) is not a String, number, Bool, Date, Data or UUID",
+            at: token)
     }
 }

@@ -40,7 +40,8 @@ extension PredicateExpressions.Variable: PredicateVariableMarker {}
 
 extension PredicateExpressions.KeyPath: OperandTranslatable {
     func filterOperand(_ t: PredicateTranslator) -> FilterOperand? {
-        guard root is any PredicateVariableMarker, let index = t.resolver.attributeIndex(keyPath) else { return nil }
+        guard root is any PredicateVariableMarker, let index = t.resolver.attributeIndex(keyPath)
+        else { return nil }
         return .attribute(index)
     }
 }

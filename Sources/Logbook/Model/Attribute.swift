@@ -30,12 +30,27 @@ public struct Attribute<Value: AttributeStorable> {
         self.optionBits = 0
     }
 
+    /// An attribute starting at `wrappedValue`, with one option (no array is made: model
+    /// objects are built for every fetched record).
+    @inlinable
+    public init(wrappedValue: Value, _ option: AttributeOption) {
+        self.value = wrappedValue
+        self.optionBits = option == .indexed ? 1 : 2
+    }
+
     /// An attribute starting at `wrappedValue`, with `options`.
     public init(wrappedValue: Value, _ options: AttributeOption...) {
         self.value = wrappedValue
         var bits: UInt8 = 0
         for option in options { bits |= option == .indexed ? 1 : 2 }
         self.optionBits = bits
+    }
+
+    /// Tells the owner (which keeps the saved values at the first change), then stores.
+    @inlinable
+    mutating func assign(_ newValue: Value) {
+        if let owner { owner.willChange() }
+        value = newValue
     }
 
     /// Options given at the declaration.
@@ -54,14 +69,14 @@ public struct Attribute<Value: AttributeStorable> {
         storage storageKeyPath: ReferenceWritableKeyPath<Model, Attribute<Value>>
     ) -> Value {
         get {
-            if let owner = object[keyPath: storageKeyPath].owner, owner.isProbe {
-                owner.noteProbe(slot: Int(object[keyPath: storageKeyPath].slot), keyPath: wrappedKeyPath)
+            let storage = object[keyPath: storageKeyPath]
+            if let owner = storage.owner, owner.isProbe {
+                owner.noteProbe(slot: Int(storage.slot), keyPath: wrappedKeyPath)
             }
-            return object[keyPath: storageKeyPath].value
+            return storage.value
         }
         set {
-            if let owner = object[keyPath: storageKeyPath].owner { owner.willChange() }
-            object[keyPath: storageKeyPath].value = newValue
+            object[keyPath: storageKeyPath].assign(newValue)
         }
     }
 

@@ -24,7 +24,8 @@ public final class ManagedObject: ModelObject, CustomStringConvertible {
 
     /// `Employee/42 {name: "Kevin", …}`.
     public var description: String {
-        let pairs = zip(entity.attributes, values).map { "\($0.name): \($1)" }.joined(separator: ", ")
+        let pairs = zip(entity.attributes, values).map { "\($0.name): \($1)" }.joined(
+            separator: ", ")
         return "\(backing.identifier) {\(pairs)}"
     }
 }

@@ -22,7 +22,10 @@ final class ModelBacking {
     let binding: EntityBinding
     let primaryKey: UInt64
     unowned(unsafe) let object: AnyObject
-    weak var context: ModelContext?
+    /// The context, through a handle all its backings share (one weak reference per context,
+    /// not one per object).
+    private let handle: ContextHandle?
+    var context: ModelContext? { handle?.context }
     var state: State
     var isChanged = false
     /// The object version of the stored record this object was read from or last saved as
@@ -32,14 +35,36 @@ final class ModelBacking {
     var readGeneration: UInt64 = 0
     /// Strong reference to the object while it has pending changes.
     var pinned: AnyObject?
-    /// Stored values, kept at the first change for rollback.
-    var snapshot: [AttributeValue]?
-    /// A failed non-throwing write, thrown by the next save.
-    var failure: LogbookError?
     /// Set on the prototype object used to resolve key paths to attributes.
     @usableFromInline var isProbe = false
-    var probedSlot = -1
-    var probedKeyPath: AnyKeyPath?
+    /// Rarely used state, kept out of line so most backings stay small.
+    private var extras: BackingExtras?
+
+    private var ensuredExtras: BackingExtras {
+        if let extras { return extras }
+        let made = BackingExtras()
+        extras = made
+        return made
+    }
+
+    /// Stored values, kept at the first change for rollback.
+    var snapshot: [AttributeValue]? {
+        get { extras?.snapshot }
+        set { if newValue != nil || extras != nil { ensuredExtras.snapshot = newValue } }
+    }
+    /// A failed non-throwing write, thrown by the next save.
+    var failure: LogbookError? {
+        get { extras?.failure }
+        set { if newValue != nil || extras != nil { ensuredExtras.failure = newValue } }
+    }
+    var probedSlot: Int {
+        get { extras?.probedSlot ?? -1 }
+        set { ensuredExtras.probedSlot = newValue }
+    }
+    var probedKeyPath: AnyKeyPath? {
+        get { extras?.probedKeyPath }
+        set { ensuredExtras.probedKeyPath = newValue }
+    }
 
     /// Called by an `@Attribute` getter on a probe object.
     @usableFromInline
@@ -48,11 +73,14 @@ final class ModelBacking {
         probedKeyPath = keyPath
     }
 
-    init(binding: EntityBinding, primaryKey: UInt64, object: AnyObject, context: ModelContext?, state: State, version: UInt64) {
+    init(
+        binding: EntityBinding, primaryKey: UInt64, object: AnyObject, context: ContextHandle?,
+        state: State, version: UInt64
+    ) {
         self.binding = binding
         self.primaryKey = primaryKey
         self.object = object
-        self.context = context
+        self.handle = context
         self.state = state
         self.version = version
     }
@@ -77,4 +105,18 @@ final class ModelBacking {
             willChange()
         }
     }
+}
+
+/// A weak reference to a context, shared by the backings of its objects.
+final class ContextHandle {
+    weak var context: ModelContext?
+    init(_ context: ModelContext) { self.context = context }
+}
+
+/// The rarely set part of a ``ModelBacking``.
+final class BackingExtras {
+    var snapshot: [AttributeValue]?
+    var failure: LogbookError?
+    var probedSlot = -1
+    var probedKeyPath: AnyKeyPath?
 }

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// Invariant: `object` passed to any method is an instance of the class the accessor was made
 /// for (callers check the class before using a layout).
-protocol FieldAccessor: Sendable {
+protocol FieldAccessor: AnyObject, Sendable {
     var name: String { get }
     var type: AttributeType { get }
     var isOptional: Bool { get }
@@ -14,19 +14,31 @@ protocol FieldAccessor: Sendable {
     func write(_ object: AnyObject, _ value: AttributeValue) -> Bool
     func owner(_ object: AnyObject) -> ModelBacking?
     func adopt(_ object: AnyObject, owner: ModelBacking?, slot: Int)
+    /// Offsets in the object of the wrapper's `owner` and `slot` fields.
+    var ownerOffset: Int { get }
+    var slotOffset: Int { get }
     func options(_ object: AnyObject) -> Set<AttributeOption>
+    /// Appends the value's encoding; `false` (nothing appended) for `nil`.
+    func encode(_ object: AnyObject, into w: inout ByteWriter) -> Bool
+    /// Reads a non-null value of the field's type from `r` into the field.
+    func decode(_ r: inout ByteReader, into object: AnyObject) throws
+    /// Stores `nil`; `false` if the field is not optional.
+    func setNull(_ object: AnyObject) -> Bool
 }
 
 /// A ``FieldAccessor`` for an `Attribute<Value>` at a fixed offset in the object.
 ///
 /// The offsets of the wrapper's own fields are computed once, so access needs no metadata
 /// of `Attribute<Value>` (which unspecialized generic code would look up on every call).
-struct TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
+final class TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
     let name: String
     private let valueOffset: Int
-    private let ownerOffset: Int
-    private let slotOffset: Int
+    let ownerOffset: Int
+    let slotOffset: Int
     private let optionsOffset: Int
+    /// The concrete type, for the fast encode and decode paths.
+    private let kind: Kind
+    private enum Kind { case string, int64, int, double, bool, other }
     var type: AttributeType { Value.attributeType }
     var isOptional: Bool { Value.isOptionalAttribute }
 
@@ -42,11 +54,21 @@ struct TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
         ownerOffset = offset + owner
         slotOffset = offset + slot
         optionsOffset = offset + options
+        kind =
+            Value.self == String.self
+            ? .string
+            : Value.self == Int64.self
+                ? .int64
+                : Value.self == Int.self
+                    ? .int
+                    : Value.self == Double.self ? .double : Value.self == Bool.self ? .bool : .other
     }
 
     @inline(__always)
     private func base(_ object: AnyObject) -> UnsafeMutableRawPointer {
-        Unmanaged.passUnretained(object).toOpaque()
+        // A bit cast, not `Unmanaged<AnyObject>`, whose generic metadata unspecialized code
+        // would look up on every call. A class reference is the object's address.
+        unsafeBitCast(object, to: UnsafeMutableRawPointer.self)
     }
 
     @inline(__always)
@@ -64,13 +86,58 @@ struct TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
         return true
     }
 
+    @inline(__always)
+    func encode(_ object: AnyObject, into w: inout ByteWriter) -> Bool {
+        // A raw pointer: a typed one to `Value` would look up generic metadata on every call.
+        let raw = base(object).advanced(by: valueOffset)
+        switch kind {
+        case .string: w.string(raw.assumingMemoryBound(to: String.self).pointee)
+        case .int64: w.zigzag(raw.load(as: Int64.self))
+        case .int: w.zigzag(Int64(raw.load(as: Int.self)))
+        case .double: w.double(raw.load(as: Double.self))
+        case .bool: w.bytes.append(raw.load(as: Bool.self) ? 1 : 0)
+        case .other:
+            let v = read(object)
+            if v.isNull { return false }
+            w.value(v)
+        }
+        return true
+    }
+
+    @inline(__always)
+    func decode(_ r: inout ByteReader, into object: AnyObject) throws {
+        let raw = base(object).advanced(by: valueOffset)
+        switch kind {
+        case .string: raw.assumingMemoryBound(to: String.self).pointee = try r.string()
+        case .int64: raw.assumingMemoryBound(to: Int64.self).pointee = try r.zigzag()
+        case .int:
+            guard let v = Int(exactly: try r.zigzag()) else { throw ByteReader.Truncated() }
+            raw.assumingMemoryBound(to: Int.self).pointee = v
+        case .double: raw.assumingMemoryBound(to: Double.self).pointee = try r.double()
+        case .bool:
+            let b = try r.byte()
+            guard b <= 1 else { throw ByteReader.Truncated() }
+            raw.assumingMemoryBound(to: Bool.self).pointee = b == 1
+        case .other:
+            guard let v = Value(attributeValue: try r.value(Value.attributeType)) else {
+                throw ByteReader.Truncated()
+            }
+            value(object).pointee = v
+        }
+    }
+
+    func setNull(_ object: AnyObject) -> Bool { write(object, .null) }
+
     func owner(_ object: AnyObject) -> ModelBacking? {
-        base(object).advanced(by: ownerOffset).assumingMemoryBound(to: Optional<ModelBacking>.self).pointee
+        base(object).advanced(by: ownerOffset).assumingMemoryBound(to: Optional<ModelBacking>.self)
+            .pointee
     }
 
     func adopt(_ object: AnyObject, owner: ModelBacking?, slot: Int) {
-        base(object).advanced(by: ownerOffset).assumingMemoryBound(to: Optional<ModelBacking>.self).pointee = owner
-        base(object).advanced(by: slotOffset).assumingMemoryBound(to: Int32.self).pointee = Int32(slot)
+        base(object).advanced(by: ownerOffset).assumingMemoryBound(to: Optional<ModelBacking>.self)
+            .pointee = owner
+        base(object).advanced(by: slotOffset).assumingMemoryBound(to: Int32.self).pointee = Int32(
+            slot)
     }
 
     func options(_ object: AnyObject) -> Set<AttributeOption> {
@@ -89,7 +156,8 @@ struct TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
 final class ModelLayout: @unchecked Sendable {
     let modelType: any PersistentModel.Type
     let fields: [any FieldAccessor]
-    /// The entity the class declares.
+    /// The entity the class declares (relationships without their inverses, which
+    /// ``ModelContainer`` resolves across classes).
     let entity: Entity
 
     private static let cache = Mutex<[ObjectIdentifier: ModelLayout]>([:])
@@ -116,11 +184,20 @@ final class ModelLayout: @unchecked Sendable {
     private static func reflect(_ type: any PersistentModel.Type) throws -> ModelLayout {
         var fields: [any FieldAccessor] = []
         var unreadable: String?
-        let complete = _forEachField(of: type, options: classTypeOption) { name, offset, fieldType, _ in
+        let complete = _forEachField(of: type, options: classTypeOption) {
+            name, offset, fieldType, _ in
             if let attributeType = fieldType as? any AttributeField.Type {
                 var label = String(cString: name)
                 if label.hasPrefix("_") { label.removeFirst() }
                 if let accessor = attributeType.makeAccessor(name: label, offset: offset) {
+                    fields.append(accessor)
+                } else {
+                    unreadable = label
+                }
+            } else if let relationshipType = fieldType as? any RelationshipField.Type {
+                var label = String(cString: name)
+                if label.hasPrefix("_") { label.removeFirst() }
+                if let accessor = relationshipType.makeAccessor(name: label, offset: offset) {
                     fields.append(accessor)
                 } else {
                     unreadable = label
@@ -130,23 +207,35 @@ final class ModelLayout: @unchecked Sendable {
         }
         let entityName = type.entityName
         guard complete, unreadable == nil else {
-            throw LogbookError.invalidSchema("the class of entity \(entityName) cannot be reflected")
+            throw LogbookError.invalidSchema(
+                "the class of entity \(entityName) cannot be reflected")
         }
-        guard !fields.isEmpty else {
+        guard fields.contains(where: { !($0 is any RelationshipAccessor) }) else {
             throw LogbookError.invalidSchema(
                 "\(entityName) declares no @Attribute properties; add at least one")
         }
+        // Two prototypes: a default that differs between them (`Date()`, `UUID()`) is not a
+        // constant, so it is not written into the schema (where it would change the
+        // fingerprint, and so the schema version, at every launch).
         let prototype = type.init()
-        let attributes = fields.map { field in
+        let second = type.init()
+        let attributes = fields.filter { !($0 is any RelationshipAccessor) }.map { field in
             let options = field.options(prototype)
             let value = field.read(prototype)
+            let constant = !value.isNull && value == field.read(second)
             return AttributeDescription(
                 field.name, field.type, optional: field.isOptional,
-                defaultValue: value.isNull ? nil : value, indexed: options.contains(.indexed),
+                defaultValue: constant ? value : nil, indexed: options.contains(.indexed),
                 unique: options.contains(.unique))
         }
+        let relationships = fields.compactMap { $0 as? any RelationshipAccessor }.map { field in
+            RelationshipDescription(
+                field.name, destination: field.destinationType.entityName, toMany: field.isToMany,
+                deleteRule: field.deleteRule(prototype))
+        }
         return ModelLayout(
-            modelType: type, fields: fields, entity: Entity(name: entityName, attributes: attributes))
+            modelType: type, fields: fields,
+            entity: Entity(name: entityName, attributes: attributes, relationships: relationships))
     }
 }
 

@@ -19,7 +19,8 @@ struct ObjectAccess {
             backing = layout.fields[0].owner(object)
             entity = backing?.binding.entity ?? layout.entity
         } else {
-            throw LogbookError.invalidSchema("\(type(of: object)) is neither a PersistentModel nor a ManagedObject")
+            throw LogbookError.invalidSchema(
+                "\(type(of: object)) is neither a PersistentModel nor a ManagedObject")
         }
     }
 
@@ -44,7 +45,8 @@ struct ObjectAccess {
         if let backing {
             guard backing.binding.canHold(value, at: index) else {
                 throw LogbookError.typeMismatch(
-                    entity: entity.name, attribute: attribute.name, expected: attribute.type.description,
+                    entity: entity.name, attribute: attribute.name,
+                    expected: attribute.type.description,
                     found: "nil")
             }
             backing.willChange()
@@ -52,7 +54,8 @@ struct ObjectAccess {
         } else if let layout {
             guard layout.fields[index].write(object, value) else {
                 throw LogbookError.typeMismatch(
-                    entity: entity.name, attribute: attribute.name, expected: attribute.type.description,
+                    entity: entity.name, attribute: attribute.name,
+                    expected: attribute.type.description,
                     found: "nil")
             }
         }

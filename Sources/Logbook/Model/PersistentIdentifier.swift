@@ -3,7 +3,9 @@
 /// Assigned at ``ModelContext/insert(_:)`` (not at save) from a per-entity counter kept in the
 /// store, never reused. Store it (string form `Employee/42`, or `Codable` as that string) and
 /// get the object back later, in any context or process, with ``ModelContext/model(for:)``.
-public struct PersistentIdentifier: Sendable, Hashable, Comparable, Codable, LosslessStringConvertible {
+public struct PersistentIdentifier: Sendable, Hashable, Comparable, Codable,
+    LosslessStringConvertible
+{
     /// The entity's name.
     public let entityName: String
     /// The primary key within the entity, from 1.
@@ -39,7 +41,9 @@ public struct PersistentIdentifier: Sendable, Hashable, Comparable, Codable, Los
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let id = PersistentIdentifier(text) else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: LogbookError.invalidIdentifier(text).description))
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: LogbookError.invalidIdentifier(text).description))
         }
         self = id
     }

@@ -15,7 +15,10 @@ public protocol ModelObject: AnyObject {}
 /// }
 /// ```
 /// Attributes are the `@Attribute` stored properties, in declaration order; `init()` gives
-/// their defaults. Make the class `final` (properties of superclasses are not reflected).
+/// their defaults. A default that is the same in every new instance (`""`, `0`, `true`) is
+/// recorded in the schema and fills the attribute in objects stored before it existed; one
+/// that is not (`Date()`, `UUID()`) is not recorded. Make the class `final` (properties of
+/// superclasses are not reflected).
 public protocol PersistentModel: ModelObject {
     /// A new object with default values; Logbook calls it to build fetched objects.
     init()
@@ -31,7 +34,9 @@ extension PersistentModel {
 extension ModelObject {
     /// The object's identifier, or `nil` before it is inserted into a context.
     public var persistentModelID: PersistentIdentifier? {
-        resolvedBacking.map { PersistentIdentifier(entityName: $0.binding.entity.name, primaryKey: $0.primaryKey) }
+        resolvedBacking.map {
+            PersistentIdentifier(entityName: $0.binding.entity.name, primaryKey: $0.primaryKey)
+        }
     }
 
     /// The context the object is registered in, or `nil`.
@@ -46,14 +51,26 @@ extension ModelObject {
     /// The entity's name.
     public var entityName: String {
         if let managed = self as? ManagedObject { return managed.backing.binding.entity.name }
-        return (type(of: self) as? any PersistentModel.Type)?.entityName ?? String(describing: type(of: self))
+        return (type(of: self) as? any PersistentModel.Type)?.entityName
+            ?? String(describing: type(of: self))
     }
 
     /// The value of the attribute `key`: a `String`, `Int64`, `Double`, `Bool`, `Date`, `Data`,
     /// `UUID`, or `nil`.
     /// - Throws: ``LogbookError/unknownAttribute(entity:attribute:)``.
+    /// For a relationship: the related object (to-one, or `nil`) or objects (to-many, an
+    /// `[any ModelObject]`), read through the object's context.
     public func value(forKey key: String) throws -> Any? {
-        try attributeValue(forKey: key).anyValue
+        if let backing = resolvedBacking,
+            let r = backing.binding.entity.relationships.firstIndex(where: { $0.name == key })
+        {
+            guard let context = backing.context else { return nil }
+            let related = try context.relatedObjects(of: backing, relationship: r).compactMap {
+                $0 as? any ModelObject
+            }
+            return backing.binding.entity.relationships[r].isToMany ? related : related.first
+        }
+        return try attributeValue(forKey: key).anyValue
     }
 
     /// The value of the attribute `key` as an ``AttributeValue``.
@@ -68,7 +85,15 @@ extension ModelObject {
     /// - Throws: ``LogbookError/unknownAttribute(entity:attribute:)``,
     ///   ``LogbookError/typeMismatch(entity:attribute:expected:found:)`` (also for `nil` on a
     ///   non-optional attribute of a class).
+    /// For a relationship, `value` is a ``ModelObject`` of the destination or `nil` (to-one),
+    /// or an array of them (to-many); objects not in the context yet are inserted.
     public func setValue(_ value: Any?, forKey key: String) throws {
+        if let backing = resolvedBacking,
+            let r = backing.binding.entity.relationships.firstIndex(where: { $0.name == key })
+        {
+            try setRelationship(value, backing: backing, relationship: r)
+            return
+        }
         let access = try ObjectAccess(self)
         let index = try access.index(of: key)
         let attribute = access.entity.attributes[index]
@@ -91,6 +116,46 @@ extension ModelObject {
             } catch let error as LogbookError {
                 resolvedBacking?.recordFailure(error)
             } catch {}
+        }
+    }
+
+    private func setRelationship(_ value: Any?, backing: ModelBacking, relationship r: Int) throws {
+        let binding = backing.binding
+        let relationship = binding.entity.relationships[r]
+        guard let context = backing.context else {
+            throw LogbookError.notRegistered(
+                entity: binding.entity.name, object: backing.identifier.description)
+        }
+        let objects: [any ModelObject]
+        if let many = value as? [any ModelObject] {
+            objects = many
+        } else if let one = value as? any ModelObject {
+            objects = [one]
+        } else if value == nil || (value as? any OptionalProtocol)?.isNone == true {
+            objects = []
+        } else {
+            throw LogbookError.typeMismatch(
+                entity: binding.entity.name, attribute: relationship.name,
+                expected: relationship.destination,
+                found: value.map { String(describing: type(of: $0)) } ?? "nil")
+        }
+        for object in objects where object.entityName != relationship.destination {
+            throw LogbookError.typeMismatch(
+                entity: binding.entity.name, attribute: relationship.name,
+                expected: relationship.destination,
+                found: object.entityName)
+        }
+        for object in objects where object.resolvedBacking == nil { context.insertAny(object) }
+        if relationship.isToMany {
+            context.setMembers(objects, of: backing, relationship: r)
+        } else {
+            guard objects.count <= 1 else {
+                throw LogbookError.typeMismatch(
+                    entity: binding.entity.name, attribute: relationship.name,
+                    expected: relationship.destination,
+                    found: "\(objects.count) objects")
+            }
+            context.setToOne(backing.object, binding, r, target: objects.first?.resolvedBacking)
         }
     }
 

@@ -42,11 +42,35 @@ public struct Entity: Sendable, Hashable {
     public var name: String
     /// Attributes in stored order.
     public var attributes: [AttributeDescription]
+    /// Relationships; to-one ones are stored after the attributes, in this order.
+    public var relationships: [RelationshipDescription]
 
     /// Describes an entity.
-    public init(name: String, attributes: [AttributeDescription]) {
+    public init(
+        name: String, attributes: [AttributeDescription],
+        relationships: [RelationshipDescription] = []
+    ) {
         self.name = name
         self.attributes = attributes
+        self.relationships = relationships
+    }
+
+    /// The relationship called `name`, or `nil`.
+    public func relationship(named name: String) -> RelationshipDescription? {
+        relationships.first { $0.name == name }
+    }
+
+    /// The to-one relationships, in stored order.
+    var toOneRelationships: [RelationshipDescription] { relationships.filter { !$0.isToMany } }
+
+    /// What a record stores: the attributes, then each to-one relationship as an optional
+    /// integer (the destination's primary key) named after it.
+    var storedFields: Entity {
+        Entity(
+            name: name,
+            attributes: attributes
+                + toOneRelationships.map { AttributeDescription($0.name, .integer, optional: true) }
+        )
     }
 
     /// The position of the attribute called `name`, or `nil`.

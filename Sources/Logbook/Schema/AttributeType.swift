@@ -135,7 +135,8 @@ public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
         case (.bool(let x), .bool(let y)): return order(x ? 1 : 0, y ? 1 : 0)
         case (.date(let x), .date(let y)): return order(x, y)
         case (.data(let x), .data(let y)):
-            return x.lexicographicallyPrecedes(y) ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
+            return x.lexicographicallyPrecedes(y)
+                ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
         case (.uuid(let x), .uuid(let y)): return order(x.uuidString, y.uuidString)
         default: return order(a.type?.rawValue ?? 0, b.type?.rawValue ?? 0)
         }

@@ -38,7 +38,9 @@ public struct Schema: Sendable, Hashable {
     public func validate() throws {
         var seen = Set<String>()
         for entity in entities {
-            if entity.name.isEmpty { throw LogbookError.invalidSchema("an entity has an empty name") }
+            if entity.name.isEmpty {
+                throw LogbookError.invalidSchema("an entity has an empty name")
+            }
             if entity.name.hasPrefix("logbook.") {
                 throw LogbookError.invalidSchema(
                     "entity name \"\(entity.name)\" uses the reserved prefix \"logbook.\"")
@@ -52,7 +54,8 @@ public struct Schema: Sendable, Hashable {
             var names = Set<String>()
             for attribute in entity.attributes {
                 if attribute.name.isEmpty {
-                    throw LogbookError.invalidSchema("an attribute of \(entity.name) has an empty name")
+                    throw LogbookError.invalidSchema(
+                        "an attribute of \(entity.name) has an empty name")
                 }
                 if !names.insert(attribute.name).inserted {
                     throw LogbookError.invalidSchema(
@@ -61,9 +64,47 @@ public struct Schema: Sendable, Hashable {
                 if let value = attribute.defaultValue, !value.isNull, value.type != attribute.type {
                     throw LogbookError.typeMismatch(
                         entity: entity.name, attribute: attribute.name,
-                        expected: attribute.type.description, found: value.type?.description ?? "nil")
+                        expected: attribute.type.description,
+                        found: value.type?.description ?? "nil")
                 }
             }
+            for relationship in entity.relationships {
+                try validate(relationship, of: entity, names: &names)
+            }
+        }
+    }
+
+    private func validate(
+        _ relationship: RelationshipDescription, of entity: Entity, names: inout Set<String>
+    ) throws {
+        let what = "\(entity.name).\(relationship.name)"
+        if !names.insert(relationship.name).inserted {
+            throw LogbookError.invalidSchema(
+                "\(entity.name) has two properties named \"\(relationship.name)\"")
+        }
+        guard let destination = self.entity(named: relationship.destination) else {
+            throw LogbookError.invalidSchema(
+                "\(what) reaches \(relationship.destination), which is not in the schema")
+        }
+        guard let inverseName = relationship.inverse else {
+            if relationship.isToMany {
+                throw LogbookError.invalidSchema(
+                    "\(what) is to-many, so it needs an inverse to-one relationship on \(destination.name)"
+                )
+            }
+            return
+        }
+        guard let inverse = destination.relationship(named: inverseName),
+            inverse.destination == entity.name
+        else {
+            throw LogbookError.invalidSchema(
+                "\(what) names the inverse \(destination.name).\(inverseName), which does not reach \(entity.name)"
+            )
+        }
+        if relationship.isToMany == inverse.isToMany {
+            throw LogbookError.invalidSchema(
+                "\(what) and its inverse are both \(inverse.isToMany ? "to-many" : "to-one"); one-to-many is supported, one-to-one and many-to-many are not"
+            )
         }
     }
 
@@ -82,7 +123,9 @@ public struct Schema: Sendable, Hashable {
             }
             var merged = old
             for (i, oldAttribute) in old.attributes.enumerated() {
-                guard let newAttribute = new.attributes.first(where: { $0.name == oldAttribute.name }) else {
+                guard
+                    let newAttribute = new.attributes.first(where: { $0.name == oldAttribute.name })
+                else {
                     throw LogbookError.incompatibleSchema(
                         entity: old.name, attribute: oldAttribute.name,
                         reason: "the attribute was removed")
@@ -90,7 +133,8 @@ public struct Schema: Sendable, Hashable {
                 if newAttribute.type != oldAttribute.type {
                     throw LogbookError.incompatibleSchema(
                         entity: old.name, attribute: oldAttribute.name,
-                        reason: "its type changed from \(oldAttribute.type) to \(newAttribute.type)")
+                        reason: "its type changed from \(oldAttribute.type) to \(newAttribute.type)"
+                    )
                 }
                 if oldAttribute.isOptional && !newAttribute.isOptional {
                     throw LogbookError.incompatibleSchema(
@@ -107,6 +151,23 @@ public struct Schema: Sendable, Hashable {
                 }
                 merged.attributes.append(attribute)
             }
+            for relationship in old.relationships {
+                guard let changed = new.relationship(named: relationship.name) else {
+                    throw LogbookError.incompatibleSchema(
+                        entity: old.name, attribute: relationship.name,
+                        reason: "the relationship was removed")
+                }
+                if changed.destination != relationship.destination
+                    || changed.isToMany != relationship.isToMany
+                {
+                    throw LogbookError.incompatibleSchema(
+                        entity: old.name, attribute: relationship.name,
+                        reason: "the relationship's destination or cardinality changed")
+                }
+            }
+            merged.relationships =
+                old.relationships.map { new.relationship(named: $0.name) ?? $0 }
+                + new.relationships.filter { old.relationship(named: $0.name) == nil }
             result.append(merged)
         }
         for entity in requested.entities where self.entity(named: entity.name) == nil {

@@ -24,6 +24,20 @@ enum SchemaCodec {
                 if hasDefault, let value = attribute.defaultValue { w.value(value) }
             }
         }
+        // Relationships: a trailing section, present only when some entity has any, so
+        // schemas without relationships keep their bytes.
+        if schema.entities.contains(where: { !$0.relationships.isEmpty }) {
+            for entity in schema.entities {
+                w.varint(UInt64(entity.relationships.count))
+                for relationship in entity.relationships {
+                    w.string(relationship.name)
+                    w.string(relationship.destination)
+                    w.bytes.append(relationship.isToMany ? 1 : 0)
+                    w.string(relationship.inverse ?? "")
+                    w.bytes.append(relationship.deleteRule.rawValue)
+                }
+            }
+        }
         return w.bytes
     }
 
@@ -36,12 +50,16 @@ enum SchemaCodec {
         do {
             let format = try r.byte()
             guard format == formatVersion else {
-                throw corrupt("schema format \(format) is not supported (this library reads \(formatVersion))")
+                throw corrupt(
+                    "schema format \(format) is not supported (this library reads \(formatVersion))"
+                )
             }
             let version = try r.varint()
             guard version <= UInt32.max else { throw corrupt("version \(version) out of range") }
             let entityCount = try r.varint()
-            guard entityCount <= UInt64(bytes.count) else { throw corrupt("entity count \(entityCount) too large") }
+            guard entityCount <= UInt64(bytes.count) else {
+                throw corrupt("entity count \(entityCount) too large")
+            }
             var entities: [Entity] = []
             for _ in 0..<entityCount {
                 let name = try r.string()
@@ -54,19 +72,48 @@ enum SchemaCodec {
                     let attributeName = try r.string()
                     let rawType = try r.byte()
                     guard let type = AttributeType(rawValue: rawType) else {
-                        throw corrupt("unknown attribute type \(rawType) for \(name).\(attributeName)")
+                        throw corrupt(
+                            "unknown attribute type \(rawType) for \(name).\(attributeName)")
                     }
                     let flags = try r.byte()
                     guard flags & 0xF0 == 0 else { throw corrupt("unknown flags \(flags)") }
                     let defaultValue = flags & 8 != 0 ? try r.value(type) : nil
                     attributes.append(
                         AttributeDescription(
-                            attributeName, type, optional: flags & 1 != 0, defaultValue: defaultValue,
+                            attributeName, type, optional: flags & 1 != 0,
+                            defaultValue: defaultValue,
                             indexed: flags & 2 != 0, unique: flags & 4 != 0))
                 }
                 entities.append(Entity(name: name, attributes: attributes))
             }
-            guard r.isAtEnd else { throw corrupt("\(bytes.count - r.offset) bytes after the schema") }
+            if !r.isAtEnd {
+                for e in entities.indices {
+                    let count = try r.varint()
+                    guard count <= UInt64(bytes.count) else {
+                        throw corrupt("relationship count \(count) too large")
+                    }
+                    for _ in 0..<count {
+                        let name = try r.string()
+                        let destination = try r.string()
+                        let flags = try r.byte()
+                        guard flags <= 1 else {
+                            throw corrupt("unknown relationship flags \(flags)")
+                        }
+                        let inverse = try r.string()
+                        let rawRule = try r.byte()
+                        guard let rule = DeleteRule(rawValue: rawRule) else {
+                            throw corrupt("unknown delete rule \(rawRule)")
+                        }
+                        entities[e].relationships.append(
+                            RelationshipDescription(
+                                name, destination: destination, toMany: flags == 1,
+                                inverse: inverse.isEmpty ? nil : inverse, deleteRule: rule))
+                    }
+                }
+            }
+            guard r.isAtEnd else {
+                throw corrupt("\(bytes.count - r.offset) bytes after the schema")
+            }
             return Schema(entities, version: UInt32(version))
         } catch is ByteReader.Truncated {
             throw corrupt("the record ends early")
@@ -87,7 +134,9 @@ enum SchemaCodec {
 
     /// The key of a schema record: the version, 4 bytes big-endian.
     static func key(version: UInt32) -> [UInt8] {
-        [UInt8(version >> 24), UInt8(truncatingIfNeeded: version >> 16),
-         UInt8(truncatingIfNeeded: version >> 8), UInt8(truncatingIfNeeded: version)]
+        [
+            UInt8(version >> 24), UInt8(truncatingIfNeeded: version >> 16),
+            UInt8(truncatingIfNeeded: version >> 8), UInt8(truncatingIfNeeded: version),
+        ]
     }
 }

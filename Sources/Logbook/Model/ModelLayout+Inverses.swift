@@ -1,0 +1,65 @@
+extension ModelLayout {
+    /// The entities of `layouts` with each relationship's inverse named: from the `inverse:`
+    /// key path given in the class, else found when the destination has exactly one
+    /// relationship of the other cardinality back to the source.
+    /// - Throws: ``LogbookError/invalidSchema(_:)`` for an inverse key path that is not a
+    ///   relationship of the destination class, or a destination class not in `layouts`.
+    static func entities(resolving layouts: [ModelLayout]) throws -> [Entity] {
+        var entities = layouts.map(\.entity)
+        for (i, layout) in layouts.enumerated() {
+            let prototype = layout.modelType.init()
+            let fields = layout.fields.compactMap { $0 as? any RelationshipAccessor }
+            for (r, field) in fields.enumerated() {
+                guard let keyPath = field.inverseKeyPath(prototype) else { continue }
+                guard
+                    let destination = layouts.first(where: { $0.modelType == field.destinationType }
+                    )
+                else {
+                    throw LogbookError.invalidSchema(
+                        "\(layout.entity.name).\(field.name) reaches \(field.destinationType), which is not among the container's classes"
+                    )
+                }
+                let binding = try EntityBinding(
+                    index: 0, entity: destination.entity,
+                    codec: RecordCodec(
+                        entity: destination.entity, schemaVersion: 0, history: SchemaHistory()),
+                    layout: destination)
+                guard let name = KeyPathResolver(binding: binding).fieldName(keyPath),
+                    destination.entity.relationship(named: name) != nil
+                else {
+                    throw LogbookError.invalidSchema(
+                        "the inverse given for \(layout.entity.name).\(field.name) is not a relationship of \(destination.entity.name)"
+                    )
+                }
+                entities[i].relationships[r].inverse = name
+                if let j = layouts.firstIndex(where: { $0 === destination }),
+                    let back = entities[j].relationships.firstIndex(where: { $0.name == name }),
+                    entities[j].relationships[back].inverse == nil
+                {
+                    entities[j].relationships[back].inverse = field.name
+                }
+            }
+        }
+        // Pair the rest when there is only one candidate.
+        for i in entities.indices {
+            for r in entities[i].relationships.indices
+            where entities[i].relationships[r].inverse == nil {
+                let relationship = entities[i].relationships[r]
+                guard let j = entities.firstIndex(where: { $0.name == relationship.destination })
+                else { continue }
+                let candidates = entities[j].relationships.indices.filter {
+                    let other = entities[j].relationships[$0]
+                    return other.destination == entities[i].name
+                        && other.isToMany != relationship.isToMany
+                        && (other.inverse == nil || other.inverse == relationship.name)
+                }
+                if candidates.count == 1 {
+                    entities[i].relationships[r].inverse =
+                        entities[j].relationships[candidates[0]].name
+                    entities[j].relationships[candidates[0]].inverse = relationship.name
+                }
+            }
+        }
+        return entities
+    }
+}

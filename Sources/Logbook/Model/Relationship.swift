@@ -1,0 +1,240 @@
+/// What a ``Relationship`` holds: an optional model (to-one) or an array of models (to-many).
+public protocol RelationshipValue {
+    /// The model class the relationship reaches.
+    associatedtype Destination: PersistentModel
+    /// Whether the relationship reaches many objects.
+    static var isToMany: Bool { get }
+    /// The objects held.
+    var relatedObjects: [Destination] { get }
+    /// A value holding `relatedObjects` (the first one, for to-one).
+    init(relatedObjects: [Destination])
+}
+
+extension Optional: RelationshipValue where Wrapped: PersistentModel {
+    public typealias Destination = Wrapped
+    public static var isToMany: Bool { false }
+    public var relatedObjects: [Wrapped] { self.map { [$0] } ?? [] }
+    public init(relatedObjects: [Wrapped]) { self = relatedObjects.first }
+}
+
+extension Array: RelationshipValue where Element: PersistentModel {
+    public typealias Destination = Element
+    public static var isToMany: Bool { true }
+    public var relatedObjects: [Element] { self }
+    public init(relatedObjects: [Element]) { self = relatedObjects }
+}
+
+/// A relationship of a ``PersistentModel`` class: to one object
+/// (`@Relationship var company: Company?`) or to many
+/// (`@Relationship(deleteRule: .cascade, inverse: \Employee.company) var employees: [Employee] = []`).
+///
+/// A to-one relationship is stored with the object; reading it fetches the related object
+/// (once) from the context. A to-many relationship is the inverse of a to-one relationship of
+/// the destination: reading it fetches the objects whose to-one points here (seeing pending
+/// changes), and assigning it sets or clears their to-one. Inverses are kept in step that way.
+/// Assigning an object not yet in the context inserts it. Related objects are read through
+/// the object's context, so keep the context alive while you follow relationships. Only
+/// usable in `PersistentModel` classes whose container knows the destination class.
+/// - Complexity: reading a to-many relationship scans the destination entity's records.
+@propertyWrapper
+public struct Relationship<Value: RelationshipValue> {
+    /// To-one: the target, when `isResolved`. To-many: members set before the owner was inserted.
+    var value: Value
+    /// The object's state in its context; `nil` until inserted or fetched.
+    var owner: ModelBacking?
+    /// To-one: the relationship's position among the entity's stored fields. To-many:
+    /// `-(2 + its position among the entity's relationships)`. -1 until adopted.
+    var slot: Int32 = -1
+    /// To-one: the destination's primary key as stored (0 for none).
+    var key: UInt64 = 0
+    /// To-one: whether `value` reflects `key`.
+    var isResolved = true
+    let deleteRule: DeleteRule
+    let inverse: AnyKeyPath?
+
+    /// A relationship starting at `wrappedValue`, with a delete rule and the key path of the
+    /// inverse relationship on the destination (found automatically when there is only one).
+    public init(
+        wrappedValue: Value, deleteRule: DeleteRule = .nullify,
+        inverse: PartialKeyPath<Value.Destination>? = nil
+    ) {
+        self.value = wrappedValue
+        self.deleteRule = deleteRule
+        self.inverse = inverse
+    }
+
+    /// Reads and writes through the enclosing object's context.
+    public static subscript<Model: PersistentModel>(
+        _enclosingInstance object: Model,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Model, Relationship<Value>>
+    ) -> Value {
+        get {
+            let storage = object[keyPath: storageKeyPath]
+            guard let owner = storage.owner else { return storage.value }
+            if owner.isProbe {
+                owner.noteProbe(slot: Int(storage.slot), keyPath: wrappedKeyPath)
+                return storage.value
+            }
+            guard let context = owner.context else { return storage.value }
+            if Value.isToMany {
+                let members =
+                    (try? context.relatedObjects(of: owner, slot: Int(storage.slot))) ?? []
+                return Value(relatedObjects: members.compactMap { $0 as? Value.Destination })
+            }
+            if storage.isResolved {
+                if let target = storage.value.relatedObjects.first, target.isDeleted {
+                    return Value(relatedObjects: [])
+                }
+                return storage.value
+            }
+            let target = context.relatedTarget(key: storage.key, as: Value.Destination.self)
+            object[keyPath: storageKeyPath].value = Value(relatedObjects: target.map { [$0] } ?? [])
+            object[keyPath: storageKeyPath].isResolved = true
+            return object[keyPath: storageKeyPath].value
+        }
+        set {
+            let owner = object[keyPath: storageKeyPath].owner
+            guard let owner, let context = owner.context else {
+                object[keyPath: storageKeyPath].value = newValue
+                return
+            }
+            for target in newValue.relatedObjects { context.insert(target) }
+            if Value.isToMany {
+                context.setMembers(
+                    newValue.relatedObjects, of: owner,
+                    slot: Int(object[keyPath: storageKeyPath].slot))
+                return
+            }
+            owner.willChange()
+            object[keyPath: storageKeyPath].value = newValue
+            object[keyPath: storageKeyPath].isResolved = true
+            object[keyPath: storageKeyPath].key =
+                newValue.relatedObjects.first?.persistentModelID?.primaryKey ?? 0
+        }
+    }
+
+    /// The value. Inside a ``PersistentModel`` class Swift uses the enclosing-instance subscript.
+    public var wrappedValue: Value {
+        get { value }
+        set { value = newValue }
+    }
+}
+
+/// Type-erased access to ``Relationship`` fields, for reflection.
+protocol RelationshipField {
+    static func makeAccessor(name: String, offset: Int) -> (any FieldAccessor)?
+}
+
+extension Relationship: RelationshipField {
+    static func makeAccessor(name: String, offset: Int) -> (any FieldAccessor)? {
+        RelationshipFieldAccessor<Value>(name: name, offset: offset)
+    }
+}
+
+/// What reflection and the context need to know of a relationship field.
+protocol RelationshipAccessor: FieldAccessor {
+    var destinationType: any PersistentModel.Type { get }
+    var isToMany: Bool { get }
+    func deleteRule(_ object: AnyObject) -> DeleteRule
+    func inverseKeyPath(_ object: AnyObject) -> AnyKeyPath?
+    /// To-one: the target object if it is loaded, else `nil`.
+    func loadedTarget(_ object: AnyObject) -> AnyObject?
+    /// To-one: points the field at `target` (`nil` clears it).
+    func setTarget(_ object: AnyObject, _ target: AnyObject?)
+    /// To-many: members assigned before the owner was inserted (then cleared).
+    func takeEarlyMembers(_ object: AnyObject) -> [AnyObject]
+}
+
+/// Accesses a `Relationship<Value>` field by offset. For to-one relationships it is a stored
+/// field: an optional integer, the destination's primary key.
+final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAccessor {
+    let name: String
+    let ownerOffset: Int
+    let slotOffset: Int
+    private let offset: Int
+
+    init?(name: String, offset: Int) {
+        guard let owner = MemoryLayout<Relationship<Value>>.offset(of: \Relationship<Value>.owner),
+            let slot = MemoryLayout<Relationship<Value>>.offset(of: \Relationship<Value>.slot)
+        else { return nil }
+        self.name = name
+        self.offset = offset
+        ownerOffset = offset + owner
+        slotOffset = offset + slot
+    }
+
+    var type: AttributeType { .integer }
+    var isOptional: Bool { true }
+    var destinationType: any PersistentModel.Type { Value.Destination.self }
+    var isToMany: Bool { Value.isToMany }
+
+    private func field(_ object: AnyObject) -> UnsafeMutablePointer<Relationship<Value>> {
+        Unmanaged.passUnretained(object).toOpaque().advanced(by: offset)
+            .assumingMemoryBound(to: Relationship<Value>.self)
+    }
+
+    func read(_ object: AnyObject) -> AttributeValue {
+        let f = field(object).pointee
+        if f.isResolved {
+            guard let target = f.value.relatedObjects.first, !target.isDeleted,
+                let id = target.persistentModelID
+            else { return .null }
+            return .integer(Int64(bitPattern: id.primaryKey))
+        }
+        return f.key == 0 ? .null : .integer(Int64(bitPattern: f.key))
+    }
+
+    func write(_ object: AnyObject, _ value: AttributeValue) -> Bool {
+        switch value {
+        case .null: field(object).pointee.key = 0
+        case .integer(let v): field(object).pointee.key = UInt64(bitPattern: v)
+        default: return false
+        }
+        field(object).pointee.isResolved = false
+        field(object).pointee.value = Value(relatedObjects: [])
+        return true
+    }
+
+    func encode(_ object: AnyObject, into w: inout ByteWriter) -> Bool {
+        let v = read(object)
+        if v.isNull { return false }
+        w.value(v)
+        return true
+    }
+
+    func decode(_ r: inout ByteReader, into object: AnyObject) throws {
+        _ = write(object, .integer(try r.zigzag()))
+    }
+
+    func setNull(_ object: AnyObject) -> Bool { write(object, .null) }
+    func owner(_ object: AnyObject) -> ModelBacking? { field(object).pointee.owner }
+
+    func adopt(_ object: AnyObject, owner: ModelBacking?, slot: Int) {
+        field(object).pointee.owner = owner
+        field(object).pointee.slot = Int32(slot)
+    }
+
+    func options(_ object: AnyObject) -> Set<AttributeOption> { [] }
+    func deleteRule(_ object: AnyObject) -> DeleteRule { field(object).pointee.deleteRule }
+    func inverseKeyPath(_ object: AnyObject) -> AnyKeyPath? { field(object).pointee.inverse }
+
+    func loadedTarget(_ object: AnyObject) -> AnyObject? {
+        let f = field(object).pointee
+        return f.isResolved ? f.value.relatedObjects.first : nil
+    }
+
+    func setTarget(_ object: AnyObject, _ target: AnyObject?) {
+        let typed = (target as? Value.Destination).map { [$0] } ?? []
+        field(object).pointee.value = Value(relatedObjects: typed)
+        field(object).pointee.isResolved = true
+        field(object).pointee.key = typed.first?.persistentModelID?.primaryKey ?? 0
+    }
+
+    func takeEarlyMembers(_ object: AnyObject) -> [AnyObject] {
+        guard Value.isToMany else { return [] }
+        let members = field(object).pointee.value.relatedObjects
+        field(object).pointee.value = Value(relatedObjects: [])
+        return members
+    }
+}

@@ -1,0 +1,41 @@
+/// What deleting an object does to the objects a relationship reaches.
+public enum DeleteRule: UInt8, Sendable, Hashable {
+    /// Related objects stay; their reference to the deleted object is cleared. The default.
+    case nullify = 0
+    /// Related objects are deleted too.
+    case cascade = 1
+    /// The save throws ``LogbookError/deleteDenied(entity:relationship:object:)`` while any
+    /// related object remains.
+    case deny = 2
+}
+
+/// A relationship of an ``Entity``: to one object or to many of the `destination` entity.
+///
+/// A to-one relationship is stored in the object's record (the destination's primary key).
+/// A to-many relationship is not stored: it is the inverse of a to-one relationship of the
+/// destination (`Company.employees` is every Employee whose `company` is that company), so
+/// it needs `inverse`. Many-to-many relationships are not supported. A value type.
+public struct RelationshipDescription: Sendable, Hashable {
+    /// The relationship's name (distinct from the entity's attribute names).
+    public var name: String
+    /// The entity it reaches.
+    public var destination: String
+    /// Whether it reaches many objects.
+    public var isToMany: Bool
+    /// The name of the inverse relationship on `destination` (required for to-many).
+    public var inverse: String?
+    /// What deleting an object of this entity does to the objects this relationship reaches.
+    public var deleteRule: DeleteRule
+
+    /// Describes a relationship.
+    public init(
+        _ name: String, destination: String, toMany: Bool = false, inverse: String? = nil,
+        deleteRule: DeleteRule = .nullify
+    ) {
+        self.name = name
+        self.destination = destination
+        self.isToMany = toMany
+        self.inverse = inverse
+        self.deleteRule = deleteRule
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import LogStore
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// I/O errors (issue 8, part 5): `EIO`, `ENOSPC`, short and empty writes at every call of a
+/// scenario, once and persistently. A commit never reports success unless a successful
+/// `fdatasync` followed its writes; after a failed `fdatasync` the store refuses writes until it
+/// is reopened; after reopening every acknowledged commit is there and a second open is clean.
+@Suite struct IOErrorTests {
+    /// Single puts, batches of 10 and 1,000, deletes, segment rolls, a buffered commit and a
+    /// sync, compaction, reopening, and close.
+    static func scenario(seed: UInt64) -> [FaultStep] {
+        var rng = SeededGenerator(seed: seed)
+        func value(_ n: Int) -> [UInt8] {
+            (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        }
+        var steps: [FaultStep] = [.open]
+        steps.append(.commit([.put(keyspace: "a", key: "k0", value: value(16))], .sync))
+        steps.append(
+            .commit((0..<10).map { .put(keyspace: "a", key: "t\($0)", value: value(20)) }, .sync))
+        steps.append(
+            .commit(
+                (0..<1000).map { .put(keyspace: "b", key: "big\($0)", value: value(70)) }, .sync))
+        steps.append(
+            .commit(
+                [.delete(keyspace: "a", key: "k0"), .delete(keyspace: "a", key: "none")], .sync))
+        for i in 0..<4 {
+            steps.append(.commit([.put(keyspace: "a", key: "r\(i % 2)", value: value(150))], .sync))
+        }
+        steps.append(.commit([.put(keyspace: "a", key: "buffered", value: value(8))], .buffered))
+        steps.append(.sync)
+        steps.append(.commit([.put(keyspace: "a", key: "buffered2", value: value(8))], .buffered))
+        steps.append(.commit([.put(keyspace: "a", key: "synced", value: value(8))], .sync))
+        steps.append(.sync)
+        steps.append(.compact)
+        steps.append(.commit([.delete(keyspace: "a", key: "t1")], .sync))
+        steps.append(.commit([.put(keyspace: "a", key: "after", value: value(30))], .sync))
+        steps.append(.reopen)
+        steps.append(.commit([.put(keyspace: "a", key: "reopened", value: value(30))], .sync))
+        steps.append(.compact)
+        steps.append(.commit([.put(keyspace: "b", key: "last", value: value(10))], .sync))
+        steps.append(.close)
+        return steps
+    }
+
+    @Test(arguments: InjectedFault.allCases)
+    func faultAtEveryCallLosesNothingAcknowledged(_ kind: InjectedFault) throws {
+        let scratch = ScratchDirectory("faults")
+        defer { scratch.remove() }
+        let steps = Self.scenario(seed: 11)
+        let segmentSize = 16 << 10
+        // The clean run: which calls there are to fail.
+        var clean = FaultRun(path: scratch.child("clean"), segmentSize: segmentSize)
+        clean.run(steps)
+        clean.finalCheck()
+        #expect(clean.problems.isEmpty, "clean run: \(clean.problems)")
+        let calls = clean.faults.calls
+        var seen: [String: Int] = [:]
+        var runs = 0
+        var failures: [String] = []
+        var resurfaced = 0
+        let started = Date()
+        for (i, call) in calls.enumerated() {
+            let skip = seen[call.operation, default: 0]
+            seen[call.operation] = skip + 1
+            guard kind.applies(to: call.operation) else { continue }
+            let path = scratch.child("run\(i)")
+            var run = FaultRun(path: path, segmentSize: segmentSize)
+            run.faults.inject(kind.fault, on: call.operation, skip: skip, times: kind.times)
+            run.run(steps)
+            run.faults.heal()
+            run.finalCheck()
+            runs += 1
+            resurfaced += run.resurfaced
+            let at =
+                "\(kind) at call \(i) (\(call.operation) \(URL(fileURLWithPath: call.path).lastPathComponent))"
+            failures += run.problems.map { "\(at): \($0)" }
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        print(
+            "I/O errors, \(kind): \(runs) runs over \(calls.count) calls, \(failures.count) problems, "
+                + "\(resurfaced) failed commits found after reopening, "
+                + String(format: "%.1f s", Date().timeIntervalSince(started)))
+        for failure in failures.prefix(8) { Issue.record("\(failure)") }
+        #expect(runs > 0)
+    }
+}
+
+/// A real `ENOSPC`: a store on a 1 MiB tmpfs filled until a commit fails. Needs root (to mount);
+/// skipped with a message otherwise.
+@Suite struct DiskFullTests {
+    /// Runs a command; its exit status.
+    static func run(_ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        } catch {
+            return -1
+        }
+    }
+
+    @Test func fillingARealSmallFileSystemLosesNothingAcknowledged() throws {
+        let scratch = TemporaryDirectory("enospc")
+        defer { scratch.remove() }
+        let mountPoint = scratch.child("mnt")
+        try FileManager.default.createDirectory(
+            atPath: mountPoint, withIntermediateDirectories: false)
+        guard getuid() == 0,
+            Self.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint]) == 0
+        else {
+            print("DiskFullTests: skipped — cannot mount a tmpfs here (needs root)")
+            return
+        }
+        defer { _ = Self.run(["umount", mountPoint]) }
+        let path = mountPoint + "/store"
+        var rng = SeededGenerator(seed: testSeed("real ENOSPC"))
+        var options = LogStoreOptions()
+        options.segmentSize = 256 << 10
+        options.autoCompactionDeadFraction = nil
+        var model: Contents = [:]
+        var failures = 0
+        var commits = 0
+        var lastError: Error?
+        do {
+            let store = try openStore(path, options: options)
+            // Fill it: commits of 1 to 40 KB until several fail; a failed commit is not visible.
+            var i = 0
+            while failures < 5 && i < 10_000 {
+                i += 1
+                let value = (0..<Int.random(in: 1_000...40_000, using: &rng)).map { _ in
+                    UInt8(truncatingIfNeeded: i)
+                }
+                let key = "k\(i % 40)"
+                do {
+                    try store.put(value, for: Array(key.utf8), in: "a")
+                    model["a/" + key] = value
+                    commits += 1
+                } catch {
+                    failures += 1
+                    lastError = error
+                    #expect(try contents(of: store) == model, "a failed commit is visible")
+                }
+            }
+            // Smaller commits may still fit; deletes need space too.
+            try? store.close()
+        }
+        #expect(commits > 5)
+        #expect(failures > 0, "the file system never filled")
+        if case LogStoreError.io(_, _, let code)? = lastError {
+            #expect(code == ENOSPC || code == EIO, "failed with errno \(code)")
+        }
+        let reopened = try openStore(path, options: options)
+        #expect(try contents(of: reopened) == model)
+        try reopened.close()
+        print("real ENOSPC: \(commits) commits, \(failures) refused for lack of space")
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import LogStore
+import TestSupport
+
+/// A store written commit by commit and closed, with the model after every commit and where
+/// each commit ends in the newest segment, so tests can damage its files and know what must
+/// survive.
+struct BuiltStore {
+    let path: String
+    /// Contents after each commit (0: empty).
+    var states: [UInt64: Contents] = [:]
+    /// The sequence of the last commit.
+    var last: UInt64 = 0
+    /// The newest segment and, for each commit written into it, its size after the commit.
+    var newestSegment = ""
+    var ends: [(sequence: UInt64, size: Int)] = []
+
+    /// Writes `commits` commits; each is one of `batches` (called with the commit's index and
+    /// the driver), compacting after the indices in `compactAfter`.
+    init(
+        path: String, segmentSize: Int = 1 << 20, seed: UInt64, commits: Int,
+        compactAfter: Set<Int> = [], batch: (Int, WorkloadDriver) -> [Change]
+    ) throws {
+        self.path = path
+        let driver = WorkloadDriver(path: path, segmentSize: segmentSize, seed: seed)
+        try driver.open()
+        var sizes: [(segment: String, sequence: UInt64, size: Int)] = []
+        for i in 0..<commits {
+            let sequence = try driver.commit(batch(i, driver))
+            let segment = segmentFiles(path).last!
+            sizes.append((segment, sequence, readFile(segment).count))
+            if compactAfter.contains(i) { try driver.compact() }
+        }
+        last = driver.store!.lastSequence
+        try driver.close()
+        states = driver.states
+        newestSegment = segmentFiles(path).last!
+        ends = sizes.filter { $0.segment == newestSegment }.map { ($0.sequence, $0.size) }
+    }
+
+    /// Every file of the store but `LOCK`, sorted.
+    var files: [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return names.filter { $0 != "LOCK" }.sorted().map { path + "/" + $0 }
+    }
+
+    /// The last commit that ends at or before `offset` of the newest segment (the commit
+    /// before the segment's first if none does).
+    func lastCommit(endingBy offset: Int) -> UInt64 {
+        var result = (ends.first?.sequence ?? 1) - 1
+        for end in ends where end.size <= offset { result = end.sequence }
+        return result
+    }
+
+    /// Where the final commit starts in the newest segment.
+    var finalCommitStart: Int {
+        ends.count >= 2 ? ends[ends.count - 2].size : 24
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import LogStore
+import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The writes a child process makes until it is killed, decided by the seed and the commit's
+/// sequence number alone, so the parent can rebuild the model of any prefix.
+enum KillWorkload {
+    static let segmentSize = 16 << 10
+
+    /// The changes of commit `sequence`.
+    static func changes(seed: UInt64, sequence: UInt64) -> [Change] {
+        var rng = SeededGenerator(seed: seed ^ (sequence &* 0x9E37_79B9_7F4A_7C15))
+        let kind = Int.random(in: 0..<100, using: &rng)
+        let count: Int
+        switch kind {
+        case 0..<70: count = Int.random(in: 1...5, using: &rng)
+        case 70..<90: count = Int.random(in: 1...3, using: &rng)
+        default: count = Int.random(in: 100...600, using: &rng)
+        }
+        return (0..<count).map { _ in
+            let keyspace = Bool.random(using: &rng) ? "a" : "b"
+            let key = "k\(Int.random(in: 0..<300, using: &rng))"
+            if (70..<90).contains(kind) { return .delete(keyspace: keyspace, key: key) }
+            let size = Int.random(in: 0...200, using: &rng)
+            return .put(
+                keyspace: keyspace, key: key,
+                value: (0..<size).map { _ in UInt8.random(in: 0...255, using: &rng) })
+        }
+    }
+
+    /// Whether the child compacts after commit `sequence`.
+    static func compactsAfter(seed: UInt64, sequence: UInt64) -> Bool {
+        var rng = SeededGenerator(seed: seed ^ (sequence &* 0xC2B2_AE3D_27D4_EB4F))
+        return Int.random(in: 0..<40, using: &rng) == 0
+    }
+
+    static func apply(_ changes: [Change], to contents: inout Contents) {
+        for change in changes {
+            switch change {
+            case .put(let keyspace, let key, let value): contents[keyspace + "/" + key] = value
+            case .delete(let keyspace, let key): contents[keyspace + "/" + key] = nil
+            }
+        }
+    }
+
+    static var options: LogStoreOptions {
+        var options = LogStoreOptions()
+        options.segmentSize = segmentSize
+        options.autoCompactionDeadFraction = nil
+        return options
+    }
+
+    /// The child: writes its pid to `pidFile`, opens the store, then commits (and sometimes
+    /// compacts) until killed, appending each acknowledged sequence number to `acks` (and
+    /// syncing it) after the commit returns. Exits 3 if nobody kills it within a minute.
+    static func runChild(path: String, acks: String, pidFile: String, seed: UInt64) -> Never {
+        let deadline = Date().addingTimeInterval(60)
+        let ackFile = Glibc.open(acks, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard ackFile >= 0 else { exit(5) }
+        writeFile(pidFile + ".tmp", Array("\(getpid())".utf8))
+        rename(pidFile + ".tmp", pidFile)
+        let store: LogStore
+        do {
+            store = try openStore(path, options: options)
+        } catch {
+            print("child: open failed: \(error)")
+            exit(4)
+        }
+        var sequence = store.lastSequence
+        while Date() < deadline {
+            sequence += 1
+            var batch = WriteBatch()
+            for change in changes(seed: seed, sequence: sequence) {
+                switch change {
+                case .put(let keyspace, let key, let value):
+                    batch.put(value, for: Array(key.utf8), in: keyspace)
+                case .delete(let keyspace, let key):
+                    batch.delete(Array(key.utf8), in: keyspace)
+                }
+            }
+            do {
+                let got = try store.commit(batch)
+                guard got == sequence else {
+                    print("child: commit got \(got), expected \(sequence)")
+                    exit(6)
+                }
+                let line = Array("\(got)\n".utf8)
+                guard
+                    line.withUnsafeBytes({ Glibc.write(ackFile, $0.baseAddress, $0.count) })
+                        == line.count, fsync(ackFile) == 0
+                else { exit(7) }
+                if compactsAfter(seed: seed, sequence: sequence) { try store.compact() }
+            } catch {
+                print("child: \(error)")
+                exit(8)
+            }
+        }
+        exit(3)
+    }
+
+    /// The highest sequence number in an acknowledgement file (0 if none); a torn last line is
+    /// ignored.
+    static func lastAcknowledged(_ acks: String) -> UInt64 {
+        let text = String(decoding: readFile(acks), as: UTF8.self)
+        var last: UInt64 = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+            if let n = UInt64(line) { last = max(last, n) }
+        }
+        return last
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import LogStore
+import TestSupport
+
+/// The quick tier runs with every `swift test`; the long tier with `LOGBOOK_LONG_TESTS=1`.
+enum Tier {
+    static let isLong = ProcessInfo.processInfo.environment["LOGBOOK_LONG_TESTS"] == "1"
+
+    /// `quick`, or `long` in the long tier.
+    static func pick<T>(quick: T, long: T) -> T { isLong ? long : quick }
+}
+
+/// A directory for crash tests' stores: in RAM when the machine has `/dev/shm` (the simulated
+/// disk, not the real one, decides what survives, so real syncs are only cost), else in the
+/// temporary directory. Removed by ``remove()``.
+struct ScratchDirectory {
+    let path: String
+
+    init(_ label: String) {
+        let shm = "/dev/shm"
+        let base =
+            FileManager.default.isWritableFile(atPath: shm)
+            ? shm : FileManager.default.temporaryDirectory.path
+        path = "\(base)/logbook-\(label)-\(UUID().uuidString)"
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func child(_ name: String) -> String { path + "/" + name }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A workload's recorded system calls and its model.
+struct Recording {
+    var workload: Workload
+    /// The directory the workload ran in; the store is `root/store`.
+    var root: String
+    var events: [TraceEvent]
+    /// The disk before the recorded part.
+    var start: SimulatedDisk
+    var states: [UInt64: Contents]
+    /// Acknowledged and attempted before the recorded part.
+    var acknowledged: UInt64
+    var attempted: UInt64
+
+    /// Runs `workload` in `root` (which must exist) and records it.
+    init(_ workload: Workload, seed: UInt64, root: String) throws {
+        let driver = WorkloadDriver(
+            path: root + "/store", segmentSize: workload.segmentSize, seed: seed)
+        try workload.prepare?(driver)
+        let recorder = RecordingFileSystem(root: root)
+        start = SimulatedDisk(recorder)
+        acknowledged = driver.acknowledged
+        attempted = driver.attempted
+        driver.fileSystem = recorder
+        driver.recorder = recorder
+        try workload.run(driver)
+        self.workload = workload
+        self.root = root
+        events = recorder.events
+        states = driver.states
+    }
+
+    /// A crash point: the disk after the first `operations` system calls (and the notes that
+    /// followed the last of them), and what the workload had been promised by then.
+    struct Point {
+        var operations: Int
+        var disk: SimulatedDisk
+        var acknowledged: UInt64
+        var attempted: UInt64
+        /// The last system call done, if any.
+        var last: TraceEvent?
+        /// The event index where the next system call is (or the end).
+        var eventIndex: Int
+    }
+
+    /// Calls `body` after 0, 1, …, all system calls of the workload.
+    func forEachCrashPoint(_ body: (Point) throws -> Void) rethrows {
+        var point = Point(
+            operations: 0, disk: start, acknowledged: acknowledged, attempted: attempted,
+            last: nil, eventIndex: 0)
+        var i = 0
+        while true {
+            // Apply notes up to the next system call.
+            while i < events.count && !events[i].isOperation {
+                note(events[i], &point)
+                point.disk.apply(events[i])
+                i += 1
+            }
+            point.eventIndex = i
+            try body(point)
+            guard i < events.count else { return }
+            point.disk.apply(events[i])
+            point.last = events[i]
+            point.operations += 1
+            i += 1
+        }
+    }
+
+    private func note(_ event: TraceEvent, _ point: inout Point) {
+        switch event {
+        case .attempt(let sequence): point.attempted = max(point.attempted, sequence)
+        case .acknowledged(let sequence): point.acknowledged = max(point.acknowledged, sequence)
+        default: break
+        }
+    }
+
+    /// Number of system calls recorded.
+    var operationCount: Int { events.filter(\.isOperation).count }
+}
+
+/// Opens the store at `path` with the real file system and checks it against the model: it
+/// opens; its last sequence lies between what was acknowledged and what was attempted; its
+/// contents are exactly the model's after that commit (so nothing acknowledged is lost and no
+/// commit is partly visible). With `writeAfter`, also commits once more, reopens and checks
+/// again (the recovered store must go on cleanly). Returns what was wrong, or `nil`.
+func checkRecoveredStore(
+    at path: String, states: [UInt64: Contents], acknowledged: UInt64, attempted: UInt64,
+    writeAfter: Bool
+) -> String? {
+    var options = LogStoreOptions()
+    options.autoCompactionDeadFraction = nil
+    do {
+        var store = try openStore(path, options: options)
+        if let problem = compare(store, states, acknowledged, attempted) { return problem }
+        guard writeAfter else {
+            try store.close()
+            return nil
+        }
+        let last = store.lastSequence
+        var expected = states[last]!
+        expected["after/crash"] = [1, 2, 3]
+        let sequence = try store.put([1, 2, 3], for: Array("crash".utf8), in: "after")
+        guard sequence == last + 1 else {
+            return "the first commit after recovery got sequence \(sequence), not \(last + 1)"
+        }
+        try store.close()
+        store = try openStore(path, options: options)
+        defer { try? store.close() }
+        let found = try contents(of: store)
+        guard found == expected, store.lastSequence == sequence, store.recovery.isClean else {
+            return "after recovery and one more commit, reopening gave sequence "
+                + "\(store.lastSequence) and \(describeDifference(found, expected)); "
+                + "recovery: \(store.recovery)"
+        }
+        return nil
+    } catch {
+        return "open failed: \(error)"
+    }
+}
+
+private func compare(
+    _ store: LogStore, _ states: [UInt64: Contents], _ acknowledged: UInt64, _ attempted: UInt64
+) -> String? {
+    let last = store.lastSequence
+    guard last >= acknowledged else {
+        return "acknowledged commits lost: last sequence \(last), acknowledged \(acknowledged)"
+    }
+    guard last <= attempted, let expected = states[last] else {
+        return "last sequence \(last) was never attempted (attempted up to \(attempted))"
+    }
+    guard let found = try? contents(of: store) else { return "reading the contents failed" }
+    guard found == expected else {
+        return "contents are not those after commit \(last): \(describeDifference(found, expected))"
+    }
+    return nil
+}
+
+/// A short account of how `found` differs from `expected`.
+func describeDifference(_ found: Contents, _ expected: Contents) -> String {
+    var parts: [String] = []
+    let missing = Set(expected.keys).subtracting(found.keys).sorted()
+    let extra = Set(found.keys).subtracting(expected.keys).sorted()
+    let changed = expected.keys.filter { found[$0] != nil && found[$0] != expected[$0] }.sorted()
+    if !missing.isEmpty { parts.append("missing \(missing.prefix(5))") }
+    if !extra.isEmpty { parts.append("unexpected \(extra.prefix(5))") }
+    if !changed.isEmpty { parts.append("wrong values for \(changed.prefix(5))") }
+    return parts.isEmpty ? "same contents" : parts.joined(separator: ", ")
+}
+
+/// A short description of a recorded event, with paths relative to `root`.
+func describe(_ event: TraceEvent?, root: String) -> String {
+    guard let event else { return "nothing" }
+    let text: String
+    switch event {
+    case .write(let file, let offset, let bytes):
+        text = "write \(bytes.count) bytes at \(offset) to file #\(file)"
+    default:
+        text = "\(event)"
+    }
+    return text.replacingOccurrences(of: root, with: "")
+}
