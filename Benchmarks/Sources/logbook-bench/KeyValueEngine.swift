@@ -1,0 +1,185 @@
+import LogStore
+import Synchronization
+
+/// LogStore's segment size in the engine workloads; 0 keeps the engine's default. `--quick`
+/// makes it small, so CI's small stores still roll over, reopen and compact several segments.
+let benchSegmentSize = Atomic<Int>(0)
+
+/// The engine workloads' view of a store: batches of puts and deletes, point reads, a full scan.
+/// Both engines implement it, so every workload is written once and runs the same operations
+/// in the same order on each. Not thread-safe.
+protocol KeyValueEngine: AnyObject {
+    /// The name in the output: `logstore` or `sqlite`.
+    static var label: String { get }
+    /// What durability means for this engine, for the output.
+    static func durabilitySummary(durable: Bool) -> String
+
+    /// Opens (or creates) the store in `directory`. `durable` makes every commit wait for stable
+    /// storage (LogStore `.sync`, SQLite `synchronous=FULL`), else commits are buffered.
+    init(directory: String, durable: Bool) throws
+
+    func beginBatch() throws
+    func put(_ key: [UInt8], _ value: [UInt8]) throws
+    func delete(_ key: [UInt8]) throws
+    func commitBatch() throws
+
+    /// Brackets a run of reads (SQLite reads inside one transaction, as apps batch them).
+    func beginReads() throws
+    func endReads() throws
+
+    /// Calls `body` with the value of `key` (or `nil`), valid during the call.
+    func get(_ key: [UInt8], _ body: (UnsafeRawBufferPointer?) -> Void) throws
+    /// Calls `body` with every live record, in any order.
+    func forEachRecord(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) throws
+    /// Calls `body` with up to `count` records from `first` in key order (YCSB's scan).
+    func scan(from first: Int, count: Int, _ body: (UnsafeRawBufferPointer) -> Void) throws
+    func count() throws -> Int
+    func close() throws
+}
+
+/// LogStore, keyspace `kv`.
+final class LogStoreEngine: KeyValueEngine {
+    static let label = "logstore"
+    static let keyspace = "kv"
+    static func durabilitySummary(durable: Bool) -> String {
+        (durable ? "LogStore .sync" : "LogStore .buffered") + ", automatic compaction off"
+    }
+
+    let store: LogStore
+    private let durability: Durability
+    private var batch = WriteBatch()
+
+    init(directory: String, durable: Bool) throws {
+        durability = durable ? .sync : .buffered
+        var options = LogStoreOptions()
+        options.durability = durability
+        options.autoCompactionDeadFraction = nil
+        let segmentSize = benchSegmentSize.load(ordering: .relaxed)
+        if segmentSize > 0 { options.segmentSize = segmentSize }
+        store = try LogStore(path: directory + "/kv.logstore", options: options)
+    }
+
+    func beginBatch() { batch.removeAll() }
+    func put(_ key: [UInt8], _ value: [UInt8]) { batch.put(value, for: key, in: Self.keyspace) }
+    func delete(_ key: [UInt8]) { batch.delete(key, in: Self.keyspace) }
+    func commitBatch() throws { try store.commit(batch, durability: durability) }
+    func beginReads() {}
+    func endReads() {}
+
+    func get(_ key: [UInt8], _ body: (UnsafeRawBufferPointer?) -> Void) throws {
+        if let value = try store.get(key, in: Self.keyspace) {
+            value.withUnsafeBytes { body($0) }
+        } else {
+            body(nil)
+        }
+    }
+
+    func forEachRecord(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) throws {
+        try store.forEach(in: Self.keyspace) { key, value in body(key, value) }
+    }
+
+    /// LogStore has no ordered iteration: a scan is emulated by point reads of consecutive ids,
+    /// which returns the same records as SQLite's range scan over this suite's dense ids.
+    func scan(from first: Int, count: Int, _ body: (UnsafeRawBufferPointer) -> Void) throws {
+        var key = BenchKey.make(first)
+        for id in first..<first + count {
+            BenchKey.write(id, into: &key)
+            try get(key) { value in if let value { body(value) } }
+        }
+    }
+
+    func count() throws -> Int { try store.count(in: Self.keyspace) }
+    func close() throws { try store.close() }
+}
+
+/// SQLite, table `kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID`.
+final class SQLiteEngine: KeyValueEngine {
+    static let label = "sqlite"
+    static func durabilitySummary(durable: Bool) -> String {
+        "SQLite " + SQLiteSettings.summary(durable: durable)
+    }
+
+    private var database: SQLiteDatabase?
+    private let begin: SQLiteStatement
+    private let commit: SQLiteStatement
+    private let insert: SQLiteStatement
+    private let remove: SQLiteStatement
+    private let select: SQLiteStatement
+    private let range: SQLiteStatement
+
+    init(directory: String, durable: Bool) throws {
+        let database = try SQLiteDatabase(path: directory + "/kv.sqlite", durable: durable)
+        try database.execute(
+            "CREATE TABLE IF NOT EXISTS kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID")
+        begin = try database.prepare("BEGIN")
+        commit = try database.prepare("COMMIT")
+        insert = try database.prepare("INSERT OR REPLACE INTO kv(k, v) VALUES (?, ?)")
+        remove = try database.prepare("DELETE FROM kv WHERE k = ?")
+        select = try database.prepare("SELECT v FROM kv WHERE k = ?")
+        range = try database.prepare("SELECT v FROM kv WHERE k >= ? ORDER BY k LIMIT ?")
+        self.database = database
+    }
+
+    func beginBatch() throws { try begin.run() }
+
+    func put(_ key: [UInt8], _ value: [UInt8]) throws {
+        try key.withUnsafeBytes { key in
+            try value.withUnsafeBytes { value in
+                insert.bind(1, blob: key)
+                insert.bind(2, blob: value)
+                try insert.run()
+            }
+        }
+    }
+
+    func delete(_ key: [UInt8]) throws {
+        try key.withUnsafeBytes { key in
+            remove.bind(1, blob: key)
+            try remove.run()
+        }
+    }
+
+    func commitBatch() throws { try commit.run() }
+    func beginReads() throws { try begin.run() }
+    func endReads() throws { try commit.run() }
+
+    func get(_ key: [UInt8], _ body: (UnsafeRawBufferPointer?) -> Void) throws {
+        try key.withUnsafeBytes { key in
+            select.bind(1, blob: key)
+            defer { select.reset() }
+            body(try select.step() ? select.blob(0) : nil)
+        }
+    }
+
+    func forEachRecord(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) throws {
+        guard let database else { return }
+        let all = try database.prepare("SELECT k, v FROM kv")
+        while try all.step() { body(all.blob(0), all.blob(1)) }
+    }
+
+    func scan(from first: Int, count: Int, _ body: (UnsafeRawBufferPointer) -> Void) throws {
+        try BenchKey.make(first).withUnsafeBytes { key in
+            range.bind(1, blob: key)
+            range.bind(2, Int64(count))
+            defer { range.reset() }
+            while try range.step() { body(range.blob(0)) }
+        }
+    }
+
+    func count() throws -> Int {
+        Int(try database?.integer("SELECT count(*) FROM kv") ?? 0)
+    }
+
+    /// Checkpoints the WAL into the database file and closes. Statements must be released
+    /// first, so this object is unusable afterwards.
+    func close() throws {
+        try database?.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        database = nil
+    }
+
+    /// Rewrites the database file (VACUUM): SQLite's analogue of compaction.
+    func vacuum() throws {
+        try database?.execute("VACUUM")
+        try database?.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+}
