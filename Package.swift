@@ -22,6 +22,7 @@ let package = Package(
         .testTarget(
             name: "LogbookCLITests", dependencies: ["Logbook", "LogStore", "TestSupport"]),
         .testTarget(name: "CrashTests", dependencies: ["LogStore", "TestSupport"]),
+        .testTarget(name: "EmployeesTests", dependencies: ["employees"]),
     ],
     swiftLanguageModes: [.v6]
 )

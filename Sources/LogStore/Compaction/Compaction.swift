@@ -56,9 +56,7 @@ extension LogStore {
             sequence: sequence, definitions: definitions)
         var moves: [Move] = []
         do {
-            for input in inputs {
-                try copyLive(from: input, bases: bases, into: output, moves: &moves)
-            }
+            try copyLive(from: inputs, bases: bases, into: output, moves: &moves)
             try output.finish()
             // 3. Put the new segments in place: rename, then make the renames durable.
             for file in output.finished { try fs.rename(file.temporaryPath, to: file.finalPath) }
@@ -137,54 +135,28 @@ extension LogStore {
         var newOffset: UInt32
     }
 
-    /// Copies the live put records of `input` (in file order) to `output`.
+    /// Copies the live put records of `inputs` to `output`, keyspace by keyspace, each in log
+    /// order. The live set comes from the index (a snapshot: copy-on-write), so dead records are
+    /// never looked at; records overwritten while this runs are copied but left behind at the swap.
     private func copyLive(
-        from input: Segment, bases: SegmentBases, into output: CompactionOutput, moves: inout [Move]
+        from inputs: [Segment], bases: SegmentBases, into output: CompactionOutput,
+        moves: inout [Move]
     ) throws {
-        let scanner = SegmentScanner(bytes: input.bytes())
-        var candidates: [(ref: RecordRef, keyspace: Int, record: UnsafeRawBufferPointer)] = []
-        func flushCandidates() throws {
-            let live = index.withLock { state in
-                candidates.map { candidate in
-                    let key = StoredRecord(bases, candidate.ref).key
-                    return state.directories[candidate.keyspace].find(key, state.bases)?.0
-                        == candidate.ref
-                }
-            }
-            for (candidate, isLive) in zip(candidates, live) where isLive {
-                let (file, offset) = try output.append(candidate.record)
+        let directories = index.withLock { $0.directories }
+        var handles = [Bool](repeating: false, count: bases.count)
+        for input in inputs { handles[Int(input.handle)] = true }
+        for (keyspace, directory) in directories.enumerated() where directory.count > 0 {
+            for ref in directory.liveRecords(inSegments: handles) {
+                let record = StoredRecord(bases, ref)
+                let (file, offset) = try output.append(
+                    UnsafeRawBufferPointer(
+                        start: bases[Int(ref.segment)]! + Int(ref.offset), count: record.encodedSize
+                    ))
                 moves.append(
                     Move(
-                        old: candidate.ref, keyspace: UInt32(candidate.keyspace),
-                        file: UInt32(file), newOffset: offset))
-            }
-            candidates.removeAll(keepingCapacity: true)
-        }
-        var scan = scanner
-        while let event = scan.next() {
-            guard case .commit(_, let start, let end) = event else {
-                // Only a store opened in salvage mode gets here; compaction drops the damage for good.
-                guard case .damage(_, let offset, _, _) = event,
-                    let resume = scan.findNextFrame(after: offset)
-                else {
-                    break
-                }
-                scan.position = resume
-                continue
-            }
-            try scanner.forEachRecord(start: start, end: end) { record in
-                guard record.op == RecordOp.put else { return }
-                candidates.append(
-                    (
-                        RecordRef(segment: input.handle, offset: UInt32(record.recordOffset)),
-                        Int(record.keyspace),
-                        UnsafeRawBufferPointer(
-                            rebasing: input.bytes()[
-                                record.recordOffset..<record.recordOffset + record.encodedSize])
-                    ))
-                if candidates.count >= 4096 { try flushCandidates() }
+                        old: ref, keyspace: UInt32(keyspace), file: UInt32(file), newOffset: offset)
+                )
             }
         }
-        try flushCandidates()
     }
 }

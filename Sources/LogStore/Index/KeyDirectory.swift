@@ -195,6 +195,23 @@ struct KeyDirectory {
         }
     }
 
+    /// References to the live records that lie in segments whose handle is marked in `segments`,
+    /// in log order.
+    func liveRecords(inSegments segments: [Bool]) -> [RecordRef] {
+        var refs = [UInt64]()
+        for slot in 0..<table.count where !table[slot].isEmpty {
+            let segment = Int(table[slot].ref.segment)
+            guard segment < segments.count && segments[segment] else { continue }
+            refs.append(UInt64(table[slot].ref.segment) << 32 | UInt64(table[slot].ref.offset))
+        }
+        RadixSort.sort(&refs)
+        return refs.map {
+            RecordRef(
+                segment: UInt32(truncatingIfNeeded: $0 >> 32),
+                offset: UInt32(truncatingIfNeeded: $0))
+        }
+    }
+
     /// Points `key` at `new` if it still points at `expected` (compaction moving a record);
     /// returns whether it did.
     mutating func replace(

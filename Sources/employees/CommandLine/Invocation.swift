@@ -1,0 +1,24 @@
+/// What the user asked for on the command line, before anything is opened.
+struct Invocation: Sendable, Equatable {
+    /// A subcommand and its parsed options.
+    enum Command: Sendable, Equatable {
+        /// No subcommand: the full-screen list on a terminal, else help.
+        case interactive
+        case help
+        case add(EmployeeDraft)
+        case list(ListOptions)
+        case update(id: String, changes: EmployeeChanges)
+        case delete(id: String)
+        case demo
+    }
+
+    /// `list`'s options.
+    struct ListOptions: Sendable, Equatable {
+        var query = EmployeeQuery()
+        var json = false
+    }
+
+    var command: Command
+    /// `--store PATH`, if given (before or after the subcommand).
+    var storePath: String?
+}

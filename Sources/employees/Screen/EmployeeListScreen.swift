@@ -1,0 +1,135 @@
+/// The interactive app as a state machine: keys in, ``ScreenFrame``s out, no terminal I/O.
+///
+/// Modes: the list (↑↓/j/k move, `a` add, Enter edit, `d` delete, `q` quit), the add/edit form,
+/// and the delete confirmation (`y` deletes, any other key keeps). Every change goes to the
+/// repository — and so to disk — at once; a failed save is shown on the status line and the
+/// form stays open with what was typed. Not thread-safe.
+final class EmployeeListScreen {
+    /// What the screen is showing.
+    enum Mode: Equatable {
+        case list
+        case form(EmployeeForm)
+        case confirmDelete(EmployeeRecord)
+    }
+
+    private let repository: any EmployeeRepository
+    /// Shown in the title bar (the store's path).
+    let subtitle: String
+    private(set) var rows: [EmployeeRecord] = []
+    private(set) var selection = 0
+    private(set) var mode: Mode = .list
+    /// The last thing that happened, or the last error.
+    private(set) var status: String?
+    private(set) var statusIsError = false
+    /// Set when the user quits; the caller stops feeding keys.
+    private(set) var isFinished = false
+
+    init(repository: any EmployeeRepository, subtitle: String = "") {
+        self.repository = repository
+        self.subtitle = subtitle
+        reload(selecting: nil)
+    }
+
+    var selectedEmployee: EmployeeRecord? {
+        rows.indices.contains(selection) ? rows[selection] : nil
+    }
+
+    func handle(_ key: Key) {
+        if key == .interrupt {
+            isFinished = true
+            return
+        }
+        switch mode {
+        case .list: handleList(key)
+        case .form(var form):
+            switch form.handle(key) {
+            case .editing: mode = .form(form)
+            case .cancelled:
+                mode = .list
+                report(nil)
+            case .submitted(let draft): save(draft, from: form)
+            }
+        case .confirmDelete(let employee):
+            mode = .list
+            if key == .character("y") || key == .character("Y") {
+                do throws(EmployeesError) {
+                    try repository.delete(id: employee.id)
+                    report("Deleted \(employee.name).")
+                    reload(selecting: nil)
+                } catch {
+                    report(error)
+                }
+            } else {
+                report("Kept \(employee.name).")
+            }
+        }
+    }
+
+    private func handleList(_ key: Key) {
+        switch key {
+        case .up, .character("k"): selection = max(0, selection - 1)
+        case .down, .character("j"): selection = min(max(0, rows.count - 1), selection + 1)
+        case .home, .character("g"): selection = 0
+        case .end, .character("G"): selection = max(0, rows.count - 1)
+        case .pageUp: selection = max(0, selection - 10)
+        case .pageDown: selection = min(max(0, rows.count - 1), selection + 10)
+        case .character("a"):
+            mode = .form(EmployeeForm())
+            report(nil)
+        case .enter:
+            guard let employee = selectedEmployee else { return }
+            mode = .form(EmployeeForm(editing: employee))
+            report(nil)
+        case .character("d"), .delete:
+            guard let employee = selectedEmployee else { return }
+            mode = .confirmDelete(employee)
+        case .character("r"):
+            reload(selecting: selectedEmployee?.id)
+            report("Reloaded.")
+        case .character("q"), .escape, .endOfInput:
+            isFinished = true
+        default:
+            break
+        }
+    }
+
+    private func save(_ draft: EmployeeDraft, from form: EmployeeForm) {
+        do throws(EmployeesError) {
+            let saved: EmployeeRecord
+            if let id = form.editingID {
+                let changes = EmployeeChanges(
+                    name: draft.name, designation: draft.designation, salary: draft.salary)
+                saved = try repository.update(id: id, with: changes)
+                report("Saved \(saved.name).")
+            } else {
+                saved = try repository.add(draft)
+                report("Added \(saved.name).")
+            }
+            mode = .list
+            reload(selecting: saved.id)
+        } catch {
+            mode = .form(form)
+            report(error)
+        }
+    }
+
+    private func reload(selecting id: String?) {
+        do throws(EmployeesError) {
+            rows = try repository.all()
+        } catch {
+            report(error)
+        }
+        if let id, let index = rows.firstIndex(where: { $0.id == id }) { selection = index }
+        selection = min(selection, max(0, rows.count - 1))
+    }
+
+    private func report(_ message: String?) {
+        status = message
+        statusIsError = false
+    }
+
+    private func report(_ error: EmployeesError) {
+        status = error.description
+        statusIsError = true
+    }
+}

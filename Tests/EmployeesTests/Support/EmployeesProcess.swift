@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+/// Runs the built `employees` executable as a child process, for end-to-end tests.
+///
+/// The executable is looked up, in order: `$EMPLOYEES_EXECUTABLE`; next to the running test
+/// binary (SwiftPM puts test bundles and executables in the same build directory); in the
+/// package's `.build/debug`. Every run gets a private `HOME` and no
+/// `LOGBOOK_EMPLOYEES_STORE`, so a test never touches the user's real store.
+struct EmployeesProcess {
+    /// What a finished run left behind.
+    struct Result {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+
+        var lines: [String] { standardOutput.split(separator: "\n").map(String.init) }
+    }
+
+    let executable: URL
+    /// A fresh directory for this test: the private `HOME` and the place for stores.
+    let directory: URL
+
+    init() throws {
+        executable = try Self.locateExecutable()
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("employees-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    /// A store path inside ``directory``.
+    var storePath: String { directory.appendingPathComponent("Employees.logbook").path }
+
+    /// Runs `employees` with `arguments` and `environment` added to a clean environment.
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var base = ["HOME": directory.path, "PATH": "/usr/bin:/bin"]
+        base.merge(environment) { _, new in new }
+        process.environment = base
+        let outputURL = directory.appendingPathComponent("stdout-\(UUID().uuidString)")
+        let errorURL = directory.appendingPathComponent("stderr-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        let output = try FileHandle(forWritingTo: outputURL)
+        let error = try FileHandle(forWritingTo: errorURL)
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try output.close()
+        try error.close()
+        return Result(
+            status: process.terminationStatus,
+            standardOutput: try String(contentsOf: outputURL, encoding: .utf8),
+            standardError: try String(contentsOf: errorURL, encoding: .utf8))
+    }
+
+    /// Runs `employees --store <storePath> arguments…`.
+    func runInStore(_ arguments: String...) throws -> Result {
+        try run(["--store", storePath] + arguments)
+    }
+
+    func removeDirectory() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private static func locateExecutable(filePath: String = #filePath) throws -> URL {
+        let fileManager = FileManager.default
+        var candidates: [URL] = []
+        if let path = ProcessInfo.processInfo.environment["EMPLOYEES_EXECUTABLE"] {
+            candidates.append(URL(fileURLWithPath: path))
+        }
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = testBinary.deletingLastPathComponent()
+        // Up out of `X.xctest/Contents/MacOS` on macOS; once on Linux.
+        for _ in 0..<4 {
+            candidates.append(directory.appendingPathComponent("employees"))
+            directory = directory.deletingLastPathComponent()
+        }
+        candidates.append(
+            contentsOf: Bundle.allBundles.map {
+                $0.bundleURL.deletingLastPathComponent().appendingPathComponent("employees")
+            })
+        // Tests/EmployeesTests/Support/EmployeesProcess.swift → package root.
+        let packageRoot = URL(fileURLWithPath: filePath)
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(packageRoot.appendingPathComponent(".build/debug/employees"))
+        for candidate in candidates where fileManager.isExecutableFile(atPath: candidate.path) {
+            return candidate
+        }
+        throw LocateError(searched: candidates.map(\.path))
+    }
+
+    struct LocateError: Error, CustomStringConvertible {
+        var searched: [String]
+        var description: String {
+            "the employees executable was not found (run `swift build` first); looked in "
+                + searched.joined(separator: ", ")
+        }
+    }
+}
