@@ -1,9 +1,9 @@
-/// LEB128 unsigned varints (FORMAT.md, "Varints"): 7 bits a byte, low group first, high bit set
+/// LEB128 unsigned varints (FORMAT.md, "Conventions"): 7 bits a byte, low group first, high bit set
 /// on every byte but the last; at most 10 bytes.
-enum Varint {
+package enum Varint {
     /// Appends `value`'s encoding to `bytes`.
     @inline(__always)
-    static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+    @inlinable package static func append(_ value: UInt64, to bytes: inout [UInt8]) {
         var v = value
         while v >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)

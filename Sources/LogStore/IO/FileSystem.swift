@@ -65,7 +65,7 @@ package struct PosixFileSystem: FileSystem {
     package func open(_ path: String, create: Bool, readOnly: Bool) throws -> OpenFile {
         var flags: Int32 = (readOnly ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NOFOLLOW
         if create { flags |= O_CREAT }
-        let fd = retrying { Glibc_open(path, flags, 0o600) }
+        let fd = retrying { systemOpen(path, flags, 0o600) }
         guard fd >= 0 else { throw LogStoreError.io(operation: "open", path: path, errno: errno) }
         return OpenFile(descriptor: fd, path: path)
     }
@@ -181,9 +181,9 @@ package struct PosixFileSystem: FileSystem {
     }
 
     package func syncDirectory(_ path: String) throws {
-        let fd = retrying { Glibc_open(path, O_RDONLY | O_CLOEXEC | O_DIRECTORY, 0) }
+        let fd = retrying { systemOpen(path, O_RDONLY | O_CLOEXEC | O_DIRECTORY, 0) }
         guard fd >= 0 else { throw LogStoreError.io(operation: "open", path: path, errno: errno) }
-        defer { _ = Glibc_close(fd) }
+        defer { _ = systemClose(fd) }
         guard retrying({ fsync(fd) }) == 0 else {
             throw LogStoreError.io(operation: "fsync", path: path, errno: errno)
         }
@@ -226,7 +226,7 @@ private func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
     }
 }
 
-private func Glibc_open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
     #if canImport(Glibc)
         return Glibc.open(path, flags, mode)
     #else
@@ -234,7 +234,7 @@ private func Glibc_open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
     #endif
 }
 
-private func Glibc_close(_ fd: Int32) -> Int32 {
+private func systemClose(_ fd: Int32) -> Int32 {
     #if canImport(Glibc)
         return Glibc.close(fd)
     #else

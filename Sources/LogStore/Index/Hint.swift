@@ -1,12 +1,12 @@
-/// Hint files (FORMAT.md, "Hint files"): for one sealed segment, what `open` needs to rebuild the
-/// index — each record's keyspace, lengths, key hash and offset — without reading keys or values.
+/// Hint files (FORMAT.md, "Hint files"): for one segment, where each record starts and what it
+/// does, so `open` rebuilds the index without walking frames, in table order rather than log order.
 ///
 /// ```
 /// hint    := header (kind hint, the segment's order), entry*, trailer
 /// entry   := op: u8, then
-///   1 put:    keyspace: varint, keyLength: varint, valueLength: varint, hash: u32, offset: u32
-///   2 delete: keyspace: varint, offset: u32
-///   3 define: keyspace: varint, nameLength: varint, name: [nameLength]u8
+///   1 put, 2 delete: keyspace: varint, delta: varint  // record offset − the previous put's or
+///                                                      // delete's record offset (0 before the first)
+///   3 define:        keyspace: varint, nameLength: varint, name: [nameLength]u8
 /// trailer := segmentSize: u64, lastSequence: u64, entries: u64, crc: u32  // crc32c of 24..<size-4
 /// ```
 enum Hint {
@@ -25,6 +25,7 @@ enum Hint {
         var scanner = SegmentScanner(bytes: bytes)
         var entries: UInt64 = 0
         var lastSequence: UInt64 = 0
+        var previous = 0
         while let event = scanner.next() {
             guard case .commit(let sequence, let start, let end) = event else { return nil }
             lastSequence = max(lastSequence, sequence)
@@ -33,13 +34,9 @@ enum Hint {
                 hint.append(record.op)
                 Varint.append(record.keyspace, to: &hint)
                 switch record.op {
-                case RecordOp.put:
-                    Varint.append(UInt64(record.key.count), to: &hint)
-                    Varint.append(UInt64(record.value!.count), to: &hint)
-                    hint.appendLE(KeyDirectory.hash(record.key))
-                    hint.appendLE(UInt32(record.recordOffset))
-                case RecordOp.delete:
-                    hint.appendLE(UInt32(record.recordOffset))
+                case RecordOp.put, RecordOp.delete:
+                    Varint.append(UInt64(record.recordOffset - previous), to: &hint)
+                    previous = record.recordOffset
                 default:
                     Varint.append(UInt64(record.key.count), to: &hint)
                     hint.append(contentsOf: record.key)
@@ -126,6 +123,7 @@ enum Hint {
         // Highest keyspace number defined so far: numbers come in order, so a hostile number
         // cannot make `operations` huge.
         var definedLimit = state.keyspaces.nextID - 1
+        var previous = 0
         let segmentBytes = segment.bytes()
         var offset = FileHeader.size
         while offset < body.count {
@@ -139,46 +137,29 @@ enum Hint {
                 throw Unusable(reason: "entry uses keyspace \(id) before it is defined")
             }
             switch op {
-            case RecordOp.put:
-                guard let keyLength = Varint.read(body, &offset),
-                    let valueLength = Varint.read(body, &offset),
-                    offset + 8 <= body.count, keyLength <= Frame.maxKeyLength,
-                    valueLength <= Frame.maxValueLength
-                else { throw Unusable(reason: "bad put entry") }
-                let hash = body.loadLE(at: offset, as: UInt32.self)
-                let recordOffset = Int(body.loadLE(at: offset + 4, as: UInt32.self))
-                offset += 8
-                // The record must be where the hint says, as the hint says: then reads, which
-                // trust the index, stay inside the segment even if the hint was forged.
+            case RecordOp.put, RecordOp.delete:
+                guard let delta = Varint.read(body, &offset), delta <= UInt64(segment.size) else {
+                    throw Unusable(reason: "bad entry at \(offset)")
+                }
+                let recordOffset = previous + Int(delta)
+                previous = recordOffset
+                // The record must be there, as the entry says: reads, which trust the index,
+                // then stay inside the segment even if the hint was forged.
                 var position = recordOffset
                 guard recordOffset >= FileHeader.size, recordOffset < segment.size,
                     let record = SegmentScanner.decodeRecord(
                         segmentBytes, at: &position, end: segment.size),
-                    record.op == RecordOp.put, record.keyspace == keyspace,
-                    record.key.count == Int(keyLength),
-                    record.value!.count == Int(valueLength)
-                else { throw Unusable(reason: "put entry does not match its record") }
-                while operations.count <= id { operations.append([]) }
-                operations[id].append(
-                    Operation(
-                        hash: hash, offset: UInt32(recordOffset), keyLength: UInt32(keyLength),
-                        valueLength: UInt32(valueLength)))
-            case RecordOp.delete:
-                guard offset + 4 <= body.count else { throw Unusable(reason: "bad delete entry") }
-                let recordOffset = Int(body.loadLE(at: offset, as: UInt32.self))
-                offset += 4
-                var position = recordOffset
-                guard recordOffset >= FileHeader.size, recordOffset < segment.size,
-                    let record = SegmentScanner.decodeRecord(
-                        segmentBytes, at: &position, end: segment.size),
-                    record.op == RecordOp.delete, record.keyspace == keyspace
-                else { throw Unusable(reason: "delete entry does not match its record") }
+                    record.op == op, record.keyspace == keyspace
+                else {
+                    throw Unusable(reason: "entry does not match the record at \(recordOffset)")
+                }
                 while operations.count <= id { operations.append([]) }
                 operations[id].append(
                     Operation(
                         hash: KeyDirectory.hash(record.key), offset: UInt32(recordOffset),
-                        keyLength: 0,
-                        valueLength: Operation.deleted))
+                        keyLength: UInt32(record.key.count),
+                        valueLength: op == RecordOp.put
+                            ? UInt32(record.value!.count) : Operation.deleted))
             case RecordOp.defineKeyspace:
                 guard let length = Varint.read(body, &offset),
                     length <= KeyspaceTable.maxNameLength,

@@ -45,7 +45,8 @@ final class Segment: @unchecked Sendable {
             base = try fileSystem.map(file, length: mappedLength)
         } catch {
             try? fileSystem.close(file)
-            if create { try? fileSystem.remove(path) }  // a half-made segment must not outlive the failure
+            // A half-made segment must not outlive the failure.
+            if create { try? fileSystem.remove(path) }
             throw error
         }
         self.file = file

@@ -1,4 +1,5 @@
 import Foundation
+import LogStore
 
 /// Appends the primitive encodings of FORMAT.md Part 2 ("Primitives") to a byte array.
 struct ByteWriter {
@@ -9,15 +10,10 @@ struct ByteWriter {
         bytes.reserveCapacity(capacity)
     }
 
-    /// LEB128 unsigned varint, at most 10 bytes.
+    /// LEB128 unsigned varint, at most 10 bytes (the engine's encoding, FORMAT.md "Conventions").
     @inline(__always)
     mutating func varint(_ value: UInt64) {
-        var v = value
-        while v >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        bytes.append(UInt8(v))
+        Varint.append(value, to: &bytes)
     }
 
     /// Zigzag-mapped signed varint: 0, -1, 1, -2 … become 0, 1, 2, 3 ….
