@@ -194,6 +194,16 @@ struct Verifier {
                         + "was not compared with the log; run verify again"))
         } else if let store, !summary.problems.contains(where: { !$0.isTornTail }) {
             report.errors += checkIndex(store, against: model, progress: progress)
+            if schema != nil {
+                do {
+                    report.errors += try ReferenceCheck.danglingReferences(in: store, path: path)
+                } catch {
+                    report.errors.append(
+                        .init(
+                            path: path, offset: nil,
+                            message: "relationships could not be checked: \(error)"))
+                }
+            }
         }
         return (report, segmentsChanged)
     }

@@ -13,9 +13,9 @@ enum Verify: Subcommand {
     static let discussion = """
         Checks every file header, frame boundary and CRC32C, every record, every hint file \
         against its segment, that the store opens read-only and that its index holds exactly \
-        what a replay of the log gives, and that every object record decodes with the stored \
-        schema. Each problem is printed with its file and \
-        offset, then one summary line.
+        what a replay of the log gives, that every object record decodes with the stored \
+        schema, and that every to-one relationship points at an object that exists. Each \
+        problem is printed with its file and offset, then one summary line.
 
         A torn tail — an incomplete last commit in the newest segment, which is what a crash \
         during a write leaves — is a warning, not damage: no acknowledged commit is in it and \

@@ -1,0 +1,87 @@
+import Foundation
+import Logbook
+import TestSupport
+import Testing
+
+/// Seeded random inputs for the two decoders a file or a user feeds: the string-predicate parser
+/// and the object-record decoder. Each must answer or throw a `LogbookError`, never trap.
+@Suite struct HostileInputTests {
+    @Test func randomPredicateTextParsesOrThrowsATypedError() throws {
+        let seed = testSeed("randomPredicateTextParsesOrThrowsATypedError")
+        var rng = SeededGenerator(seed: seed)
+        let pieces = [
+            "salary", "name", "designation", ".", "==", "!=", "<", "<=", ">", ">=", "=", "AND",
+            "OR", "NOT",
+            "&&", "||", "!", "(", ")", "{", "}", ",", "%@", "%d", "%", "BEGINSWITH", "ENDSWITH",
+            "CONTAINS",
+            "[c]", "[", "]", "IN", "BETWEEN", "\"Ann\"", "'x'", "\"", "'", "\\", "12", "-3",
+            "1e999", "0x1F",
+            "nil", "NULL", "TRUE", "FALSE", " ", "\n", "é", "\u{0}", "9999999999999999999999",
+        ]
+        let values: [String: AttributeValue] = [
+            "salary": .integer(5), "name": .string("Ann"), "designation": .null,
+        ]
+        for _ in 0..<3000 {
+            let text = (0..<Int.random(in: 0..<12, using: &rng)).map { _ in
+                pieces.randomElement(using: &rng)!
+            }
+            .joined(separator: Bool.random(using: &rng) ? " " : "")
+            let arguments: [Any?] = [1_000, "Ann", nil, [1, 2], 3.5].shuffled(using: &rng)
+            do {
+                let predicate = try StringPredicate(format: text, arguments: arguments)
+                _ = try predicate.evaluate(values)
+            } catch is LogbookError {
+            } catch {
+                Issue.record("seed \(seed): \(text.debugDescription) threw \(error)")
+            }
+        }
+    }
+
+    @Test func randomRecordBytesDecodeOrThrowATypedError() throws {
+        let seed = testSeed("randomRecordBytesDecodeOrThrowATypedError")
+        var rng = SeededGenerator(seed: seed)
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        do {
+            let container = try ModelContainer(
+                for: [Employee.self, Contact.self], at: URL(filePath: path))
+            container.mainContext.insert(Employee(name: "Ann", designation: "Engineer", salary: 1))
+            try container.mainContext.save()
+            try container.close()
+        }
+        // Random values under the entities' keys, written below the object layer.
+        let store = try LogStore(path: path)
+        var batch = WriteBatch()
+        for i in 0..<400 {
+            let length = Int.random(in: 0..<40, using: &rng)
+            var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            if !bytes.isEmpty && Bool.random(using: &rng) { bytes[0] = 1 }  // a valid schema version
+            let key = withUnsafeBytes(of: UInt64(100 + i).bigEndian) { Array($0) }
+            batch.put(bytes, for: key, in: i % 2 == 0 ? "Employee" : "Contact")
+        }
+        try store.commit(batch)
+        let decoder = try RecordDecoder(store: store)
+        for entity in ["Employee", "Contact"] {
+            try store.forEach(in: entity) { key, value in
+                do {
+                    _ = try decoder.decode(keyspace: entity, key: key, value: value)
+                } catch is LogbookError {
+                } catch {
+                    Issue.record("seed \(seed): \(entity) record threw \(error)")
+                }
+            }
+        }
+        try store.close()
+        // The context's fetch path meets the same records.
+        let container = try ModelContainer(
+            for: [Employee.self, Contact.self], at: URL(filePath: path))
+        do {
+            _ = try container.mainContext.fetch(FetchDescriptor<Employee>())
+        } catch is LogbookError {}
+        do {
+            _ = try container.mainContext.fetch(
+                FetchDescriptor<Contact>(predicate: #Predicate { $0.age == nil }))
+        } catch is LogbookError {}
+    }
+}
