@@ -1,18 +1,6 @@
 import Foundation
 import Logbook
 
-/// The app's model: the seed's `Employee` entity, stored by Logbook.
-///
-/// The entity name (`Employee`) names the store's keyspace and starts every id (`Employee/7`),
-/// so it must stay stable.
-final class Employee: PersistentModel {
-    @Attribute var name = ""
-    @Attribute(.indexed) var designation = ""
-    @Attribute var salary: Int64 = 0
-
-    init() {}
-}
-
 /// The real ``EmployeeRepository``: a Logbook store in a directory, one container and its
 /// main context for the life of the repository.
 ///
