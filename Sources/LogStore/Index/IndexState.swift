@@ -11,9 +11,8 @@ struct KeyspaceTable {
 
     func name(of id: Int) -> String? { id < names.count ? names[id] : nil }
 
-    /// Records that `id` names `name`.
-    /// - Throws: ``LogStoreError/corruption(path:offset:reason:)`` via the caller's context if the
-    ///   number is already taken by another name or out of order.
+    /// Records that `id` names `name`; `false` (and no change) if the number is taken by another
+    /// name, the name by another number, or the number is out of order.
     mutating func define(_ name: String, id: Int) -> Bool {
         if let existing = ids[name] { return existing == id }
         guard id == names.count else { return false }

@@ -6,8 +6,6 @@ struct RecordView {
     var key: UnsafeRawBufferPointer
     /// Value bytes of a put.
     var value: UnsafeRawBufferPointer?
-    /// Offset of the value (put) in the file.
-    var valueOffset: Int
     /// Offset of the record's first byte in the file.
     var recordOffset: Int
     /// Bytes the record takes in the payload.
@@ -205,14 +203,13 @@ struct SegmentScanner {
         let key = UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(keyLength)])
         position += Int(keyLength)
         var value: UnsafeRawBufferPointer?
-        let valueOffset = position
         if op == RecordOp.put {
             value = UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(valueLength)])
             position += Int(valueLength)
         }
         offset = position
         return RecordView(
-            op: op, keyspace: keyspace, key: key, value: value, valueOffset: valueOffset,
+            op: op, keyspace: keyspace, key: key, value: value,
             recordOffset: start,
             encodedSize: position - start)
     }
