@@ -138,12 +138,16 @@ public enum LogInspector {
                     }
                 case .damage(let commitStart, let offset, let reason, let checksummed):
                     let resume = scanner.findNextFrame(after: offset)
-                    let torn = newest && resume == nil && !checksummed
+                    let torn =
+                        newest
+                        && scanner.isTornWrite(
+                            commitStart: commitStart, offset: offset, checksummed: checksummed)
                     summary.problems.append(
                         Problem(
                             path: segment.path, offset: Int64(torn ? commitStart : offset),
                             reason: reason, isTornTail: torn))
-                    guard let resume else {
+                    // Recovery drops everything after a torn write.
+                    guard let resume, !torn else {
                         scanner.position = bytes.count
                         continue
                     }

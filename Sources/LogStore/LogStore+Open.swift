@@ -133,7 +133,9 @@ extension LogStore {
             {
                 do {
                     // The hint says where records are; the CRCs say they are still what was written.
-                    _ = try FileHeader.decode(segment.bytes(), kind: .segment, path: segment.path)
+                    let header = try FileHeader.decode(
+                        segment.bytes(), kind: .segment, path: segment.path)
+                    segment.formatVersion = header.version
                     guard try segment.checksumsMatch(fileSystem: fs) else {
                         throw Hint.Unusable(reason: "its segment fails a checksum")
                     }
@@ -192,6 +194,7 @@ extension LogStore {
             return
         }
         let header = try FileHeader.decode(bytes, kind: .segment, path: segment.path)
+        segment.formatVersion = header.version
         guard header.fileOrder == segment.order else {
             throw LogStoreError.corruption(
                 path: segment.path, offset: 12,
@@ -205,9 +208,10 @@ extension LogStore {
                 try state.applyCommit(scanner, start: start, end: end, segment: segment)
                 state.lastSequence = max(state.lastSequence, sequence)
             case .damage(let commitStart, let offset, let reason, let checksummed):
-                let resume = scanner.findNextFrame(after: offset)
-                // Only a torn write may be cut: bytes that passed their CRC were written that way.
-                if newest && resume == nil && !checksummed {
+                if newest,
+                    scanner.isTornWrite(
+                        commitStart: commitStart, offset: offset, checksummed: checksummed)
+                {
                     try cutTail(
                         segment, at: commitStart, reason: reason, options: options, report: &report)
                     return
@@ -216,6 +220,7 @@ extension LogStore {
                     throw LogStoreError.corruption(
                         path: segment.path, offset: Int64(offset), reason: reason)
                 }
+                let resume = scanner.findNextFrame(after: offset)
                 let skipEnd = resume ?? bytes.count
                 report.skipped.append(
                     RecoveryReport.Skip(

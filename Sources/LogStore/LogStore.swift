@@ -248,7 +248,7 @@ public final class LogStore: Sendable {
         // Waits for a compaction in progress.
         let first = compactionLock.withLock { _ in
             queue.close {
-                do { try writer?.sync() } catch { failure = error }
+                do { try writer?.seal(index: index) } catch { failure = error }
                 // A hint for the active segment lets the next open skip scanning it, for as long
                 // as the segment keeps exactly this size (the hint records it).
                 if failure == nil, let writer, writer.active.size > FileHeader.size {

@@ -5,8 +5,10 @@ import Testing
 
 /// Every single-bit flip of a small store (issue 8, part 4) is detected: opening fails with
 /// corruption (naming the damaged file, at or before the flipped byte) or an unsupported
-/// version; or the flip is in the final commit and recovery cuts that commit as a torn tail; or
-/// the flip is in a hint file, which is then not trusted. A wrong value is never returned.
+/// version; or the flip is in the sync mark a clean close appends, which recovery cuts as a torn
+/// write (it holds no data); or the flip is in a hint file, which is then not trusted. A wrong
+/// value is never returned. After a crash (no closing mark), only a flip in the final commit
+/// may be cut as a torn tail.
 @Suite struct CorruptionTests {
     /// About 2.3 KB: a compaction output, sealed and active segments, hint files, two keyspaces.
     static func buildStore(at path: String, seed: UInt64) throws -> BuiltStore {
@@ -25,7 +27,7 @@ import Testing
     }
 
     enum Outcome: Hashable, CustomStringConvertible {
-        case corruption, unsupportedVersion, intact, finalCommitCut
+        case corruption, unsupportedVersion, intact, finalCommitCut, closeMarkCut
 
         var description: String {
             switch self {
@@ -33,6 +35,7 @@ import Testing
             case .unsupportedVersion: "unsupported version"
             case .intact: "intact"
             case .finalCommitCut: "final commit cut"
+            case .closeMarkCut: "closing mark cut"
             }
         }
     }
@@ -68,7 +71,8 @@ import Testing
                         let opened = try LogStore(path: path, options: readOnly)
                         let found = try contents(of: opened)
                         if opened.lastSequence == store.last && found == store.states[store.last] {
-                            outcome = .intact
+                            outcome =
+                                opened.recovery.droppedTailBytes == 25 ? .closeMarkCut : .intact
                         } else if opened.lastSequence == store.last - 1
                             && found == store.states[store.last - 1]
                             && opened.recovery.droppedTailBytes > 0
@@ -95,12 +99,14 @@ import Testing
                         continue
                     }
                     counts[outcome, default: 0] += 1
-                    // Only a hint may be damaged harmlessly; only the final commit may be cut.
+                    // Only a hint may be damaged harmlessly; only the closing mark may be cut.
                     switch outcome {
                     case .intact where !isHint:
                         failures.append("\(place): flip not detected")
-                    case .finalCommitCut where !(isNewest && offset >= store.finalCommitStart):
-                        failures.append("\(place): cut as a torn tail outside the final commit")
+                    case .finalCommitCut:
+                        failures.append("\(place): a commit of a cleanly closed store was cut")
+                    case .closeMarkCut where !(isNewest && offset >= original.count - 25):
+                        failures.append("\(place): cut as a torn tail outside the closing mark")
                     case .corruption where isHint, .unsupportedVersion where isHint:
                         failures.append("\(place): a damaged hint made the store unusable")
                     default:
@@ -119,15 +125,20 @@ import Testing
         #expect(failures.count == 0, "flips mishandled")
     }
 
-    /// Writable opens of flips in the final commit: the cut lands exactly where it starts, and
-    /// the store goes on.
-    @Test func flipInTheFinalCommitIsCutExactly() throws {
+    /// Writable opens of flips in the final commit of a store whose writer crashed after it:
+    /// the cut lands exactly where the commit (or the sync mark before it) starts, and the store
+    /// goes on.
+    @Test func flipInTheFinalCommitAfterACrashIsCutExactly() throws {
         let dir = ScratchDirectory("flips")
         defer { dir.remove() }
         let path = dir.child("s")
         let store = try Self.buildStore(at: path, seed: testSeed("final commit flips"))
+        store.removeCloseMark()
         let segment = store.newestSegment
         let original = readFile(segment)
+        // The final group write: a sync mark (the commit before it was synced), then the commit.
+        #expect(original[store.finalCommitStart + 8] == 5)
+        let commitStart = store.finalCommitStart + 25
         let hints = store.files.filter { $0.hasSuffix(".hint") }.map { ($0, readFile($0)) }
         var rng = SeededGenerator(seed: 1)
         for offset in store.finalCommitStart..<original.count {
@@ -138,7 +149,10 @@ import Testing
             let opened = try openStore(path)
             #expect(opened.lastSequence == store.last - 1, "flip at \(offset)")
             #expect(try contents(of: opened) == store.states[store.last - 1]!, "flip at \(offset)")
-            #expect(readFile(segment).count == store.finalCommitStart, "flip at \(offset)")
+            #expect(
+                readFile(segment).count
+                    == (offset < commitStart ? store.finalCommitStart : commitStart),
+                "flip at \(offset)")
             try opened.close()
             let again = try openStore(path)
             #expect(again.recovery.isClean)

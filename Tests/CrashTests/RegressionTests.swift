@@ -244,12 +244,12 @@ import Testing
         let dir = ScratchDirectory("regression")
         defer { dir.remove() }
         let frame = FrameBuilder.frame(
-            type: 5, sequence: 2, payload: FrameBuilder.put(key: b("x"), value: [2]))
+            type: 6, sequence: 2, payload: FrameBuilder.put(key: b("x"), value: [2]))
         let (path, segment) = try store(endingWith: frame, in: dir)
         let size = readFile(segment).count
         #expect(
             throws: LogStoreError.corruption(
-                path: segment, offset: Int64(size - frame.count + 8), reason: "unknown frame type 5"
+                path: segment, offset: Int64(size - frame.count + 8), reason: "unknown frame type 6"
             )
         ) {
             _ = try openStore(path)

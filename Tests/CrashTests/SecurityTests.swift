@@ -247,11 +247,14 @@ import Testing
         #expect(try store.get(Array("k2".utf8), in: "a") == [4])
         #expect(store.recovery.droppedTailBytes == Int64(hostile.count))
         try store.close()
-        // Followed by a valid commit: corruption, naming the file and the frame.
+        // Followed by a valid commit and a sync mark saying the segment was durable past it:
+        // corruption, naming the file and the frame.
         let middle = scratch.child("middle")
         let valid = FrameBuilder.frame(sequence: 3, payload: FrameBuilder.put(key: [9], value: [9]))
-        let segment2 = try storeWith(hostile + valid, at: middle)
-        let offset = Int64(readFile(segment2).count - hostile.count - valid.count)
+        let durable = UInt64(readFile(segment).count + hostile.count + valid.count)
+        let mark = FrameBuilder.frame(type: 5, sequence: 0, payload: FrameBuilder.le(durable))
+        let segment2 = try storeWith(hostile + valid + mark, at: middle)
+        let offset = Int64(readFile(segment2).count - hostile.count - valid.count - mark.count)
         do {
             _ = try openStore(middle)
             Issue.record("a frame of length \(length) mid-segment was accepted")
@@ -259,7 +262,9 @@ import Testing
             #expect(file == segment2 && at == offset)
         }
         #expect(Self.peakMemory() - before < 256 << 20)
-        #expect(readFile(segment).count == readFile(segment2).count - hostile.count - valid.count)
+        #expect(
+            readFile(segment).count
+                == readFile(segment2).count - hostile.count - valid.count - mark.count)
     }
 
     /// A commit whose sequence number is 2^64-1 must not make opening (or the next commit) trap on

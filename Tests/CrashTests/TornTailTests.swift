@@ -41,7 +41,7 @@ import Testing
             writeFile(segment, torn)
             for (file, bytes) in others { writeFile(file, bytes) }  // hints rewritten at close
             let expected = store.lastCommit(endingBy: cut)
-            let end = store.ends.last { $0.sequence == expected }?.size ?? 24
+            let end = store.landing(cut: cut, original: original, torn: torn)
             let at = "\(damage) at \(cut) of \(original.count)"
             let opened = try openStore(store.path)
             #expect(opened.lastSequence == expected, "\(at)")

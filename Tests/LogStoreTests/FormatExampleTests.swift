@@ -54,16 +54,17 @@ import Testing
 
     @Test func theDocumentedBytesDecodeByTheGrammar() throws {
         let bytes = try Self.documentedBytes()
-        #expect(bytes.count == 89)
+        #expect(bytes.count == 139)
         var reader = SpecReader(bytes: bytes)
         #expect(reader.take(8) == Array("LBKSEG\r\n".utf8))
-        #expect(reader.u16() == 1)
+        #expect(reader.u16() == 2)
         #expect(reader.u16() == 0)
         #expect(reader.u64() == 1 << 16)
         #expect(reader.u32() == CRC32CReference.checksum(Array(bytes[0..<20])))
         var operations: [String] = []
         var keyspaces: [UInt64: String] = [:]
         var sequences: [UInt64] = []
+        var marks: [UInt64] = []
         while reader.offset < bytes.count {
             let frameStart = reader.offset
             let crc = reader.u32()
@@ -72,8 +73,15 @@ import Testing
                 crc
                     == CRC32CReference.checksum(
                         Array(bytes[(frameStart + 4)..<(frameStart + 17 + length)])))
-            #expect(reader.take(1) == [1])  // full
-            sequences.append(reader.u64())
+            let type = reader.take(1)[0]
+            let sequence = reader.u64()
+            if type == 5 {  // a mark: its durable size
+                #expect(sequence == 0 && length == 8)
+                marks.append(reader.u64())
+                continue
+            }
+            #expect(type == 1)  // full
+            sequences.append(sequence)
             let end = reader.offset + length
             while reader.offset < end {
                 let op = reader.take(1)[0]
@@ -98,6 +106,7 @@ import Testing
             }
         }
         #expect(sequences == [1, 2])
+        #expect(marks == [67, 114])
         #expect(operations == ["put people e1=Ann", "put people e2=Bo", "delete people e1"])
     }
 
@@ -116,7 +125,7 @@ import Testing
         #expect(
             lines == [
                 "1 24 41 define-keyspace people ", "1 24 50 put people e1", "1 24 59 put people e2",
-                "2 67 84 delete people e1",
+                "2 92 109 delete people e1",
             ])
         #expect(
             summary.commits == 2 && summary.records == 4 && summary.problems.isEmpty

@@ -32,9 +32,8 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let history = try CommitHistory(path: dir.child("s"), commits: 5)
-        var bytes = readFile(history.newestSegment)
-        bytes.removeLast(7)
-        writeFile(history.newestSegment, bytes)
+        let bytes = readFile(history.newestSegment)[..<(history.sizes[5] - 7)]
+        writeFile(history.newestSegment, Array(bytes))
         let store = try reopen(history.path)
         #expect(try CommitHistory.contents(of: store) == history.states[4])
         #expect(store.recovery.droppedTailBytes == Int64(history.sizes[5] - 7 - history.sizes[4]))
@@ -56,6 +55,7 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let history = try CommitHistory(path: dir.child("s"), commits: 5)
+        history.removeCloseMark()
         var bytes = readFile(history.newestSegment)
         bytes[history.sizes[5] - 3] ^= 0x40
         writeFile(history.newestSegment, bytes)
@@ -73,7 +73,21 @@ import Testing
         writeFile(history.newestSegment, bytes)
         expectCorruption(history.path, at: Int64(history.sizes[2]))
         // Nothing was cut.
-        #expect(readFile(history.newestSegment).count == history.sizes[5])
+        #expect(readFile(history.newestSegment) == bytes)
+    }
+
+    /// A clean close ends the segment with a sync mark, so damage even in its final commit is
+    /// known to be damage to durable bytes, not a torn write.
+    @Test func damageInTheFinalCommitOfACleanlyClosedStoreIsCorruption() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let history = try CommitHistory(path: dir.child("s"), commits: 5)
+        var bytes = readFile(history.newestSegment)
+        #expect(bytes.count == history.sizes[5] + 25)
+        bytes[history.sizes[5] - 3] ^= 0x40
+        writeFile(history.newestSegment, bytes)
+        expectCorruption(history.path, at: Int64(history.sizes[4]))
+        #expect(readFile(history.newestSegment) == bytes)
     }
 
     @Test func salvageSkipsDamageAndReportsIt() throws {
@@ -93,6 +107,7 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let history = try CommitHistory(path: dir.child("s"), commits: 5)
+        history.removeCloseMark()
         var bytes = readFile(history.newestSegment)
         let lengthField = history.sizes[4] + 4
         bytes.replaceSubrange(lengthField..<lengthField + 4, with: [0xFF, 0xFF, 0xFF, 0x7F])
@@ -132,12 +147,12 @@ import Testing
         defer { dir.remove() }
         let history = try CommitHistory(path: dir.child("s"), commits: 2)
         var bytes = readFile(history.newestSegment)
-        bytes[8] = 2
+        bytes[8] = 3
         bytes.replaceSubrange(20..<24, with: crcBytes(Array(bytes[0..<20])))
         writeFile(history.newestSegment, bytes)
         #expect(
             throws: LogStoreError.unsupportedVersion(
-                path: history.newestSegment, found: 2, supported: 1)
+                path: history.newestSegment, found: 3, supported: 2)
         ) {
             _ = try reopen(history.path)
         }
@@ -193,7 +208,7 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let history = try CommitHistory(path: dir.child("s"), commits: 4)
-        let damaged = Array(readFile(history.newestSegment).dropLast(3))
+        let damaged = Array(readFile(history.newestSegment)[..<(history.sizes[4] - 3)])
         writeFile(history.newestSegment, damaged)
         let store = try reopen(history.path, readOnly: true)
         #expect(try CommitHistory.contents(of: store) == history.states[3])
@@ -243,6 +258,7 @@ import Testing
         defer { dir.remove() }
         let path = dir.child("s")
         let before: Int
+        let end: Int
         do {
             let store = try LogStore(path: path)
             try store.put(b("yes"), for: b("before"), in: "k")
@@ -252,12 +268,13 @@ import Testing
                 batch.put([UInt8](repeating: UInt8(i % 256), count: 30), for: b("key\(i)"), in: "k")
             }
             try store.commit(batch)
+            end = readFile(segmentFiles(path)[0]).count
         }
         let original = readFile(segmentFiles(path)[0])
-        #expect(original.count - before > 3 * 65_536)  // several frames
+        #expect(end - before > 3 * 65_536)  // several frames
         var rng = SeededGenerator(seed: 42)
-        var cuts = [before, before + 1, before + 17, before + 65_000, original.count - 1]
-        for _ in 0..<25 { cuts.append(Int.random(in: before..<original.count, using: &rng)) }
+        var cuts = [before, before + 1, before + 17, before + 65_000, end - 1]
+        for _ in 0..<25 { cuts.append(Int.random(in: before..<end, using: &rng)) }
         for cut in cuts {
             writeFile(segmentFiles(path)[0], Array(original[..<cut]))
             let store = try LogStore(path: path)

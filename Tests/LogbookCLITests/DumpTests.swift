@@ -18,9 +18,9 @@ import Testing
                 0000000000010000.seg      41    1  define-keyspace  people
                 0000000000010000.seg      50    1  put              people    "e1"  "Ann"
                 0000000000010000.seg      59    1  put              people    "e2"  "Bo"
-                0000000000010000.seg      84    2  delete           people    "e1"
-                0000000000010000.seg     106    3  define-keyspace  blobs
-                0000000000010000.seg     114    3  put              blobs     "k"   0x00ff
+                0000000000010000.seg     109    2  delete           people    "e1"
+                0000000000010000.seg     156    3  define-keyspace  blobs
+                0000000000010000.seg     164    3  put              blobs     "k"   0x00ff
 
                 """)
     }
@@ -42,7 +42,7 @@ extension DumpTests {
         )
         #expect(
             lines[5]
-                == #"{"segment":"0000000000010000.seg","frameOffset":89,"offset":114,"sequence":3,"type":"put","keyspace":"blobs","keyHex":"6b","key":"k","valueHex":"00ff","value":null}"#
+                == #"{"segment":"0000000000010000.seg","frameOffset":139,"offset":164,"sequence":3,"type":"put","keyspace":"blobs","keyHex":"6b","key":"k","valueHex":"00ff","value":null}"#
         )
     }
 
@@ -97,7 +97,7 @@ extension DumpTests {
         #expect(
             result.stdout == """
                 SEGMENT               OFFSET  SEQ  TYPE  KEYSPACE  KEY  VALUE
-                0000000000010000.seg     114    3  put   blobs     "k"  0x00ff
+                0000000000010000.seg     164    3  put   blobs     "k"  0x00ff
 
                 """)
         let unknown = try CLI.run(["dump", path, "--entity", "nope"])

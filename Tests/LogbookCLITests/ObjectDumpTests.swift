@@ -16,11 +16,11 @@ import Testing
         #expect(
             result.stdout == """
                 SEGMENT               OFFSET  SEQ  TYPE    KEYSPACE  KEY  VALUE
-                0000000000010000.seg     155    2  put     Employee  1    name="Ann" designation="Engineer" salary=2000000
-                0000000000010000.seg     186    2  put     Employee  2    name="Bo" designation="Manager" salary=500
-                0000000000010000.seg     213    2  put     Employee  3    name="Cy" designation="Engineer" salary=1500
-                0000000000010000.seg     285    3  put     Employee  2    name="Bo" designation="Manager" salary=900
-                0000000000010000.seg     329    4  delete  Employee  3
+                0000000000010000.seg     180    2  put     Employee  1    name="Ann" designation="Engineer" salary=2000000
+                0000000000010000.seg     211    2  put     Employee  2    name="Bo" designation="Manager" salary=500
+                0000000000010000.seg     238    2  put     Employee  3    name="Cy" designation="Engineer" salary=1500
+                0000000000010000.seg     335    3  put     Employee  2    name="Bo" designation="Manager" salary=900
+                0000000000010000.seg     404    4  delete  Employee  3
 
                 """)
     }
@@ -40,7 +40,7 @@ import Testing
                 + "        Employee(name: String, designation: String indexed, salary: Int64)")
         #expect(
             lines[8]
-                == "0000000000010000.seg     241    2  put              logbook.meta    "
+                == "0000000000010000.seg     266    2  put              logbook.meta    "
                 + "\"lastID:Employee\"  0x0000000000000003")
         #expect(lines[10].hasSuffix("4  delete           Employee        3"))
     }
@@ -95,7 +95,7 @@ import Testing
         #expect(result.status == 0)
         #expect(
             result.stdout
-                == #"{"segment":"0000000000010000.seg","frameOffset":158,"offset":200,"sequence":2,"type":"put","keyspace":"Contact","keyHex":"0000000000000001","key":null,"entity":"Contact","id":1,"version":1,"object":{"email":"ann@example.com","nickname":"O'Brien, \"Annie\"\nsecond line","age":41,"score":2.5,"active":false,"birthday":"2001-09-09T01:46:40.250Z","avatar":"0001feff","token":"E621E1F8-C36C-495A-93FC-0C247A3E6E5F"}}"#
+                == #"{"segment":"0000000000010000.seg","frameOffset":183,"offset":225,"sequence":2,"type":"put","keyspace":"Contact","keyHex":"0000000000000001","key":null,"entity":"Contact","id":1,"version":1,"object":{"email":"ann@example.com","nickname":"O'Brien, \"Annie\"\nsecond line","age":41,"score":2.5,"active":false,"birthday":"2001-09-09T01:46:40.250Z","avatar":"0001feff","token":"E621E1F8-C36C-495A-93FC-0C247A3E6E5F"}}"#
                 + "\n")
     }
 
@@ -110,10 +110,10 @@ import Testing
             result.stdout == """
                 segments             1
                 hint files           1
-                file bytes           340 B
+                file bytes           440 B
                 live bytes           139 B
-                dead bytes           201 B
-                space amplification  2.45x
+                dead bytes           301 B
+                space amplification  3.17x
                 last sequence        4
                 schema version       1
 
@@ -140,7 +140,7 @@ import Testing
         #expect(result.status == 1)
         #expect(
             result.stdout.hasPrefix(
-                "error: \(segmentFiles(path)[0]) at offset 400: object record does not decode"))
+                "error: \(segmentFiles(path)[0]) at offset 500: object record does not decode"))
         let clean = dir.child("clean")
         try ObjectStores.employees(at: clean)
         let ok = try CLI.run(["verify", clean])
@@ -160,7 +160,7 @@ import Testing
         #expect(verify.status == 1)
         #expect(
             verify.stdout.hasPrefix(
-                "error: \(segmentFiles(path)[0]) at offset 400: the stored schema does not decode"))
+                "error: \(segmentFiles(path)[0]) at offset 500: the stored schema does not decode"))
         let stats = try CLI.run(["stats", path])
         #expect(stats.status == 1)
         #expect(stats.stdout.contains("schema version       damaged: does not decode"))

@@ -16,10 +16,10 @@ import Testing
             result.stdout == """
                 segments             1
                 hint files           1
-                file bytes           121 B
+                file bytes           196 B
                 live bytes           15 B
-                dead bytes           106 B
-                space amplification  8.07x
+                dead bytes           181 B
+                space amplification  13.07x
                 last sequence        3
                 schema version       none (no Logbook schema)
 

@@ -13,7 +13,7 @@ import Testing
         #expect(result.status == 0)
         #expect(
             result.stdout
-                == "verify: OK: 1 segment, 3 commits, 6 records, 121 B, last sequence 3, "
+                == "verify: OK: 1 segment, 3 commits, 6 records, 196 B, last sequence 3, "
                 + "2 keys in 2 keyspaces; 0 errors, 0 warnings\n")
     }
 
@@ -24,15 +24,16 @@ import Testing
         try Stores.people(at: path, binary: true)
         let segment = segmentFiles(path)[0]
         let bytes = readFile(segment)
-        writeFile(segment, Array(bytes.dropLast(3)))  // the last commit loses its end
+        // A crash: no closing sync mark (25 bytes), and the last commit loses its end.
+        writeFile(segment, Array(bytes.dropLast(25 + 3)))
         let result = try CLI.run(["verify", path])
         #expect(result.status == 0)
-        #expect(result.stdout.hasPrefix("warning: \(segment) at offset 89: "))
+        #expect(result.stdout.hasPrefix("warning: \(segment) at offset 139: "))
         #expect(result.stdout.contains("torn tail"))
         #expect(result.stdout.hasSuffix("; 0 errors, 1 warning\n"))
         let strict = try CLI.run(["verify", "--strict", path])
         #expect(strict.status == 1)
-        #expect(strict.stdout.hasPrefix("error: \(segment) at offset 89: "))
+        #expect(strict.stdout.hasPrefix("error: \(segment) at offset 139: "))
         #expect(strict.stdout.contains("verify: DAMAGED"))
     }
 
@@ -99,11 +100,11 @@ import Testing
         try Stores.people(at: path)
         let segment = segmentFiles(path)[0]
         var bytes = readFile(segment)
-        bytes[8] = 2  // formatVersion 2
+        bytes[8] = 3  // formatVersion 3
         writeFile(segment, bytes)
         let result = try CLI.run(["verify", path])
         #expect(result.status == 2)
-        #expect(result.stderr.contains("format version 2"))
+        #expect(result.stderr.contains("format version 3"))
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 

@@ -56,7 +56,8 @@ import Testing
         for i in 0..<400 {
             let length = Int.random(in: 0..<40, using: &rng)
             var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) }
-            if !bytes.isEmpty && Bool.random(using: &rng) { bytes[0] = 1 }  // a valid schema version
+            // Often a valid schema version first.
+            if !bytes.isEmpty && Bool.random(using: &rng) { bytes[0] = 1 }
             let key = withUnsafeBytes(of: UInt64(100 + i).bigEndian) { Array($0) }
             batch.put(bytes, for: key, in: i % 2 == 0 ? "Employee" : "Contact")
         }

@@ -45,6 +45,14 @@ package struct CommitHistory {
     /// The newest segment's path.
     package var newestSegment: String { segmentFiles(path).last! }
 
+    /// Truncates the newest segment to its size after the last commit, dropping the sync mark
+    /// that the clean close appended: the segment as a crash just before the close leaves it.
+    package func removeCloseMark() {
+        let bytes = readFile(newestSegment)
+        precondition(bytes.count == sizes.last! + 25 && bytes[sizes.last! + 8] == 5)
+        writeFile(newestSegment, Array(bytes[..<sizes.last!]))
+    }
+
     private func segmentSize() -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: segmentFiles(path).last!)[.size])
             as? Int) ?? 0

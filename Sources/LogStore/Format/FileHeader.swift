@@ -2,7 +2,7 @@
 ///
 /// ```
 /// magic:         [8]u8  // "LBKSEG\r\n" (segment) or "LBKHNT\r\n" (hint)
-/// formatVersion: u16    // 1
+/// formatVersion: u16    // 2 (1: no sync marks; still read)
 /// flags:         u16    // 0; any bit set is refused as an unsupported version
 /// fileOrder:     u64    // the segment's place in replay order, equal to the one in the file name
 /// headerCRC:     u32    // CRC32C of bytes 0..<20
@@ -20,15 +20,19 @@ struct FileHeader: Equatable {
     }
 
     static let size = 24
-    static let currentVersion: UInt16 = 1
+    /// The version this library writes.
+    static let currentVersion: UInt16 = 2
+    /// The oldest version it reads: version 1 is version 2 without sync marks.
+    static let oldestReadableVersion: UInt16 = 1
 
     var kind: Kind
     var fileOrder: UInt64
+    var version = currentVersion
 
     func encoded() -> [UInt8] {
         var bytes = kind.magic
         bytes.reserveCapacity(Self.size)
-        bytes.appendLE(Self.currentVersion)
+        bytes.appendLE(version)
         bytes.appendLE(UInt16(0))
         bytes.appendLE(fileOrder)
         let crc = bytes.withUnsafeBytes { Checksum.crc32c($0) }
@@ -65,7 +69,7 @@ struct FileHeader: Equatable {
             throw LogStoreError.corruption(
                 path: path, offset: 20, reason: "file header checksum mismatch")
         }
-        guard version == currentVersion else {
+        guard version >= oldestReadableVersion else {
             throw LogStoreError.corruption(
                 path: path, offset: 8, reason: "format version 0 is not valid")
         }
@@ -73,6 +77,7 @@ struct FileHeader: Equatable {
             throw LogStoreError.unsupportedVersion(
                 path: path, found: version, supported: currentVersion)
         }
-        return FileHeader(kind: kind, fileOrder: bytes.loadLE(at: 12, as: UInt64.self))
+        return FileHeader(
+            kind: kind, fileOrder: bytes.loadLE(at: 12, as: UInt64.self), version: version)
     }
 }

@@ -4,8 +4,8 @@
 /// crc:      u32  // CRC32C of bytes 4..<17+length (length, type, sequence, payload)
 /// length:   u32  // payload bytes, ≤ Frame.maxPayload
 /// type:     u8   // FrameType
-/// sequence: u64  // the commit's sequence number, the same in every frame of a commit
-/// payload:  [length]u8  // whole records, never split across frames
+/// sequence: u64  // the commit's sequence number, the same in every frame of a commit; 0 in a mark
+/// payload:  [length]u8  // whole records, never split across frames; a mark's durable size
 /// ```
 enum Frame {
     static let headerSize = 17
@@ -31,6 +31,33 @@ enum FrameType: UInt8 {
     case middle = 3
     /// The frame that completes a multi-frame commit.
     case last = 4
+    /// Not part of a commit (format version 2): the size through which the segment was durable
+    /// when the group write that it starts began, so recovery can tell a torn write from damage.
+    case mark = 5
+}
+
+/// A mark frame's payload (FORMAT.md, "Sync marks").
+enum SyncMark {
+    static let payloadSize = 8
+    static let frameSize = Frame.headerSize + payloadSize
+
+    /// Whether the segment `bytes` ends with an intact mark.
+    static func ends(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count >= FileHeader.size + frameSize else { return false }
+        let scanner = SegmentScanner(bytes: bytes)
+        guard case .success(let header) = scanner.checkFrame(at: bytes.count - frameSize) else {
+            return false
+        }
+        return header.type == .mark
+    }
+
+    /// Appends a mark that records `durableSize`.
+    static func append(durableSize: Int, to bytes: inout [UInt8]) {
+        let start = bytes.count
+        FrameHeader.appendPlaceholder(type: .mark, sequence: 0, to: &bytes)
+        bytes.appendLE(UInt64(durableSize))
+        FrameHeader.sealFrame(&bytes, at: start, type: .mark)
+    }
 }
 
 /// A frame header read from a file, not yet checked against its CRC.

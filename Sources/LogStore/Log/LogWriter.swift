@@ -16,8 +16,15 @@ final class LogWriter: @unchecked Sendable {
     /// The writer's keyspace table: ahead of the index's while a group is being written.
     private var keyspaces: KeyspaceTable
     private(set) var nextSequence: UInt64
-    /// Bytes written since the last `fdatasync` of the active segment.
-    private(set) var hasUnsyncedData = false
+    /// Bytes of the active segment handed to the OS.
+    private var writtenSize: Int
+    /// Bytes of the active segment known to be on stable storage (a successful `fdatasync`
+    /// covered them).
+    private var durableSize: Int
+    /// The durable size the active segment's latest sync mark records.
+    private var markedSize: Int
+    /// Whether bytes have been written since the last `fdatasync` of the active segment.
+    private var hasUnsyncedData: Bool { writtenSize > durableSize }
     /// Whether the next commit must first define every known keyspace: each segment restates
     /// the definitions so that removing older segments never leaves a number undefined.
     private var activeNeedsDefinitions = false
@@ -32,6 +39,11 @@ final class LogWriter: @unchecked Sendable {
         self.fileSystem = fileSystem
         self.segmentSize = segmentSize
         self.active = active
+        // Nothing is known durable of what an earlier process wrote until this one syncs. A
+        // segment that ends with a mark (a clean close) needs no new one until it grows.
+        self.writtenSize = active.size
+        self.durableSize = FileHeader.size
+        self.markedSize = SyncMark.ends(active.bytes()) ? active.size : FileHeader.size
         self.keyspaces = state.keyspaces
         self.nextSequence = state.lastSequence + 1
         // The active segment may not define what it uses (older segments do, and compaction may
@@ -67,7 +79,7 @@ final class LogWriter: @unchecked Sendable {
         guard !accepted.isEmpty else { return }
         let savedKeyspaces = keyspaces
         let savedNeedsDefinitions = activeNeedsDefinitions
-        let savedUnsyncedData = hasUnsyncedData
+        let savedMarkedSize = markedSize
         let estimate = accepted.reduce(0) { $0 + $1.batch.encodedSizeBound }
         var written: [Written] = []
         var groupStart = active.size
@@ -77,6 +89,12 @@ final class LogWriter: @unchecked Sendable {
             var buffer: [UInt8] = []
             buffer.reserveCapacity(min(estimate, Self.flushThreshold + Frame.targetPayload * 2))
             var bufferOffset = groupStart
+            // A group write after a sync starts with a mark saying how far the segment is durable:
+            // damage before that offset is corruption, not a torn write (FORMAT.md, "Sync marks").
+            if durableSize > markedSize {
+                SyncMark.append(durableSize: durableSize, to: &buffer)
+                markedSize = durableSize
+            }
             for (i, commit) in accepted.enumerated() {
                 written.append(
                     try encode(
@@ -84,7 +102,6 @@ final class LogWriter: @unchecked Sendable {
                         bufferOffset: &bufferOffset))
             }
             try flush(&buffer, at: &bufferOffset)
-            hasUnsyncedData = true
             if accepted.contains(where: { $0.durability == .sync }) { try sync() }
             let end = bufferOffset
             index.withLock { state in
@@ -95,8 +112,9 @@ final class LogWriter: @unchecked Sendable {
         } catch {
             keyspaces = savedKeyspaces
             activeNeedsDefinitions = savedNeedsDefinitions
-            // The group is cut off below: what is unsynced is what was before it.
-            hasUnsyncedData = savedUnsyncedData
+            markedSize = savedMarkedSize
+            // The group is cut off below.
+            writtenSize = groupStart
             let failure =
                 (error as? LogStoreError) ?? .io(operation: "write", path: active.path, errno: 5)
             // Cut the partial group off so later commits do not follow garbage.
@@ -120,13 +138,33 @@ final class LogWriter: @unchecked Sendable {
         if let cause = disabledCause {
             throw LogStoreError.writesDisabled(path: directory, cause: cause)
         }
+        let end = writtenSize
         do {
             try fileSystem.syncData(active.file)
         } catch let error as LogStoreError {
             if case .io(_, _, let code) = error { disabledCause = code }
             throw error
         }
-        hasUnsyncedData = false
+        durableSize = end
+    }
+
+    /// Syncs, then appends and syncs a mark saying the whole segment is durable, so that after
+    /// a clean close no damage in it passes for a torn write. Only the sync can fail: the mark is
+    /// best effort (without it, damage in the last group write is cut as a torn write).
+    func seal(index: borrowing Mutex<IndexState>) throws {
+        try sync()
+        guard disabledCause == nil, durableSize > markedSize else { return }
+        var buffer: [UInt8] = []
+        SyncMark.append(durableSize: durableSize, to: &buffer)
+        var end = writtenSize
+        do {
+            try flush(&buffer, at: &end)
+            try sync()
+        } catch {
+            return
+        }
+        markedSize = durableSize
+        index.withLock { _ in active.size = end }
     }
 
     // MARK: - Encoding
@@ -207,6 +245,7 @@ final class LogWriter: @unchecked Sendable {
         guard !buffer.isEmpty else { return }
         try buffer.withUnsafeBytes { try fileSystem.writeAll(active.file, $0, at: Int64(offset)) }
         offset += buffer.count
+        writtenSize = offset
         buffer.removeAll(keepingCapacity: true)
     }
 
@@ -256,12 +295,14 @@ final class LogWriter: @unchecked Sendable {
         try startSegment(index: index)
     }
 
-    /// Seals the active segment and starts a new one if it is full or the group would push its
-    /// offsets past 32 bits. The sealed segment is synced first: sealed segments are complete.
+    /// Seals the active segment and starts a new one if it is full, the group would push its
+    /// offsets past 32 bits, or it is of an older format version (never appended to). The sealed
+    /// segment is synced first: sealed segments are complete.
     private func rollIfNeeded(adding bytes: Int, index: borrowing Mutex<IndexState>) throws {
-        guard active.size > FileHeader.size,
-            active.size >= segmentSize || active.size + bytes > Int(UInt32.max)
-        else { return }
+        let full =
+            active.size > FileHeader.size
+            && (active.size >= segmentSize || active.size + bytes > Int(UInt32.max))
+        guard full || active.formatVersion < FileHeader.currentVersion else { return }
         try startSegment(index: index)
     }
 
@@ -287,6 +328,9 @@ final class LogWriter: @unchecked Sendable {
         index.withLock { $0.addSegment(segment) }
         let sealed = active
         active = segment
+        writtenSize = segment.size
+        durableSize = segment.size
+        markedSize = segment.size
         // The sealed segment never changes again. Its hint costs a scan of it (~0.5 ns a byte),
         // once per segment; a failure only means the next open scans the segment instead.
         try? Hint.write(for: sealed, directory: directory, fileSystem: fileSystem)

@@ -21,6 +21,9 @@ final class Segment: @unchecked Sendable {
     private let mappedLength: Int
     /// Bytes of complete commits (readers never look past this).
     var size: Int
+    /// The format version in its header (set when the header is read; new segments get the
+    /// current one). The writer appends only to a segment of the current version.
+    var formatVersion = FileHeader.currentVersion
     /// Bytes of this segment that live records (their keys, values and record headers) occupy.
     var liveBytes: Int64 = 0
 

@@ -52,8 +52,32 @@ struct BuiltStore {
         return result
     }
 
-    /// Where the final commit starts in the newest segment.
+    /// Where the final commit's group write starts in the newest segment (at its sync mark, if
+    /// it has one).
     var finalCommitStart: Int {
         ends.count >= 2 ? ends[ends.count - 2].size : 24
+    }
+
+    /// Where recovery lands when the newest segment, written as `original`, is `torn` from `cut`
+    /// on: the end of the last commit complete before `cut`, and of any sync marks that follow it
+    /// and are still intact (a mark is never cut: what it records stays true). A zero-filled tear
+    /// can leave a mark intact past `cut`, as its durable size ends in zero bytes.
+    func landing(cut: Int, original: [UInt8], torn: [UInt8]) -> Int {
+        let last = lastCommit(endingBy: cut)
+        var end = ends.last { $0.sequence == last }?.size ?? 24
+        while end + 25 <= torn.count && original[end + 8] == 5
+            && torn[end..<end + 25] == original[end..<end + 25]
+        {
+            end += 25
+        }
+        return end
+    }
+
+    /// Truncates the newest segment to its size after the last commit, dropping the sync mark
+    /// the clean close appended: the segment as a crash just before the close leaves it.
+    func removeCloseMark() {
+        let bytes = readFile(newestSegment)
+        precondition(bytes.count == ends.last!.size + 25 && bytes[ends.last!.size + 8] == 5)
+        writeFile(newestSegment, Array(bytes[..<ends.last!.size]))
     }
 }
