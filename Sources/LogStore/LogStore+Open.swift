@@ -173,7 +173,7 @@ extension LogStore {
     }
 
     /// Checks the header and applies every complete commit of one segment. In the newest segment,
-    /// damage with nothing valid after it is a torn tail: it is cut off (or, read-only, ignored).
+    /// damage no later sync mark vouches for is a torn tail: it is cut off (or, read-only, ignored).
     private static func replaySegment(
         _ segment: Segment, newest: Bool, options: LogStoreOptions, state: inout IndexState,
         report: inout RecoveryReport
