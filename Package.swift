@@ -17,6 +17,9 @@ let package = Package(
         .executableTarget(name: "logbook", dependencies: ["Logbook", "LogStore"]),
         .executableTarget(name: "employees", dependencies: ["Logbook"]),
         .target(name: "TestSupport", dependencies: ["LogStore", "Logbook"], path: "Tests/TestSupport"),
+        // The process `CrashTests.ProcessKillTests` kills; not a product.
+        .executableTarget(
+            name: "logbook-crash-child", dependencies: ["TestSupport"], path: "Tests/CrashChild"),
         .testTarget(name: "LogStoreTests", dependencies: ["LogStore", "TestSupport"]),
         .testTarget(name: "LogbookTests", dependencies: ["Logbook", "TestSupport"]),
         .testTarget(

@@ -7,17 +7,33 @@ import Testing
     import Glibc
 #endif
 
-/// Real process kills (issue 8, part 2): a child process writes mixed saves, deletes and
-/// compactions and reports each acknowledged sequence number; the parent kills it with SIGKILL
-/// at a random moment, reopens the store and checks it against its model. The store carries
-/// over from kill to kill, so later children also recover what earlier ones left.
+/// Real process kills (issue 8, part 2): a child process (`logbook-crash-child`, built with the
+/// tests) writes mixed saves, deletes and compactions and reports each acknowledged sequence
+/// number; the parent kills it with SIGKILL at a random moment, reopens the store and checks it
+/// against its model. The store carries over from kill to kill, so later children also recover
+/// what earlier ones left.
 @Suite struct ProcessKillTests {
     static let kills =
         ProcessInfo.processInfo.environment["LOGBOOK_KILLS"].flatMap { Int($0) }
-        ?? Tier.pick(quick: 100, long: 10_000)
+        ?? Tier.pick(quick: 300, long: 10_000)
 
-    @Test func killedWriterLosesNothingAcknowledged() async throws {
-        setenv("SWIFT_BACKTRACE", "enable=no", 1)  // inherited by the children meant to die
+    /// The child executable: next to the test binary, or in `.build/debug` of this package.
+    static let child: String? = {
+        let name = "logbook-crash-child"
+        var candidates: [String] = []
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        for _ in 0..<5 {
+            directory.deleteLastPathComponent()
+            candidates.append(directory.appendingPathComponent(name).path)
+        }
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(package.appendingPathComponent(".build/debug/" + name).path)
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    @Test func killedWriterLosesNothingAcknowledged() throws {
+        let child = try #require(Self.child, "logbook-crash-child is not built; run `swift build`")
         let seed = testSeed("process kills")
         var rng = SeededGenerator(seed: seed)
         let scratch = ScratchDirectory("kill")
@@ -38,18 +54,20 @@ import Testing
                 Int.random(in: 0..<10, using: &rng) == 0
                 ? Int.random(in: 0..<3_000, using: &rng)
                 : Int.random(in: 1_000..<60_000, using: &rng)
-            let killer = BackgroundThread {
-                Self.kill(whenReady: pidFile, afterMicroseconds: delay)
-            }
-            await #expect(processExitsWith: .signal(SIGKILL)) {
-                [
-                    path = path as String, acks = acks as String, pidFile = pidFile as String,
-                    seed = seed as UInt64
-                ] in
-                KillWorkload.runChild(path: path, acks: acks, pidFile: pidFile, seed: seed)
-            }
-            guard killer.value() else {
-                Issue.record("kill \(round): the child never started")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: child)
+            process.arguments = [path, acks, pidFile, String(seed)]
+            // The backtracer can take minutes over a process that is meant to die.
+            process.environment = ["SWIFT_BACKTRACE": "enable=no"]
+            try process.run()
+            let ready = Self.kill(process.processIdentifier, whenReady: pidFile, after: delay)
+            process.waitUntilExit()
+            guard ready, process.terminationReason == .uncaughtSignal,
+                process.terminationStatus == SIGKILL
+            else {
+                Issue.record(
+                    "kill \(round): the child \(ready ? "ended" : "never started") with status \(process.terminationStatus)"
+                )
                 return
             }
             let acknowledged = KillWorkload.lastAcknowledged(acks)
@@ -93,17 +111,17 @@ import Testing
         #expect(modelSequence > UInt64(Self.kills))
     }
 
-    /// Waits for the child's pid file, then sleeps and kills it; `false` if it never appeared.
-    static func kill(whenReady pidFile: String, afterMicroseconds delay: Int) -> Bool {
+    /// Waits for the child to write its pid file, then waits `delay` microseconds and kills it;
+    /// `false` (after killing it) if it never got that far.
+    static func kill(_ pid: Int32, whenReady pidFile: String, after delay: Int) -> Bool {
         let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            if let pid = Int32(String(decoding: readFile(pidFile), as: UTF8.self)) {
-                usleep(UInt32(delay))
-                Glibc.kill(pid, SIGKILL)
-                return true
-            }
-            usleep(500)
+        var ready = false
+        while !ready && Date() < deadline {
+            ready = FileManager.default.fileExists(atPath: pidFile)
+            if !ready { usleep(200) }
         }
-        return false
+        if ready { usleep(UInt32(delay)) }
+        Foundation.kill(pid, SIGKILL)
+        return ready
     }
 }

@@ -1,18 +1,25 @@
 import Foundation
 import LogStore
-import TestSupport
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
-/// The writes a child process makes until it is killed, decided by the seed and the commit's
-/// sequence number alone, so the parent can rebuild the model of any prefix.
-enum KillWorkload {
-    static let segmentSize = 16 << 10
+/// The writes a child process (`logbook-crash-child`) makes until it is killed, decided by the
+/// seed and the commit's sequence number alone, so the parent can rebuild the model of any prefix.
+package enum KillWorkload {
+    package static let segmentSize = 16 << 10
+
+    /// One change in a commit.
+    package enum Change: Sendable {
+        case put(keyspace: String, key: String, value: [UInt8])
+        case delete(keyspace: String, key: String)
+    }
 
     /// The changes of commit `sequence`.
-    static func changes(seed: UInt64, sequence: UInt64) -> [Change] {
+    package static func changes(seed: UInt64, sequence: UInt64) -> [Change] {
         var rng = SeededGenerator(seed: seed ^ (sequence &* 0x9E37_79B9_7F4A_7C15))
         let kind = Int.random(in: 0..<100, using: &rng)
         let count: Int
@@ -33,12 +40,12 @@ enum KillWorkload {
     }
 
     /// Whether the child compacts after commit `sequence`.
-    static func compactsAfter(seed: UInt64, sequence: UInt64) -> Bool {
+    package static func compactsAfter(seed: UInt64, sequence: UInt64) -> Bool {
         var rng = SeededGenerator(seed: seed ^ (sequence &* 0xC2B2_AE3D_27D4_EB4F))
         return Int.random(in: 0..<40, using: &rng) == 0
     }
 
-    static func apply(_ changes: [Change], to contents: inout Contents) {
+    package static func apply(_ changes: [Change], to contents: inout [String: [UInt8]]) {
         for change in changes {
             switch change {
             case .put(let keyspace, let key, let value): contents[keyspace + "/" + key] = value
@@ -47,7 +54,7 @@ enum KillWorkload {
         }
     }
 
-    static var options: LogStoreOptions {
+    package static var options: LogStoreOptions {
         var options = LogStoreOptions()
         options.segmentSize = segmentSize
         options.autoCompactionDeadFraction = nil
@@ -57,19 +64,26 @@ enum KillWorkload {
     /// The child: writes its pid to `pidFile`, opens the store, then commits (and sometimes
     /// compacts) until killed, appending each acknowledged sequence number to `acks` (and
     /// syncing it) after the commit returns. Exits 3 if nobody kills it within a minute.
-    static func runChild(path: String, acks: String, pidFile: String, seed: UInt64) -> Never {
+    package static func runChild(path: String, acks: String, pidFile: String, seed: UInt64) -> Never
+    {
         let deadline = Date().addingTimeInterval(60)
-        let ackFile = Glibc.open(acks, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        let ackFile = open(acks, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard ackFile >= 0 else { exit(5) }
         writeFile(pidFile + ".tmp", Array("\(getpid())".utf8))
         rename(pidFile + ".tmp", pidFile)
-        let store: LogStore
-        do {
-            store = try openStore(path, options: options)
-        } catch {
-            print("child: open failed: \(error)")
-            exit(4)
+        // The parent's other tests fork children that hold a copy of the lock for a moment.
+        var opened: LogStore?
+        while opened == nil {
+            do {
+                opened = try LogStore(path: path, options: options)
+            } catch LogStoreError.locked where Date() < deadline {
+                usleep(1_000)
+            } catch {
+                print("child: open failed: \(error)")
+                exit(4)
+            }
         }
+        let store = opened!
         var sequence = store.lastSequence
         while Date() < deadline {
             sequence += 1
@@ -90,7 +104,7 @@ enum KillWorkload {
                 }
                 let line = Array("\(got)\n".utf8)
                 guard
-                    line.withUnsafeBytes({ Glibc.write(ackFile, $0.baseAddress, $0.count) })
+                    line.withUnsafeBytes({ write(ackFile, $0.baseAddress, $0.count) })
                         == line.count, fsync(ackFile) == 0
                 else { exit(7) }
                 if compactsAfter(seed: seed, sequence: sequence) { try store.compact() }
@@ -104,7 +118,7 @@ enum KillWorkload {
 
     /// The highest sequence number in an acknowledgement file (0 if none); a torn last line is
     /// ignored.
-    static func lastAcknowledged(_ acks: String) -> UInt64 {
+    package static func lastAcknowledged(_ acks: String) -> UInt64 {
         let text = String(decoding: readFile(acks), as: UTF8.self)
         var last: UInt64 = 0
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
