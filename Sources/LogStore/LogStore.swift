@@ -16,13 +16,13 @@ public final class LogStore: Sendable {
     /// What opening the store found and repaired.
     public let recovery: RecoveryReport
     let options: LogStoreOptions
-    let index: Mutex<IndexState>
+    let index: Locked<IndexState>
     let queue = CommitQueue()
     let writer: LogWriter?
     private let lockFile: OpenFile?
     /// Held while a compaction runs: one at a time.
-    let compactionLock = Mutex<Void>(())
-    let lastCompaction = Mutex<CompactionReport?>(nil)
+    let compactionLock = Locked<Void>(())
+    let lastCompaction = Locked<CompactionReport?>(nil)
     /// Segment handles seen by the last automatic-compaction check, and whether one is queued.
     private let autoCompactionCheckedSegments = Atomic<Int>(0)
     private let autoCompactionQueued = Atomic<Bool>(false)
@@ -47,7 +47,7 @@ public final class LogStore: Sendable {
         self.path = path
         self.options = options
         self.recovery = opened.report
-        self.index = Mutex(opened.state)
+        self.index = Locked(opened.state)
         self.writer = opened.writer
         self.lockFile = opened.lockFile
     }

@@ -56,19 +56,36 @@ struct Verifier {
     /// A writer's compaction during the check replaces segments, so the log walked is no longer
     /// the one the read-only open indexed (and compaction output carries newer sequence
     /// numbers). A check that saw the set of segments change, or a file it listed vanish, runs
-    /// again, up to three times in all; if the writer keeps compacting, the index comparison is
-    /// left out with a warning rather than reported as damage.
+    /// again, up to three times in all; if the writer keeps compacting, the index comparison and
+    /// the files that vanished are left out with a warning rather than reported as damage.
     /// - Throws: ``CommandError/cannotRun(_:)`` if the path is not a store or its format version
     ///   is newer than this tool reads.
     func run(progress: ProgressLine) throws -> VerifyReport {
+        // A file vanishes only when the writer removes it (a compaction) after the walk listed
+        // it; its records were copied first, so its absence is not damage.
+        let vanished = { (finding: VerifyReport.Finding) in
+            finding.path != path && StoreAccess.fileKind(finding.path) == .missing
+        }
         var attempt = 0
         while true {
             attempt += 1
-            let (report, segmentsChanged) = try runOnce(progress: progress)
-            let vanished = report.errors.contains {
-                $0.path != path && StoreAccess.fileKind($0.path) == .missing
+            let (found, segmentsChanged) = try runOnce(progress: progress)
+            if !segmentsChanged && !found.errors.contains(where: vanished) { return found }
+            guard attempt == 3 else { continue }
+            var report = found
+            report.errors = []
+            for finding in found.errors {
+                guard vanished(finding) else {
+                    report.errors.append(finding)
+                    continue
+                }
+                report.warnings.append(
+                    .init(
+                        path: finding.path, offset: nil,
+                        message: "removed by the writer (a compaction) while it was read, so it "
+                            + "was not checked; run verify again"))
             }
-            if (!vanished && !segmentsChanged) || attempt == 3 { return report }
+            return report
         }
     }
 

@@ -1,6 +1,5 @@
 import Foundation
 import LogStore
-import Synchronization
 import TestSupport
 import Testing
 
@@ -23,7 +22,7 @@ import Testing
         options.autoCompactionDeadFraction = nil
         let store = try LogStore(path: root + "/store", options: options)
         // Sequence → the changes of that commit, filled in as commits return.
-        let commits = Mutex<[UInt64: [String: [UInt8]]]>([:])
+        let commits = Locked<[UInt64: [String: [UInt8]]]>([:])
         let threads = 4
         let perThread = 12
         // Threads of their own: a busy dispatch pool could run the writers one after another.

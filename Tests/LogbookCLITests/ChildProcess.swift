@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LogStore
 import TestSupport
 
 #if canImport(Glibc)
@@ -23,7 +23,7 @@ final class ChildProcess: Sendable {
 
     /// One shell, started on first use, used by one test at a time.
     private final class Slot: Sendable {
-        let shell = Mutex<Shell?>(nil)
+        let shell = Locked<Shell?>(nil)
     }
 
     private let slots = (0..<3).map { _ in Slot() }

@@ -1,6 +1,5 @@
 import Foundation
 import Logbook
-import Synchronization
 import TestSupport
 import Testing
 
@@ -96,7 +95,7 @@ import Testing
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try fixture.open()
-        let failures = Mutex(0)
+        let failures = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
             let context = ModelContext(container)
             for round in 0..<25 {

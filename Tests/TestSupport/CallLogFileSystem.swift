@@ -1,6 +1,5 @@
 import Foundation
 import LogStore
-import Synchronization
 
 /// A ``FileSystem`` that passes every call to `inner` and logs it with its outcome, so a test
 /// can tell what really succeeded (for instance, that a commit reported durable was followed by
@@ -17,7 +16,7 @@ package final class CallLogFileSystem: FileSystem, Sendable {
     }
 
     private let inner: any FileSystem
-    private let log = Mutex<[Call]>([])
+    private let log = Locked<[Call]>([])
 
     package init(_ inner: any FileSystem) { self.inner = inner }
 

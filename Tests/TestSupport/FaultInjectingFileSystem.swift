@@ -1,6 +1,5 @@
 import Foundation
 import LogStore
-import Synchronization
 
 /// A ``FileSystem`` that passes calls to the real one, records them, and fails the ones a test
 /// asks for: `EIO`, `ENOSPC`, short writes, failed syncs.
@@ -28,7 +27,7 @@ package final class FaultInjectingFileSystem: FileSystem, Sendable {
     }
 
     private let real = PosixFileSystem()
-    private let state = Mutex<(calls: [Call], rules: [Rule])>(([], []))
+    private let state = Locked<(calls: [Call], rules: [Rule])>(([], []))
 
     package init() {}
 

@@ -1,6 +1,5 @@
 import Foundation
 import LogStore
-import Synchronization
 
 /// One step of a recorded workload: a system call that changes what a power loss could leave
 /// on disk, or a note from the workload about what it was promised.
@@ -57,7 +56,7 @@ package final class RecordingFileSystem: FileSystem, Sendable {
     }
 
     private let real = PosixFileSystem()
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Starts recording in `root` (which must exist), taking what is there as durable.
     package init(root: String) {
@@ -80,7 +79,7 @@ package final class RecordingFileSystem: FileSystem, Sendable {
         var start = State()
         for (i, file) in files.enumerated() { start.names[file.0] = i }
         start.nextFile = files.count
-        state = Mutex(start)
+        state = Locked(start)
     }
 
     /// The events so far.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 extension LogStore {
     /// Rewrites the live records of every sealed segment (after sealing the active one) into new

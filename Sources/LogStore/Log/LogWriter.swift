@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Appends commits to the active segment. Used only by the group-commit leader (one at a time),
 /// so it needs no lock of its own; what readers see it publishes through the index lock.
 ///
@@ -61,7 +59,7 @@ final class LogWriter: @unchecked Sendable {
     }
 
     /// Writes a group of commits and publishes them to `index`; sets every commit's result.
-    func write(_ group: [PendingCommit], index: borrowing Mutex<IndexState>) {
+    func write(_ group: [PendingCommit], index: borrowing Locked<IndexState>) {
         if let cause = disabledCause {
             for commit in group {
                 commit.result = .failure(.writesDisabled(path: directory, cause: cause))
@@ -151,7 +149,7 @@ final class LogWriter: @unchecked Sendable {
     /// Syncs, then appends and syncs a mark saying the whole segment is durable, so that after
     /// a clean close no damage in it passes for a torn write. Only the sync can fail: the mark is
     /// best effort (without it, damage in the last group write is cut as a torn write).
-    func seal(index: borrowing Mutex<IndexState>) throws {
+    func seal(index: borrowing Locked<IndexState>) throws {
         try sync()
         guard disabledCause == nil, durableSize > markedSize else { return }
         var buffer: [UInt8] = []
@@ -287,7 +285,7 @@ final class LogWriter: @unchecked Sendable {
     // MARK: - Segments
 
     /// Seals the active segment and starts a new one, unless it holds no commit (compaction).
-    func sealActiveSegment(index: borrowing Mutex<IndexState>) throws {
+    func sealActiveSegment(index: borrowing Locked<IndexState>) throws {
         if let cause = disabledCause {
             throw LogStoreError.writesDisabled(path: directory, cause: cause)
         }
@@ -298,7 +296,7 @@ final class LogWriter: @unchecked Sendable {
     /// Seals the active segment and starts a new one if it is full, the group would push its
     /// offsets past 32 bits, or it is of an older format version (never appended to). The sealed
     /// segment is synced first: sealed segments are complete.
-    private func rollIfNeeded(adding bytes: Int, index: borrowing Mutex<IndexState>) throws {
+    private func rollIfNeeded(adding bytes: Int, index: borrowing Locked<IndexState>) throws {
         let full =
             active.size > FileHeader.size
             && (active.size >= segmentSize || active.size + bytes > Int(UInt32.max))
@@ -306,7 +304,7 @@ final class LogWriter: @unchecked Sendable {
         try startSegment(index: index)
     }
 
-    private func startSegment(index: borrowing Mutex<IndexState>) throws {
+    private func startSegment(index: borrowing Locked<IndexState>) throws {
         try sync()
         let order = (active.order >> 16 + 1) << 16
         let handle = index.withLock { UInt32($0.segments.count) }

@@ -25,12 +25,12 @@ public final class ModelContainer: Sendable {
     private let bindingByName: [String: Int]
     private let bindingByType: [ObjectIdentifier: Int]
     /// Last primary key handed out, per entity.
-    private let counters: Mutex<[UInt64]>
+    private let counters: Locked<[UInt64]>
     /// Held while a save checks versions and commits.
-    let saveLock = Mutex<Void>(())
+    let saveLock = Locked<Void>(())
     /// Save bookkeeping that lets a save skip reading stored versions when no other context
     /// saved the entity since its objects were read.
-    private let saveLog: Mutex<SaveLog>
+    private let saveLog: Locked<SaveLog>
     private let nextContextSerial = Atomic<UInt64>(0)
     /// Mirrors `saveLog.generation` for lock-free reads.
     private let generation = Atomic<UInt64>(0)
@@ -135,8 +135,8 @@ public final class ModelContainer: Sendable {
         self.bindingByName = Dictionary(
             uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
         self.bindingByType = byType
-        self.counters = Mutex(counters)
-        self.saveLog = Mutex(
+        self.counters = Locked(counters)
+        self.saveLog = Locked(
             SaveLog(entities: Array(repeating: SaveLog.Entry(), count: schema.entities.count)))
         self.main = ModelContext(mainOf: self)
     }

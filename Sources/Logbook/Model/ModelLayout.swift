@@ -1,5 +1,5 @@
+import LogStore
 @_spi(Reflection) import Swift
-import Synchronization
 
 /// Reads and writes one ``Attribute`` field of model objects of one class, by its offset.
 ///
@@ -160,7 +160,7 @@ final class ModelLayout: @unchecked Sendable {
     /// ``ModelContainer`` resolves across classes).
     let entity: Entity
 
-    private static let cache = Mutex<[ObjectIdentifier: ModelLayout]>([:])
+    private static let cache = Locked<[ObjectIdentifier: ModelLayout]>([:])
 
     private init(modelType: any PersistentModel.Type, fields: [any FieldAccessor], entity: Entity) {
         self.modelType = modelType

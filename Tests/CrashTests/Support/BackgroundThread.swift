@@ -1,10 +1,10 @@
 import Foundation
-import Synchronization
+import LogStore
 
 /// Runs `body` on a thread of its own — not on the Swift concurrency pool, which blocking tests
 /// running in parallel can fill for longer than a child process may wait to be killed.
 final class BackgroundThread<Result: Sendable>: Sendable {
-    private let result = Mutex<Result?>(nil)
+    private let result = Locked<Result?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
     init(_ body: @escaping @Sendable () -> Result) {
