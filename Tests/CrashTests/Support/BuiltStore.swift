@@ -58,18 +58,13 @@ struct BuiltStore {
         ends.count >= 2 ? ends[ends.count - 2].size : 24
     }
 
-    /// Where recovery lands when the newest segment, written as `original`, is `torn` from `cut`
-    /// on: the end of the last commit complete before `cut`, and of any sync marks that follow it
-    /// and are still intact (a mark is never cut: what it records stays true). A zero-filled tear
-    /// can leave a mark intact past `cut`, as its durable size ends in zero bytes.
-    func landing(cut: Int, original: [UInt8], torn: [UInt8]) -> Int {
-        let last = lastCommit(endingBy: cut)
+    /// Where recovery lands when the newest segment, written as `original`, is damaged after
+    /// its first `intact` bytes: the end of the last commit complete within them, and
+    /// of any whole sync marks that follow it (a mark is never cut: what it records stays true).
+    func landing(intact: Int, original: [UInt8]) -> Int {
+        let last = lastCommit(endingBy: intact)
         var end = ends.last { $0.sequence == last }?.size ?? 24
-        while end + 25 <= torn.count && original[end + 8] == 5
-            && torn[end..<end + 25] == original[end..<end + 25]
-        {
-            end += 25
-        }
+        while end + 25 <= intact && original[end + 8] == 5 { end += 25 }
         return end
     }
 
