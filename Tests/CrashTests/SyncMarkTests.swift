@@ -21,6 +21,18 @@ import Testing
         return result
     }
 
+    /// A closed store with one commit (`key` → [1] in keyspace "a") and no hint files.
+    static func storeWithOneCommit(in scratch: ScratchDirectory, key: String) throws
+        -> (path: String, segment: String)
+    {
+        let path = scratch.child("store")
+        let store = try openStore(path)
+        try store.put([1], for: Array(key.utf8), in: "a")
+        try store.close()
+        try removeHints(path)
+        return (path, segmentFiles(path)[0])
+    }
+
     static func removeHints(_ path: String) throws {
         for name in try FileManager.default.contentsOfDirectory(atPath: path)
         where name.hasSuffix(".hint") {
@@ -79,12 +91,7 @@ import Testing
     @Test func malformedMarkIsCorruption() throws {
         let scratch = ScratchDirectory("marks")
         defer { scratch.remove() }
-        let path = scratch.child("store")
-        let store = try openStore(path)
-        try store.put([1], for: Array("k".utf8), in: "a")
-        try store.close()
-        try Self.removeHints(path)
-        let segment = segmentFiles(path)[0]
+        let (path, segment) = try Self.storeWithOneCommit(in: scratch, key: "k")
         let original = readFile(segment)
         let end = UInt64(original.count)
         let bad: [[UInt8]] = [
@@ -113,12 +120,7 @@ import Testing
     @Test func versionOneSegmentIsReadButNotAppendedTo() throws {
         let scratch = ScratchDirectory("marks")
         defer { scratch.remove() }
-        let path = scratch.child("store")
-        let store = try openStore(path)
-        try store.put([1], for: Array("old".utf8), in: "a")
-        try store.close()
-        try Self.removeHints(path)
-        let segment = segmentFiles(path)[0]
+        let (path, segment) = try Self.storeWithOneCommit(in: scratch, key: "old")
         // A version-1 writer closed it without a sync mark.
         var bytes = readFile(segment)
         #expect(bytes[8] == 2 && bytes[bytes.count - 17] == 5)
