@@ -121,6 +121,11 @@ func checkRecoveredObjects(
             if !returned.isEmpty {
                 return "deleted objects returned: \(returned.prefix(5))"
             }
+            if let earlier = recording.states.keys.sorted().last(where: {
+                $0 < acknowledged && recording.states[$0] == found
+            }) {
+                return "acknowledged saves lost: the objects are those after commit \(earlier)"
+            }
             return "the objects are those of no commit from \(acknowledged) to \(attempted): "
                 + "against \(acknowledged): \(describeDifference(found, allowed[acknowledged]!)); "
                 + "against \(attempted): \(describeDifference(found, allowed[attempted]!))"

@@ -247,10 +247,12 @@ private final class ObjectWorkloadDriver {
     }
 
     /// Notes that every commit up to `sequence` is durable and leaves ``model``.
-    /// - Throws: ``UnexpectedCommits`` if the call that returned made more than one commit:
-    ///   the model would not know what the commits between hold.
+    /// - Throws: ``UnexpectedCommits`` if the call that returned made more than one commit (the
+    ///   model would not know what the commits between hold), or none though the objects changed.
     private func committed(_ sequence: UInt64) throws {
-        guard sequence == lastSequence || sequence == lastSequence + 1 else {
+        guard
+            sequence == lastSequence + 1 || (sequence == lastSequence && states[sequence] == model)
+        else {
             throw UnexpectedCommits(from: lastSequence + 1, to: sequence)
         }
         states[sequence] = model
@@ -259,9 +261,14 @@ private final class ObjectWorkloadDriver {
     }
 }
 
-/// A save or an open that made more than one commit: a save is meant to be exactly one.
+/// A save or an open that made more than one commit, or a save that changed objects and made
+/// none: a save is meant to be exactly one commit.
 struct UnexpectedCommits: Error, CustomStringConvertible {
     var from: UInt64
     var to: UInt64
-    var description: String { "one call made commits \(from) to \(to)" }
+    var description: String {
+        to < from
+            ? "a save that changed objects made no commit"
+            : "one call made commits \(from) to \(to)"
+    }
 }
