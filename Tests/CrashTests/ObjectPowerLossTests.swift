@@ -31,7 +31,7 @@ import Testing
         let root = scratch.child("run")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false)
         let recording = try ObjectRecording(root: root)
-        #expect(recording.saves == 7)
+        #expect(recording.saves == 8)
         var rng = SeededGenerator(seed: seed)
         var points = 0
         var states = 0

@@ -79,9 +79,10 @@ func describeDifference(_ found: ObjectState, _ expected: ObjectState) -> String
 }
 
 /// The object layer's workload, recorded: the seed's Employee flows, a save of 1,000 inserts,
-/// relationship saves (with a cascading delete), a compaction, a close, a reopen with
-/// ``migratedModels`` and a save after the migration — with the objects each commit leaves.
-/// Segments are 16 KiB, so the workload also seals segments and writes their hints.
+/// relationship saves (with a cascading delete), a compaction and a save after it, a close, a
+/// reopen with ``migratedModels`` and a save after the migration — with the objects each commit
+/// leaves. Segments are 16 KiB, so the workload also seals segments and writes their hints, and
+/// after the reopen appends to a segment whose hint covers only its start.
 struct ObjectRecording {
     var trace: Trace
     /// The directory the workload ran in; the store is `root/store`.
@@ -193,6 +194,10 @@ private final class ObjectWorkloadDriver {
         }
         // Compaction drops the records the update and the deletes left dead.
         try compact()
+        // A save into the segment compaction started: closing writes that segment's hint, and
+        // after the reopen the segment grows past what its hint covers.
+        fay.salary = 35
+        try save { $0[ids.fay] = ObjectRow.staffed("Fay", salary: 35, company: ids.globex) }
         let cidID = cid.persistentModelID!
         try close()
         // The migration: reopening writes schema version 2; then a save that uses `level`.
