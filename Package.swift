@@ -24,7 +24,7 @@ let package = Package(
         .testTarget(name: "LogbookTests", dependencies: ["Logbook", "TestSupport"]),
         .testTarget(
             name: "LogbookCLITests", dependencies: ["Logbook", "LogStore", "TestSupport"]),
-        .testTarget(name: "CrashTests", dependencies: ["LogStore", "TestSupport"]),
+        .testTarget(name: "CrashTests", dependencies: ["LogStore", "Logbook", "TestSupport"]),
         .testTarget(name: "EmployeesTests", dependencies: ["employees"]),
     ],
     swiftLanguageModes: [.v6]

@@ -61,6 +61,31 @@ struct Recording {
         states = driver.states
     }
 
+    /// The trace and the disk it started from.
+    var trace: Trace {
+        Trace(events: events, start: start, acknowledged: acknowledged, attempted: attempted)
+    }
+
+    typealias Point = Trace.Point
+
+    /// Calls `body` after 0, 1, …, all system calls of the workload.
+    func forEachCrashPoint(_ body: (Point) throws -> Void) rethrows {
+        try trace.forEachCrashPoint(body)
+    }
+
+    /// Number of system calls recorded.
+    var operationCount: Int { trace.operationCount }
+}
+
+/// A recorded trace, the disk it started from and what had been promised before it: the crash
+/// points of any workload, of the engine or of the object layer.
+struct Trace {
+    var events: [TraceEvent]
+    var start: SimulatedDisk
+    /// Acknowledged and attempted before the recorded part.
+    var acknowledged: UInt64
+    var attempted: UInt64
+
     /// A crash point: the disk after the first `operations` system calls (and the notes that
     /// followed the last of them), and what the workload had been promised by then.
     struct Point {
@@ -74,7 +99,7 @@ struct Recording {
         var eventIndex: Int
     }
 
-    /// Calls `body` after 0, 1, …, all system calls of the workload.
+    /// Calls `body` after 0, 1, …, all system calls of the trace.
     func forEachCrashPoint(_ body: (Point) throws -> Void) rethrows {
         var point = Point(
             operations: 0, disk: start, acknowledged: acknowledged, attempted: attempted,
