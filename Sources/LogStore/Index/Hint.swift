@@ -112,7 +112,8 @@ enum Hint {
                 UnsafeRawBufferPointer(rebasing: bytes[FileHeader.size..<bytes.count - 4]))
                 == bytes.loadLE(at: bytes.count - 4, as: UInt32.self)
         else { throw Unusable(reason: "checksum mismatch") }
-        guard Int(bytes.loadLE(at: trailer, as: UInt64.self)) == segment.size else {
+        // Compared as a u64: the field is read from the file, and may not fit an Int.
+        guard bytes.loadLE(at: trailer, as: UInt64.self) == UInt64(segment.size) else {
             throw Unusable(reason: "it describes a segment of another size")
         }
         let lastSequence = bytes.loadLE(at: trailer + 8, as: UInt64.self)

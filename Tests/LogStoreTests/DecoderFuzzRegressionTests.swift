@@ -1,0 +1,61 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import LogStore
+
+/// One test per finding of the `frames` and `hints` fuzz targets (Tests/Fuzz/README.md), each
+/// named for it: the minimised input (kept in Tests/Fuzz/corpus) replayed through its fuzz body,
+/// and the same anomaly met through the public API.
+@Suite struct DecoderFuzzRegressionTests {
+    static let hintsCorpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus/hints").path
+
+    private func replayHintInput(_ name: String) {
+        let input = readFile(Self.hintsCorpus + "/" + name)
+        #expect(!input.isEmpty, "\(name) is missing from the corpus")
+        for problem in fuzzHints(input) { Issue.record("\(name): \(problem)") }
+    }
+
+    /// A one-segment store holding `k` → `v` in keyspace `k`, closed, so the segment has a hint.
+    private func storeWithHint(_ path: String) throws -> (segment: String, hint: String) {
+        let store = try LogStore(path: path)
+        try store.put(b("v"), for: b("k"), in: "k")
+        try store.close()
+        let segment = try #require(segmentFiles(path).first)
+        let hint = Hint.path(forSegment: segment)
+        #expect(FileManager.default.fileExists(atPath: hint))
+        return (segment, hint)
+    }
+
+    /// Replaces the entries and trailer of the hint at `path` (keeping its header) and recomputes
+    /// its CRC, as a forged or miswritten hint would be.
+    private func rewriteHint(_ path: String, body: [UInt8]) throws {
+        let order = try readFile(path).withUnsafeBytes {
+            try FileHeader.decode($0, kind: .hint, path: path).fileOrder
+        }
+        writeFile(path, FuzzFixtures.sealHint(body, order: order))
+    }
+
+    private func trailer(segmentSize: UInt64, lastSequence: UInt64, entries: UInt64) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.appendLE(segmentSize)
+        bytes.appendLE(lastSequence)
+        bytes.appendLE(entries)
+        return bytes
+    }
+
+    /// `Hint.apply` converted the trailer's segment size (a u64 from the file) to an Int, which
+    /// traps for 2^63 and above: a hint with a valid CRC crashed `open` instead of being ignored.
+    @Test func hintWithSegmentSizeBeyondIntIsIgnoredNotATrap() throws {
+        replayHintInput("crash-hint-segment-size-beyond-int")
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        let (_, hint) = try storeWithHint(path)
+        try rewriteHint(hint, body: trailer(segmentSize: UInt64.max, lastSequence: 1, entries: 0))
+        let store = try LogStore(path: path)
+        #expect(try store.get(b("k"), in: "k") == b("v"))
+        #expect(store.recovery.notes.contains { $0.contains("another size") })
+    }
+}
