@@ -58,4 +58,28 @@ import Testing
         #expect(try store.get(b("k"), in: "k") == b("v"))
         #expect(store.recovery.notes.contains { $0.contains("another size") })
     }
+
+    /// `Hint.apply` applied a hint's keyspace definitions one by one and only then found one that
+    /// conflicts: the hint was refused, but the definitions before the conflict stayed in the
+    /// index, so the scan that follows found its own definitions conflicting and `open` failed
+    /// with corruption on a good segment.
+    @Test func hintWithConflictingDefinitionsLeavesTheIndexAsItWas() throws {
+        replayHintInput("crash-hint-conflicting-definitions-left-in-index")
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        let (segment, hint) = try storeWithHint(path)
+        let define = { (name: String) in
+            [RecordOp.defineKeyspace, 1, UInt8(name.utf8.count)] + b(name)
+        }
+        let size = UInt64(readFile(segment).count)
+        try rewriteHint(
+            hint,
+            body: define("wrong") + define("other")
+                + trailer(segmentSize: size, lastSequence: 1, entries: 2))
+        let store = try LogStore(path: path)
+        #expect(try store.keyspaces() == ["k"])
+        #expect(try store.get(b("k"), in: "k") == b("v"))
+        #expect(store.recovery.notes.contains { $0.contains("conflicting keyspace") })
+    }
 }

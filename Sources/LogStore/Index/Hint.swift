@@ -176,15 +176,22 @@ enum Hint {
                 throw Unusable(reason: "unknown entry type \(op)")
             }
         }
+        // Definitions are checked on a copy of the keyspace table: a refused hint leaves `state`
+        // as it was.
+        var keyspaces = state.keyspaces
         for definition in definitions {
-            guard state.define(definition.name, id: definition.id) else {
+            guard keyspaces.define(definition.name, id: definition.id) else {
                 throw Unusable(reason: "conflicting keyspace")
             }
         }
         for (id, list) in operations.enumerated() where !list.isEmpty {
-            guard id < state.directories.count, state.keyspaces.name(of: id) != nil else {
+            guard keyspaces.name(of: id) != nil else {
                 throw Unusable(reason: "undefined keyspace")
             }
+        }
+        // Nothing below throws.
+        for definition in definitions { _ = state.define(definition.name, id: definition.id) }
+        for (id, list) in operations.enumerated() where !list.isEmpty {
             // Applied in the order of their home slots in the table (stable, so operations on one
             // key keep their log order): the table is then written front to back, not at random.
             let puts = list.reduce(0) { $0 + ($1.valueLength == Operation.deleted ? 0 : 1) }
