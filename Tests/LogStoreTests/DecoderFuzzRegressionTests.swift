@@ -82,4 +82,36 @@ import Testing
         #expect(try store.get(b("k"), in: "k") == b("v"))
         #expect(store.recovery.notes.contains { $0.contains("conflicting keyspace") })
     }
+
+    /// A record may use longer varints than needed (FORMAT.md allows up to 10 bytes each).
+    /// Replay and hints added such a put's shortest size to its segment's live bytes, but a
+    /// replaced record subtracts its real size: the statistics drifted, and could go negative.
+    @Test func liveBytesCountARecordsRealSizeWhenItsVarintsAreLonger() throws {
+        replayHintInput("crash-hint-long-varints-miscount-live-bytes")
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        // put, keyspace 1, keyLength 1 in three bytes, valueLength 1, "a", "v": 8 bytes, not 6.
+        let longPut: [UInt8] = [RecordOp.put, 1, 0x81, 0x80, 0x00, 1] + b("av")
+        let segment =
+            FileHeader(kind: .segment, fileOrder: FuzzFixtures.order).encoded()
+            + FuzzFixtures.frame(
+                .full, sequence: 1,
+                records: [
+                    FuzzFixtures.record(RecordOp.defineKeyspace, keyspace: 1, key: b("k")), longPut,
+                ])
+        writeFile(path + "/" + Segment.fileName(order: FuzzFixtures.order), segment)
+        var store = try LogStore(path: path)
+        #expect(try store.get(b("a"), in: "k") == b("v"))
+        #expect(try store.stats().liveBytes == 8)
+        try store.put(b("w"), for: b("a"), in: "k")  // replaces it with a 6-byte record
+        #expect(try store.stats().liveBytes == 6)
+        try store.close()
+        // The same through the hint written at close.
+        store = try LogStore(path: path)
+        #expect(store.recovery.notes.isEmpty)
+        #expect(try store.stats().liveBytes == 6)
+        try store.close()
+    }
 }

@@ -75,14 +75,20 @@ enum Hint {
         try fs.syncDirectory(directory)
     }
 
-    /// One put or delete from a hint, waiting to be applied.
+    /// One put or delete from a hint, waiting to be applied. 16 bytes: a key is at most 65,535
+    /// bytes, and a record's op and varints at most 31.
     struct Operation {
         static let deleted = UInt32.max  // in `valueLength`: a delete
 
         var hash: UInt32
         var offset: UInt32
-        var keyLength: UInt32
         var valueLength: UInt32
+        var keyLength: UInt16
+        /// Bytes of the record's op and varints (more than the shortest encoding needs if the
+        /// file says so).
+        var headerSize: UInt8
+
+        var encodedSize: Int { Int(headerSize) + Int(keyLength) + Int(valueLength) }
     }
 
     /// Why a hint cannot be used.
@@ -158,9 +164,11 @@ enum Hint {
                 operations[id].append(
                     Operation(
                         hash: KeyDirectory.hash(record.key), offset: UInt32(recordOffset),
-                        keyLength: UInt32(record.key.count),
                         valueLength: op == RecordOp.put
-                            ? UInt32(record.value!.count) : Operation.deleted))
+                            ? UInt32(record.value!.count) : Operation.deleted,
+                        keyLength: UInt16(record.key.count),
+                        headerSize: UInt8(
+                            record.encodedSize - record.key.count - (record.value?.count ?? 0))))
             case RecordOp.defineKeyspace:
                 guard let length = Varint.read(body, &offset),
                     length <= KeyspaceTable.maxNameLength,
@@ -209,7 +217,7 @@ enum Hint {
                     state.applyPut(
                         keyspace: id, hash: operation.hash, ref: ref,
                         keyLength: Int(operation.keyLength),
-                        valueLength: Int(operation.valueLength))
+                        valueLength: Int(operation.valueLength), encodedSize: operation.encodedSize)
                 }
             }
         }
