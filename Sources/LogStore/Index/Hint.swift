@@ -75,14 +75,20 @@ enum Hint {
         try fs.syncDirectory(directory)
     }
 
-    /// One put or delete from a hint, waiting to be applied.
+    /// One put or delete from a hint, waiting to be applied. 16 bytes: a key is at most 65,535
+    /// bytes, and a record's op and varints at most 31.
     struct Operation {
         static let deleted = UInt32.max  // in `valueLength`: a delete
 
         var hash: UInt32
         var offset: UInt32
-        var keyLength: UInt32
         var valueLength: UInt32
+        var keyLength: UInt16
+        /// Bytes of the record's op and varints (more than the shortest encoding needs if the
+        /// file says so).
+        var headerSize: UInt8
+
+        var encodedSize: Int { Int(headerSize) + Int(keyLength) + Int(valueLength) }
     }
 
     /// Why a hint cannot be used.
@@ -112,7 +118,8 @@ enum Hint {
                 UnsafeRawBufferPointer(rebasing: bytes[FileHeader.size..<bytes.count - 4]))
                 == bytes.loadLE(at: bytes.count - 4, as: UInt32.self)
         else { throw Unusable(reason: "checksum mismatch") }
-        guard Int(bytes.loadLE(at: trailer, as: UInt64.self)) == segment.size else {
+        // Compared as a u64: the field is read from the file, and may not fit an Int.
+        guard bytes.loadLE(at: trailer, as: UInt64.self) == UInt64(segment.size) else {
             throw Unusable(reason: "it describes a segment of another size")
         }
         let lastSequence = bytes.loadLE(at: trailer + 8, as: UInt64.self)
@@ -157,9 +164,11 @@ enum Hint {
                 operations[id].append(
                     Operation(
                         hash: KeyDirectory.hash(record.key), offset: UInt32(recordOffset),
-                        keyLength: UInt32(record.key.count),
                         valueLength: op == RecordOp.put
-                            ? UInt32(record.value!.count) : Operation.deleted))
+                            ? UInt32(record.value!.count) : Operation.deleted,
+                        keyLength: UInt16(record.key.count),
+                        headerSize: UInt8(
+                            record.encodedSize - record.key.count - (record.value?.count ?? 0))))
             case RecordOp.defineKeyspace:
                 guard let length = Varint.read(body, &offset),
                     length <= KeyspaceTable.maxNameLength,
@@ -175,15 +184,22 @@ enum Hint {
                 throw Unusable(reason: "unknown entry type \(op)")
             }
         }
+        // Definitions are checked on a copy of the keyspace table: a refused hint leaves `state`
+        // as it was.
+        var keyspaces = state.keyspaces
         for definition in definitions {
-            guard state.define(definition.name, id: definition.id) else {
+            guard keyspaces.define(definition.name, id: definition.id) else {
                 throw Unusable(reason: "conflicting keyspace")
             }
         }
         for (id, list) in operations.enumerated() where !list.isEmpty {
-            guard id < state.directories.count, state.keyspaces.name(of: id) != nil else {
+            guard keyspaces.name(of: id) != nil else {
                 throw Unusable(reason: "undefined keyspace")
             }
+        }
+        // Nothing below throws.
+        for definition in definitions { _ = state.define(definition.name, id: definition.id) }
+        for (id, list) in operations.enumerated() where !list.isEmpty {
             // Applied in the order of their home slots in the table (stable, so operations on one
             // key keep their log order): the table is then written front to back, not at random.
             let puts = list.reduce(0) { $0 + ($1.valueLength == Operation.deleted ? 0 : 1) }
@@ -201,7 +217,7 @@ enum Hint {
                     state.applyPut(
                         keyspace: id, hash: operation.hash, ref: ref,
                         keyLength: Int(operation.keyLength),
-                        valueLength: Int(operation.valueLength))
+                        valueLength: Int(operation.valueLength), encodedSize: operation.encodedSize)
                 }
             }
         }

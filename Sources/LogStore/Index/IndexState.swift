@@ -43,15 +43,19 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
         bases.append(segment.base)
     }
 
-    /// Applies one put: points its key at the record `ref`, and moves live-byte accounting from
-    /// the record it replaces.
+    /// Applies one put: points its key at the record `ref`, which takes `encodedSize` bytes of
+    /// its segment, and moves live-byte accounting from the record it replaces.
+    ///
+    /// `encodedSize` is what the record really takes, which is more than
+    /// ``encodedSize(keyspace:keyLength:valueLength:)`` when a file holds longer varints than
+    /// needed (FORMAT.md allows them): the bytes added here must be those subtracted when the
+    /// record is replaced (``StoredRecord/encodedSize``).
     @inline(__always)
     mutating func applyPut(
-        keyspace: Int, hash: UInt32, ref: RecordRef, keyLength: Int, valueLength: Int
+        keyspace: Int, hash: UInt32, ref: RecordRef, keyLength: Int, valueLength: Int,
+        encodedSize: Int
     ) {
-        let size = Self.encodedSize(
-            keyspace: keyspace, keyLength: keyLength, valueLength: valueLength)
-        segments[Int(ref.segment)]?.liveBytes += Int64(size)
+        segments[Int(ref.segment)]?.liveBytes += Int64(encodedSize)
         if let (oldRef, old) = directories[keyspace].set(
             hash: hash, to: ref, bytes: keyLength + valueLength, bases)
         {
@@ -59,7 +63,8 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
         }
     }
 
-    /// Bytes a put record with these lengths takes in a payload (FORMAT.md, "Records").
+    /// Bytes a put record with these lengths takes in a payload when written with the shortest
+    /// varints, as the writer writes them (FORMAT.md, "Records").
     @inline(__always)
     static func encodedSize(keyspace: Int, keyLength: Int, valueLength: Int) -> Int {
         1 + Varint.size(UInt64(keyspace)) + Varint.size(UInt64(keyLength))
@@ -106,7 +111,8 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
                 applyPut(
                     keyspace: keyspace, hash: KeyDirectory.hash(record.key),
                     ref: RecordRef(segment: segment.handle, offset: UInt32(record.recordOffset)),
-                    keyLength: record.key.count, valueLength: record.value!.count)
+                    keyLength: record.key.count, valueLength: record.value!.count,
+                    encodedSize: record.encodedSize)
             default:
                 guard keyspace < directories.count, keyspaces.name(of: keyspace) != nil else {
                     throw undefined(keyspace, record, segment)

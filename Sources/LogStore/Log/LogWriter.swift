@@ -273,8 +273,9 @@ final class LogWriter: @unchecked Sendable {
                     values += 1
                     state.applyPut(
                         keyspace: keyspace, hash: KeyDirectory.hash(key), ref: ref,
-                        keyLength: keyLength,
-                        valueLength: valueLength)
+                        keyLength: keyLength, valueLength: valueLength,
+                        encodedSize: IndexState.encodedSize(
+                            keyspace: keyspace, keyLength: keyLength, valueLength: valueLength))
                 } else {
                     state.applyDelete(keyspace: keyspace, key: key)
                 }
