@@ -72,7 +72,7 @@ private final class FrameChecker {
             guard let event = scanner.next() else { break }
             switch event {
             case .commit(let sequence, let start, let end):
-                expect(start == at, "commit at \(start), but the scan was at \(at)")
+                expect(marksOnly(at, start), "commit at \(start), but the scan was at \(at)")
                 expect(
                     start >= FileHeader.size && start + Frame.headerSize <= end
                         && end <= bytes.count,
@@ -85,12 +85,15 @@ private final class FrameChecker {
                 guard problems.isEmpty else { return false }
                 commits.append((sequence, start, end))
                 checkCommit(scanner, sequence: sequence, start: start, end: end)
-            case .damage(let commitStart, let offset, _, _):
+            case .damage(let commitStart, let offset, _, let checksummed):
                 clean = false
                 expect(
-                    commitStart == at && offset >= commitStart && offset <= bytes.count
-                        && scanner.position == at,
+                    marksOnly(at, commitStart) && offset >= commitStart && offset <= bytes.count
+                        && scanner.position == commitStart,
                     "damage at \(offset) of a commit at \(commitStart): the scan was at \(at)")
+                let torn = scanner.isTornWrite(
+                    commitStart: commitStart, offset: offset, checksummed: checksummed)
+                expect(!(torn && checksummed), "checksummed damage at \(offset) taken as torn")
                 guard let resume = scanner.findNextFrame(after: offset) else { return false }
                 var passes = false
                 if case .success = scanner.checkFrame(at: resume) { passes = true }
@@ -102,6 +105,19 @@ private final class FrameChecker {
             }
         }
         return clean
+    }
+
+    /// Whether `from..<to` holds nothing but whole, intact sync marks (what a scan passes over).
+    func marksOnly(_ from: Int, _ to: Int) -> Bool {
+        guard to >= from, (to - from) % SyncMark.frameSize == 0 else { return false }
+        let scanner = SegmentScanner(bytes: bytes)
+        return stride(from: from, to: to, by: SyncMark.frameSize).allSatisfy {
+            if case .success(let header) = scanner.checkFrame(at: $0) {
+                header.type == .mark
+            } else {
+                false
+            }
+        }
     }
 
     func checkCommit(_ scanner: SegmentScanner, sequence: UInt64, start: Int, end: Int) {
