@@ -49,14 +49,14 @@ import Testing
         for round in 0..<Self.kills {
             try? FileManager.default.removeItem(atPath: acks)
             try? FileManager.default.removeItem(atPath: pidFile)
-            // Mostly during writing; sometimes during opening (recovery) itself.
+            // Mostly while committing; sometimes while opening (recovery) itself.
+            let duringOpen = Int.random(in: 0..<10, using: &rng) == 0
             let delay =
-                Int.random(in: 0..<10, using: &rng) == 0
-                ? Int.random(in: 0..<3_000, using: &rng)
-                : Int.random(in: 1_000..<60_000, using: &rng)
+                duringOpen
+                ? Int.random(in: 0..<3_000, using: &rng) : Int.random(in: 0..<40_000, using: &rng)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: child)
-            process.arguments = [path, acks, pidFile, String(seed)]
+            process.arguments = [path, acks, pidFile, String(seed), duringOpen ? "open" : "commit"]
             // The backtracer can take minutes over a process that is meant to die.
             process.environment = ["SWIFT_BACKTRACE": "enable=no"]
             try process.run()

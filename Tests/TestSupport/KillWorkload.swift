@@ -61,16 +61,22 @@ package enum KillWorkload {
         return options
     }
 
-    /// The child: writes its pid to `pidFile`, opens the store, then commits (and sometimes
-    /// compacts) until killed, appending each acknowledged sequence number to `acks` (and
-    /// syncing it) after the commit returns. Exits 3 if nobody kills it within a minute.
-    package static func runChild(path: String, acks: String, pidFile: String, seed: UInt64) -> Never
-    {
+    /// The child: opens the store, then commits (and sometimes compacts) until killed, appending
+    /// each acknowledged sequence number to `acks` (and syncing it) after the commit returns. It
+    /// writes its pid to `pidFile` when it is ready to be killed: before opening the store if
+    /// `readyBeforeOpen` (to be killed during recovery), else once it is open. Exits 3 if nobody
+    /// kills it within a minute.
+    package static func runChild(
+        path: String, acks: String, pidFile: String, seed: UInt64, readyBeforeOpen: Bool
+    ) -> Never {
         let deadline = Date().addingTimeInterval(60)
         let ackFile = open(acks, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard ackFile >= 0 else { exit(5) }
-        writeFile(pidFile + ".tmp", Array("\(getpid())".utf8))
-        rename(pidFile + ".tmp", pidFile)
+        let ready = {
+            writeFile(pidFile + ".tmp", Array("\(getpid())".utf8))
+            rename(pidFile + ".tmp", pidFile)
+        }
+        if readyBeforeOpen { ready() }
         // The parent's other tests fork children that hold a copy of the lock for a moment.
         var opened: LogStore?
         while opened == nil {
@@ -84,6 +90,7 @@ package enum KillWorkload {
             }
         }
         let store = opened!
+        if !readyBeforeOpen { ready() }
         var sequence = store.lastSequence
         while Date() < deadline {
             sequence += 1
