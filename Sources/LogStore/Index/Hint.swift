@@ -86,7 +86,7 @@ enum Hint {
         var keyLength: UInt16
         /// Bytes of the record's op and varints (more than the shortest encoding needs if the
         /// file says so).
-        var headerSize: UInt8
+        var headerSize: UInt16  // not UInt8: a 16-byte size (not just stride) sorts faster
 
         var encodedSize: Int { Int(headerSize) + Int(keyLength) + Int(valueLength) }
     }
@@ -167,7 +167,7 @@ enum Hint {
                         valueLength: op == RecordOp.put
                             ? UInt32(record.value!.count) : Operation.deleted,
                         keyLength: UInt16(record.key.count),
-                        headerSize: UInt8(
+                        headerSize: UInt16(
                             record.encodedSize - record.key.count - (record.value?.count ?? 0))))
             case RecordOp.defineKeyspace:
                 guard let length = Varint.read(body, &offset),
