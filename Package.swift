@@ -25,7 +25,7 @@ let package = Package(
         .testTarget(
             name: "LogbookCLITests", dependencies: ["Logbook", "LogStore", "TestSupport"]),
         .testTarget(name: "CrashTests", dependencies: ["LogStore", "Logbook", "TestSupport"]),
-        .testTarget(name: "EmployeesTests", dependencies: ["employees"]),
+        .testTarget(name: "EmployeesTests", dependencies: ["employees", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -17,23 +17,10 @@ import Testing
         ProcessInfo.processInfo.environment["LOGBOOK_KILLS"].flatMap { Int($0) }
         ?? Tier.pick(quick: 300, long: 10_000)
 
-    /// The child executable: next to the test binary, or in `.build/debug` of this package.
-    static let child: String? = {
-        let name = "logbook-crash-child"
-        var candidates: [String] = []
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        for _ in 0..<5 {
-            directory.deleteLastPathComponent()
-            candidates.append(directory.appendingPathComponent(name).path)
-        }
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(package.appendingPathComponent(".build/debug/" + name).path)
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
-
     @Test func killedWriterLosesNothingAcknowledged() throws {
-        let child = try #require(Self.child, "logbook-crash-child is not built; run `swift build`")
+        let child = try #require(
+            builtExecutable("logbook-crash-child"),
+            "logbook-crash-child is not built; run `swift build`")
         let seed = testSeed("process kills")
         var rng = SeededGenerator(seed: seed)
         let scratch = ScratchDirectory("kill")

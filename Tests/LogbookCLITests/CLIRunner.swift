@@ -14,34 +14,10 @@ struct CLIResult {
     var stderr: String
 }
 
-/// Runs the built `logbook` executable as a child process.
-///
-/// The executable is found, in order: `$LOGBOOK_CLI`; next to the running test binary (SwiftPM
-/// puts test bundles and executables in the same products directory); in `.build/debug` of
-/// the package that holds this source file.
+/// Runs the built `logbook` executable as a child process (`$LOGBOOK_CLI` names another one).
 enum CLI {
     /// The executable's path, or `nil` if none is built.
-    static let executable: String? = {
-        let fm = FileManager.default
-        var candidates: [String] = []
-        if let path = ProcessInfo.processInfo.environment["LOGBOOK_CLI"] { candidates.append(path) }
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        for _ in 0..<5 {
-            directory.deleteLastPathComponent()
-            candidates.append(directory.appendingPathComponent("logbook").path)
-        }
-        candidates.append(
-            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("logbook").path
-        )
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(package.appendingPathComponent(".build/debug/logbook").path)
-        return candidates.first { path in
-            var isDirectory: ObjCBool = false
-            return fm.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
-                && fm.isExecutableFile(atPath: path)
-        }
-    }()
+    static let executable = builtExecutable("logbook", overriddenBy: "LOGBOOK_CLI")
 
     /// Runs `logbook arguments…`, with `input` on standard input (through ``ChildProcess``).
     static func run(_ arguments: [String], input: String = "") throws -> CLIResult {

@@ -1,11 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the built `employees` executable as a child process, for end-to-end tests.
 ///
-/// The executable is looked up, in order: `$EMPLOYEES_EXECUTABLE`; next to the running test
-/// binary (SwiftPM puts test bundles and executables in the same build directory); in the
-/// package's `.build/debug`. Every run gets a private `HOME` and no
+/// The executable is `$EMPLOYEES_EXECUTABLE`, or the one this package built
+/// (``builtExecutable(_:overriddenBy:)``). Every run gets a private `HOME` and no
 /// `LOGBOOK_EMPLOYEES_STORE`, so a test never touches the user's real store.
 struct EmployeesProcess {
     /// What a finished run left behind.
@@ -67,39 +67,17 @@ struct EmployeesProcess {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private static func locateExecutable(filePath: String = #filePath) throws -> URL {
-        let fileManager = FileManager.default
-        var candidates: [URL] = []
-        if let path = ProcessInfo.processInfo.environment["EMPLOYEES_EXECUTABLE"] {
-            candidates.append(URL(fileURLWithPath: path))
+    private static func locateExecutable() throws -> URL {
+        guard let path = builtExecutable("employees", overriddenBy: "EMPLOYEES_EXECUTABLE") else {
+            throw LocateError()
         }
-        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var directory = testBinary.deletingLastPathComponent()
-        // Up out of `X.xctest/Contents/MacOS` on macOS; once on Linux.
-        for _ in 0..<4 {
-            candidates.append(directory.appendingPathComponent("employees"))
-            directory = directory.deletingLastPathComponent()
-        }
-        candidates.append(
-            contentsOf: Bundle.allBundles.map {
-                $0.bundleURL.deletingLastPathComponent().appendingPathComponent("employees")
-            })
-        // Tests/EmployeesTests/Support/EmployeesProcess.swift → package root.
-        let packageRoot = URL(fileURLWithPath: filePath)
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(packageRoot.appendingPathComponent(".build/debug/employees"))
-        for candidate in candidates where fileManager.isExecutableFile(atPath: candidate.path) {
-            return candidate
-        }
-        throw LocateError(searched: candidates.map(\.path))
+        return URL(fileURLWithPath: path)
     }
 
     struct LocateError: Error, CustomStringConvertible {
-        var searched: [String]
         var description: String {
-            "the employees executable was not found (run `swift build` first); looked in "
-                + searched.joined(separator: ", ")
+            "the employees executable was not found (run `swift build` first, or set "
+                + "EMPLOYEES_EXECUTABLE)"
         }
     }
 }
