@@ -75,7 +75,7 @@ import Testing
             if last == acknowledged + 1 && acknowledged > 0 { inFlightSeen += 1 }
             while modelSequence < last {
                 modelSequence += 1
-                KillWorkload.apply(
+                Change.apply(
                     KillWorkload.changes(seed: seed, sequence: modelSequence), to: &contents)
                 if KillWorkload.compactsAfter(seed: seed, sequence: modelSequence) {
                     compactionsSeen += 1

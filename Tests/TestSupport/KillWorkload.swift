@@ -12,12 +12,6 @@ import LogStore
 package enum KillWorkload {
     package static let segmentSize = 16 << 10
 
-    /// One change in a commit.
-    package enum Change: Sendable {
-        case put(keyspace: String, key: String, value: [UInt8])
-        case delete(keyspace: String, key: String)
-    }
-
     /// The changes of commit `sequence`.
     package static func changes(seed: UInt64, sequence: UInt64) -> [Change] {
         var rng = SeededGenerator(seed: seed ^ (sequence &* 0x9E37_79B9_7F4A_7C15))
@@ -43,15 +37,6 @@ package enum KillWorkload {
     package static func compactsAfter(seed: UInt64, sequence: UInt64) -> Bool {
         var rng = SeededGenerator(seed: seed ^ (sequence &* 0xC2B2_AE3D_27D4_EB4F))
         return Int.random(in: 0..<40, using: &rng) == 0
-    }
-
-    package static func apply(_ changes: [Change], to contents: inout [String: [UInt8]]) {
-        for change in changes {
-            switch change {
-            case .put(let keyspace, let key, let value): contents[keyspace + "/" + key] = value
-            case .delete(let keyspace, let key): contents[keyspace + "/" + key] = nil
-            }
-        }
     }
 
     package static var options: LogStoreOptions {
@@ -94,15 +79,7 @@ package enum KillWorkload {
         var sequence = store.lastSequence
         while Date() < deadline {
             sequence += 1
-            var batch = WriteBatch()
-            for change in changes(seed: seed, sequence: sequence) {
-                switch change {
-                case .put(let keyspace, let key, let value):
-                    batch.put(value, for: Array(key.utf8), in: keyspace)
-                case .delete(let keyspace, let key):
-                    batch.delete(Array(key.utf8), in: keyspace)
-                }
-            }
+            let batch = Change.batch(changes(seed: seed, sequence: sequence))
             do {
                 let got = try store.commit(batch)
                 guard got == sequence else {

@@ -147,18 +147,9 @@ struct FaultRun {
         case .commit(let changes, let durability):
             guard let store else { return }
             let expected = store.lastSequence + 1
-            var batch = WriteBatch()
+            let batch = Change.batch(changes)
             var next = current
-            for change in changes {
-                switch change {
-                case .put(let keyspace, let key, let value):
-                    batch.put(value, for: Array(key.utf8), in: keyspace)
-                    next[keyspace + "/" + key] = value
-                case .delete(let keyspace, let key):
-                    batch.delete(Array(key.utf8), in: keyspace)
-                    next[keyspace + "/" + key] = nil
-                }
-            }
+            Change.apply(changes, to: &next)
             let before = log.calls.count
             do {
                 let sequence = try store.commit(batch, durability: durability)

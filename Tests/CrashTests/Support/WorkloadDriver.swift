@@ -16,12 +16,6 @@ func contents(of store: LogStore) throws -> Contents {
     return result
 }
 
-/// One change in a commit.
-enum Change: Sendable {
-    case put(keyspace: String, key: String, value: [UInt8])
-    case delete(keyspace: String, key: String)
-}
-
 /// Runs a workload against a store and keeps the model: the contents after every commit, by
 /// sequence number, and what was acknowledged. With a ``RecordingFileSystem`` it also notes each
 /// commit's start and each acknowledgement in the trace.
@@ -73,18 +67,9 @@ final class WorkloadDriver {
     func commit(_ changes: [Change], durability: Durability = .sync) throws -> UInt64 {
         let store = self.store!
         let expected = store.lastSequence + 1
-        var batch = WriteBatch()
+        let batch = Change.batch(changes)
         var next = current
-        for change in changes {
-            switch change {
-            case .put(let keyspace, let key, let value):
-                batch.put(value, for: Array(key.utf8), in: keyspace)
-                next[keyspace + "/" + key] = value
-            case .delete(let keyspace, let key):
-                batch.delete(Array(key.utf8), in: keyspace)
-                next[keyspace + "/" + key] = nil
-            }
-        }
+        Change.apply(changes, to: &next)
         states[expected] = next
         attempted = max(attempted, expected)
         recorder?.attempt(expected)
