@@ -39,8 +39,7 @@ enum Dump: Subcommand {
         if console.out.isTerminal { console.progress.isEnabled = false }
         let dumper = try Dumper(path: path, options: options)
         for warning in dumper.warnings { console.error("warning: " + warning) }
-        var out = console.out
-        let summary = try dumper.run(to: &out, progress: console.progress)
+        let summary = try dumper.run(to: console.out, progress: console.progress)
         let problems = summary?.problems ?? []
         // A segment that is gone now was replaced by the writer's compaction mid-read: the
         // dump missed records, but the store is not damaged.

@@ -1,20 +1,17 @@
+import Foundation
+import Logbook
+
 /// Text forms of bytes and numbers shared by the commands' output.
 enum Formatting {
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
     /// Lower-case hex, two digits a byte.
-    static func hex(_ bytes: some Collection<UInt8>) -> String {
-        var result: [UInt8] = []
-        result.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            result.append(hexDigits[Int(byte >> 4)])
-            result.append(hexDigits[Int(byte & 15)])
-        }
-        return String(decoding: result, as: UTF8.self)
+    static func hex(_ bytes: [UInt8]) -> String {
+        AttributeValue.data(Data(bytes)).text(as: .csv)
     }
 
     /// The bytes as text if they are valid UTF-8 without control characters, else `nil`.
     static func printableText(_ bytes: [UInt8]) -> String? {
+        // Most binary bytes (keys of objects start with 0x00) fail here, before any decoding.
+        guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return nil }
         guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
         for scalar in text.unicodeScalars
         where scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) {
@@ -30,28 +27,8 @@ enum Formatting {
         return "0x" + hex(bytes)
     }
 
-    /// `text` in double quotes with `"` and `\` escaped (JSON string syntax).
-    static func quoted(_ text: String) -> String { "\"" + escapedJSON(text) + "\"" }
-
-    /// `text` escaped for the inside of a JSON string.
-    static func escapedJSON(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value):
-                let digits = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
+    /// `text` as a JSON string: in double quotes, escaped.
+    static func quoted(_ text: String) -> String { AttributeValue.string(text).text(as: .json) }
 
     /// `1 key`, `2 keys`: a count and a noun, plural unless the count is one.
     static func count(_ n: Int, _ noun: String) -> String {
@@ -145,7 +122,7 @@ struct AlignedTable {
     }
 
     /// Prints the rows added since the last flush.
-    mutating func flush(to output: inout some TextOutputStream) {
+    mutating func flush(to output: FileOutput) {
         for row in rows {
             var line = ""
             for (i, cell) in row.enumerated() {
@@ -162,5 +139,30 @@ struct AlignedTable {
             output.write(line + "\n")
         }
         rows.removeAll(keepingCapacity: true)
+    }
+}
+
+extension [UInt8] {
+    /// Appends the UTF-8 of `text`.
+    mutating func appendLiteral(_ text: StaticString) {
+        append(
+            contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Appends the UTF-8 of `text`.
+    mutating func appendText(_ text: String) { append(contentsOf: text.utf8) }
+
+    /// Appends `text` as a JSON string.
+    mutating func appendJSON(_ text: String) {
+        AttributeValue.string(text).append(as: .json, to: &self)
+    }
+
+    /// Appends `number` in decimal.
+    mutating func appendNumber(_ number: some BinaryInteger) {
+        if let small = Int64(exactly: number) {
+            AttributeValue.integer(small).append(as: .json, to: &self)
+        } else {
+            append(contentsOf: String(number).utf8)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LogStore
+import Logbook
 
 /// `logbook import PATH FILE`: adds the objects of a JSON Lines file in one atomic save.
 enum Import: Subcommand {
@@ -41,7 +42,7 @@ enum Import: Subcommand {
             }
             text = String(decoding: data, as: UTF8.self)
         }
-        var storeSchema: [EntityInfo]?
+        var storeSchema: Schema?
         var uniqueValues: [String: [String: Set<String>]] = [:]
         switch StoreAccess.fileKind(path) {
         case .missing: break
@@ -49,9 +50,9 @@ enum Import: Subcommand {
         case .directory:
             if case .success(let store) = try StoreAccess.openForReading(path) {
                 defer { try? store.close() }
-                if let schema = try StoredSchema.read(from: store) {
-                    storeSchema = schema.entities
-                    uniqueValues = try Self.uniqueValues(in: store, schema: schema)
+                if let decoder = try RecordDecoder.stored(in: store) {
+                    storeSchema = decoder.schema
+                    uniqueValues = try Self.uniqueValues(in: store, decoder: decoder)
                 }
             }
         }
@@ -63,7 +64,7 @@ enum Import: Subcommand {
                 guard let name = arguments.value("entity") else {
                     throw CommandError.usage("a CSV import needs --entity NAME")
                 }
-                guard let entity = storeSchema?.first(where: { $0.name == name }) else {
+                guard let entity = storeSchema?.entity(named: name) else {
                     throw CommandError.failed(
                         storeSchema == nil
                             ? "a CSV import needs a store with a schema; import JSON Lines first"
@@ -74,7 +75,7 @@ enum Import: Subcommand {
                 importer = try Importer(text: text, file: label, storeSchema: storeSchema)
             }
             try importer.checkUniqueness(
-                storeSchema ?? importer.fileSchema ?? [], existing: uniqueValues)
+                (storeSchema ?? importer.fileSchema)?.entities ?? [], existing: uniqueValues)
         } catch let error as Importer.LineError {
             throw CommandError.failed("\(error); nothing was imported")
         }
@@ -94,22 +95,19 @@ enum Import: Subcommand {
 
     /// The values of every unique attribute the store's objects hold, by entity and attribute
     /// (as JSON text), so import can name the line that would clash.
-    private static func uniqueValues(in store: LogStore, schema: StoredSchema) throws
+    private static func uniqueValues(in store: LogStore, decoder: RecordDecoder) throws
         -> [String: [String: Set<String>]]
     {
         var result: [String: [String: Set<String>]] = [:]
-        for entity in schema.entities {
+        for entity in decoder.schema.entities {
             let unique = Set(entity.attributes.filter(\.isUnique).map(\.name))
             guard !unique.isEmpty else { continue }
             try store.forEach(in: entity.name) { key, value in
-                guard
-                    let object = try schema.decode(
-                        keyspace: entity.name, key: [UInt8](key), value: [UInt8](value))
-                else { return }
-                for field in object.fields where unique.contains(field.name) && field.value != .null
-                {
+                let object = try decoder.decode(keyspace: entity.name, key: key, value: value)
+                for field in object.attributes
+                where unique.contains(field.name) && field.value != .null {
                     result[entity.name, default: [:]][field.name, default: []].insert(
-                        field.value.json)
+                        field.value.text(as: .json))
                 }
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Logbook
 
 extension Importer {
     /// Parses CSV `text` (the contents of `file`, as `export --format csv` writes it) as objects
@@ -6,13 +7,13 @@ extension Importer {
     /// An empty field is `nil` for an optional attribute and `""` for a required string.
     /// - Throws: ``LineError`` at the first row that does not parse or does not fit the schema
     ///   (the line is where the row starts).
-    init(csv text: String, file: String, entity: EntityInfo) throws {
+    init(csv text: String, file: String, entity: Entity) throws {
         var rows = CSVReader(text)
         guard let header = try rows.next(file: file) else {
             throw LineError(
                 file: file, line: 1, message: "the file is empty; it needs a header row")
         }
-        var columns: [AttributeInfo?] = []
+        var columns: [AttributeDescription?] = []
         for name in header.fields {
             if name == "id" || name == "_id" {
                 columns.append(nil)
@@ -25,7 +26,7 @@ extension Importer {
             }
             columns.append(attribute)
         }
-        var objects: [(entity: String, values: [String: FieldValue])] = []
+        var objects: [(entity: String, values: [String: AttributeValue])] = []
         var lines: [Int] = []
         while let row = try rows.next(file: file) {
             func fail(_ message: String) -> LineError {
@@ -35,12 +36,12 @@ extension Importer {
             guard row.fields.count == columns.count else {
                 throw fail("\(row.fields.count) fields, but the header has \(columns.count)")
             }
-            var values: [String: FieldValue] = [:]
+            var values: [String: AttributeValue] = [:]
             for (field, column) in zip(row.fields, columns) {
                 guard let attribute = column else { continue }
-                guard let value = FieldValue.fromText(field, as: attribute) else {
+                guard let value = AttributeValue(csvField: field, as: attribute) else {
                     throw fail(
-                        "\(entity.name).\(attribute.name) holds \(attribute.type.rawValue), not "
+                        "\(entity.name).\(attribute.name) holds \(attribute.type), not "
                             + Formatting.quoted(String(field.prefix(40))))
                 }
                 values[attribute.name] = value
@@ -58,25 +59,21 @@ extension Importer {
     }
 }
 
-extension FieldValue {
-    /// Reads a CSV field as a value of `attribute`: empty is `nil` (optional) or `""`
-    /// (required string); numbers, `true`/`false`, ISO 8601 dates, hex data, UUIDs as
-    /// ``csv`` writes them. `nil` if the text is none of these.
-    static func fromText(_ text: String, as attribute: AttributeInfo) -> FieldValue? {
+extension AttributeValue {
+    /// Reads a CSV field as a value of `attribute`: empty is `nil` (optional) or `""` (required
+    /// string); else the plain text of ``init(text:as:)``. `nil` if the text is none of these.
+    init?(csvField text: String, as attribute: AttributeDescription) {
         if text.isEmpty {
-            if attribute.isOptional { return .null }
-            if attribute.type == .string { return .string("") }
-            return nil
+            if attribute.isOptional {
+                self = .null
+            } else if attribute.type == .string {
+                self = .string("")
+            } else {
+                return nil
+            }
+            return
         }
-        switch attribute.type {
-        case .string: return .string(text)
-        case .integer: return Int64(text).map { .integer($0) }
-        case .double: return Double(text).map { .double($0) }
-        case .bool: return text == "true" ? .bool(true) : text == "false" ? .bool(false) : nil
-        case .date: return parseISO8601(text).map { .date($0) }
-        case .data: return parseHex(text).map { .data($0) }
-        case .uuid: return UUID(uuidString: text).map { .uuid($0) }
-        }
+        self.init(text: text, as: attribute.type)
     }
 }
 

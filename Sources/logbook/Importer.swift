@@ -1,4 +1,5 @@
 import LogStore
+import Logbook
 
 /// Reads a JSON Lines file as `logbook export --format jsonl` writes it, checks every line
 /// against the schema, and saves all objects as one atomic batch: either every object is in
@@ -20,16 +21,17 @@ struct Importer {
     }
 
     /// The objects read, in file order.
-    private(set) var objects: [(entity: String, values: [String: FieldValue])] = []
+    private(set) var objects: [(entity: String, values: [String: AttributeValue])] = []
     /// The line each object is on (parallel to ``objects``).
     private(set) var lines: [Int] = []
     /// The file's schema line, if it has one.
-    private(set) var fileSchema: [EntityInfo]?
+    private(set) var fileSchema: Schema?
     /// The file as named on the command line.
     let file: String
 
     /// Objects already read and checked, with their lines.
-    init(file: String, objects: [(entity: String, values: [String: FieldValue])], lines: [Int]) {
+    init(file: String, objects: [(entity: String, values: [String: AttributeValue])], lines: [Int])
+    {
         self.file = file
         self.objects = objects
         self.lines = lines
@@ -38,10 +40,10 @@ struct Importer {
     /// Parses JSON Lines `text` (the contents of `file`) against `storeSchema` (the store's, or
     /// `nil`).
     /// - Throws: ``LineError`` at the first line that does not parse or does not fit the schema.
-    init(text: String, file: String, storeSchema: [EntityInfo]?) throws {
+    init(text: String, file: String, storeSchema: Schema?) throws {
         self.file = file
-        var entities: [String: EntityInfo] = [:]
-        for entity in storeSchema ?? [] { entities[entity.name] = entity }
+        var entities: [String: Entity] = [:]
+        for entity in storeSchema?.entities ?? [] { entities[entity.name] = entity }
         var lineNumber = 0
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
@@ -61,7 +63,7 @@ struct Importer {
                     let schema = try SchemaJSON.decode(schemaJSON)
                     fileSchema = schema
                     if storeSchema == nil {
-                        for entity in schema { entities[entity.name] = entity }
+                        for entity in schema.entities { entities[entity.name] = entity }
                     }
                 } catch {
                     throw fail("\(error)")
@@ -80,14 +82,14 @@ struct Importer {
                         ? "the store has no schema and no {\"_schema\": …} line came before"
                         : "no entity \"\(entityName)\" in the schema")
             }
-            var values: [String: FieldValue] = [:]
+            var values: [String: AttributeValue] = [:]
             for (key, value) in members where key != "_entity" && key != "_id" {
                 guard let attribute = entity.attributes.first(where: { $0.name == key }) else {
                     throw fail("\(entityName) has no attribute \"\(key)\"")
                 }
-                guard let field = FieldValue.fromJSON(value, as: attribute.type) else {
+                guard let field = AttributeValue(json: value, as: attribute.type) else {
                     throw fail(
-                        "\(entityName).\(key) holds \(attribute.type.rawValue), not \(value.summary)"
+                        "\(entityName).\(key) holds \(attribute.type), not \(value.summary)"
                     )
                 }
                 if field == .null && !attribute.isOptional {
@@ -112,7 +114,7 @@ extension Importer {
     /// and none repeats a value `existing` (the store's, by entity and attribute) holds.
     /// - Throws: ``LineError`` at the line of the object that repeats a value.
     func checkUniqueness(
-        _ entities: [EntityInfo], existing: [String: [String: Set<String>]]
+        _ entities: [Entity], existing: [String: [String: Set<String>]]
     ) throws {
         var seen = existing
         for (object, line) in zip(objects, lines) {
@@ -120,7 +122,7 @@ extension Importer {
             for attribute in entity.attributes where attribute.isUnique {
                 let value = object.values[attribute.name] ?? attribute.defaultValue ?? .null
                 if value == .null { continue }
-                let key = value.json
+                let key = value.text(as: .json)
                 guard
                     seen[entity.name, default: [:]][attribute.name, default: []].insert(key)
                         .inserted
