@@ -11,24 +11,22 @@ extension DumpWriter {
     mutating func writeObject(_ record: LogInspector.Record, decoder: RecordDecoder) throws {
         if fieldKeys.entity != record.keyspace {
             let names = decoder.schema.entity(named: record.keyspace)?.fieldNames ?? []
-            fieldKeys = (record.keyspace, Self.fieldKeys(names))
+            fieldKeys = (record.keyspace, Self.fieldKeys(names, first: ",\"object\":{"))
         }
         let keys = fieldKeys.keys
         try output.render { out in
             appendSeparator(to: &out)
             appendHeader(record, to: &out)
-            out.appendLiteral(",\"entity\":")
-            keyspaceJSON.append(record.keyspace, to: &out)
+            entityJSON.append(record.keyspace, to: &out)
             try record.key.withUnsafeBytes { key in
                 try (record.value ?? []).withUnsafeBytes { value in
                     guard let id = RecordDecoder.primaryKey(ofKey: key),
                         let version = RecordDecoder.objectVersion(ofRecord: value)
                     else { throw NotAnObjectRecord() }
-                    out.appendLiteral(",\"id\":")
                     out.appendNumber(id)
                     out.appendLiteral(",\"version\":")
                     out.appendNumber(version)
-                    out.appendLiteral(",\"object\":{")
+                    if keys.isEmpty { out.appendLiteral(",\"object\":{") }
                     _ = try decoder.decodeFields(keyspace: record.keyspace, key: key, value: value)
                     {
                         i, value in
@@ -37,8 +35,7 @@ extension DumpWriter {
                     }
                 }
             }
-            out.appendLiteral("}}")
-            appendTerminator(to: &out)
+            if format == .jsonl { out.appendLiteral("}}\n") } else { out.appendLiteral("}}") }
         }
         first = false
     }
@@ -47,25 +44,26 @@ extension DumpWriter {
     /// `offset`, `sequence`, `type`, `keyspace`, then (but for a keyspace definition) `keyHex`
     /// and `key` (text or `null`).
     mutating func appendHeader(_ record: LogInspector.Record, to line: inout [UInt8]) {
-        line.appendLiteral("{\"segment\":")
         segmentJSON.append(record.segment, to: &line)
-        line.appendLiteral(",\"frameOffset\":")
         line.appendNumber(record.frameOffset)
         line.appendLiteral(",\"offset\":")
         line.appendNumber(record.recordOffset)
         line.appendLiteral(",\"sequence\":")
         line.appendNumber(record.sequence)
         switch record.kind {
-        case .put: line.appendLiteral(",\"type\":\"put\",\"keyspace\":")
-        case .delete: line.appendLiteral(",\"type\":\"delete\",\"keyspace\":")
-        case .defineKeyspace: line.appendLiteral(",\"type\":\"define-keyspace\",\"keyspace\":")
+        case .put: putJSON.append(record.keyspace, to: &line)
+        case .delete: deleteJSON.append(record.keyspace, to: &line)
+        case .defineKeyspace:
+            defineJSON.append(record.keyspace, to: &line)
+            return
         }
-        keyspaceJSON.append(record.keyspace, to: &line)
-        guard record.kind != .defineKeyspace else { return }
-        line.appendLiteral(",\"keyHex\":")
         AttributeValue.data(Data(record.key)).append(as: .json, to: &line)
-        line.appendLiteral(",\"key\":")
-        Self.appendText(of: record.key, to: &line)
+        if let text = Formatting.printableText(record.key) {
+            line.appendLiteral(",\"key\":")
+            line.appendJSON(text)
+        } else {
+            line.appendLiteral(",\"key\":null")
+        }
     }
 
     /// Appends the rest of a record's JSON by its meaning, and the closing `}`: an object's
@@ -77,24 +75,19 @@ extension DumpWriter {
     ) {
         switch meaning {
         case .object(let object):
-            line.appendLiteral(",\"entity\":")
-            line.appendJSON(object.id.entityName)
-            line.appendLiteral(",\"id\":")
+            entityJSON.append(object.id.entityName, to: &line)
             line.appendNumber(object.id.primaryKey)
             line.appendLiteral(",\"version\":")
             line.appendNumber(object.version)
             line.appendLiteral(",\"object\":{")
-            for (key, field) in zip(
-                Self.fieldKeys(object.attributes.map(\.name)), object.attributes)
-            {
+            let keys = Self.fieldKeys(object.attributes.map(\.name), first: "")
+            for (key, field) in zip(keys, object.attributes) {
                 line.append(contentsOf: key)
                 field.value.append(as: .json, to: &line)
             }
             line.append(UInt8(ascii: "}"))
         case .deletedObject(let entity, let id):
-            line.appendLiteral(",\"entity\":")
-            keyspaceJSON.append(entity, to: &line)
-            line.appendLiteral(",\"id\":")
+            entityJSON.append(entity, to: &line)
             line.appendNumber(id)
         case .schema(let schema):
             line.appendLiteral(",\"schema\":")
@@ -114,10 +107,10 @@ extension DumpWriter {
         line.append(UInt8(ascii: "}"))
     }
 
-    /// `"name":` for each field, `,` before all but the first.
-    static func fieldKeys(_ names: [String]) -> [[UInt8]] {
+    /// `"name":` for each field, after `first` for the first and `,` for the others.
+    static func fieldKeys(_ names: [String], first: String) -> [[UInt8]] {
         names.enumerated().map { i, name in
-            var key: [UInt8] = i == 0 ? [] : [UInt8(ascii: ",")]
+            var key = Array((i == 0 ? first : ",").utf8)
             key.appendJSON(name)
             key.append(UInt8(ascii: ":"))
             return key

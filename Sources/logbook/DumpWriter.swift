@@ -30,9 +30,12 @@ struct DumpWriter {
     private var table = AlignedTable(rightAligned: [1, 2])
     /// Whether no record has been written yet.
     var first = true
-    // The JSON of strings that repeat from one record to the next.
-    var segmentJSON = QuotedText()
-    var keyspaceJSON = QuotedText()
+    // The JSON around strings that repeat from one record to the next.
+    var segmentJSON = CachedJSON("{\"segment\":", ",\"frameOffset\":")
+    var putJSON = CachedJSON(",\"type\":\"put\",\"keyspace\":", ",\"keyHex\":")
+    var deleteJSON = CachedJSON(",\"type\":\"delete\",\"keyspace\":", ",\"keyHex\":")
+    var defineJSON = CachedJSON(",\"type\":\"define-keyspace\",\"keyspace\":", "")
+    var entityJSON = CachedJSON(",\"entity\":", ",\"id\":")
     var fieldKeys: (entity: String, keys: [[UInt8]]) = ("", [])
 
     /// A writer of `format` to `output`.
@@ -133,17 +136,27 @@ struct DumpWriter {
     }
 }
 
-/// A string and its JSON form, kept while the same string comes again.
-struct QuotedText {
-    private var text = ""
-    private var json: [UInt8] = Array("\"\"".utf8)
+/// `before`, a string as JSON, then `after`: kept while the same string comes again, so a run
+/// of records of one segment or keyspace escapes its name once.
+struct CachedJSON {
+    private let before: StaticString
+    private let after: StaticString
+    private var text: String?
+    private var json: [UInt8] = []
 
-    /// Appends `text` as a JSON string to `line`.
+    init(_ before: StaticString, _ after: StaticString) {
+        self.before = before
+        self.after = after
+    }
+
+    /// Appends `before`, `text` as a JSON string and `after` to `line`.
     mutating func append(_ text: String, to line: inout [UInt8]) {
         if text != self.text {
             self.text = text
             json.removeAll(keepingCapacity: true)
+            json.appendLiteral(before)
             json.appendJSON(text)
+            json.appendLiteral(after)
         }
         line.append(contentsOf: json)
     }

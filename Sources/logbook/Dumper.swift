@@ -105,6 +105,7 @@ struct Dumper {
         var written = 0
         var summary: LogInspector.Summary?
         var objectKeyspaces = EntityKeyspaces()
+        var current = store.map(LogStore.CurrentRecords.init(of:))
         do {
             let walk = WalkProgress("dump", storeAt: path)
             let meter = ProgressMeter("dump", unit: "records")
@@ -118,7 +119,7 @@ struct Dumper {
                 else { return }
                 if let entity = options.entity, record.keyspace != entity { return }
                 // Without an index (the store does not open) every put counts as current.
-                if options.live, try record.kind != .put || store?.isCurrent(record) == false {
+                if options.live, try record.kind != .put || current?.contains(record) == false {
                     return
                 }
                 if let limit = options.limit, written >= limit { throw StopWalk() }

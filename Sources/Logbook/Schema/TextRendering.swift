@@ -95,11 +95,20 @@ enum TextRendering {
 
     /// Lower-case hex, two digits a byte.
     static func appendHex(_ data: Data, to output: inout [UInt8]) {
-        output.reserveCapacity(output.count + data.count * 2)
         data.withUnsafeBytes { bytes in
-            for byte in bytes {
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 15)])
+            // Short data (keys) is written in one append from the stack.
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * min(bytes.count, 256)) {
+                digits in
+                var start = 0
+                while start < bytes.count {
+                    let end = min(start + digits.count / 2, bytes.count)
+                    for (i, byte) in bytes[start..<end].enumerated() {
+                        digits[2 * i] = hexDigits[Int(byte >> 4)]
+                        digits[2 * i + 1] = hexDigits[Int(byte & 15)]
+                    }
+                    output.append(contentsOf: digits[..<(2 * (end - start))])
+                    start = end
+                }
             }
         }
     }
