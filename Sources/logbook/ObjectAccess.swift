@@ -54,29 +54,63 @@ struct ObjectFilter: Sendable {
     }
 }
 
-/// Writes imported objects through the object layer, with its validation.
-enum ObjectWriter {
-    /// Opens the store at `path` for writing (creating it with `schema` if it holds none), inserts
-    /// `objects` and saves them as one atomic batch. Returns the number saved.
+/// Saves imported objects through the object layer, with its validation, as one atomic
+/// commit: either every object inserted lands or none does.
+///
+/// The store is opened for writing when the first object comes (or at ``finish(fileSchema:)``
+/// for a file without objects), so a file that fails before its first object changes nothing.
+final class ObjectSaver {
+    private let path: String
+    private let storeHasSchema: Bool
+    private var container: ModelContainer?
+    private var context: ModelContext?
+    private(set) var count = 0
+
+    /// A saver into the store at `path` (created if missing), which holds a schema or not.
+    init(path: String, storeHasSchema: Bool) {
+        self.path = path
+        self.storeHasSchema = storeHasSchema
+    }
+
+    deinit { try? container?.close() }
+
+    /// Inserts `object`; `fileSchema` is the schema a store without one is created with.
     /// - Throws: ``CommandError/failed(_:)`` when another process writes the store; the object
-    ///   layer's errors (validation names the entity and attribute).
-    static func save(
-        _ objects: [(entity: String, values: [String: AttributeValue])], schema: Schema?,
-        to path: String
-    ) throws -> Int {
-        let container: ModelContainer
+    ///   layer's errors.
+    func insert(_ object: ImportedObject, fileSchema: Schema?) throws {
+        let context = try open(fileSchema)
+        try context.insert(entity: object.entity.name, attributeValues: object.values)
+        count += 1
+    }
+
+    /// Saves what was inserted and closes the store; returns how many objects were saved.
+    /// - Throws: as ``insert(_:fileSchema:)``; the object layer's validation errors.
+    func finish(fileSchema: Schema?) throws -> Int {
+        try open(fileSchema).save()
+        try container?.close()
+        container = nil
+        return count
+    }
+
+    /// Closes the store without saving anything inserted.
+    func abandon() {
+        context = nil
+        try? container?.close()
+        container = nil
+    }
+
+    private func open(_ fileSchema: Schema?) throws -> ModelContext {
+        if let context { return context }
         do {
-            container = try ModelContainer(schema: schema, at: URL(fileURLWithPath: path))
+            // The store's own schema wins; the file's is for a store that has none.
+            container = try ModelContainer(
+                schema: storeHasSchema ? nil : fileSchema, at: URL(fileURLWithPath: path))
         } catch LogbookError.store(.locked) {
             throw CommandError.failed(
                 "the store at \(path) is open for writing by another process; close it there first")
         }
-        defer { try? container.close() }
-        let context = container.mainContext
-        for object in objects {
-            try context.insert(entity: object.entity, values: object.values)
-        }
-        try context.save()
-        return objects.count
+        let context = container!.mainContext
+        self.context = context
+        return context
     }
 }

@@ -25,7 +25,9 @@ enum TextRendering {
                 digits[start] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+            output.append(
+                contentsOf: UnsafeBufferPointer(
+                    start: digits.baseAddress! + start, count: digits.count - start))
         }
     }
 
@@ -45,7 +47,9 @@ enum TextRendering {
                     i += 1
                     continue
                 }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i]))
+                output.append(
+                    contentsOf: UnsafeBufferPointer(start: bytes.baseAddress! + run, count: i - run)
+                )
                 switch byte {
                 case 0x22: append(#"\""#, to: &output)
                 case 0x5C: append(#"\\"#, to: &output)
@@ -61,7 +65,11 @@ enum TextRendering {
                 i += c1 ? 2 : 1
                 run = i
             }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<bytes.count]))
+            if run < bytes.count {
+                output.append(
+                    contentsOf: UnsafeBufferPointer(
+                        start: bytes.baseAddress! + run, count: bytes.count - run))
+            }
         }
         output.append(UInt8(ascii: "\""))
     }
