@@ -1,3 +1,4 @@
+import Foundation
 import LogStore
 import Logbook
 
@@ -9,8 +10,12 @@ import Logbook
 /// the records. Otherwise each further pass collects the smallest `window` keys above the last
 /// one visited, sorts them and reads their values, one window at a time.
 struct PrimaryKeyOrder {
-    /// The most keys held at once (16 bytes each while a window is being collected).
-    var window = 1 << 19
+    /// The most keys held at once (16 bytes each while a window is being collected); the
+    /// environment variable `LOGBOOK_KEY_WINDOW` sets it, so tests can see many windows.
+    var window =
+        ProcessInfo.processInfo.environment["LOGBOOK_KEY_WINDOW"].flatMap { Int($0) }.map {
+            max($0, 1)
+        } ?? 1 << 19
 
     /// Calls `body` with each live record of `keyspace` in `store`, by increasing key. A key
     /// that is not 8 bytes (a damaged record) is passed to `body` in the first pass, out of
