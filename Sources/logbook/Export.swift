@@ -19,7 +19,7 @@ enum Export: Subcommand {
     static let discussion = """
         jsonl: a first line {"_schema": …} (so `logbook import` can create a new store), then one \
         line per object: {"_entity": "Employee", "_id": 1, "name": "Ann", …}. Dates are ISO 8601 \
-        strings, Data is hex, UUIDs are strings.
+        strings, Data is hex, UUIDs are strings (FORMAT.md, "Appendix — the JSON of the tools").
         csv: one entity (--entity), or every entity into --output DIR as DIR/ENTITY.csv; a \
         header row (id, then the attributes), RFC 4180 quoting.
         sql: CREATE TABLE and INSERT statements in one transaction that SQLite and PostgreSQL both \
