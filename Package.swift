@@ -25,7 +25,9 @@ let package = Package(
         .testTarget(
             name: "LogbookCLITests", dependencies: ["Logbook", "LogStore", "TestSupport"]),
         .testTarget(name: "CrashTests", dependencies: ["LogStore", "Logbook", "TestSupport"]),
-        .testTarget(name: "EmployeesTests", dependencies: ["employees", "TestSupport"]),
+        .testTarget(
+            name: "EmployeesTests", dependencies: ["employees", "TestSupport"],
+            exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )
