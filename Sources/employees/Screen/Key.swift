@@ -47,6 +47,8 @@ struct KeyDecoder: Sendable {
             case 0x03: keys.append(.interrupt)
             case 0x04: keys.append(.endOfInput)
             case 0x15: keys.append(.clearLine)
+            case 0x01: keys.append(.home)
+            case 0x05: keys.append(.end)
             case 0x00..<0x20: keys.append(.unknown)
             case 0x20..<0x80: keys.append(.character(Character(Unicode.Scalar(byte))))
             default:
