@@ -4,7 +4,8 @@ enum HelpText {
         employees — the Logbook example app: a list of employees kept in a Logbook store.
 
         USAGE
-          employees                          the interactive list (on a terminal)
+          employees                          the interactive list (on a terminal): a add,
+                                             Enter edit, d delete, c companies, q quit
           employees add --name N [--designation D] --salary S [--company COMPANY]
                                              add an employee; prints its id
           employees list [--where FILTER] [--sort name|designation|salary] [--desc]
