@@ -35,23 +35,23 @@ import Testing
 
     @Test func addAndRename() throws {
         press([.character("a")] + Key.typing("Initech") + [.tab] + Key.typing("Austin") + [.enter])
-        #expect(try companies.status == "Added Initech.")
+        #expect(try companies.status.text == "Added Initech.")
         #expect(texts.contains { $0.hasPrefix(" > Initech — Austin") })
         press(
             [.enter, .end] + Key.typing("e") + [.home, .right, .right, .delete] + Key.typing("r"))
         press([.enter, .clearLine, .enter])
-        #expect(try companies.status == "Saved Inrteche.")
+        #expect(try companies.status.text == "Saved Inrteche.")
         #expect(try store.repository.company("Company/3").city == nil)
         // A duplicate name is refused; the form stays open with what was typed.
         press([.character("a")] + Key.typing("acme") + [.enter, .enter])
-        #expect(try companies.status == "Added acme.", "names differing in case are distinct")
+        #expect(try companies.status.text == "Added acme.", "names differing in case are distinct")
         press([.character("a")] + Key.typing("Acme") + [.enter, .enter])
         guard case .form(let form) = try companies.mode else {
             Issue.record("form closed")
             return
         }
         #expect(form.value(of: .name) == "Acme")
-        #expect(try companies.statusIsError)
+        #expect(try companies.status.isError)
         #expect(texts[10].contains("already exists (Company/1)"))
         press([.escape, .escape])
         #expect(try store.repository.companies().count == 4)
@@ -68,7 +68,7 @@ import Testing
         #expect(texts[0].contains("Move the employees of Acme to"))
         #expect(!texts.contains { $0.contains("No company") })
         press([.enter])
-        #expect(try companies.status == "Deleted Acme; its 2 employees moved to Globex.")
+        #expect(try companies.status.text == "Deleted Acme; its 2 employees moved to Globex.")
         #expect(
             try store.repository.all().map { $0.company?.name } == ["Globex", "Globex", "Globex"])
         press([.escape])
@@ -77,15 +77,15 @@ import Testing
 
     @Test func forceLeavesTheEmployeesWithoutACompany() throws {
         press([.down, .character("d"), .character("y"), .character("f")])
-        #expect(try companies.status == "Deleted Globex; 1 employee left without a company.")
+        #expect(try companies.status.text == "Deleted Globex; 1 employee left without a company.")
         #expect(try store.repository.all().map { $0.company?.name } == ["Acme", "Acme", nil])
     }
 
     @Test func anyOtherKeyKeepsTheCompany() throws {
         press([.character("d"), .character("y"), .character("x")])
-        #expect(try companies.status == "Kept Acme.")
+        #expect(try companies.status.text == "Kept Acme.")
         press([.character("d"), .character("y"), .character("m"), .escape])
-        #expect(try companies.status == "Kept Acme.")
+        #expect(try companies.status.text == "Kept Acme.")
         press([.character("d"), .character("n")])
         #expect(try store.repository.companies().count == 2)
     }
@@ -93,6 +93,6 @@ import Testing
     @Test func aCompanyWithoutEmployeesIsDeletedAtOnce() throws {
         _ = try store.repository.addCompany(CompanyDraft(name: "Initech"))
         press([.escape, .character("c"), .end, .character("d"), .character("y")])
-        #expect(try companies.status == "Deleted Initech.")
+        #expect(try companies.status.text == "Deleted Initech.")
     }
 }

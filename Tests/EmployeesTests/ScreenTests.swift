@@ -87,7 +87,7 @@ import Testing
         press(Key.typing("Maria Garcia") + [.tab] + Key.typing("Support") + [.enter], on: screen)
         press(Key.typing("900000") + [.enter, .enter], on: screen)
         #expect(screen.mode == .list)
-        #expect(screen.status == "Added Maria Garcia.")
+        #expect(screen.status.text == "Added Maria Garcia.")
         #expect(rows(screen).last == "> Maria Garcia — Support 900000")
         #expect(
             try store.repository.all().map(\.name) == ["Ann Lee", "Kevin Park", "Maria Garcia"])
@@ -112,7 +112,7 @@ import Testing
         texts = screen.render(width: 60, height: 12).texts
         #expect(texts.contains { $0.hasPrefix(" > Company:     ‹ Globex ›") })
         press([.enter], on: screen)
-        #expect(screen.status == "Added Maria.")
+        #expect(screen.status.text == "Added Maria.")
         #expect(try store.repository.all().last?.company?.name == "Globex")
         #expect(rows(screen).last == "> Maria Globex 9")
     }
@@ -137,7 +137,7 @@ import Testing
         #expect(try store.repository.all()[1].company?.name == "Globex")
         press([.enter, .up, .delete, .enter], on: screen)
         #expect(try store.repository.all()[1].company == nil)
-        #expect(screen.status == "Saved Kevin Park.")
+        #expect(screen.status.text == "Saved Kevin Park.")
     }
 
     private func formCompany(_ screen: EmployeeListScreen) -> String? {
@@ -231,7 +231,7 @@ import Testing
         press([.character("y")], on: screen)
         #expect(rows(screen) == ["> Ann Lee — Engineer Acme 2000000"])
         #expect(try store.repository.all().count == 1)
-        #expect(screen.status == "Deleted Kevin Park.")
+        #expect(screen.status.text == "Deleted Kevin Park.")
     }
 
     @Test func deleteIsCancelledByAnyOtherKey() throws {
@@ -303,7 +303,7 @@ import Testing
             return
         }
         #expect(form.value(of: .name) == "Ann")
-        #expect(screen.statusIsError)
+        #expect(screen.status.isError)
         #expect(screen.render(width: 60, height: 12).texts[10] == " disk full".fitted(to: 60))
     }
 }

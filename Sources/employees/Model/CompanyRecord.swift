@@ -8,9 +8,6 @@ struct CompanyRecord: Sendable, Equatable {
     /// How many employees belong to it.
     var employeeCount: Int
 
-    /// The link an employee of this company shows.
-    var link: CompanyLink { CompanyLink(id: id, name: name) }
-
     /// "3 employees", "1 employee".
     var staffDescription: String { employeeCount.counted("employee") }
 }

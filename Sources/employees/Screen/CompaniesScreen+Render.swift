@@ -8,8 +8,7 @@ extension CompaniesScreen {
         var cursor: (row: Int, column: Int)?
         var heading = "Companies"
         var hints = Self.listHints
-        var statusLine = ScreenFrame.Line(
-            text: " " + (status ?? ""), style: statusIsError ? .error : .dim)
+        var statusLine = status.line
         let bodyHeight = max(0, height - 3)
         switch mode {
         case .list:
@@ -44,30 +43,19 @@ extension CompaniesScreen {
 
     private func listBody(width: Int, height: Int) -> [ScreenFrame.Line] {
         let countWidth = max(9, rows.map { String($0.employeeCount).count }.max() ?? 0)
-        var lines = [
-            ScreenFrame.Line(
-                text: .spread(
-                    "   NAME — CITY", "EMPLOYEES".alignedRight(to: countWidth) + " ", width: width),
-                style: .dim)
-        ]
-        guard !rows.isEmpty else {
-            lines.append(ScreenFrame.Line(text: "   No companies yet. Press a to add one."))
-            return lines
+        let header = ScreenFrame.Line(
+            text: .spread(
+                "   NAME — CITY", "EMPLOYEES".alignedRight(to: countWidth) + " ", width: width),
+            style: .dim)
+        return list.lines(
+            header: header, empty: "No companies yet. Press a to add one.", width: width,
+            height: height
+        ) { company in
+            (
+                company.city.map { "\(company.name) — \($0)" } ?? company.name,
+                String(company.employeeCount).alignedRight(to: countWidth) + " "
+            )
         }
-        for index in ScreenFrame.window(count: rows.count, selection: selection, height: height - 1)
-        {
-            let company = rows[index]
-            let isSelected = index == selection
-            let title = company.city.map { "\(company.name) — \($0)" } ?? company.name
-            lines.append(
-                ScreenFrame.Line(
-                    text: .spread(
-                        (isSelected ? " > " : "   ") + title,
-                        String(company.employeeCount).alignedRight(to: countWidth) + " ",
-                        width: width),
-                    style: isSelected ? .selected : .normal))
-        }
-        return lines
     }
 
     private func formBody(_ form: CompanyForm) -> ([ScreenFrame.Line], (row: Int, column: Int)?) {

@@ -17,11 +17,9 @@ final class CompaniesScreen {
     }
 
     private let repository: any EmployeeRepository
-    private(set) var rows: [CompanyRecord] = []
-    private(set) var selection = 0
+    private(set) var list = ListSelection<CompanyRecord>()
     private(set) var mode: Mode = .list
-    private(set) var status: String?
-    private(set) var statusIsError = false
+    private(set) var status = StatusMessage()
     /// Set when the user goes back to the employee list.
     private(set) var isClosed = false
 
@@ -30,9 +28,8 @@ final class CompaniesScreen {
         reload(selecting: nil)
     }
 
-    var selectedCompany: CompanyRecord? {
-        rows.indices.contains(selection) ? rows[selection] : nil
-    }
+    var rows: [CompanyRecord] { list.rows }
+    var selectedCompany: CompanyRecord? { list.selected }
 
     func handle(_ key: Key) {
         switch mode {
@@ -84,14 +81,8 @@ final class CompaniesScreen {
     }
 
     private func handleList(_ key: Key) {
-        let last = max(0, rows.count - 1)
+        if list.move(for: key) { return }
         switch key {
-        case .up, .character("k"): selection = max(0, selection - 1)
-        case .down, .character("j"): selection = min(last, selection + 1)
-        case .home, .character("g"): selection = 0
-        case .end, .character("G"): selection = last
-        case .pageUp: selection = max(0, selection - 10)
-        case .pageDown: selection = min(last, selection + 10)
         case .character("a"):
             mode = .form(CompanyForm())
             report(nil)
@@ -149,21 +140,15 @@ final class CompaniesScreen {
 
     private func reload(selecting id: String?) {
         do throws(EmployeesError) {
-            rows = try repository.companies()
+            list.show(try repository.companies(), selecting: id)
         } catch {
             report(error)
         }
-        if let id, let index = rows.firstIndex(where: { $0.id == id }) { selection = index }
-        selection = min(selection, max(0, rows.count - 1))
     }
 
     private func report(_ message: String?, isError: Bool = false) {
-        status = message
-        statusIsError = isError
+        status.report(message, isError: isError)
     }
 
-    private func report(_ error: EmployeesError) {
-        status = error.description
-        statusIsError = true
-    }
+    private func report(_ error: EmployeesError) { status.report(error) }
 }

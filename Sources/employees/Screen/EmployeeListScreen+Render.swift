@@ -18,8 +18,7 @@ extension EmployeeListScreen {
         var cursor: (row: Int, column: Int)?
         var heading = "Employees" + (subtitle.isEmpty ? "" : " — \(subtitle)")
         var hints = Self.listHints
-        var statusLine = ScreenFrame.Line(
-            text: " " + (status ?? ""), style: statusIsError ? .error : .dim)
+        var statusLine = status.line
         let bodyHeight = max(0, height - 3)
 
         switch mode {
@@ -59,28 +58,18 @@ extension EmployeeListScreen {
             guard companyWidth > 0 else { return right }
             return company.displayable.fitted(to: companyWidth) + "  " + right
         }
-        var lines = [
-            ScreenFrame.Line(
-                text: .spread("   NAME — DESIGNATION", cells("COMPANY", "SALARY"), width: width),
-                style: .dim)
-        ]
-        guard !rows.isEmpty else {
-            lines.append(ScreenFrame.Line(text: "   No employees yet. Press a to add one."))
-            return lines
+        let header = ScreenFrame.Line(
+            text: .spread("   NAME — DESIGNATION", cells("COMPANY", "SALARY"), width: width),
+            style: .dim)
+        return list.lines(
+            header: header, empty: "No employees yet. Press a to add one.", width: width,
+            height: height
+        ) { employee in
+            (
+                employee.title.displayable,
+                cells(employee.company?.name ?? "", String(employee.salary))
+            )
         }
-        for index in ScreenFrame.window(count: rows.count, selection: selection, height: height - 1)
-        {
-            let employee = rows[index]
-            let isSelected = index == selection
-            lines.append(
-                ScreenFrame.Line(
-                    text: .spread(
-                        (isSelected ? " > " : "   ") + employee.title.displayable,
-                        cells(employee.company?.name ?? "", String(employee.salary)),
-                        width: width),
-                    style: isSelected ? .selected : .normal))
-        }
-        return lines
     }
 
     private func formBody(_ form: EmployeeForm) -> ([ScreenFrame.Line], (row: Int, column: Int)?) {

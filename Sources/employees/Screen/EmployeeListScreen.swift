@@ -16,14 +16,12 @@ final class EmployeeListScreen {
     private let repository: any EmployeeRepository
     /// Shown in the title bar (the store's path).
     let subtitle: String
-    private(set) var rows: [EmployeeRecord] = []
-    private(set) var selection = 0
+    private(set) var list = ListSelection<EmployeeRecord>()
     private(set) var mode: Mode = .list
     /// The companies screen, while it is open; it gets every key but Ctrl-C.
     private(set) var companiesScreen: CompaniesScreen?
     /// The last thing that happened, or the last error.
-    private(set) var status: String?
-    private(set) var statusIsError = false
+    private(set) var status = StatusMessage()
     /// Set when the user quits; the caller stops feeding keys.
     private(set) var isFinished = false
 
@@ -33,9 +31,9 @@ final class EmployeeListScreen {
         reload(selecting: nil)
     }
 
-    var selectedEmployee: EmployeeRecord? {
-        rows.indices.contains(selection) ? rows[selection] : nil
-    }
+    var rows: [EmployeeRecord] { list.rows }
+    var selection: Int { list.index }
+    var selectedEmployee: EmployeeRecord? { list.selected }
 
     func handle(_ key: Key) {
         if key == .interrupt {
@@ -78,14 +76,8 @@ final class EmployeeListScreen {
     }
 
     private func handleList(_ key: Key) {
-        let last = max(0, rows.count - 1)
+        if list.move(for: key) { return }
         switch key {
-        case .up, .character("k"): selection = max(0, selection - 1)
-        case .down, .character("j"): selection = min(last, selection + 1)
-        case .home, .character("g"): selection = 0
-        case .end, .character("G"): selection = last
-        case .pageUp: selection = max(0, selection - 10)
-        case .pageDown: selection = min(last, selection + 10)
         case .character("a"):
             mode = .form(EmployeeForm(companies: loadCompanies()))
         case .enter:
@@ -141,21 +133,13 @@ final class EmployeeListScreen {
 
     private func reload(selecting id: String?) {
         do throws(EmployeesError) {
-            rows = try repository.all()
+            list.show(try repository.all(), selecting: id)
         } catch {
             report(error)
         }
-        if let id, let index = rows.firstIndex(where: { $0.id == id }) { selection = index }
-        selection = min(selection, max(0, rows.count - 1))
     }
 
-    private func report(_ message: String?) {
-        status = message
-        statusIsError = false
-    }
+    private func report(_ message: String?) { status.report(message) }
 
-    private func report(_ error: EmployeesError) {
-        status = error.description
-        statusIsError = true
-    }
+    private func report(_ error: EmployeesError) { status.report(error) }
 }
