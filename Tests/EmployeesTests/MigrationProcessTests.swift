@@ -2,6 +2,8 @@ import Foundation
 import Logbook
 import Testing
 
+@testable import employees
+
 /// The upgrade of a store written by the app before companies existed
 /// (`Fixtures/Employees-v1.logbook`, see Fixtures/README.md): today's executable opens it by
 /// lightweight migration and keeps every employee.
@@ -75,6 +77,33 @@ import Testing
         #expect(
             dump.lines.filter { $0.contains(" put ") && $0.contains("logbook.schema") }.count == 2)
         #expect(dump.lines.contains { $0.contains("Company") && $0.contains("Acme") })
+    }
+
+    @Test func theMigratedSchemaIsVersionTwoWithTheRelationshipAndItsRules() throws {
+        let employees = try EmployeesProcess()
+        defer { employees.removeDirectory() }
+        try copyFixture(into: employees)
+        let repository = try LogbookEmployeeRepository(path: employees.storePath)
+        let schema = repository.context.container.schema
+        #expect(schema.version == 2)
+        #expect(schema.entities.map(\.name) == ["Employee", "Company"])
+        let employee = try #require(schema.entity(named: "Employee"))
+        #expect(employee.attributes.map(\.name) == ["name", "designation", "salary"])
+        #expect(
+            employee.relationships == [
+                RelationshipDescription("company", destination: "Company", inverse: "employees")
+            ])
+        let company = try #require(schema.entity(named: "Company"))
+        #expect(company.attributes.map(\.name) == ["name", "city"])
+        #expect(company.attributes.map(\.isUnique) == [true, false])
+        #expect(company.attributes.map(\.isOptional) == [false, true])
+        #expect(
+            company.relationships == [
+                RelationshipDescription(
+                    "employees", destination: "Employee", toMany: true, inverse: "company",
+                    deleteRule: .deny)
+            ])
+        #expect(try repository.all().count == 4)
     }
 
     @Test func aDanglingCompanyReferenceIsFoundByVerify() throws {

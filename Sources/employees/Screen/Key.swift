@@ -19,7 +19,8 @@ enum Key: Sendable, Equatable {
 
 /// Turns the bytes a raw-mode terminal sends into ``Key``s.
 ///
-/// Understands UTF-8 text, the control keys, and the VT100/xterm sequences for arrows,
+/// Understands UTF-8 text, the control keys (Ctrl-A and Ctrl-E are Home and End, as in a
+/// shell), and the VT100/xterm sequences for arrows,
 /// Home/End, Page Up/Down, Delete and Shift-Tab (`ESC [ …` and `ESC O …`). An escape byte at
 /// the end of a chunk is the Escape key: terminals send a whole sequence in one write.
 struct KeyDecoder: Sendable {
