@@ -5,10 +5,11 @@ import Logbook
 /// The JSON form of dumped records (`--format json`, `jsonl`; FORMAT.md, "Appendix: the JSON
 /// of the tools").
 extension DumpWriter {
-    /// Writes an object put of an entity keyspace, decoding its fields straight into the JSON.
-    /// JSON formats only.
+    /// Writes an object put of an entity keyspace, decoding its fields straight into the JSON
+    /// (or, for text, into a row).
     /// - Throws: the decoder's error for a record that does not decode, having written nothing.
     mutating func writeObject(_ record: LogInspector.Record, decoder: RecordDecoder) throws {
+        if format == .text { return try writeObjectRow(record, decoder: decoder) }
         if fieldKeys.entity != record.keyspace {
             let names = decoder.schema.entity(named: record.keyspace)?.fieldNames ?? []
             fieldKeys = (record.keyspace, Self.fieldKeys(names, first: ",\"object\":{"))

@@ -37,6 +37,8 @@ struct DumpWriter {
     var defineJSON = CachedJSON(",\"type\":\"define-keyspace\",\"keyspace\":", "")
     var entityJSON = CachedJSON(",\"entity\":", ",\"id\":")
     var fieldKeys: (entity: String, keys: [[UInt8]]) = ("", [])
+    private var textKeys: (entity: String, keys: [[UInt8]]) = ("", [])
+    private var valueCell: [UInt8] = []
 
     /// A writer of `format` to `output`.
     init(format: OutputFormat, to output: FileOutput) {
@@ -69,6 +71,39 @@ struct DumpWriter {
             }
             first = false
         }
+    }
+
+    /// Writes an object put of an entity keyspace as a text row, decoding its fields straight
+    /// into the value cell. Text format only.
+    /// - Throws: the decoder's error for a record that does not decode, having written nothing.
+    mutating func writeObjectRow(_ record: LogInspector.Record, decoder: RecordDecoder) throws {
+        if textKeys.entity != record.keyspace {
+            let names = decoder.schema.entity(named: record.keyspace)?.fieldNames ?? []
+            textKeys = (
+                record.keyspace,
+                names.enumerated().map { Array((($0 == 0 ? "" : " ") + $1 + "=").utf8) }
+            )
+        }
+        let keys = textKeys.keys
+        var cell = valueCell
+        cell.removeAll(keepingCapacity: true)
+        defer { valueCell = cell }
+        let (id, _) = try record.key.withUnsafeBytes { key in
+            try (record.value ?? []).withUnsafeBytes { value in
+                try decoder.decodeFields(keyspace: record.keyspace, key: key, value: value) {
+                    i, value in
+                    cell.append(contentsOf: keys[i])
+                    value.appendDisplay(to: &cell)
+                }
+            }
+        }
+        table.append([
+            record.segment, String(record.recordOffset), String(record.sequence),
+            record.kind.rawValue, record.keyspace, String(id),
+            String(decoding: cell, as: UTF8.self),
+        ])
+        if table.pendingRows >= 256 { table.flush(to: output) }
+        first = false
     }
 
     /// Appends what comes before a record's JSON: for an array, the comma and indentation.

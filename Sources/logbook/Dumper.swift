@@ -123,9 +123,9 @@ struct Dumper {
                     return
                 }
                 if let limit = options.limit, written >= limit { throw StopWalk() }
-                // Objects, unfiltered, in JSON: decoded straight into the output.
-                if filter == nil, options.format != .text, record.kind == .put,
-                    let decoder, objectKeyspaces.contains(record.keyspace, decoder),
+                // Objects, unfiltered: decoded straight into the output.
+                if filter == nil, record.kind == .put, let decoder,
+                    objectKeyspaces.contains(record.keyspace, decoder),
                     (try? writer.writeObject(record, decoder: decoder)) != nil
                 {
                     written += 1

@@ -87,12 +87,6 @@ enum Formatting {
         let count = text.count
         return count >= width ? text : text + String(repeating: " ", count: width - count)
     }
-
-    /// `text` padded with spaces on the left to `width` characters.
-    static func padLeft(_ text: String, _ width: Int) -> String {
-        let count = text.count
-        return count >= width ? text : String(repeating: " ", count: width - count) + text
-    }
 }
 
 /// Rows of cells printed with aligned columns. Column widths only grow, so a long listing
@@ -124,19 +118,22 @@ struct AlignedTable {
     /// Prints the rows added since the last flush.
     mutating func flush(to output: FileOutput) {
         for row in rows {
-            var line = ""
-            for (i, cell) in row.enumerated() {
-                if i > 0 { line += "  " }
-                if i == row.count - 1 && !rightAligned.contains(i) {
-                    line += cell
-                } else {
-                    line +=
-                        rightAligned.contains(i)
-                        ? Formatting.padLeft(cell, widths[i]) : Formatting.padRight(cell, widths[i])
+            output.render { line in
+                let start = line.count
+                for (i, cell) in row.enumerated() {
+                    if i > 0 { line.appendLiteral("  ") }
+                    let padding = max(0, widths[i] - cell.count)
+                    if rightAligned.contains(i) {
+                        line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: padding))
+                    }
+                    line.append(contentsOf: cell.utf8)
+                    if !rightAligned.contains(i) && i < row.count - 1 {
+                        line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: padding))
+                    }
                 }
+                while line.count > start && line.last == UInt8(ascii: " ") { line.removeLast() }
+                line.append(UInt8(ascii: "\n"))
             }
-            while line.last == " " { line.removeLast() }
-            output.write(line + "\n")
         }
         rows.removeAll(keepingCapacity: true)
     }
