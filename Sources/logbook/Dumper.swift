@@ -122,19 +122,21 @@ struct Dumper {
                 if options.live, try record.kind != .put || current?.contains(record) == false {
                     return
                 }
-                if let limit = options.limit, written >= limit { throw StopWalk() }
                 // Objects, unfiltered: decoded straight into the output.
                 if filter == nil, record.kind == .put, let decoder,
-                    objectKeyspaces.contains(record.keyspace, decoder),
-                    (try? writer.writeObject(record, decoder: decoder)) != nil
+                    objectKeyspaces.contains(record.keyspace, decoder)
                 {
-                    written += 1
-                    return
+                    if let limit = options.limit, written >= limit { throw StopWalk() }
+                    if (try? writer.writeObject(record, decoder: decoder)) != nil {
+                        written += 1
+                        return
+                    }
                 }
                 let meaning = self.meaning(of: record)
                 if let filter {
                     guard case .object(let object) = meaning, filter.matches(object) else { return }
                 }
+                if let limit = options.limit, written >= limit { throw StopWalk() }
                 writer.write(record, meaning: meaning)
                 written += 1
             }

@@ -85,16 +85,10 @@ public struct RecordDecoder: Sendable {
         throws
         -> DecodedRecord
     {
-        guard let (codec, fields) = codecs[keyspace] else {
-            throw LogbookError.unknownEntity(keyspace)
+        var attributes = codecs[keyspace]?.fields ?? []
+        let (pk, version) = try decodeFields(keyspace: keyspace, key: key, value: value) { i, v in
+            attributes[i].value = v
         }
-        guard let pk = RecordCodec.primaryKey(key) else {
-            throw LogbookError.corruptRecord(
-                entity: keyspace, key: key.map { String($0, radix: 16) }.joined(),
-                reason: "a key has 8 bytes")
-        }
-        var attributes = fields
-        let version = try codec.decode(value, key: String(pk)) { i, v in attributes[i].value = v }
         return DecodedRecord(
             id: PersistentIdentifier(entityName: keyspace, primaryKey: pk), version: version,
             attributes: attributes)
