@@ -30,11 +30,28 @@ public struct WriteBatch: Sendable {
 
     /// Adds a put of `value` under `key` in `keyspace`.
     public mutating func put(_ value: [UInt8], for key: [UInt8], in keyspace: String) {
+        key.withUnsafeBytes { key in
+            value.withUnsafeBytes { value in
+                append(op: RecordOp.put, keyspace: keyspace, key: key, value: value)
+            }
+        }
+    }
+
+    /// Adds a put of the bytes `value` under the bytes `key` in `keyspace` (copied into the
+    /// batch; no array is made).
+    public mutating func put(
+        _ value: UnsafeRawBufferPointer, for key: UnsafeRawBufferPointer, in keyspace: String
+    ) {
         append(op: RecordOp.put, keyspace: keyspace, key: key, value: value)
     }
 
     /// Adds a delete of `key` in `keyspace` (a no-op at commit if the key is absent).
     public mutating func delete(_ key: [UInt8], in keyspace: String) {
+        key.withUnsafeBytes { append(op: RecordOp.delete, keyspace: keyspace, key: $0, value: nil) }
+    }
+
+    /// Adds a delete of the bytes `key` in `keyspace`.
+    public mutating func delete(_ key: UnsafeRawBufferPointer, in keyspace: String) {
         append(op: RecordOp.delete, keyspace: keyspace, key: key, value: nil)
     }
 
@@ -51,7 +68,9 @@ public struct WriteBatch: Sendable {
         longestValue = 0
     }
 
-    private mutating func append(op: UInt8, keyspace: String, key: [UInt8], value: [UInt8]?) {
+    private mutating func append(
+        op: UInt8, keyspace: String, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?
+    ) {
         let local: Int
         if lastLocal >= 0 && keyspaceNames[lastLocal] == keyspace {
             local = lastLocal

@@ -32,8 +32,8 @@ struct FetchPlan {
 /// One match of a scan: a stored record (its bytes kept in the scan's buffer) or a pending object.
 struct FetchCandidate {
     let primaryKey: UInt64
-    /// The live object's backing for pending objects; `nil` for stored records.
-    let live: ModelBacking?
+    /// The pending object's entry in the context's table; -1 for stored records.
+    let live: Int32
     let bytesStart: Int
     let bytesCount: Int
 }
@@ -47,18 +47,31 @@ extension ModelContext {
         let binding = plan.binding
         let entity = binding.stored
         let keyCount = plan.sortKeys.count
+        let entity32 = Int32(binding.index)
         var skip = Set<UInt64>()
+        var pending: [Int32] = []
         if plan.includePendingChanges {
-            for backing in changed.values where backing.binding === binding {
-                skip.insert(backing.primaryKey)
+            for e in table.changed
+            where table.entries[Int(e)].isChanged && table.entries[Int(e)].entity == entity32 {
+                skip.insert(table.entries[Int(e)].primaryKey)
+                pending.append(e)
             }
-            for backing in deleted.values where backing.binding === binding {
-                skip.insert(backing.primaryKey)
+            for e in table.deleted
+            where table.entries[Int(e)].state == .deleted
+                && table.entries[Int(e)].entity == entity32
+            {
+                skip.insert(table.entries[Int(e)].primaryKey)
+            }
+            for e in table.inserted
+            where table.entries[Int(e)].state == .inserted
+                && table.entries[Int(e)].entity == entity32
+            {
+                pending.append(e)
             }
         }
         let scan = RecordScan(plan: plan, keepRecords: keepRecords, skip: skip)
         try wrapStoreErrors {
-            try container.store.forEach(in: binding.keyspace) { key, value in
+            try core.store.forEach(in: binding.keyspace) { key, value in
                 try scan.visit(key: key, value: value)
             }
             try scan.flush()
@@ -66,29 +79,24 @@ extension ModelContext {
         var candidates = scan.candidates
         var keys = scan.keys
         let bytes = scan.bytes
-        if plan.includePendingChanges {
-            let pending =
-                insertedList.filter { $0.state == .inserted && $0.binding === binding }
-                + changed.values.filter { $0.binding === binding }
-            for backing in pending {
-                let object = backing.object
-                switch plan.matcher {
-                case .all: break
-                case .filter(let node):
-                    if !(try node.evaluate(
-                        ArrayFilterValues(values: binding.readAll(object), entity: entity)))
-                    {
-                        continue
-                    }
-                case .object(let test):
-                    if !(try test(object)) { continue }
+        for e in pending {
+            guard let object = table.objects[Int(e)] else { continue }
+            switch plan.matcher {
+            case .all: break
+            case .filter(let node):
+                if !(try node.evaluate(
+                    ArrayFilterValues(values: binding.readAll(object), entity: entity)))
+                {
+                    continue
                 }
-                for key in plan.sortKeys { keys.append(binding.read(object, key.attribute)) }
-                candidates.append(
-                    FetchCandidate(
-                        primaryKey: backing.primaryKey, live: backing,
-                        bytesStart: 0, bytesCount: 0))
+            case .object(let test):
+                if !(try test(object)) { continue }
             }
+            for key in plan.sortKeys { keys.append(binding.read(object, key.attribute)) }
+            candidates.append(
+                FetchCandidate(
+                    primaryKey: table.entries[Int(e)].primaryKey, live: e,
+                    bytesStart: 0, bytesCount: 0))
         }
         var order = Array(candidates.indices)
         if keyCount == 1, entity.attributes[plan.sortKeys[0].attribute].type == .integer {
@@ -149,45 +157,36 @@ extension ModelContext {
 
     /// The object of a candidate: the registered one if any, else one built from its record
     /// and registered.
+    @inline(__always)
     func materialize(
-        _ candidate: FetchCandidate, _ bytes: [UInt8], _ binding: EntityBinding, generation: UInt64
+        _ candidate: FetchCandidate, _ bytes: UnsafeRawBufferPointer, _ binding: EntityBinding,
+        generation: UInt64
     ) throws -> AnyObject {
-        if let live = candidate.live { return live.object }
+        if candidate.live >= 0, let object = table.objects[Int(candidate.live)] { return object }
         if let known = registered(binding.index, candidate.primaryKey) { return known.object }
         let object = binding.makeObject()
-        let version = try bytes.withUnsafeBytes { raw in
-            try binding.load(
-                UnsafeRawBufferPointer(
-                    rebasing: raw[
-                        candidate.bytesStart..<candidate.bytesStart + candidate.bytesCount]),
-                into: object, key: String(candidate.primaryKey))
-        }
-        adoptFetched(
-            object, binding: binding, primaryKey: candidate.primaryKey, version: version,
+        let version = try binding.load(
+            UnsafeRawBufferPointer(
+                rebasing: bytes[candidate.bytesStart..<candidate.bytesStart + candidate.bytesCount]),
+            into: object, primaryKey: candidate.primaryKey)
+        table.add(
+            object, binding, primaryKey: candidate.primaryKey, state: .persisted, version: version,
             generation: generation)
         return object
     }
 
-    func adoptFetched(
-        _ object: AnyObject, binding: EntityBinding, primaryKey: UInt64, version: UInt64,
-        generation: UInt64
-    ) {
-        let backing = ModelBacking(
-            binding: binding, primaryKey: primaryKey, object: object, context: handle,
-            state: .persisted, version: version)
-        backing.readGeneration = generation
-        binding.adopt(object, backing)
-        registry[binding.index][primaryKey] = backing
-    }
-
     /// Runs the plan and builds the objects of the result.
     func fetchObjects(_ plan: FetchPlan) throws -> [AnyObject] {
-        let generation = container.saveGeneration
+        let generation = core.saveGeneration
         let (candidates, bytes) = try execute(plan)
-        registry[plan.binding.index].reserveCapacity(
-            registry[plan.binding.index].count + candidates.count)
-        var objects = try candidates.map {
-            try materialize($0, bytes, plan.binding, generation: generation)
+        table.reserve(candidates.count, entity: plan.binding.index)
+        var objects: [AnyObject] = []
+        objects.reserveCapacity(candidates.count)
+        try bytes.withUnsafeBytes { raw in
+            for candidate in candidates {
+                objects.append(
+                    try materialize(candidate, raw, plan.binding, generation: generation))
+            }
         }
         if let order = plan.objectOrder {
             let keyed = zip(objects, candidates.map(\.primaryKey))

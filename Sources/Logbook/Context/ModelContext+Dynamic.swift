@@ -20,7 +20,7 @@ extension ModelContext {
     public func insert(entity: String, _ configure: (any ModelObject) throws -> Void) throws
         -> any ModelObject
     {
-        let binding = try container.binding(named: entity)
+        let binding = try core.binding(named: entity)
         let object = binding.makeObject()
         register(object, binding: binding)
         guard let model = object as? any ModelObject else {
@@ -82,7 +82,7 @@ extension ModelContext {
     }
 
     private func makePlan(_ descriptor: EntityFetchDescriptor) throws -> FetchPlan {
-        let binding = try container.binding(named: descriptor.entityName)
+        let binding = try core.binding(named: descriptor.entityName)
         var plan = FetchPlan(binding: binding)
         if let predicate = descriptor.predicate {
             plan.matcher = .filter(try predicate.root.bound(to: binding.entity))

@@ -79,27 +79,38 @@ extension ModelContext {
         if let last = lastLookupBinding, last.entity.name == id.entityName {
             binding = last
         } else {
-            binding = try container.binding(named: id.entityName)
+            binding = try core.binding(named: id.entityName)
             lastLookupBinding = binding
         }
-        if let known = registered(binding.index, id.primaryKey) {
-            switch known.state {
-            case .inserted, .persisted: return known.object
-            case .deleted, .forgotten: return nil
+        return try object(binding, id.primaryKey)
+    }
+
+    /// The live object `pk` of `binding`: the registered instance, else read from the store and
+    /// registered; `nil` if there is none or its deletion is pending here.
+    @inline(__always)
+    func object(_ binding: EntityBinding, _ pk: UInt64) throws -> AnyObject? {
+        if let known = registered(binding.index, pk) {
+            return known.state == .deleted ? nil : known.object
+        }
+        return try load(binding, pk)
+    }
+
+    /// Reads object `pk` of `binding` from the store, decoding it in place from the log, and
+    /// registers it; `nil` if the store has no such object.
+    func load(_ binding: EntityBinding, _ pk: UInt64) throws -> AnyObject? {
+        let generation = core.saveGeneration
+        let object = binding.makeObject()
+        var key = pk.bigEndian
+        let version = try withUnsafeBytes(of: &key) { key in
+            try wrapStoreErrors {
+                try core.store.withValue(forKey: key, in: binding.keyspace) { value in
+                    try binding.load(value, into: object, primaryKey: pk)
+                }
             }
         }
-        let generation = container.saveGeneration
-        guard
-            let bytes = try wrapStoreErrors({
-                try container.store.get(RecordCodec.key(id.primaryKey), in: binding.keyspace)
-            })
-        else { return nil }
-        let object = binding.makeObject()
-        let version = try bytes.withUnsafeBytes { raw in
-            try binding.load(raw, into: object, key: String(id.primaryKey))
-        }
-        adoptFetched(
-            object, binding: binding, primaryKey: id.primaryKey, version: version,
+        guard let version else { return nil }
+        table.add(
+            object, binding, primaryKey: pk, state: .persisted, version: version,
             generation: generation)
         return object
     }
@@ -110,14 +121,14 @@ extension ModelContext {
     )
         -> Model?
     {
-        guard let binding = try? container.binding(named: id.entityName) else { return nil }
+        guard let binding = try? core.binding(named: id.entityName) else { return nil }
         return registered(binding.index, id.primaryKey)?.object as? Model
     }
 
     private func makePlan<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
         -> FetchPlan
     {
-        let binding = try container.binding(for: Model.self)
+        let binding = try core.binding(for: Model.self)
         var plan = FetchPlan(binding: binding)
         plan.limit = descriptor.fetchLimit
         plan.offset = descriptor.fetchOffset

@@ -116,7 +116,7 @@ final class RecordScan {
         if !skip.isEmpty && skip.contains(pk) { return }
         if needsValues {
             if let scratchObject {
-                _ = try binding.load(value, into: scratchObject, key: String(pk))
+                _ = try binding.load(value, into: scratchObject, primaryKey: pk)
                 if case .object(let test) = plan.matcher, !(try test(scratchObject)) { return }
                 for attribute in sortAttributes {
                     keys.append(binding.read(scratchObject, attribute))
@@ -142,6 +142,6 @@ final class RecordScan {
         if keepRecords { bytes.append(contentsOf: value) }
         candidates.append(
             FetchCandidate(
-                primaryKey: pk, live: nil, bytesStart: start, bytesCount: value.count))
+                primaryKey: pk, live: -1, bytesStart: start, bytesCount: value.count))
     }
 }

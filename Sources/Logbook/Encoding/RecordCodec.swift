@@ -78,7 +78,7 @@ final class RecordCodec: Sendable {
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``.
     @inline(__always)
     func decodeCurrent(
-        _ buffer: UnsafeRawBufferPointer, key: @autoclosure () -> String,
+        _ buffer: UnsafeRawBufferPointer, primaryKey: UInt64,
         field: (Int, inout ByteReader) throws -> Void, null: (Int) -> Void
     ) throws -> UInt64? {
         var r = ByteReader(buffer)
@@ -103,7 +103,7 @@ final class RecordCodec: Sendable {
             return objectVersion
         } catch is ByteReader.Truncated {
             throw LogbookError.corruptRecord(
-                entity: entity.name, key: key(),
+                entity: entity.name, key: String(primaryKey),
                 reason: "the record ends early or holds an invalid value")
         }
     }
