@@ -81,7 +81,7 @@ extension ModelContext {
         }
     }
 
-    private func makePlan(_ descriptor: EntityFetchDescriptor) throws -> FetchPlan {
+    func makePlan(_ descriptor: EntityFetchDescriptor) throws -> FetchPlan {
         let binding = try core.binding(named: descriptor.entityName)
         var plan = FetchPlan(binding: binding)
         if let predicate = descriptor.predicate {

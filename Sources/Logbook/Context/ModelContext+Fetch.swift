@@ -125,7 +125,7 @@ extension ModelContext {
         return registered(binding.index, id.primaryKey)?.object as? Model
     }
 
-    private func makePlan<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
+    func makePlan<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
         -> FetchPlan
     {
         let binding = try core.binding(for: Model.self)

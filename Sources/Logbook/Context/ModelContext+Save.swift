@@ -162,48 +162,60 @@ extension ModelContext {
                 byEntity[entity, default: []].append(e)
             }
         }
-        for (entityIndex, entries) in byEntity {
-            let binding = core.bindings[entityIndex]
-            let deletedKeys = Set(
+        for (entity, entries) in byEntity.sorted(by: { $0.key < $1.key }) {
+            let binding = core.bindings[entity]
+            var excluded = Set(
                 table.deleted.filter {
                     table.entries[Int($0)].state == .deleted
-                        && Int(table.entries[Int($0)].entity) == entityIndex
+                        && Int(table.entries[Int($0)].entity) == entity
                 }.map { table.entries[Int($0)].primaryKey })
-            for attribute in binding.uniqueAttributes {
-                let name = binding.entity.attributes[attribute].name
-                var seen: [AttributeValue: UInt64] = [:]
-                var writingKeys = Set<UInt64>()
-                for e in entries {
-                    let pk = table.entries[Int(e)].primaryKey
-                    writingKeys.insert(pk)
-                    guard let object = table.objects[Int(e)] else { continue }
-                    let value = binding.read(object, attribute)
-                    if value.isNull { continue }
-                    if seen.updateValue(pk, forKey: value) != nil {
-                        throw LogbookError.uniqueConstraint(
-                            entity: binding.entity.name, attribute: name, value: value.description,
-                            object: PersistentIdentifier(
-                                entityName: binding.entity.name, primaryKey: pk
-                            ).description)
-                    }
+            let candidates = entries.compactMap { e -> (pk: UInt64, values: [AttributeValue])? in
+                guard let object = table.objects[Int(e)] else { return nil }
+                return (
+                    table.entries[Int(e)].primaryKey,
+                    binding.uniqueAttributes.map { binding.read(object, $0) }
+                )
+            }
+            excluded.formUnion(candidates.map(\.pk))
+            try checkUnique(binding, candidates, excluding: excluded)
+        }
+    }
+
+    /// Throws if two of `candidates` (a primary key with the values of the entity's unique
+    /// attributes, in `uniqueAttributes` order) share a value, or one repeats the value of a
+    /// stored object not in `excluding`.
+    /// - Throws: ``LogbookError/uniqueConstraint(entity:attribute:value:object:)``.
+    func checkUnique(
+        _ binding: EntityBinding, _ candidates: [(pk: UInt64, values: [AttributeValue])],
+        excluding: Set<UInt64>
+    ) throws {
+        guard !binding.uniqueAttributes.isEmpty, !candidates.isEmpty else { return }
+        let entity = binding.entity.name
+        for (u, attribute) in binding.uniqueAttributes.enumerated() {
+            let name = binding.entity.attributes[attribute].name
+            var seen: [AttributeValue: UInt64] = [:]
+            for candidate in candidates where !candidate.values[u].isNull {
+                if seen.updateValue(candidate.pk, forKey: candidate.values[u]) != nil {
+                    throw LogbookError.uniqueConstraint(
+                        entity: entity, attribute: name, value: candidate.values[u].description,
+                        object: PersistentIdentifier(entityName: entity, primaryKey: candidate.pk)
+                            .description)
                 }
-                try wrapStoreErrors {
-                    try core.store.forEach(in: binding.keyspace) { key, value in
-                        guard let pk = RecordCodec.primaryKey(key), !writingKeys.contains(pk),
-                            !deletedKeys.contains(pk)
-                        else { return }
-                        var storedValue = AttributeValue.null
-                        _ = try binding.codec.decode(value, key: String(pk)) { i, v in
-                            if i == attribute { storedValue = v }
-                        }
-                        if let other = seen[storedValue] {
-                            throw LogbookError.uniqueConstraint(
-                                entity: binding.entity.name, attribute: name,
-                                value: storedValue.description,
-                                object: PersistentIdentifier(
-                                    entityName: binding.entity.name, primaryKey: other
-                                ).description)
-                        }
+            }
+            try wrapStoreErrors {
+                try core.store.forEach(in: binding.keyspace) { key, value in
+                    guard let pk = RecordCodec.primaryKey(key), !excluding.contains(pk) else {
+                        return
+                    }
+                    var storedValue = AttributeValue.null
+                    _ = try binding.codec.decode(value, key: String(pk)) { i, v in
+                        if i == attribute { storedValue = v }
+                    }
+                    if let other = seen[storedValue] {
+                        throw LogbookError.uniqueConstraint(
+                            entity: entity, attribute: name, value: storedValue.description,
+                            object: PersistentIdentifier(entityName: entity, primaryKey: other)
+                                .description)
                     }
                 }
             }

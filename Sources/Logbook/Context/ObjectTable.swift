@@ -371,6 +371,14 @@ extension ObjectTable: CustomReflectable {
 }
 
 extension ObjectTable {
+    /// Makes `value` the saved value of a changed field (a batch update rewrote the record
+    /// under an unsaved change): what rollback restores.
+    func replaceSavedValue(_ e: Int32, slot: Int, with value: AttributeValue) {
+        if let i = changeLog.firstIndex(where: { $0.entry == e && $0.slot == Int32(slot) }) {
+            changeLog[i].value = value
+        }
+    }
+
     /// Keeps a failed non-throwing write for the next save, and lists the object as changed.
     func recordFailure(_ error: LogbookError, _ e: Int32) {
         if failures[e] == nil { failures[e] = error }
