@@ -190,7 +190,8 @@ extension ModelContext {
     ) throws -> PreparedUpdate {
         let binding = plan.binding
         var prepared = PreparedUpdate(binding: binding, readAt: core.saveGeneration)
-        let (candidates, bytes) = try execute(plan)
+        let scan = try execute(plan)
+        let (candidates, bytes) = (scan.candidates, scan.bytes)
         var writer = ByteWriter(capacity: 128)
         try bytes.withUnsafeBytes { raw in
             for candidate in candidates {

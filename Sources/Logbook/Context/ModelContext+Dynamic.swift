@@ -68,7 +68,7 @@ extension ModelContext {
     public func fetchCount(_ descriptor: EntityFetchDescriptor) throws -> Int {
         var plan = try makePlan(descriptor)
         plan.sortKeys = []
-        return try execute(plan, keepRecords: false).candidates.count
+        return try execute(plan, keepRecords: false).order.count
     }
 
     /// The identifiers an ``EntityFetchDescriptor`` would fetch, in order.
@@ -76,7 +76,7 @@ extension ModelContext {
     public func fetchIdentifiers(_ descriptor: EntityFetchDescriptor) throws
         -> [PersistentIdentifier]
     {
-        try execute(makePlan(descriptor), keepRecords: false).candidates.map {
+        try execute(makePlan(descriptor), keepRecords: false).ordered.map {
             PersistentIdentifier(entityName: descriptor.entityName, primaryKey: $0.primaryKey)
         }
     }

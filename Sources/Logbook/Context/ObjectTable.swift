@@ -78,6 +78,8 @@ final class ObjectTable {
     /// Entries in use.
     @exclusivity(unchecked) private(set) var liveCount = 0
     @exclusivity(unchecked) private var pruneThreshold = ObjectTable.minimumPrune
+    /// Set while a fetch builds objects only the table holds yet.
+    @exclusivity(unchecked) private var pruningPaused = 0
 
     static let minimumPrune = 4096
 
@@ -100,9 +102,9 @@ final class ObjectTable {
     @inline(__always)
     func add(
         _ object: AnyObject, _ binding: EntityBinding, primaryKey: UInt64, state: ObjectState,
-        version: UInt64, generation: UInt64
+        version: UInt64, generation: UInt64, deferIndexing: Bool = false
     ) -> Int32 {
-        if liveCount >= pruneThreshold { prune() }
+        if liveCount >= pruneThreshold && pruningPaused == 0 { prune() }
         let entry = ObjectEntry(
             primaryKey: primaryKey, version: version, readGeneration: generation,
             entity: Int32(binding.index), state: state)
@@ -122,17 +124,23 @@ final class ObjectTable {
             unindexed[binding.index].append(e)
             inserted.append(e)
             insertedCount += 1
+        } else if deferIndexing {
+            unindexed[binding.index].append(e)
         } else {
             registry[binding.index].set(primaryKey, e)
         }
         return e
     }
 
-    /// Makes room for `count` more objects of `entity` in the registry.
-    func reserve(_ count: Int, entity: Int) {
-        registry[entity].reserve(count)
+    /// Makes room for `count` more objects.
+    func reserve(_ count: Int) {
         entries.reserveCapacity(entries.count + count)
         objects.reserveCapacity(objects.count + count)
+    }
+
+    /// Whether any object of `entity` is registered (indexed or not).
+    func hasRegistered(_ entity: Int) -> Bool {
+        registry[entity].count > 0 || !unindexed[entity].isEmpty
     }
 
     /// The entry of the registered object `pk` of `entity`, or -1.
@@ -147,7 +155,7 @@ final class ObjectTable {
         table.reserve(unindexed[entity].count)
         for e in unindexed[entity] {
             let entry = entries[Int(e)]
-            if entry.state != .free && Int(entry.entity) == entity {
+            if entry.state != .free && entry.state != .gone && Int(entry.entity) == entity {
                 table.set(entry.primaryKey, e)
             }
         }
@@ -335,6 +343,14 @@ final class ObjectTable {
             free.append(Int32(i))
         }
         pruneThreshold = max(Self.minimumPrune, liveCount * 2)
+    }
+
+    /// Runs `body` with pruning held back, so objects registered during it stay registered
+    /// until it returns even if nothing else holds them yet.
+    func withPruningPaused<R>(_ body: () throws -> R) rethrows -> R {
+        pruningPaused += 1
+        defer { pruningPaused -= 1 }
+        return try body()
     }
 
     /// Lets go of every object (the context is gone). Objects the app still holds keep the

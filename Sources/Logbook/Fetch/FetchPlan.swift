@@ -38,12 +38,30 @@ struct FetchCandidate {
     let bytesCount: Int
 }
 
+/// What a scan found: every match in the order the scan met it, and the order and slice the
+/// plan asks for.
+struct ScanResult {
+    /// The matches: stored records in log order, then pending objects.
+    var candidates: [FetchCandidate]
+    /// Positions in `candidates`, ordered and sliced (not sliced when the plan orders objects
+    /// with `objectOrder`, which needs them all).
+    var order: [Int]
+    /// The stored matches' bytes (empty unless records were kept).
+    var bytes: [UInt8]
+
+    /// The candidates in order.
+    var ordered: [FetchCandidate] { order.map { candidates[$0] } }
+}
+
 extension ModelContext {
     /// Scans the entity's records (and, if asked, the pending objects) and returns the
-    /// matches in order, sliced. With `keepRecords == false` no bytes are kept (for counts).
-    func execute(_ plan: FetchPlan, keepRecords: Bool = true) throws -> (
-        candidates: [FetchCandidate], bytes: [UInt8]
-    ) {
+    /// matches with their order. With `keepRecords == false` no bytes are kept (for counts);
+    /// with `build` set, each stored match becomes a registered object during the scan (its
+    /// candidate names the object's entry).
+    func execute(
+        _ plan: FetchPlan, keepRecords: Bool = true,
+        build: ((UnsafeRawBufferPointer, UInt64) throws -> Int32)? = nil
+    ) throws -> ScanResult {
         let binding = plan.binding
         let entity = binding.stored
         let keyCount = plan.sortKeys.count
@@ -69,12 +87,11 @@ extension ModelContext {
                 pending.append(e)
             }
         }
-        let scan = RecordScan(plan: plan, keepRecords: keepRecords, skip: skip)
+        let scan = RecordScan(plan: plan, keepRecords: keepRecords, skip: skip, build: build)
         try wrapStoreErrors {
             try core.store.forEach(in: binding.keyspace) { key, value in
                 try scan.visit(key: key, value: value)
             }
-            try scan.flush()
         }
         var candidates = scan.candidates
         var keys = scan.keys
@@ -98,29 +115,14 @@ extension ModelContext {
                     primaryKey: table.entries[Int(e)].primaryKey, live: e,
                     bytesStart: 0, bytesCount: 0))
         }
-        var order = Array(candidates.indices)
+        var order: [Int]
         if keyCount == 1, entity.attributes[plan.sortKeys[0].attribute].type == .integer {
-            // One integer key (the common case): sort plain numbers, nulls first.
-            let ascending = plan.sortKeys[0].ascending
-            var items = [(present: Bool, value: Int64, pk: UInt64, index: Int)]()
-            items.reserveCapacity(candidates.count)
-            for (i, key) in keys.enumerated() {
-                if case .integer(let v) = key {
-                    items.append((true, v, candidates[i].primaryKey, i))
-                } else {
-                    items.append((false, 0, candidates[i].primaryKey, i))
-                }
-            }
-            items.sort { a, b in
-                if a.present != b.present || a.value != b.value {
-                    let less =
-                        (!a.present && b.present) || (a.present == b.present && a.value < b.value)
-                    return less == ascending
-                }
-                return a.pk < b.pk
-            }
-            order = items.map(\.index)
+            // One integer key (the common case): a radix sort of plain numbers, nulls first.
+            order = KeySort.order(
+                integerKeys: keys, primaryKeys: candidates.map(\.primaryKey),
+                ascending: plan.sortKeys[0].ascending)
         } else if keyCount > 0 {
+            order = Array(candidates.indices)
             let sortKeys = plan.sortKeys
             keys.withUnsafeBufferPointer { keys in
                 order.sort { a, b in
@@ -142,11 +144,12 @@ extension ModelContext {
                 }
             }
         } else if keepRecords || plan.limit != nil || plan.offset != nil {
-            order.sort { candidates[$0].primaryKey < candidates[$1].primaryKey }
+            order = KeySort.order(primaryKeys: candidates.map(\.primaryKey))
+        } else {
+            order = Array(candidates.indices)
         }
-        var ordered = order.map { candidates[$0] }
-        if plan.objectOrder == nil { ordered = Self.slice(ordered, plan) }
-        return (ordered, bytes)
+        if plan.objectOrder == nil { order = Self.slice(order, plan) }
+        return ScanResult(candidates: candidates, order: order, bytes: bytes)
     }
 
     static func slice<T>(_ items: [T], _ plan: FetchPlan) -> [T] {
@@ -155,41 +158,88 @@ extension ModelContext {
         return Array(items[start..<end])
     }
 
-    /// The object of a candidate: the registered one if any, else one built from its record
-    /// and registered.
-    @inline(__always)
-    func materialize(
-        _ candidate: FetchCandidate, _ bytes: UnsafeRawBufferPointer, _ binding: EntityBinding,
-        generation: UInt64
-    ) throws -> AnyObject {
-        if candidate.live >= 0, let object = table.objects[Int(candidate.live)] { return object }
-        if let known = registered(binding.index, candidate.primaryKey) { return known.object }
-        let object = binding.makeObject()
-        let version = try binding.load(
-            UnsafeRawBufferPointer(
-                rebasing: bytes[candidate.bytesStart..<candidate.bytesStart + candidate.bytesCount]),
-            into: object, primaryKey: candidate.primaryKey)
-        table.add(
-            object, binding, primaryKey: candidate.primaryKey, state: .persisted, version: version,
-            generation: generation)
-        return object
+    /// Runs the plan and builds the objects of the result: the registered ones as they are
+    /// (uniquing), the others decoded from their records and registered.
+    ///
+    /// Without a limit or offset, every match is kept, so each is decoded straight from the
+    /// mapped log while the scan meets it; with one, the matches' bytes are kept and only the
+    /// slice is built.
+    func fetchObjects(_ plan: FetchPlan) throws -> [AnyObject] {
+        try table.withPruningPaused { try buildObjects(plan) }
     }
 
-    /// Runs the plan and builds the objects of the result.
-    func fetchObjects(_ plan: FetchPlan) throws -> [AnyObject] {
+    private func buildObjects(_ plan: FetchPlan) throws -> [AnyObject] {
         let generation = core.saveGeneration
-        let (candidates, bytes) = try execute(plan)
-        table.reserve(candidates.count, entity: plan.binding.index)
-        var objects: [AnyObject] = []
-        objects.reserveCapacity(candidates.count)
-        try bytes.withUnsafeBytes { raw in
-            for candidate in candidates {
-                objects.append(
-                    try materialize(candidate, raw, plan.binding, generation: generation))
+        let binding = plan.binding
+        // Only objects registered before this fetch can repeat a match: the matches are
+        // distinct, so the registry is not consulted for those this fetch adds.
+        let checkRegistry = table.hasRegistered(binding.index)
+        // The objects of stored matches in scan order, each retained once while it is in the
+        // cache; ordering the result then moves these references instead of touching every
+        // object again.
+        var built: ContiguousArray<Unmanaged<AnyObject>> = []
+        func register(_ record: UnsafeRawBufferPointer, _ pk: UInt64) throws -> Int32 {
+            if checkRegistry {
+                let known = table.lookup(binding.index, pk)
+                if known >= 0, let object = table.objects[Int(known)] {
+                    built.append(.passRetained(object))
+                    return known
+                }
             }
+            let object = binding.makeObject()
+            let version = try binding.load(record, into: object, primaryKey: pk)
+            built.append(.passRetained(object))
+            return table.add(
+                object, binding, primaryKey: pk, state: .persisted, version: version,
+                generation: generation, deferIndexing: true)
+        }
+        let buildDuringScan = plan.limit == nil && plan.offset == nil
+        let result: ScanResult
+        do {
+            result = try buildDuringScan ? execute(plan, build: register) : execute(plan)
+        } catch {
+            for object in built { object.release() }
+            throw error
+        }
+        let candidates = result.candidates
+        var objects: [AnyObject] = []
+        if buildDuringScan {
+            // Invariant: without a limit or offset, `order` is a permutation of every
+            // candidate, so each built reference is moved exactly once.
+            objects = Array(unsafeUninitializedCapacity: result.order.count) { buffer, count in
+                for (j, i) in result.order.enumerated() {
+                    if i < built.count {
+                        (buffer.baseAddress! + j).initialize(to: built[i].takeRetainedValue())
+                    } else {
+                        // Invariant: a pending candidate's entry holds its object.
+                        (buffer.baseAddress! + j).initialize(
+                            to: table.objects[Int(candidates[i].live)].unsafelyUnwrapped)
+                    }
+                }
+                count = result.order.count
+            }
+        } else {
+            objects.reserveCapacity(result.order.count)
+            try result.bytes.withUnsafeBytes { raw in
+                for i in result.order {
+                    let candidate = candidates[i]
+                    let e =
+                        candidate.live >= 0
+                        ? candidate.live
+                        : try register(
+                            UnsafeRawBufferPointer(
+                                rebasing: raw[
+                                    candidate.bytesStart..<candidate.bytesStart
+                                        + candidate.bytesCount]),
+                            candidate.primaryKey)
+                    // Invariant: a candidate's entry holds its object until this fetch returns.
+                    objects.append(table.objects[Int(e)].unsafelyUnwrapped)
+                }
+            }
+            for object in built { object.release() }
         }
         if let order = plan.objectOrder {
-            let keyed = zip(objects, candidates.map(\.primaryKey))
+            let keyed = zip(objects, result.order.map { candidates[$0].primaryKey })
             objects = Self.slice(
                 keyed.sorted { a, b in
                     let r = order(a.0, b.0)

@@ -1,78 +1,91 @@
-/// One pass over an entity's stored records: filters each record and collects the matches,
-/// their sort keys and (optionally) their bytes.
+/// One pass over an entity's stored records: filters each record where it lies in the log and
+/// collects the matches, their sort keys and (optionally) their bytes.
 ///
-/// A class with unchecked-exclusivity storage so the per-record path, called from the
-/// engine's iteration closure, pays no dynamic exclusivity checks. Used by one fetch on one
-/// thread; freed when the fetch ends.
+/// Everything the per-record path reads is fixed at init and held in raw buffers or `let`s, and
+/// its outputs skip Swift's dynamic exclusivity checks, so a record that does not match costs a
+/// walk over its first fields and a comparison, with no reference counting. Used by one fetch on
+/// one thread; freed when the fetch ends.
 final class RecordScan {
     @exclusivity(unchecked) var candidates: [FetchCandidate] = []
+    /// The matches' sort keys, `sortAttributes.count` per candidate.
     @exclusivity(unchecked) var keys: [AttributeValue] = []
     @exclusivity(unchecked) var bytes: [UInt8] = []
     @exclusivity(unchecked) private var scratch: [AttributeValue]
-    @exclusivity(unchecked) private var chunkUsed = 0
-    @exclusivity(unchecked) private var chunkCount = 0
-    private let chunk = UnsafeMutableRawPointer.allocate(
-        byteCount: RecordScan.chunkBytes, alignment: 8)
-    private let entries = UnsafeMutablePointer<(pk: UInt64, start: Int, count: Int)>.allocate(
-        capacity: RecordScan.chunkRecords)
 
-    private let plan: FetchPlan
     private let binding: EntityBinding
     private let keepRecords: Bool
+    /// When set, a match is turned into a registered object at once, from its bytes in the
+    /// log (it returns the object's entry), instead of its bytes being kept.
+    private let build: ((UnsafeRawBufferPointer, UInt64) throws -> Int32)?
     private let skip: Set<UInt64>
+    private let checkSkip: Bool
+    /// For predicates evaluated on objects: the test and the reused object.
+    private let objectTest: ((AnyObject) throws -> Bool)?
     private let scratchObject: AnyObject?
+    private let filter: FilterNode?
+    private let compiled: CompiledFilter?
     private let needsValues: Bool
     private let needed: [Bool]?
+    /// Fields located in each record: every one up to the last the filter or sort reads.
     private let locateCount: Int
     private let offsets: UnsafeMutableBufferPointer<Int>
     private let types: UnsafeMutableBufferPointer<AttributeType>
-    private let compiled: CompiledFilter?
-    private let sortAttributes: [Int]
+    private let sortAttributes: UnsafeMutableBufferPointer<Int>
+    private let sortCount: Int
     private let scanLayout: RecordCodec.ScanLayout
 
-    init(plan: FetchPlan, keepRecords: Bool, skip: Set<UInt64>) {
-        self.plan = plan
-        self.binding = plan.binding
+    init(
+        plan: FetchPlan, keepRecords: Bool, skip: Set<UInt64>,
+        build: ((UnsafeRawBufferPointer, UInt64) throws -> Int32)? = nil
+    ) {
+        binding = plan.binding
         self.keepRecords = keepRecords
+        self.build = build
         self.skip = skip
+        checkSkip = !skip.isEmpty
         let entity = plan.binding.stored
         scratch = entity.attributes.map(\.initialValue)
-        scratchObject = if case .object = plan.matcher { plan.binding.makeObject() } else { nil }
-        needsValues = if case .all = plan.matcher { !plan.sortKeys.isEmpty } else { true }
-        // Attributes the filter and the sort read; the scan locates attributes up to the last
-        // of them and decodes only what it compares.
-        if case .object = plan.matcher {
+        switch plan.matcher {
+        case .all:
+            objectTest = nil
+            filter = nil
+        case .filter(let node):
+            objectTest = nil
+            filter = node
+        case .object(let test):
+            objectTest = test
+            filter = nil
+        }
+        scratchObject = objectTest == nil ? nil : plan.binding.makeObject()
+        needsValues = filter != nil || objectTest != nil || !plan.sortKeys.isEmpty
+        if objectTest != nil {
             needed = nil
             locateCount = 0
         } else {
             var mask = [Bool](repeating: false, count: entity.attributes.count)
-            if case .filter(let node) = plan.matcher { node.markAttributes(&mask) }
+            filter?.markAttributes(&mask)
             for key in plan.sortKeys { mask[key.attribute] = true }
             locateCount = (mask.lastIndex(of: true) ?? -1) + 1
             needed = mask
         }
-        offsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(locateCount, 1))
-        types = UnsafeMutableBufferPointer<AttributeType>.allocate(
-            capacity: max(entity.attributes.count, 1))
+        offsets = .allocate(capacity: max(locateCount, 1))
+        types = .allocate(capacity: max(entity.attributes.count, 1))
         _ = types.initialize(from: entity.attributes.map(\.type))
-        compiled =
-            if case .filter(let node) = plan.matcher {
-                CompiledFilter(node, types: entity.attributes.map(\.type))
-            } else { nil }
-        sortAttributes = plan.sortKeys.map(\.attribute)
+        sortCount = plan.sortKeys.count
+        sortAttributes = .allocate(capacity: max(sortCount, 1))
+        _ = sortAttributes.initialize(from: plan.sortKeys.map(\.attribute))
+        compiled = filter.map { CompiledFilter($0, types: entity.attributes.map(\.type)) }
         scanLayout = plan.binding.codec.makeScanLayout()
     }
 
     deinit {
-        chunk.deallocate()
-        entries.deallocate()
         offsets.deallocate()
         types.deallocate()
+        sortAttributes.deallocate()
         scanLayout.deallocate()
     }
 
-    /// Copies one stored record into the chunk (filtering waits for ``flush()``): a loop this
-    /// small lets the processor overlap the cache misses of the engine's hash-order visit.
+    /// Filters one stored record and keeps it if it matches.
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``, errors of the predicate.
     @inline(__always)
     func visit(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws {
@@ -80,68 +93,49 @@ final class RecordScan {
             throw LogbookError.corruptRecord(
                 entity: binding.entity.name, key: "\(key.count) bytes", reason: "a key has 8 bytes")
         }
-        let count = value.count
-        if chunkUsed + count > Self.chunkBytes || chunkCount == Self.chunkRecords {
-            try flush()
-            if count > Self.chunkBytes {
-                try process(value, pk)
-                return
-            }
-        }
-        if let base = value.baseAddress {
-            (chunk + chunkUsed).copyMemory(from: base, byteCount: count)
-        }
-        entries[chunkCount] = (pk, chunkUsed, count)
-        chunkCount += 1
-        chunkUsed += count
-    }
-
-    /// Filters the records copied so far.
-    func flush() throws {
-        for i in 0..<chunkCount {
-            let entry = entries[i]
-            try process(
-                UnsafeRawBufferPointer(start: chunk + entry.start, count: entry.count), entry.pk)
-        }
-        chunkCount = 0
-        chunkUsed = 0
-    }
-
-    /// Bytes and records copied before they are filtered.
-    static let chunkBytes = 1 << 20
-    static let chunkRecords = 1 << 14
-
-    /// Filters one stored record and keeps it if it matches.
-    private func process(_ value: UnsafeRawBufferPointer, _ pk: UInt64) throws {
-        if !skip.isEmpty && skip.contains(pk) { return }
+        if checkSkip && skip.contains(pk) { return }
         if needsValues {
             if let scratchObject {
-                _ = try binding.load(value, into: scratchObject, primaryKey: pk)
-                if case .object(let test) = plan.matcher, !(try test(scratchObject)) { return }
-                for attribute in sortAttributes {
-                    keys.append(binding.read(scratchObject, attribute))
-                }
-            } else if (try? RecordCodec.locate(
-                value, offsets, count: locateCount, layout: scanLayout)) == true
-            {
+                guard try matchesObject(value, pk, scratchObject) else { return }
+            } else if RecordCodec.locate(value, offsets, count: locateCount, layout: scanLayout) {
                 let record = RecordFilterValues(
                     buffer: value, offsets: offsets, types: UnsafeBufferPointer(types))
                 if let compiled, !(try compiled.evaluate(record)) { return }
-                for attribute in sortAttributes { keys.append(record.value(at: attribute)) }
+                for k in 0..<sortCount { keys.append(record.value(at: sortAttributes[k])) }
             } else {
-                // Older schema version (or damage, which decode reports).
-                _ = try binding.codec.decode(value, key: String(pk), only: needed) { i, v in
-                    scratch[i] = v
-                }
-                let record = ArrayFilterValues(values: scratch, entity: binding.stored)
-                if case .filter(let node) = plan.matcher, !(try node.evaluate(record)) { return }
-                for attribute in sortAttributes { keys.append(scratch[attribute]) }
+                guard try matchesDecoded(value, pk) else { return }
             }
+        }
+        if let build {
+            candidates.append(
+                FetchCandidate(
+                    primaryKey: pk, live: try build(value, pk), bytesStart: 0, bytesCount: 0))
+            return
         }
         let start = bytes.count
         if keepRecords { bytes.append(contentsOf: value) }
         candidates.append(
-            FetchCandidate(
-                primaryKey: pk, live: -1, bytesStart: start, bytesCount: value.count))
+            FetchCandidate(primaryKey: pk, live: -1, bytesStart: start, bytesCount: value.count))
+    }
+
+    /// Predicates that are not attribute comparisons run on the reused object.
+    private func matchesObject(_ value: UnsafeRawBufferPointer, _ pk: UInt64, _ object: AnyObject)
+        throws -> Bool
+    {
+        _ = try binding.load(value, into: object, primaryKey: pk)
+        if let objectTest, !(try objectTest(object)) { return false }
+        for k in 0..<sortCount { keys.append(binding.read(object, sortAttributes[k])) }
+        return true
+    }
+
+    /// Records of an older schema version (or damaged ones, which decode reports).
+    private func matchesDecoded(_ value: UnsafeRawBufferPointer, _ pk: UInt64) throws -> Bool {
+        _ = try binding.codec.decode(value, key: String(pk), only: needed) { i, v in
+            scratch[i] = v
+        }
+        let record = ArrayFilterValues(values: scratch, entity: binding.stored)
+        if let filter, !(try filter.evaluate(record)) { return false }
+        for k in 0..<sortCount { keys.append(scratch[sortAttributes[k]]) }
+        return true
     }
 }
