@@ -35,10 +35,7 @@ extension LogStore {
             var definitions: [UInt8] = []
             for id in 1..<state.keyspaces.nextID {
                 let name = state.keyspaces.name(of: id)!
-                definitions.append(RecordOp.defineKeyspace)
-                Varint.append(UInt64(id), to: &definitions)
-                Varint.append(UInt64(name.utf8.count), to: &definitions)
-                definitions.append(contentsOf: name.utf8)
+                RecordFormat.appendDefinition(keyspace: id, name: name, to: &definitions)
             }
             return (inputs, state.bases, definitions, state.lastSequence)
         }

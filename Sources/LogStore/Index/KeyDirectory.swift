@@ -14,45 +14,10 @@ struct RecordRef: Equatable {
 typealias SegmentBases = [UnsafeRawPointer?]
 
 extension StoredRecord {
-    /// The key of the checked delete record at `offset`.
-    static func deleteKey(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UnsafeRawBufferPointer
-    {
-        var position = offset
-        // Checked when the hint was read: cannot fail.
-        return SegmentScanner.decodeRecord(bytes, at: &position, end: bytes.count)?.key
-            ?? UnsafeRawBufferPointer(start: nil, count: 0)
-    }
-}
-
-/// A put record read back from a mapped segment. Only records the store wrote or checked are
-/// read this way, so the decoding trusts the bytes.
-struct StoredRecord {
-    var key: UnsafeRawBufferPointer
-    var value: UnsafeRawBufferPointer
-    /// Bytes the whole record takes in its payload.
-    var encodedSize: Int
-
+    /// The record `ref` points at.
     @inline(__always)
     init(_ bases: SegmentBases, _ ref: RecordRef) {
-        let start = bases[Int(ref.segment)].unsafelyUnwrapped + Int(ref.offset)
-        var p = start + 1  // op
-        @inline(__always) func varint() -> Int {
-            var result = 0
-            var shift = 0
-            while true {
-                let byte = p.load(as: UInt8.self)
-                p += 1
-                result |= Int(byte & 0x7F) << shift
-                if byte < 0x80 { return result }
-                shift += 7
-            }
-        }
-        _ = varint()  // keyspace
-        let keyLength = varint()
-        let valueLength = varint()
-        key = UnsafeRawBufferPointer(start: p, count: keyLength)
-        value = UnsafeRawBufferPointer(start: p + keyLength, count: valueLength)
-        encodedSize = p - start + keyLength + valueLength
+        self.init(at: bases[Int(ref.segment)].unsafelyUnwrapped + Int(ref.offset))
     }
 }
 

@@ -196,22 +196,20 @@ final class LogWriter: @unchecked Sendable {
         var frames = 0
         FrameHeader.appendPlaceholder(type: .full, sequence: sequence, to: &buffer)
         for definition in written.definitions {
-            buffer.append(RecordOp.defineKeyspace)
-            Varint.append(UInt64(definition.id), to: &buffer)
-            Varint.append(UInt64(definition.name.utf8.count), to: &buffer)
-            buffer.append(contentsOf: definition.name.utf8)
+            RecordFormat.appendDefinition(
+                keyspace: definition.id, name: definition.name, to: &buffer)
         }
         try batch.records.withUnsafeBytes { records in
             var offset = 0
             while offset < records.count {
-                let op = records[offset]
-                offset += 1
-                let global = UInt64(written.globalIDs[Int(Varint.read(records, &offset)!)])
-                let keyLength = Int(Varint.read(records, &offset)!)
-                let valueLength = op == RecordOp.put ? Int(Varint.read(records, &offset)!) : -1
-                let bodyLength = keyLength + max(valueLength, 0)
-                var size = 1 + Varint.size(global) + Varint.size(UInt64(keyLength)) + bodyLength
-                if valueLength >= 0 { size += Varint.size(UInt64(valueLength)) }
+                // The batch's own encoding, with local keyspace numbers: trusted.
+                let record = StoredRecord(at: records.baseAddress! + offset)
+                offset += record.encodedSize
+                let isPut = record.op == RecordOp.put
+                let global = written.globalIDs[record.keyspace]
+                let size = RecordFormat.encodedSize(
+                    keyspace: global, keyLength: record.key.count,
+                    valueLength: isPut ? record.value.count : nil)
                 let payload = buffer.count - frameStart - Frame.headerSize
                 if payload > 0 && payload + size > Frame.targetPayload {
                     FrameHeader.sealFrame(
@@ -221,17 +219,10 @@ final class LogWriter: @unchecked Sendable {
                     frameStart = buffer.count
                     FrameHeader.appendPlaceholder(type: .middle, sequence: sequence, to: &buffer)
                 }
-                if valueLength >= 0 {
-                    written.recordOffsets.append(UInt32(bufferOffset + buffer.count))
-                }
-                buffer.append(op)
-                Varint.append(global, to: &buffer)
-                Varint.append(UInt64(keyLength), to: &buffer)
-                if valueLength >= 0 { Varint.append(UInt64(valueLength), to: &buffer) }
-                buffer.append(
-                    contentsOf: UnsafeRawBufferPointer(
-                        rebasing: records[offset..<offset + bodyLength]))
-                offset += bodyLength
+                if isPut { written.recordOffsets.append(UInt32(bufferOffset + buffer.count)) }
+                RecordFormat.append(
+                    op: record.op, keyspace: global, key: record.key,
+                    value: isPut ? record.value : nil, to: &buffer)
             }
         }
         FrameHeader.sealFrame(&buffer, at: frameStart, type: frames == 0 ? .full : .last)
@@ -261,23 +252,20 @@ final class LogWriter: @unchecked Sendable {
         written.commit.batch.records.withUnsafeBytes { records in
             var offset = 0
             while offset < records.count {
-                let op = records[offset]
-                offset += 1
-                let keyspace = written.globalIDs[Int(Varint.read(records, &offset)!)]
-                let keyLength = Int(Varint.read(records, &offset)!)
-                let valueLength = op == RecordOp.put ? Int(Varint.read(records, &offset)!) : 0
-                let key = UnsafeRawBufferPointer(rebasing: records[offset..<offset + keyLength])
-                offset += keyLength + valueLength
-                if op == RecordOp.put {
+                let record = StoredRecord(at: records.baseAddress! + offset)
+                offset += record.encodedSize
+                let keyspace = written.globalIDs[record.keyspace]
+                if record.op == RecordOp.put {
                     let ref = RecordRef(segment: handle, offset: written.recordOffsets[values])
                     values += 1
                     state.applyPut(
-                        keyspace: keyspace, hash: KeyDirectory.hash(key), ref: ref,
-                        keyLength: keyLength, valueLength: valueLength,
-                        encodedSize: IndexState.encodedSize(
-                            keyspace: keyspace, keyLength: keyLength, valueLength: valueLength))
+                        keyspace: keyspace, hash: KeyDirectory.hash(record.key), ref: ref,
+                        keyLength: record.key.count, valueLength: record.value.count,
+                        encodedSize: RecordFormat.encodedSize(
+                            keyspace: keyspace, keyLength: record.key.count,
+                            valueLength: record.value.count))
                 } else {
-                    state.applyDelete(keyspace: keyspace, key: key)
+                    state.applyDelete(keyspace: keyspace, key: record.key)
                 }
             }
         }
