@@ -79,8 +79,11 @@ package enum Varint {
     /// package wrote or has already decoded with ``read(_:_:)`` (a trusted record).
     @inline(__always)
     static func readTrusted(_ pointer: inout UnsafeRawPointer) -> Int {
-        var result = 0
-        var shift = 0
+        let first = pointer.load(as: UInt8.self)
+        pointer += 1
+        if first < 0x80 { return Int(first) }  // the usual case: one byte
+        var result = Int(first & 0x7F)
+        var shift = 7
         while true {
             let byte = pointer.load(as: UInt8.self)
             pointer += 1
