@@ -84,27 +84,9 @@ public struct WriteBatch: Sendable {
         }
         lastLocal = local
         if value != nil { putsPerKeyspace[local] += 1 }
-        // The header (at most 31 bytes) is built on the stack and appended in one piece.
-        var header: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &header) { raw in
-            var n = 0
-            @inline(__always) func varint(_ value: Int) {
-                var v = UInt64(value)
-                while v >= 0x80 {
-                    raw[n] = UInt8(truncatingIfNeeded: v) | 0x80
-                    v >>= 7
-                    n += 1
-                }
-                raw[n] = UInt8(v)
-                n += 1
-            }
-            raw[0] = op
-            n = 1
-            varint(local)
-            varint(key.count)
-            if let value { varint(value.count) }
-            records.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[..<n]))
-        }
+        RecordFormat.appendHeader(
+            op: op, keyspace: local, keyLength: key.count, valueLength: value?.count,
+            to: &records)
         records.append(contentsOf: key)
         if let value { records.append(contentsOf: value) }
         count += 1

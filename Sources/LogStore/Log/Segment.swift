@@ -87,23 +87,6 @@ func hex16(_ value: UInt64) -> String {
     return String(repeating: "0", count: 16 - digits.count) + digits
 }
 
-extension FileSystem {
-    /// Writes all of `bytes` at `offset`, continuing after short writes.
-    /// - Throws: ``LogStoreError/io(operation:path:errno:)``; a write that makes no progress
-    ///   reports `EIO`.
-    func writeAll(_ file: OpenFile, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
-        var done = 0
-        while done < bytes.count {
-            let n = try write(
-                file, UnsafeRawBufferPointer(rebasing: bytes[done...]), at: offset + Int64(done))
-            guard n > 0 else {
-                throw LogStoreError.io(operation: "write", path: file.path, errno: 5)
-            }
-            done += n
-        }
-    }
-}
-
 extension Segment {
     /// Whether every frame's CRC matches and the frames tile the file exactly. Reads through
     /// `pread` in 1 MiB pieces rather than the mapping, so checking a segment whose index comes
