@@ -65,10 +65,11 @@ final class Segment: @unchecked Sendable {
         UnsafeRawBufferPointer(start: base, count: min(limit ?? size, size))
     }
 
-    /// Drops the pages that open or compaction read from this process's memory.
-    func releasePages() {
+    /// Drops the pages that open or compaction read from this process's memory (through
+    /// `end`, or the segment's size).
+    func releasePages(through end: Int? = nil) {
         // Rounded to whole pages: madvise works on pages, and the reservation is page-aligned.
-        let length = (size + 4095) & ~4095
+        let length = ((end ?? size) + 4095) & ~4095
         if length > 0 { fileSystem.releasePages(base, length: min(length, mappedLength)) }
     }
 

@@ -28,39 +28,53 @@ extension ModelContext {
             try checkUniqueness()
             try checkDenyRules()
             try resolveConflicts(core.store)
-            var batch = WriteBatch()
-            var writer = ByteWriter(capacity: 128)
-            var savedEntities = [Bool](repeating: false, count: core.bindings.count)
-            var insertedEntities = savedEntities
-            for e in table.inserted where table.entries[Int(e)].state == .inserted {
-                try encode(e, into: &batch, &writer)
-                insertedEntities[Int(table.entries[Int(e)].entity)] = true
+            // Staged inserts are already encoded: the save appends the rest to their batch, and
+            // gives it back as it was if the save fails.
+            var batch = table.takeStaged()
+            let staged = batch.mark()
+            do {
+                try write(into: &batch)
+            } catch {
+                batch.truncate(to: staged)
+                table.restoreStaged(batch)
+                throw error
             }
-            for e in table.changed where table.entries[Int(e)].isChanged {
-                try encode(e, into: &batch, &writer)
-                savedEntities[Int(table.entries[Int(e)].entity)] = true
-            }
-            for e in table.deleted where table.entries[Int(e)].state == .deleted {
-                let entry = table.entries[Int(e)]
-                withUnsafeBytes(of: entry.primaryKey.bigEndian) { key in
-                    batch.delete(key, in: core.bindings[Int(entry.entity)].keyspace)
-                }
-                savedEntities[Int(entry.entity)] = true
-            }
-            for (entity, inserted) in insertedEntities.enumerated() where inserted {
-                savedEntities[entity] = true
-                batch.put(
-                    RecordCodec.key(core.lastPrimaryKey(entity)),
-                    for: ContainerCore.counterKey(core.bindings[entity].entity.name),
-                    in: ContainerCore.metaKeyspace)
-            }
-            if !batch.isEmpty {
-                try wrapStoreErrors { _ = try core.store.commit(batch) }
-            }
-            let generation = core.recordSave(
-                of: Set(savedEntities.indices.filter { savedEntities[$0] }), saver: serial)
-            table.didSave(generation: generation)
         }
+    }
+
+    /// Appends every pending change to `batch`, commits it, and records the save.
+    private func write(into batch: inout WriteBatch) throws {
+        var writer = ByteWriter(capacity: 128)
+        var savedEntities = [Bool](repeating: false, count: core.bindings.count)
+        var insertedEntities = table.stagedCount.map { $0 > 0 }
+        for e in table.inserted where table.entries[Int(e)].state == .inserted {
+            try encode(e, into: &batch, &writer)
+            insertedEntities[Int(table.entries[Int(e)].entity)] = true
+        }
+        for e in table.changed where table.entries[Int(e)].isChanged {
+            try encode(e, into: &batch, &writer)
+            savedEntities[Int(table.entries[Int(e)].entity)] = true
+        }
+        for e in table.deleted where table.entries[Int(e)].state == .deleted {
+            let entry = table.entries[Int(e)]
+            withUnsafeBytes(of: entry.primaryKey.bigEndian) { key in
+                batch.delete(key, in: core.bindings[Int(entry.entity)].keyspace)
+            }
+            savedEntities[Int(entry.entity)] = true
+        }
+        for (entity, inserted) in insertedEntities.enumerated() where inserted {
+            savedEntities[entity] = true
+            batch.put(
+                RecordCodec.key(core.lastPrimaryKey(entity)),
+                for: ContainerCore.counterKey(core.bindings[entity].entity.name),
+                in: ContainerCore.metaKeyspace)
+        }
+        if !batch.isEmpty {
+            try wrapStoreErrors { _ = try core.store.commit(batch) }
+        }
+        let generation = core.recordSave(
+            of: Set(savedEntities.indices.filter { savedEntities[$0] }), saver: serial)
+        table.didSave(generation: generation)
     }
 
     /// Appends the record of entry `e` (the next object version) to `batch`.
@@ -72,22 +86,9 @@ extension ModelContext {
         let entry = table.entries[Int(e)]
         let binding = core.bindings[Int(entry.entity)]
         // Invariant: entries on the pending lists hold their object.
-        let object = table.objects[Int(e)].unsafelyUnwrapped
-        let attributes = binding.stored.attributes
-        var missing: Int? = nil
-        writer.bytes.removeAll(keepingCapacity: true)
-        binding.codec.encode(objectVersion: entry.version + 1, into: &writer) { i, w in
-            if binding.encodeValue(object, i, &w) { return true }
-            if !attributes[i].isOptional && missing == nil { missing = i }
-            return false
-        }
-        if let missing {
-            throw LogbookError.missingValue(
-                entity: binding.entity.name, attribute: attributes[missing].name,
-                object: PersistentIdentifier(
-                    entityName: binding.entity.name, primaryKey: entry.primaryKey
-                ).description)
-        }
+        try encodeRecord(
+            of: table.objects[Int(e)].unsafelyUnwrapped, binding, pk: entry.primaryKey,
+            version: entry.version + 1, into: &writer)
         writer.bytes.withUnsafeBytes { value in
             withUnsafeBytes(of: entry.primaryKey.bigEndian) { key in
                 batch.put(value, for: key, in: binding.keyspace)

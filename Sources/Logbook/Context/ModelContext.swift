@@ -49,9 +49,11 @@ public final class ModelContext {
 
     /// Objects inserted since the last save, in insertion order.
     public var insertedModels: [any ModelObject] {
-        table.inserted.lazy.filter { self.table.entries[Int($0)].state == .inserted }.compactMap {
-            self.table.objects[Int($0)] as? any ModelObject
-        }
+        table.unstage()
+        return table.inserted.lazy.filter { self.table.entries[Int($0)].state == .inserted }
+            .compactMap {
+                self.table.objects[Int($0)] as? any ModelObject
+            }
     }
 
     /// Saved objects with unsaved changes, by identifier.
@@ -108,7 +110,26 @@ public final class ModelContext {
         let e = table.add(
             object, binding, primaryKey: pk, state: .inserted, version: 0, generation: 0)
         if !binding.entity.relationships.isEmpty { registerRelated(object, binding, e) }
+        if table.inserted.count - table.stagingCursor >= ObjectTable.stagingInterval {
+            stageDroppedInserts()
+        }
         return e
+    }
+
+    /// Encodes the pending inserts the app no longer holds into the next save's batch and lets
+    /// their objects go (see ``ObjectTable``'s staging).
+    private func stageDroppedInserts() {
+        var writer = ByteWriter(capacity: 128)
+        table.stageDroppedInserts { object, binding, pk in
+            guard (try? encodeRecord(of: object, binding, pk: pk, version: 1, into: &writer)) != nil
+            else { return false }
+            writer.bytes.withUnsafeBytes { value in
+                withUnsafeBytes(of: pk.bigEndian) { key in
+                    table.staged.put(value, for: key, in: binding.keyspace)
+                }
+            }
+            return true
+        }
     }
 
     /// Marks `model` for deletion at the next save. An object inserted and never saved is just

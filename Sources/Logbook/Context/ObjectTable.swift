@@ -56,14 +56,24 @@ final class ObjectTable {
     @exclusivity(unchecked) var objects: ContiguousArray<AnyObject?> = []
     @exclusivity(unchecked) private var free: [Int32] = []
     @exclusivity(unchecked) private var retired: [Int32] = []
-    /// Registered persisted (and indexed inserted) objects, by entity, then primary key.
-    @exclusivity(unchecked) private var registry: [PrimaryKeyTable]
-    /// Inserted objects not yet in `registry`, by entity: indexing waits until a lookup needs
-    /// it, so a bulk insert and save builds no hash table.
+    /// Registered objects by entity, then primary key, except those indexing still waits for.
+    @exclusivity(unchecked) var registry: [PrimaryKeyTable]
+    /// Objects a fetch registered but not yet in `registry`, by entity: indexing waits until a
+    /// lookup needs it.
     @exclusivity(unchecked) private var unindexed: [[Int32]]
     /// Pending inserts in insertion order; entries no longer `.inserted` are skipped.
     @exclusivity(unchecked) var inserted: [Int32] = []
-    @exclusivity(unchecked) private(set) var insertedCount = 0
+    /// How many of `inserted` (from the front) are in `registry`: indexing inserts waits until
+    /// a lookup needs it, so a bulk insert and save builds no hash table.
+    @exclusivity(unchecked) var indexedInserts = 0
+    @exclusivity(unchecked) var insertedCount = 0
+    /// Inserts the app no longer held, already encoded for the next save (their objects are
+    /// gone; see ``stageDroppedInserts(_:)``), and how many there are by entity.
+    @exclusivity(unchecked) var staged = WriteBatch()
+    @exclusivity(unchecked) var stagedCount: [Int]
+    @exclusivity(unchecked) var stagedTotal = 0
+    /// Where the next look for inserts to stage starts in `inserted`.
+    @exclusivity(unchecked) var stagingCursor = 0
     /// Persisted objects changed since the last save, in the order first changed; entries no
     /// longer changed are skipped.
     @exclusivity(unchecked) var changed: [Int32] = []
@@ -76,7 +86,7 @@ final class ObjectTable {
     /// Failed non-throwing writes, thrown by the next save.
     var failures: [Int32: LogbookError] = [:]
     /// Entries in use.
-    @exclusivity(unchecked) private(set) var liveCount = 0
+    @exclusivity(unchecked) var liveCount = 0
     @exclusivity(unchecked) private var pruneThreshold = ObjectTable.minimumPrune
     /// Set while a fetch builds objects only the table holds yet.
     @exclusivity(unchecked) private var pruningPaused = 0
@@ -88,11 +98,13 @@ final class ObjectTable {
         self.probe = probe
         registry = bindings.map { _ in PrimaryKeyTable() }
         unindexed = Array(repeating: [], count: bindings.count)
+        stagedCount = Array(repeating: 0, count: bindings.count)
     }
 
     /// Whether anything is inserted, changed or deleted and not yet saved.
     var hasPendingChanges: Bool {
-        insertedCount > 0 || changedCount > 0 || deletedCount > 0 || !failures.isEmpty
+        insertedCount > 0 || stagedTotal > 0 || changedCount > 0 || deletedCount > 0
+            || !failures.isEmpty
     }
 
     // MARK: Registering
@@ -121,7 +133,6 @@ final class ObjectTable {
         liveCount += 1
         binding.adopt(object, table: self, entry: e)
         if state == .inserted {
-            unindexed[binding.index].append(e)
             inserted.append(e)
             insertedCount += 1
         } else if deferIndexing {
@@ -140,17 +151,27 @@ final class ObjectTable {
 
     /// Whether any object of `entity` is registered (indexed or not).
     func hasRegistered(_ entity: Int) -> Bool {
-        registry[entity].count > 0 || !unindexed[entity].isEmpty
+        registry[entity].count > 0 || !unindexed[entity].isEmpty || indexedInserts < inserted.count
+            || stagedCount[entity] > 0
     }
 
     /// The entry of the registered object `pk` of `entity`, or -1.
     @inline(__always)
     func lookup(_ entity: Int, _ pk: UInt64) -> Int32 {
-        if !unindexed[entity].isEmpty { indexInserted(entity) }
+        if stagedCount[entity] > 0 { unstage() }
+        if indexedInserts < inserted.count { indexInserts() }
+        if !unindexed[entity].isEmpty { indexDeferred(entity) }
         return registry[entity].find(pk)
     }
 
-    private func indexInserted(_ entity: Int) {
+    private func indexInserts() {
+        for e in inserted[indexedInserts...] where entries[Int(e)].state == .inserted {
+            registry[Int(entries[Int(e)].entity)].set(entries[Int(e)].primaryKey, e)
+        }
+        indexedInserts = inserted.count
+    }
+
+    private func indexDeferred(_ entity: Int) {
         let table = registry[entity]
         table.reserve(unindexed[entity].count)
         for e in unindexed[entity] {
@@ -161,6 +182,9 @@ final class ObjectTable {
         }
         unindexed[entity].removeAll()
     }
+
+    /// Makes entry `e`, which no list names any more, reusable.
+    func freeEntry(_ e: Int32) { free.append(e) }
 
     // MARK: Changes
 
@@ -256,10 +280,12 @@ final class ObjectTable {
     /// After a save: every pending insert and change is now stored (with `generation`), every
     /// pending delete gone; the lists clear.
     func didSave(generation: UInt64) {
-        for e in inserted where entries[Int(e)].state == .inserted {
+        for (i, e) in inserted.enumerated() where entries[Int(e)].state == .inserted {
             entries[Int(e)].state = .persisted
             entries[Int(e)].version += 1
             entries[Int(e)].readGeneration = generation
+            // Inserts not indexed yet are indexed when a lookup needs them, as fetched ones.
+            if i >= indexedInserts { unindexed[Int(entries[Int(e)].entity)].append(e) }
         }
         for e in changed where entries[Int(e)].isChanged {
             entries[Int(e)].version += 1
@@ -314,6 +340,11 @@ final class ObjectTable {
 
     private func clearLists() {
         inserted.removeAll()
+        indexedInserts = 0
+        stagingCursor = 0
+        staged.removeAll()
+        stagedTotal = 0
+        for i in stagedCount.indices { stagedCount[i] = 0 }
         changed.removeAll()
         deleted.removeAll()
         insertedCount = 0

@@ -69,6 +69,7 @@ extension ModelContext {
         var skip = Set<UInt64>()
         var pending: [Int32] = []
         if plan.includePendingChanges {
+            if table.stagedCount[binding.index] > 0 { table.unstage() }
             for e in table.changed
             where table.entries[Int(e)].isChanged && table.entries[Int(e)].entity == entity32 {
                 skip.insert(table.entries[Int(e)].primaryKey)
