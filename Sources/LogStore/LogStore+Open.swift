@@ -24,7 +24,7 @@ extension LogStore {
             break
         case .missing:
             guard writable && options.createIfMissing else {
-                throw LogStoreError.io(operation: "open", path: path, errno: 2)
+                throw LogStoreError.io(operation: "open", path: path, errno: ENOENT)
             }
             try fs.makeDirectory(path)
             try fs.syncDirectory(parentDirectory(of: path))

@@ -49,6 +49,18 @@ struct Target {
             name: "objects: delete 10% + save ≥ 3.4× SQLite", workload: "objects-delete",
             rule: .ratioAtLeast(3.4)),
         Target(
+            name: "objects: batch update by predicate ≥ 2× SQLite",
+            workload: "objects-batch-update",
+            rule: .ratioAtLeast(2)),
+        Target(
+            name: "objects: batch delete by predicate ≥ 2× SQLite",
+            workload: "objects-batch-delete",
+            rule: .ratioAtLeast(2)),
+        Target(
+            name: "objects: peak RSS of the 1M load ≤ 1.5× SQLite",
+            workload: "peak-rss-load-objects",
+            rule: .ratioAtMost(1.5)),
+        Target(
             name: "objects: files after load ≤ 1.2× SQLite", workload: "objects-size-after-load",
             rule: .ratioAtMost(1.2)),
         Target(

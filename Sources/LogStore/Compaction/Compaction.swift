@@ -1,24 +1,10 @@
 import Foundation
 
+/// The compaction protocol behind ``LogStore/compact()``.
 extension LogStore {
-    /// Rewrites the live records of every sealed segment (after sealing the active one) into new
-    /// segments and removes the old ones, so the store's files hold live data plus at most one
-    /// segment of slack. Reads and commits go on meanwhile; commits wait only while the new
-    /// segments are put in place.
-    ///
-    /// Crash-safe at every step (FORMAT.md, "Compaction"): after a crash the store opens with
-    /// every acknowledged commit and no deleted key back.
-    /// - Throws: ``LogStoreError/readOnly(path:)``, ``LogStoreError/closed``,
-    ///   ``LogStoreError/io(operation:path:errno:)`` (the store is unchanged but for leftover
-    ///   `.tmp` files, which the next open removes).
-    /// - Complexity: O(live bytes of the sealed segments + records in them).
-    @discardableResult
-    public func compact() throws -> CompactionReport {
-        guard let writer else { throw LogStoreError.readOnly(path: path) }
-        return try compactionLock.withLock { _ in try runCompaction(writer) }
-    }
-
-    private func runCompaction(_ writer: LogWriter) throws -> CompactionReport {
+    /// Runs one compaction (FORMAT.md, "Compaction", steps 1–6); the caller holds
+    /// `compactionLock`.
+    func runCompaction(_ writer: LogWriter) throws -> CompactionReport {
         let started = Date()
         let fs = options.fileSystem
         // 1. Seal the active segment so everything written so far can be compacted.
@@ -35,10 +21,7 @@ extension LogStore {
             var definitions: [UInt8] = []
             for id in 1..<state.keyspaces.nextID {
                 let name = state.keyspaces.name(of: id)!
-                definitions.append(RecordOp.defineKeyspace)
-                Varint.append(UInt64(id), to: &definitions)
-                Varint.append(UInt64(name.utf8.count), to: &definitions)
-                definitions.append(contentsOf: name.utf8)
+                RecordFormat.appendDefinition(keyspace: id, name: name, to: &definitions)
             }
             return (inputs, state.bases, definitions, state.lastSequence)
         }

@@ -43,7 +43,7 @@ final class CompactionOutput {
             try startFile()
         } else if payload > 0 && payload + record.count > Frame.targetPayload {
             FrameHeader.sealFrame(&buffer, at: frameStart, type: .full)
-            if buffer.count >= LogWriter.flushThreshold { try flush() }
+            if buffer.count >= SegmentOutput.flushThreshold { try flush() }
             frameStart = buffer.count
             FrameHeader.appendPlaceholder(type: .full, sequence: sequence, to: &buffer)
         }

@@ -1,20 +1,46 @@
 /// LEB128 unsigned varints (FORMAT.md, "Conventions"): 7 bits a byte, low group first, high bit set
-/// on every byte but the last; at most 10 bytes.
+/// on every byte but the last; at most 10 bytes, and a 10th byte holds only the top bit of a
+/// `UInt64` (0 or 1). The one varint codec of the package: the engine's records and hints and the
+/// object layer's records all use it.
 package enum Varint {
+    /// The longest encoding.
+    package static let maxSize = 10
+
+    /// Writes `value`'s encoding at `pointer` (which has room for ``maxSize`` bytes); returns
+    /// the number of bytes written.
+    @inline(__always)
+    @inlinable package static func write(_ value: UInt64, to pointer: UnsafeMutableRawPointer)
+        -> Int
+    {
+        var v = value
+        var n = 0
+        while v >= 0x80 {
+            pointer.storeBytes(
+                of: UInt8(truncatingIfNeeded: v) | 0x80, toByteOffset: n, as: UInt8.self)
+            v >>= 7
+            n += 1
+        }
+        pointer.storeBytes(of: UInt8(v), toByteOffset: n, as: UInt8.self)
+        return n + 1
+    }
+
     /// Appends `value`'s encoding to `bytes`.
     @inline(__always)
     @inlinable package static func append(_ value: UInt64, to bytes: inout [UInt8]) {
-        var v = value
-        while v >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
+        if value < 0x80 {
+            bytes.append(UInt8(value))
+            return
         }
-        bytes.append(UInt8(v))
+        var scratch: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &scratch) { raw in
+            let n = write(value, to: raw.baseAddress!)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[..<n]))
+        }
     }
 
     /// Number of bytes `value` encodes to.
     @inline(__always)
-    static func size(_ value: UInt64) -> Int {
+    @inlinable package static func size(_ value: UInt64) -> Int {
         var n = 1
         var v = value
         while v >= 0x80 {
@@ -24,10 +50,13 @@ package enum Varint {
         return n
     }
 
-    /// Decodes a varint from `buffer` at `offset`, advancing it. Returns `nil` if the buffer ends
-    /// first or the encoding is longer than 10 bytes or overflows 64 bits.
+    /// Decodes a varint from `buffer` at `offset`, advancing it. Returns `nil` (and leaves
+    /// `offset` alone) if the buffer ends first, or the encoding is longer than 10 bytes or
+    /// overflows 64 bits.
     @inline(__always)
-    static func read(_ buffer: UnsafeRawBufferPointer, _ offset: inout Int) -> UInt64? {
+    @inlinable package static func read(_ buffer: UnsafeRawBufferPointer, _ offset: inout Int)
+        -> UInt64?
+    {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         var i = offset
@@ -44,5 +73,23 @@ package enum Varint {
             if shift > 63 { return nil }
         }
         return nil
+    }
+
+    /// Decodes a varint at `pointer`, advancing it, without any check: only for bytes this
+    /// package wrote or has already decoded with ``read(_:_:)`` (a trusted record).
+    @inline(__always)
+    static func readTrusted(_ pointer: inout UnsafeRawPointer) -> Int {
+        let first = pointer.load(as: UInt8.self)
+        pointer += 1
+        if first < 0x80 { return Int(first) }  // the usual case: one byte
+        var result = Int(first & 0x7F)
+        var shift = 7
+        while true {
+            let byte = pointer.load(as: UInt8.self)
+            pointer += 1
+            result |= Int(byte & 0x7F) << shift
+            if byte < 0x80 { return result }
+            shift += 7
+        }
     }
 }

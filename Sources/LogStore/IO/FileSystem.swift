@@ -251,3 +251,20 @@ extension FileSystem {
     /// Advice only: a file system that does not pass it on loses nothing.
     package func releasePages(_ pointer: UnsafeRawPointer, length: Int) {}
 }
+
+extension FileSystem {
+    /// Writes all of `bytes` at `offset`, continuing after short writes.
+    /// - Throws: ``LogStoreError/io(operation:path:errno:)``; a write that makes no progress
+    ///   reports `EIO`.
+    func writeAll(_ file: OpenFile, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = try write(
+                file, UnsafeRawBufferPointer(rebasing: bytes[done...]), at: offset + Int64(done))
+            guard n > 0 else {
+                throw LogStoreError.io(operation: "write", path: file.path, errno: EIO)
+            }
+            done += n
+        }
+    }
+}

@@ -31,15 +31,16 @@ enum Hint {
             lastSequence = max(lastSequence, sequence)
             scanner.forEachRecord(start: start, end: end) { record in
                 entries += 1
-                hint.append(record.op)
-                Varint.append(record.keyspace, to: &hint)
                 switch record.op {
                 case RecordOp.put, RecordOp.delete:
+                    hint.append(record.op)
+                    Varint.append(record.keyspace, to: &hint)
                     Varint.append(UInt64(record.recordOffset - previous), to: &hint)
                     previous = record.recordOffset
-                default:
-                    Varint.append(UInt64(record.key.count), to: &hint)
-                    hint.append(contentsOf: record.key)
+                default:  // a definition entry is the definition record itself
+                    RecordFormat.append(
+                        op: record.op, keyspace: Int(record.keyspace), key: record.key,
+                        value: nil, to: &hint)
                 }
             }
         }
@@ -135,12 +136,26 @@ enum Hint {
         var offset = FileHeader.size
         while offset < body.count {
             let op = body[offset]
+            if op == RecordOp.defineKeyspace {
+                // A definition entry is a definition record (FORMAT.md, "Records").
+                guard let record = RecordFormat.decode(body, at: &offset, end: body.count),
+                    record.keyspace < 1 << 31,
+                    let name = String(validating: record.key, as: UTF8.self)
+                else { throw Unusable(reason: "bad define entry at \(offset)") }
+                let id = Int(record.keyspace)
+                guard id <= definedLimit + 1 else {
+                    throw Unusable(reason: "entry defines keyspace \(id) out of order")
+                }
+                definitions.append((name, id))
+                definedLimit = max(definedLimit, id)
+                continue
+            }
             offset += 1
             guard let keyspace = Varint.read(body, &offset), keyspace > 0, keyspace < 1 << 31 else {
                 throw Unusable(reason: "bad entry at \(offset)")
             }
             let id = Int(keyspace)
-            guard id <= definedLimit + (op == RecordOp.defineKeyspace ? 1 : 0) else {
+            guard id <= definedLimit else {
                 throw Unusable(reason: "entry uses keyspace \(id) before it is defined")
             }
             switch op {
@@ -154,7 +169,7 @@ enum Hint {
                 // then stay inside the segment even if the hint was forged.
                 var position = recordOffset
                 guard recordOffset >= FileHeader.size, recordOffset < segment.size,
-                    let record = SegmentScanner.decodeRecord(
+                    let record = RecordFormat.decode(
                         segmentBytes, at: &position, end: segment.size),
                     record.op == op, record.keyspace == keyspace
                 else {
@@ -169,17 +184,6 @@ enum Hint {
                         keyLength: UInt16(record.key.count),
                         headerSize: UInt16(
                             record.encodedSize - record.key.count - (record.value?.count ?? 0))))
-            case RecordOp.defineKeyspace:
-                guard let length = Varint.read(body, &offset),
-                    length <= KeyspaceTable.maxNameLength,
-                    offset + Int(length) <= body.count,
-                    let name = String(
-                        validating: UnsafeRawBufferPointer(
-                            rebasing: body[offset..<offset + Int(length)]), as: UTF8.self)
-                else { throw Unusable(reason: "bad define entry") }
-                offset += Int(length)
-                definitions.append((name, id))
-                definedLimit = max(definedLimit, id)
             default:
                 throw Unusable(reason: "unknown entry type \(op)")
             }
@@ -212,7 +216,8 @@ enum Hint {
                 if operation.valueLength == Operation.deleted {
                     state.applyDelete(
                         keyspace: id,
-                        key: StoredRecord.deleteKey(segmentBytes, at: Int(operation.offset)))
+                        key: StoredRecord(at: segmentBytes.baseAddress! + Int(operation.offset)).key
+                    )
                 } else {
                     state.applyPut(
                         keyspace: id, hash: operation.hash, ref: ref,
@@ -245,53 +250,5 @@ extension Hint {
             zip(bytes, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
             ?? min(bytes.count, expected.count)
         return "differs from its segment's records at hint offset \(offset)"
-    }
-}
-
-extension LogInspector {
-    /// Checks every hint file of the store at `path` against its segment: each must list exactly
-    /// the segment's records (a hint that does not is ignored by `open`, so this is a warning, not
-    /// data loss). Also lists hint files whose segment is missing.
-    /// - Throws: ``LogStoreError/io(operation:path:errno:)`` if the directory cannot be listed.
-    public static func hintProblems(storeAt path: String) throws -> [Problem] {
-        let fs = PosixFileSystem()
-        var problems: [Problem] = []
-        let names = try fs.contents(ofDirectory: path)
-        for name in names where name.hasSuffix(".hint") {
-            let hintPath = path + "/" + name
-            let segmentName = String(name.dropLast(5)) + ".seg"
-            guard let order = Segment.order(fromFileName: segmentName), names.contains(segmentName)
-            else {
-                problems.append(
-                    Problem(
-                        path: hintPath, offset: 0, reason: "hint file without its segment",
-                        isTornTail: false))
-                continue
-            }
-            do {
-                let segment = try Segment(
-                    directory: path, order: order, handle: 0, fileSystem: fs, growing: false)
-                let file = try fs.open(hintPath, create: false, readOnly: true)
-                defer { try? fs.close(file) }
-                let size = Int(try fs.size(file))
-                guard size <= segment.size * 4 + 1024 else {
-                    problems.append(
-                        Problem(
-                            path: hintPath, offset: 0,
-                            reason: "hint larger than its segment allows", isTornTail: false))
-                    continue
-                }
-                var bytes = [UInt8](repeating: 0, count: size)
-                _ = try bytes.withUnsafeMutableBytes { try fs.read(file, into: $0, at: 0) }
-                if let reason = Hint.mismatch(bytes, segment: segment) {
-                    problems.append(
-                        Problem(path: hintPath, offset: 0, reason: reason, isTornTail: false))
-                }
-            } catch {
-                problems.append(
-                    Problem(path: hintPath, offset: 0, reason: "\(error)", isTornTail: false))
-            }
-        }
-        return problems
     }
 }

@@ -47,7 +47,7 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
     /// its segment, and moves live-byte accounting from the record it replaces.
     ///
     /// `encodedSize` is what the record really takes, which is more than
-    /// ``encodedSize(keyspace:keyLength:valueLength:)`` when a file holds longer varints than
+    /// ``RecordFormat/encodedSize(keyspace:keyLength:valueLength:)`` when a file holds longer varints than
     /// needed (FORMAT.md allows them): the bytes added here must be those subtracted when the
     /// record is replaced (``StoredRecord/encodedSize``).
     @inline(__always)
@@ -61,15 +61,6 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
         {
             segments[Int(oldRef.segment)]?.liveBytes -= Int64(old.encodedSize)
         }
-    }
-
-    /// Bytes a put record with these lengths takes in a payload when written with the shortest
-    /// varints, as the writer writes them (FORMAT.md, "Records").
-    @inline(__always)
-    static func encodedSize(keyspace: Int, keyLength: Int, valueLength: Int) -> Int {
-        1 + Varint.size(UInt64(keyspace)) + Varint.size(UInt64(keyLength))
-            + Varint.size(UInt64(valueLength))
-            + keyLength + valueLength
     }
 
     /// Applies one delete.

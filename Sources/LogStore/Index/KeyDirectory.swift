@@ -4,58 +4,6 @@
     import Darwin
 #endif
 
-/// Where a put record starts: the segment's handle and the byte offset of the record's op byte.
-struct RecordRef: Equatable {
-    var segment: UInt32
-    var offset: UInt32
-}
-
-/// Base addresses of the mapped segments, by handle (`nil` once a segment is gone).
-typealias SegmentBases = [UnsafeRawPointer?]
-
-extension StoredRecord {
-    /// The key of the checked delete record at `offset`.
-    static func deleteKey(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UnsafeRawBufferPointer
-    {
-        var position = offset
-        // Checked when the hint was read: cannot fail.
-        return SegmentScanner.decodeRecord(bytes, at: &position, end: bytes.count)?.key
-            ?? UnsafeRawBufferPointer(start: nil, count: 0)
-    }
-}
-
-/// A put record read back from a mapped segment. Only records the store wrote or checked are
-/// read this way, so the decoding trusts the bytes.
-struct StoredRecord {
-    var key: UnsafeRawBufferPointer
-    var value: UnsafeRawBufferPointer
-    /// Bytes the whole record takes in its payload.
-    var encodedSize: Int
-
-    @inline(__always)
-    init(_ bases: SegmentBases, _ ref: RecordRef) {
-        let start = bases[Int(ref.segment)].unsafelyUnwrapped + Int(ref.offset)
-        var p = start + 1  // op
-        @inline(__always) func varint() -> Int {
-            var result = 0
-            var shift = 0
-            while true {
-                let byte = p.load(as: UInt8.self)
-                p += 1
-                result |= Int(byte & 0x7F) << shift
-                if byte < 0x80 { return result }
-                shift += 7
-            }
-        }
-        _ = varint()  // keyspace
-        let keyLength = varint()
-        let valueLength = varint()
-        key = UnsafeRawBufferPointer(start: p, count: keyLength)
-        value = UnsafeRawBufferPointer(start: p + keyLength, count: valueLength)
-        encodedSize = p - start + keyLength + valueLength
-    }
-}
-
 /// The in-memory index of one keyspace: key → the put record that holds its value.
 ///
 /// An open-addressing table (linear probing, load ≤ 3/4, backward-shift deletion) of 12-byte
@@ -65,7 +13,8 @@ struct StoredRecord {
 ///
 /// Not thread-safe: the store guards it with its index lock.
 struct KeyDirectory {
-    private struct Entry {
+    /// One slot of the table: a key's hash and where its record is.
+    struct Entry {
         var hash: UInt32
         var ref: RecordRef
 
@@ -73,7 +22,8 @@ struct KeyDirectory {
         @inline(__always) var isEmpty: Bool { ref.segment == UInt32.max }
     }
 
-    private var table = EntryTable(capacity: 16)
+    /// The slots (a power of two of them). Copy-on-write: see `makeUnique()`.
+    private(set) var table = EntryTable(capacity: 16)
     /// Live keys.
     private(set) var count = 0
     /// Bytes of live keys and values.
@@ -168,50 +118,6 @@ struct KeyDirectory {
         return (ref, old)
     }
 
-    /// Calls `body` with every live record, in table order.
-    func forEach(_ bases: SegmentBases, _ body: (RecordRef, StoredRecord) throws -> Void) rethrows {
-        for slot in 0..<table.count where !table[slot].isEmpty {
-            try body(table[slot].ref, StoredRecord(bases, table[slot].ref))
-        }
-    }
-
-    /// Calls `body` with every live record in log order (segment handle, then offset): a scan
-    /// then reads the mapped log front to back instead of jumping to a cache miss per record.
-    /// - Complexity: O(n) time (a radix sort of the references) and 16 bytes a key of scratch.
-    func forEachInLogOrder(_ bases: SegmentBases, _ body: (RecordRef, StoredRecord) throws -> Void)
-        rethrows
-    {
-        var refs = [UInt64]()
-        refs.reserveCapacity(count)
-        for slot in 0..<table.count where !table[slot].isEmpty {
-            refs.append(UInt64(table[slot].ref.segment) << 32 | UInt64(table[slot].ref.offset))
-        }
-        RadixSort.sort(&refs)
-        for packed in refs {
-            let ref = RecordRef(
-                segment: UInt32(truncatingIfNeeded: packed >> 32),
-                offset: UInt32(truncatingIfNeeded: packed))
-            try body(ref, StoredRecord(bases, ref))
-        }
-    }
-
-    /// References to the live records that lie in segments whose handle is marked in `segments`,
-    /// in log order.
-    func liveRecords(inSegments segments: [Bool]) -> [RecordRef] {
-        var refs = [UInt64]()
-        for slot in 0..<table.count where !table[slot].isEmpty {
-            let segment = Int(table[slot].ref.segment)
-            guard segment < segments.count && segments[segment] else { continue }
-            refs.append(UInt64(table[slot].ref.segment) << 32 | UInt64(table[slot].ref.offset))
-        }
-        RadixSort.sort(&refs)
-        return refs.map {
-            RecordRef(
-                segment: UInt32(truncatingIfNeeded: $0 >> 32),
-                offset: UInt32(truncatingIfNeeded: $0))
-        }
-    }
-
     /// Points `key` at `new` if it still points at `expected` (compaction moving a record);
     /// returns whether it did.
     mutating func replace(
@@ -234,11 +140,6 @@ struct KeyDirectory {
         return false
     }
 
-    /// Number of entries whose record is in `segment`.
-    func count(inSegment segment: UInt32) -> Int {
-        (0..<table.count).reduce(0) { $0 + (table[$1].ref.segment == segment ? 1 : 0) }
-    }
-
     private mutating func grow() { rehash(table.count * 2) }
 
     private mutating func rehash(_ capacity: Int) {
@@ -258,79 +159,4 @@ struct KeyDirectory {
         if !isKnownUniquelyReferenced(&table) { table = table.copy() }
     }
 
-    /// The table's memory: one allocation, with transparent huge pages asked for when it is
-    /// large (a lookup's first cache miss then costs no TLB walk).
-    private final class EntryTable: @unchecked Sendable {
-        let count: Int
-        private let entries: UnsafeMutablePointer<Entry>
-        private let bytes: Int
-
-        init(capacity: Int) {
-            count = capacity
-            bytes = capacity * MemoryLayout<Entry>.stride
-            var raw: UnsafeMutableRawPointer?
-            if bytes >= Self.hugePage && posix_memalign(&raw, Self.hugePage, bytes) == 0, let raw {
-                #if os(Linux)
-                    _ = madvise(raw, bytes, MADV_HUGEPAGE)
-                #endif
-                entries = raw.bindMemory(to: Entry.self, capacity: capacity)
-            } else {
-                entries = UnsafeMutableRawPointer(malloc(max(bytes, 1))!).bindMemory(
-                    to: Entry.self, capacity: capacity)
-            }
-            entries.initialize(repeating: .empty, count: capacity)
-        }
-
-        static let hugePage = 2 << 20
-
-        deinit { free(entries) }
-
-        subscript(slot: Int) -> Entry {
-            @inline(__always) get { entries[slot] }
-            @inline(__always) set { entries[slot] = newValue }
-        }
-
-        @inline(__always)
-        func withBuffer<R>(_ body: (UnsafeBufferPointer<Entry>) throws -> R) rethrows -> R {
-            try body(UnsafeBufferPointer(start: entries, count: count))
-        }
-
-        func copy() -> EntryTable {
-            let new = EntryTable(capacity: count)
-            new.entries.update(from: entries, count: count)
-            return new
-        }
-    }
-
-    @inline(__always)
-    private static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-        a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
-    }
-
-    /// A fast 32-bit hash of short byte strings (8 bytes a step, then a splitmix64 finish).
-    @inline(__always)
-    static func hash(_ key: UnsafeRawBufferPointer) -> UInt32 {
-        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 &* UInt64(key.count &+ 1)
-        var i = 0
-        let n = key.count
-        while i + 8 <= n {
-            h = (h ^ key.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
-            h ^= h >> 29
-            i += 8
-        }
-        if i < n {
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while i < n {
-                tail |= UInt64(key[i]) << shift
-                shift += 8
-                i += 1
-            }
-            h = (h ^ tail) &* 0xBF58_476D_1CE4_E5B9
-        }
-        h ^= h >> 31
-        h = h &* 0x94D0_49BB_1331_11EB
-        h ^= h >> 32
-        return UInt32(truncatingIfNeeded: h)
-    }
 }

@@ -1,33 +1,43 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Appends commits to the active segment. Used only by the group-commit leader (one at a time),
-/// so it needs no lock of its own; what readers see it publishes through the index lock.
+/// or by the ``StreamingCommit`` holding the queue, so it needs no lock of its own; what readers
+/// see it publishes through the index lock.
+///
+/// The work is split by concern: this file holds the state and the group write;
+/// `LogWriter+Encoding` turns batches into frames, `LogWriter+Publishing` applies written commits
+/// to the index, `LogWriter+Sync` decides when bytes are durable and writes sync marks,
+/// `LogWriter+Segments` seals and starts segments, `LogWriter+Streaming` writes one commit in
+/// pieces.
 ///
 /// Invariant: `active.size` (published) ends at a commit boundary, and nothing the writer has
-/// not published lies beyond it in the file except the group being written.
+/// not published lies beyond it in the file except the group (or streaming commit) being written.
 final class LogWriter: @unchecked Sendable {
-    /// Bytes buffered before the writer hands them to the OS in one write.
-    static let flushThreshold = 1 << 20
-
     let directory: String
     let fileSystem: any FileSystem
     let segmentSize: Int
-    private(set) var active: Segment
+    /// The segment commits are appended to.
+    var active: Segment
     /// The writer's keyspace table: ahead of the index's while a group is being written.
-    private var keyspaces: KeyspaceTable
-    private(set) var nextSequence: UInt64
+    var keyspaces: KeyspaceTable
+    /// The sequence number the next commit gets.
+    var nextSequence: UInt64
     /// Bytes of the active segment handed to the OS.
-    private var writtenSize: Int
+    var writtenSize: Int
     /// Bytes of the active segment known to be on stable storage (a successful `fdatasync`
     /// covered them).
-    private var durableSize: Int
+    var durableSize: Int
     /// The durable size the active segment's latest sync mark records.
-    private var markedSize: Int
-    /// Whether bytes have been written since the last `fdatasync` of the active segment.
-    private var hasUnsyncedData: Bool { writtenSize > durableSize }
+    var markedSize: Int
     /// Whether the next commit must first define every known keyspace: each segment restates
     /// the definitions so that removing older segments never leaves a number undefined.
-    private var activeNeedsDefinitions = false
+    var activeNeedsDefinitions = false
     /// Set after a failed sync: writes are refused until the store is reopened.
-    private(set) var disabledCause: Int32?
+    var disabledCause: Int32?
 
     init(
         directory: String, fileSystem: any FileSystem, segmentSize: Int, active: Segment,
@@ -49,13 +59,41 @@ final class LogWriter: @unchecked Sendable {
         self.activeNeedsDefinitions = state.keyspaces.nextID > 1
     }
 
-    /// What the leader needs to publish one written batch.
-    private struct Written {
-        var commit: PendingCommit
-        var sequence: UInt64
-        var globalIDs: [Int]
-        var definitions: [(name: String, id: Int)]
-        var recordOffsets: [UInt32]
+    /// What the writer may have to undo when a write fails: the state a group (or streaming
+    /// commit) started from.
+    struct Checkpoint {
+        var keyspaces: KeyspaceTable
+        var activeNeedsDefinitions: Bool
+        var markedSize: Int
+        /// Where the group starts in the active segment.
+        var start: Int
+    }
+
+    /// Groups larger than this give their segment's mapped pages back after publishing.
+    static let releaseAfterBytes = 16 << 20
+
+    /// The state to return to if what is written next fails.
+    func checkpoint() -> Checkpoint {
+        Checkpoint(
+            keyspaces: keyspaces, activeNeedsDefinitions: activeNeedsDefinitions,
+            markedSize: markedSize, start: active.size)
+    }
+
+    /// Undoes a failed group (or streaming commit): cuts its bytes off the segment so later
+    /// commits do not follow garbage, and forgets what it defined. Returns the error to report.
+    func rollBack(to checkpoint: Checkpoint, after error: Error) -> LogStoreError {
+        keyspaces = checkpoint.keyspaces
+        activeNeedsDefinitions = checkpoint.activeNeedsDefinitions
+        markedSize = checkpoint.markedSize
+        writtenSize = checkpoint.start
+        do {
+            try fileSystem.truncate(active.file, to: Int64(checkpoint.start))
+        } catch {
+            // The garbage stays: refuse further writes rather than append after it.
+            if disabledCause == nil { disabledCause = EIO }
+        }
+        return (error as? LogStoreError)
+            ?? .io(operation: "write", path: active.path, errno: EIO)
     }
 
     /// Writes a group of commits and publishes them to `index`; sets every commit's result.
@@ -75,264 +113,39 @@ final class LogWriter: @unchecked Sendable {
             }
         }
         guard !accepted.isEmpty else { return }
-        let savedKeyspaces = keyspaces
-        let savedNeedsDefinitions = activeNeedsDefinitions
-        let savedMarkedSize = markedSize
         let estimate = accepted.reduce(0) { $0 + $1.batch.encodedSizeBound }
         var written: [Written] = []
-        var groupStart = active.size
+        var start = checkpoint()
         do {
             try rollIfNeeded(adding: estimate, index: index)
-            groupStart = active.size
-            var buffer: [UInt8] = []
-            buffer.reserveCapacity(min(estimate, Self.flushThreshold + Frame.targetPayload * 2))
-            var bufferOffset = groupStart
-            // A group write after a sync starts with a mark saying how far the segment is durable:
-            // damage before that offset is corruption, not a torn write (FORMAT.md, "Sync marks").
-            if durableSize > markedSize {
-                SyncMark.append(durableSize: durableSize, to: &buffer)
-                markedSize = durableSize
-            }
+            start = checkpoint()
+            var output = SegmentOutput(
+                file: active.file, fileSystem: fileSystem, offset: active.size,
+                capacity: min(estimate, SegmentOutput.flushThreshold + Frame.targetPayload * 2))
+            appendMarkIfNeeded(to: &output)
             for (i, commit) in accepted.enumerated() {
                 written.append(
-                    try encode(
-                        commit, sequence: nextSequence + UInt64(i), buffer: &buffer,
-                        bufferOffset: &bufferOffset))
+                    try encode(commit, sequence: nextSequence + UInt64(i), output: &output))
             }
-            try flush(&buffer, at: &bufferOffset)
+            try output.flush()
+            writtenSize = output.offset
             if accepted.contains(where: { $0.durability == .sync }) { try sync() }
-            let end = bufferOffset
+            let end = output.offset
             index.withLock { state in
                 for batch in written { publish(batch, into: &state) }
                 state.lastSequence = written.last!.sequence
                 active.size = end
             }
+            // Publishing compares keys in the log on hash collisions, which maps pages of the
+            // segment into this process; after a large group, hand them back (they stay in the
+            // page cache), so a bulk load does not hold its whole segment resident.
+            if end - start.start > Self.releaseAfterBytes { active.releasePages() }
         } catch {
-            keyspaces = savedKeyspaces
-            activeNeedsDefinitions = savedNeedsDefinitions
-            markedSize = savedMarkedSize
-            // The group is cut off below.
-            writtenSize = groupStart
-            let failure =
-                (error as? LogStoreError) ?? .io(operation: "write", path: active.path, errno: 5)
-            // Cut the partial group off so later commits do not follow garbage.
-            do {
-                try fileSystem.truncate(active.file, to: Int64(groupStart))
-            } catch {
-                if disabledCause == nil { disabledCause = 5 }
-            }
+            let failure = rollBack(to: start, after: error)
             for commit in accepted { commit.result = .failure(failure) }
             return
         }
         nextSequence += UInt64(accepted.count)
         for batch in written { batch.commit.result = .success(batch.sequence) }
-    }
-
-    /// Forces buffered commits to stable storage. A failure disables writes: the kernel may have
-    /// dropped the pages, so a retry could not be trusted.
-    func sync() throws {
-        guard hasUnsyncedData else { return }
-        // After a failed sync the pages may be gone although a retry would succeed.
-        if let cause = disabledCause {
-            throw LogStoreError.writesDisabled(path: directory, cause: cause)
-        }
-        let end = writtenSize
-        do {
-            try fileSystem.syncData(active.file)
-        } catch let error as LogStoreError {
-            if case .io(_, _, let code) = error { disabledCause = code }
-            throw error
-        }
-        durableSize = end
-    }
-
-    /// Syncs, then appends and syncs a mark saying the whole segment is durable, so that after
-    /// a clean close no damage in it passes for a torn write. Only the sync can fail: the mark is
-    /// best effort (without it, damage in the last group write is cut as a torn write).
-    func seal(index: borrowing Locked<IndexState>) throws {
-        try sync()
-        guard disabledCause == nil, durableSize > markedSize else { return }
-        var buffer: [UInt8] = []
-        SyncMark.append(durableSize: durableSize, to: &buffer)
-        var end = writtenSize
-        do {
-            try flush(&buffer, at: &end)
-            try sync()
-        } catch {
-            return
-        }
-        markedSize = durableSize
-        index.withLock { _ in active.size = end }
-    }
-
-    // MARK: - Encoding
-
-    /// Encodes `commit` as frames into `buffer` (which starts at file offset `bufferOffset`),
-    /// handing full stretches to the OS as it goes.
-    private func encode(
-        _ commit: PendingCommit, sequence: UInt64, buffer: inout [UInt8], bufferOffset: inout Int
-    ) throws -> Written {
-        let batch = commit.batch
-        var written = Written(
-            commit: commit, sequence: sequence, globalIDs: [], definitions: [], recordOffsets: [])
-        if activeNeedsDefinitions {
-            for id in 1..<keyspaces.nextID {
-                written.definitions.append((keyspaces.name(of: id)!, id))
-            }
-            activeNeedsDefinitions = false
-        }
-        for name in batch.keyspaceNames {
-            if let id = keyspaces.id(of: name) {
-                written.globalIDs.append(id)
-            } else {
-                let id = keyspaces.nextID
-                _ = keyspaces.define(name, id: id)
-                written.globalIDs.append(id)
-                written.definitions.append((name, id))
-            }
-        }
-        written.recordOffsets.reserveCapacity(batch.count)
-        var frameStart = buffer.count
-        var frames = 0
-        FrameHeader.appendPlaceholder(type: .full, sequence: sequence, to: &buffer)
-        for definition in written.definitions {
-            buffer.append(RecordOp.defineKeyspace)
-            Varint.append(UInt64(definition.id), to: &buffer)
-            Varint.append(UInt64(definition.name.utf8.count), to: &buffer)
-            buffer.append(contentsOf: definition.name.utf8)
-        }
-        try batch.records.withUnsafeBytes { records in
-            var offset = 0
-            while offset < records.count {
-                let op = records[offset]
-                offset += 1
-                let global = UInt64(written.globalIDs[Int(Varint.read(records, &offset)!)])
-                let keyLength = Int(Varint.read(records, &offset)!)
-                let valueLength = op == RecordOp.put ? Int(Varint.read(records, &offset)!) : -1
-                let bodyLength = keyLength + max(valueLength, 0)
-                var size = 1 + Varint.size(global) + Varint.size(UInt64(keyLength)) + bodyLength
-                if valueLength >= 0 { size += Varint.size(UInt64(valueLength)) }
-                let payload = buffer.count - frameStart - Frame.headerSize
-                if payload > 0 && payload + size > Frame.targetPayload {
-                    FrameHeader.sealFrame(
-                        &buffer, at: frameStart, type: frames == 0 ? .first : .middle)
-                    frames += 1
-                    if buffer.count >= Self.flushThreshold { try flush(&buffer, at: &bufferOffset) }
-                    frameStart = buffer.count
-                    FrameHeader.appendPlaceholder(type: .middle, sequence: sequence, to: &buffer)
-                }
-                if valueLength >= 0 {
-                    written.recordOffsets.append(UInt32(bufferOffset + buffer.count))
-                }
-                buffer.append(op)
-                Varint.append(global, to: &buffer)
-                Varint.append(UInt64(keyLength), to: &buffer)
-                if valueLength >= 0 { Varint.append(UInt64(valueLength), to: &buffer) }
-                buffer.append(
-                    contentsOf: UnsafeRawBufferPointer(
-                        rebasing: records[offset..<offset + bodyLength]))
-                offset += bodyLength
-            }
-        }
-        FrameHeader.sealFrame(&buffer, at: frameStart, type: frames == 0 ? .full : .last)
-        if buffer.count >= Self.flushThreshold { try flush(&buffer, at: &bufferOffset) }
-        return written
-    }
-
-    private func flush(_ buffer: inout [UInt8], at offset: inout Int) throws {
-        guard !buffer.isEmpty else { return }
-        try buffer.withUnsafeBytes { try fileSystem.writeAll(active.file, $0, at: Int64(offset)) }
-        offset += buffer.count
-        writtenSize = offset
-        buffer.removeAll(keepingCapacity: true)
-    }
-
-    /// Applies a written batch to the index (its definitions, puts and deletes, in order).
-    private func publish(_ written: Written, into state: inout IndexState) {
-        for definition in written.definitions {
-            _ = state.define(definition.name, id: definition.id)
-        }
-        for (local, puts) in written.commit.batch.putsPerKeyspace.enumerated() where puts > 1024 {
-            let id = written.globalIDs[local]
-            state.directories[id].reserve(state.directories[id].count + puts)
-        }
-        let handle = active.handle
-        var values = 0
-        written.commit.batch.records.withUnsafeBytes { records in
-            var offset = 0
-            while offset < records.count {
-                let op = records[offset]
-                offset += 1
-                let keyspace = written.globalIDs[Int(Varint.read(records, &offset)!)]
-                let keyLength = Int(Varint.read(records, &offset)!)
-                let valueLength = op == RecordOp.put ? Int(Varint.read(records, &offset)!) : 0
-                let key = UnsafeRawBufferPointer(rebasing: records[offset..<offset + keyLength])
-                offset += keyLength + valueLength
-                if op == RecordOp.put {
-                    let ref = RecordRef(segment: handle, offset: written.recordOffsets[values])
-                    values += 1
-                    state.applyPut(
-                        keyspace: keyspace, hash: KeyDirectory.hash(key), ref: ref,
-                        keyLength: keyLength, valueLength: valueLength,
-                        encodedSize: IndexState.encodedSize(
-                            keyspace: keyspace, keyLength: keyLength, valueLength: valueLength))
-                } else {
-                    state.applyDelete(keyspace: keyspace, key: key)
-                }
-            }
-        }
-    }
-
-    // MARK: - Segments
-
-    /// Seals the active segment and starts a new one, unless it holds no commit (compaction).
-    func sealActiveSegment(index: borrowing Locked<IndexState>) throws {
-        if let cause = disabledCause {
-            throw LogStoreError.writesDisabled(path: directory, cause: cause)
-        }
-        guard active.size > FileHeader.size else { return }
-        try startSegment(index: index)
-    }
-
-    /// Seals the active segment and starts a new one if it is full, the group would push its
-    /// offsets past 32 bits, or it is of an older format version (never appended to). The sealed
-    /// segment is synced first: sealed segments are complete.
-    private func rollIfNeeded(adding bytes: Int, index: borrowing Locked<IndexState>) throws {
-        let full =
-            active.size > FileHeader.size
-            && (active.size >= segmentSize || active.size + bytes > Int(UInt32.max))
-        guard full || active.formatVersion < FileHeader.currentVersion else { return }
-        try startSegment(index: index)
-    }
-
-    private func startSegment(index: borrowing Locked<IndexState>) throws {
-        try sync()
-        let order = (active.order >> 16 + 1) << 16
-        let handle = index.withLock { UInt32($0.segments.count) }
-        let segment: Segment
-        do {
-            segment = try Segment(
-                directory: directory, order: order, handle: handle, fileSystem: fileSystem,
-                growing: true, create: true)
-            try fileSystem.syncData(segment.file)
-            try fileSystem.syncDirectory(directory)
-        } catch let error as LogStoreError {
-            // Once the new file may exist, the next open may take it for the newest segment and
-            // so seal the active one, which must then end at its last commit: take no more.
-            if case .io(let operation, _, let code) = error, operation != "open" {
-                disabledCause = code
-            }
-            throw error
-        }
-        index.withLock { $0.addSegment(segment) }
-        let sealed = active
-        active = segment
-        writtenSize = segment.size
-        durableSize = segment.size
-        markedSize = segment.size
-        // The sealed segment never changes again. Its hint costs a scan of it (~0.5 ns a byte),
-        // once per segment; a failure only means the next open scans the segment instead.
-        try? Hint.write(for: sealed, directory: directory, fileSystem: fileSystem)
-        activeNeedsDefinitions = keyspaces.nextID > 1
     }
 }

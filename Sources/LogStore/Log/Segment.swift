@@ -65,10 +65,11 @@ final class Segment: @unchecked Sendable {
         UnsafeRawBufferPointer(start: base, count: min(limit ?? size, size))
     }
 
-    /// Drops the pages that open or compaction read from this process's memory.
-    func releasePages() {
+    /// Drops the pages that open or compaction read from this process's memory (through
+    /// `end`, or the segment's size).
+    func releasePages(through end: Int? = nil) {
         // Rounded to whole pages: madvise works on pages, and the reservation is page-aligned.
-        let length = (size + 4095) & ~4095
+        let length = ((end ?? size) + 4095) & ~4095
         if length > 0 { fileSystem.releasePages(base, length: min(length, mappedLength)) }
     }
 
@@ -85,23 +86,6 @@ final class Segment: @unchecked Sendable {
 func hex16(_ value: UInt64) -> String {
     let digits = String(value, radix: 16)
     return String(repeating: "0", count: 16 - digits.count) + digits
-}
-
-extension FileSystem {
-    /// Writes all of `bytes` at `offset`, continuing after short writes.
-    /// - Throws: ``LogStoreError/io(operation:path:errno:)``; a write that makes no progress
-    ///   reports `EIO`.
-    func writeAll(_ file: OpenFile, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
-        var done = 0
-        while done < bytes.count {
-            let n = try write(
-                file, UnsafeRawBufferPointer(rebasing: bytes[done...]), at: offset + Int64(done))
-            guard n > 0 else {
-                throw LogStoreError.io(operation: "write", path: file.path, errno: 5)
-            }
-            done += n
-        }
-    }
 }
 
 extension Segment {

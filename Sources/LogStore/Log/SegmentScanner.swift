@@ -1,17 +1,3 @@
-/// One record decoded from a frame payload (FORMAT.md, "Records"). Buffers point into the segment.
-struct RecordView {
-    var op: UInt8
-    var keyspace: UInt64
-    /// Key bytes, or the keyspace name for `defineKeyspace`.
-    var key: UnsafeRawBufferPointer
-    /// Value bytes of a put.
-    var value: UnsafeRawBufferPointer?
-    /// Offset of the record's first byte in the file.
-    var recordOffset: Int
-    /// Bytes the record takes in the payload.
-    var encodedSize: Int
-}
-
 /// Walks a segment's bytes commit by commit, checking every frame (CRC, length, type, sequence)
 /// and every record's structure before reporting a commit, so a commit is applied whole or not
 /// at all. It never reads past `bytes` and never allocates in proportion to a length it read.
@@ -140,7 +126,7 @@ struct SegmentScanner {
             let payloadEnd = payloadStart + header.length
             while offset < payloadEnd {
                 // Checked by checkFrame: decoding cannot fail here.
-                guard let record = Self.decodeRecord(bytes, at: &offset, end: payloadEnd) else {
+                guard let record = RecordFormat.decode(bytes, at: &offset, end: payloadEnd) else {
                     break
                 }
                 try body(record)
@@ -210,7 +196,7 @@ struct SegmentScanner {
         let end = position + header.length
         while position < end {
             let recordStart = position
-            guard Self.decodeRecord(bytes, at: &position, end: end) != nil else {
+            guard RecordFormat.decode(bytes, at: &position, end: end) != nil else {
                 let op = bytes[recordStart]
                 let reason =
                     (op == RecordOp.put || op == RecordOp.delete || op == RecordOp.defineKeyspace)
@@ -219,44 +205,5 @@ struct SegmentScanner {
             }
         }
         return .success(header)
-    }
-
-    /// Decodes the record at `offset` (advancing it), or returns `nil` if it is malformed or runs
-    /// past `end`.
-    static func decodeRecord(_ bytes: UnsafeRawBufferPointer, at offset: inout Int, end: Int)
-        -> RecordView?
-    {
-        let start = offset
-        let payload = UnsafeRawBufferPointer(rebasing: bytes[..<end])
-        var position = offset
-        let op = payload[position]
-        position += 1
-        guard op == RecordOp.put || op == RecordOp.delete || op == RecordOp.defineKeyspace,
-            let keyspace = Varint.read(payload, &position), keyspace > 0,
-            let keyLength = Varint.read(payload, &position)
-        else { return nil }
-        var valueLength: UInt64 = 0
-        if op == RecordOp.put {
-            guard let length = Varint.read(payload, &position) else { return nil }
-            valueLength = length
-        }
-        let keyLimit =
-            op == RecordOp.defineKeyspace
-            ? UInt64(KeyspaceTable.maxNameLength) : UInt64(Frame.maxKeyLength)
-        guard keyLength <= keyLimit, valueLength <= UInt64(Frame.maxValueLength),
-            Int(keyLength) + Int(valueLength) <= end - position
-        else { return nil }
-        let key = UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(keyLength)])
-        position += Int(keyLength)
-        var value: UnsafeRawBufferPointer?
-        if op == RecordOp.put {
-            value = UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(valueLength)])
-            position += Int(valueLength)
-        }
-        offset = position
-        return RecordView(
-            op: op, keyspace: keyspace, key: key, value: value,
-            recordOffset: start,
-            encodedSize: position - start)
     }
 }

@@ -150,7 +150,7 @@ extension FuzzFixtures {
                 var position = Int(ref.offset)
                 let data = segment.bytes()
                 guard position >= FileHeader.size, position < data.count,
-                    let record = SegmentScanner.decodeRecord(data, at: &position, end: data.count),
+                    let record = RecordFormat.decode(data, at: &position, end: data.count),
                     record.op == RecordOp.put, record.keyspace == UInt64(id)
                 else {
                     bad = true

@@ -185,7 +185,7 @@ private final class FrameChecker {
             value: record.value.map { Array($0) })
         let same = canonical.withUnsafeBytes { raw -> Bool in
             var offset = 0
-            guard let again = SegmentScanner.decodeRecord(raw, at: &offset, end: raw.count) else {
+            guard let again = RecordFormat.decode(raw, at: &offset, end: raw.count) else {
                 return false
             }
             return again.op == record.op && again.keyspace == record.keyspace
