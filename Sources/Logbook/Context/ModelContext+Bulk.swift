@@ -11,7 +11,7 @@ extension ModelContext {
     public func insert(entity: String, attributeValues values: [AttributeValue?]) throws
         -> any ModelObject
     {
-        let binding = try container.binding(named: entity)
+        let binding = try core.binding(named: entity)
         let attributes = binding.entity.attributes
         precondition(values.count == attributes.count, "one value per attribute of \(entity)")
         for (i, value) in values.enumerated() {

@@ -114,7 +114,7 @@ public struct RecordDecoder: Sendable {
         }
         let attributes = codec.entity.attributes
         if let version = try codec.decodeCurrent(
-            value, key: String(pk), field: { i, r in field(i, try r.value(attributes[i].type)) },
+            value, primaryKey: pk, field: { i, r in field(i, try r.value(attributes[i].type)) },
             null: { field($0, .null) })
         {
             return (pk, version)
