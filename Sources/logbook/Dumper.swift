@@ -73,6 +73,10 @@ struct Dumper {
                 warnings.append(schemaProblem! + "; showing raw bytes")
             }
         case .failure(let error):
+            guard !options.live else {
+                throw CommandError.failed(
+                    "--live needs the store's index, and the store does not open: \(error)")
+            }
             store = nil
             warnings.append("the store does not open (\(error)); showing raw records")
         }
@@ -118,8 +122,7 @@ struct Dumper {
                 guard record.kind != .defineKeyspace || (options.entity == nil && filter == nil)
                 else { return }
                 if let entity = options.entity, record.keyspace != entity { return }
-                // Without an index (the store does not open) every put counts as current.
-                if options.live, try record.kind != .put || current?.contains(record) == false {
+                if options.live, try record.kind != .put || current?.contains(record) != true {
                     return
                 }
                 // Objects, unfiltered: decoded straight into the output.
