@@ -106,71 +106,84 @@ struct CSVRows {
 
     /// The row at the start of `bytes` and the bytes it takes, or `nil` if they end before the
     /// row does and more may come (`isLast` is false).
-    /// - Throws: ``LineError`` for a quote that is never closed or text after a closing quote.
+    /// - Throws: ``LineError`` for a quote that is never closed, a quote inside an unquoted
+    ///   field, or text after a closing quote.
     mutating func parse(_ bytes: UnsafeBufferPointer<UInt8>, isLast: Bool, file: String) throws
         -> (Row, Int)?
     {
         let start = line
         var current = line
         var fields: [String] = []
-        var field: [UInt8] = []
-        var quoted = false
-        var wasQuoted = false
         var position = 0
-        func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
-        while position < bytes.count {
-            let c = bytes[position]
-            position += 1
-            if quoted {
-                if c == UInt8(ascii: "\"") {
-                    if position < bytes.count && bytes[position] == UInt8(ascii: "\"") {
-                        field.append(c)
-                        position += 1
-                    } else if position == bytes.count && !isLast {
-                        return nil  // a doubled quote may follow
-                    } else {
-                        quoted = false
+        func fail(_ message: String, at line: Int) -> LineError {
+            LineError(file: file, line: line, message: message)
+        }
+        while true {
+            // One field, then what ends it.
+            if position < bytes.count && bytes[position] == UInt8(ascii: "\"") {
+                var field: [UInt8] = []
+                position += 1
+                while true {
+                    guard position < bytes.count else {
+                        guard isLast else { return nil }
+                        throw fail("a quote is never closed", at: start)
                     }
-                } else {
-                    if c == UInt8(ascii: "\n") { current += 1 }
+                    let c = bytes[position]
+                    position += 1
+                    if c != UInt8(ascii: "\"") {
+                        if c == 0x0A { current += 1 }
+                        field.append(c)
+                        continue
+                    }
+                    // A doubled quote is a quote; else the field ends (unless more may come).
+                    guard position < bytes.count || isLast else { return nil }
+                    guard position < bytes.count && bytes[position] == UInt8(ascii: "\"") else {
+                        break
+                    }
                     field.append(c)
+                    position += 1
                 }
-                continue
+                fields.append(String(decoding: field, as: UTF8.self))
+                // After the closing quote: a comma, a line end or the end.
+                if position + 1 < bytes.count && bytes[position] == 0x0D
+                    && bytes[position + 1] == 0x0A
+                {
+                    position += 1
+                } else if position + 1 == bytes.count && bytes[position] == 0x0D && !isLast {
+                    return nil
+                } else if position < bytes.count && bytes[position] != UInt8(ascii: ",")
+                    && bytes[position] != 0x0A
+                {
+                    throw fail("text after a closing quote", at: current)
+                }
+            } else {
+                let begin = position
+                var end = position
+                scan: while end < bytes.count {
+                    switch bytes[end] {
+                    case UInt8(ascii: ","), 0x0A: break scan
+                    case UInt8(ascii: "\""):
+                        throw fail("a quote inside an unquoted field", at: current)
+                    case 0x0D where end + 1 < bytes.count && bytes[end + 1] == 0x0A: break scan
+                    case 0x0D where end + 1 == bytes.count && !isLast: return nil
+                    default: end += 1
+                    }
+                }
+                fields.append(String(decoding: bytes.part(begin..<end), as: UTF8.self))
+                position = end
+                if position < bytes.count && bytes[position] == 0x0D { position += 1 }
             }
-            switch c {
-            case UInt8(ascii: "\""):
-                guard field.isEmpty && !wasQuoted else {
-                    throw LineError(
-                        file: file, line: current, message: "a quote inside an unquoted field")
-                }
-                quoted = true
-                wasQuoted = true
-            case UInt8(ascii: ","):
-                fields.append(text(field))
-                field.removeAll(keepingCapacity: true)
-                wasQuoted = false
-            case UInt8(ascii: "\r") where position < bytes.count && bytes[position] == 0x0A:
-                continue
-            case UInt8(ascii: "\r") where position == bytes.count && !isLast:
-                return nil  // a line feed may follow
-            case UInt8(ascii: "\n"):
-                fields.append(text(field))
+            guard position < bytes.count else {
+                guard isLast else { return nil }
+                line = current
+                return (Row(fields: fields, line: start), position)
+            }
+            let delimiter = bytes[position]
+            position += 1
+            if delimiter == 0x0A {
                 line = current + 1
                 return (Row(fields: fields, line: start), position)
-            default:
-                if wasQuoted {
-                    throw LineError(
-                        file: file, line: current, message: "text after a closing quote")
-                }
-                field.append(c)
             }
         }
-        guard isLast else { return nil }
-        if quoted {
-            throw LineError(file: file, line: start, message: "a quote is never closed")
-        }
-        fields.append(text(field))
-        line = current
-        return (Row(fields: fields, line: start), position)
     }
 }
