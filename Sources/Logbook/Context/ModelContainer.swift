@@ -131,7 +131,7 @@ final class ContainerCore: Sendable {
     ) throws {
         let url = url ?? ModelContainer.defaultURL
         try requested?.validate()
-        if !options.readOnly && options.createIfMissing {
+        if !options.readOnly && options.createIfMissing && options.fileSystem is PosixFileSystem {
             // The engine makes the store's directory, not its parents (the default location's
             // parent may not exist yet). A failure here shows up as the engine's open error.
             try? FileManager.default.createDirectory(

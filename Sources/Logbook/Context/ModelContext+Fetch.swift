@@ -70,6 +70,15 @@ extension ModelContext {
         try objectReference(for: id, as: Model.self).map { unsafeDowncast($0, to: Model.self) }
     }
 
+    /// The object with identifier `id`, whatever its class — SwiftData's `model(for:)`; cast it
+    /// (`as? Employee`) or use ``model(for:as:)``. `nil` if there is no such object (or its
+    /// deletion is pending here).
+    /// - Throws: ``LogbookError/unknownEntity(_:)``, ``LogbookError/corruptRecord(entity:key:reason:)``,
+    ///   ``LogbookError/store(_:)``.
+    public func model(for id: PersistentIdentifier) throws -> (any ModelObject)? {
+        try object(for: id)
+    }
+
     /// The object with identifier `id`, checked to be an instance of `type`.
     @usableFromInline
     func objectReference(for id: PersistentIdentifier, as type: any PersistentModel.Type) throws
