@@ -77,26 +77,43 @@ enum TextRendering {
     /// `text` as a CSV field: as is, or in double quotes with quotes doubled when it holds a
     /// comma, a quote, CR or LF.
     static func appendCSVField(_ text: String, to output: inout [UInt8]) {
-        let needsQuotes = text.utf8.contains {
-            $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D
+        var text = text
+        text.withUTF8 { bytes in
+            let needsQuotes = bytes.contains {
+                $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D
+            }
+            if needsQuotes {
+                appendQuoted(bytes, quote: UInt8(ascii: "\""), to: &output)
+            } else {
+                output.append(contentsOf: bytes)
+            }
         }
-        guard needsQuotes else {
-            output.append(contentsOf: text.utf8)
-            return
-        }
-        appendQuoted(text, quote: UInt8(ascii: "\""), to: &output)
     }
 
     /// `text` as an SQL string literal: in single quotes, quotes doubled.
     static func appendSQLString(_ text: String, to output: inout [UInt8]) {
-        appendQuoted(text, quote: UInt8(ascii: "'"), to: &output)
+        var text = text
+        text.withUTF8 { appendQuoted($0, quote: UInt8(ascii: "'"), to: &output) }
     }
 
-    private static func appendQuoted(_ text: String, quote: UInt8, to output: inout [UInt8]) {
+    /// `bytes` between two `quote`s, each `quote` inside doubled.
+    private static func appendQuoted(
+        _ bytes: UnsafeBufferPointer<UInt8>, quote: UInt8, to output: inout [UInt8]
+    ) {
         output.append(quote)
-        for byte in text.utf8 {
-            output.append(byte)
-            if byte == quote { output.append(quote) }
+        var run = 0
+        for (i, byte) in bytes.enumerated() where byte == quote {
+            // The run up to and including the quote, then the quote once more.
+            output.append(
+                contentsOf: UnsafeBufferPointer(start: bytes.baseAddress! + run, count: i + 1 - run)
+            )
+            output.append(quote)
+            run = i + 1
+        }
+        if run < bytes.count {
+            output.append(
+                contentsOf: UnsafeBufferPointer(
+                    start: bytes.baseAddress! + run, count: bytes.count - run))
         }
         output.append(quote)
     }
