@@ -21,7 +21,9 @@ extension DumpWriter {
             entityJSON.append(record.keyspace, to: &out)
             try record.key.withUnsafeBytes { key in
                 try (record.value ?? []).withUnsafeBytes { value in
-                    guard let id = RecordDecoder.primaryKey(ofKey: key),
+                    guard
+                        let id = PersistentIdentifier(entityName: record.keyspace, storeKey: key)?
+                            .primaryKey,
                         let version = RecordDecoder.objectVersion(ofRecord: value)
                     else { throw NotAnObjectRecord() }
                     out.appendNumber(id)

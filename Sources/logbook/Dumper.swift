@@ -157,7 +157,9 @@ struct Dumper {
         case .defineKeyspace: return .raw
         case .delete:
             guard decoder.isEntityKeyspace(record.keyspace),
-                let id = record.key.withUnsafeBytes(RecordDecoder.primaryKey(ofKey:))
+                let id = record.key.withUnsafeBytes({
+                    PersistentIdentifier(entityName: record.keyspace, storeKey: $0)?.primaryKey
+                })
             else { return .raw }
             return .deletedObject(entity: record.keyspace, id: id)
         case .put:

@@ -80,7 +80,9 @@ struct Exporter {
             try PrimaryKeyOrder().forEach(in: entity.name, of: store) { key, value in
                 try output.render { out in
                     out.append(contentsOf: prefixes.object)
-                    out.appendNumber(RecordDecoder.primaryKey(ofKey: key) ?? 0)
+                    out.appendNumber(
+                        PersistentIdentifier(entityName: entity.name, storeKey: key)?.primaryKey
+                            ?? 0)
                     _ = try decoder.decodeFields(keyspace: entity.name, key: key, value: value) {
                         i, value in
                         out.append(contentsOf: prefixes.fields[i])

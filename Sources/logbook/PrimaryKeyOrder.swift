@@ -28,13 +28,13 @@ struct PrimaryKeyOrder {
         var ascending = true
         var last: UInt64?
         try store.forEach(in: keyspace) { key, value in
-            guard let pk = RecordDecoder.primaryKey(ofKey: key) else { return try body(key, value) }
+            guard let pk = Self.primaryKey(key, keyspace) else { return try body(key, value) }
             if let last, pk <= last { ascending = false }
             last = pk
         }
         if ascending {
             try store.forEach(in: keyspace) { key, value in
-                if RecordDecoder.primaryKey(ofKey: key) != nil { try body(key, value) }
+                if Self.primaryKey(key, keyspace) != nil { try body(key, value) }
             }
             return
         }
@@ -42,7 +42,7 @@ struct PrimaryKeyOrder {
         while true {
             let keys = try smallestKeys(above: above, in: keyspace, of: store)
             for pk in keys {
-                let key = RecordDecoder.key(ofPrimaryKey: pk)
+                let key = PersistentIdentifier(entityName: keyspace, primaryKey: pk).storeKey
                 guard let value = try store.get(key, in: keyspace) else { continue }
                 try key.withUnsafeBytes { k in try value.withUnsafeBytes { v in try body(k, v) } }
             }
@@ -60,7 +60,7 @@ struct PrimaryKeyOrder {
         var cutoff = UInt64.max
         var full = false
         try store.forEach(in: keyspace) { key, _ in
-            guard let pk = RecordDecoder.primaryKey(ofKey: key), above.map({ pk > $0 }) ?? true,
+            guard let pk = Self.primaryKey(key, keyspace), above.map({ pk > $0 }) ?? true,
                 !full || pk < cutoff
             else { return }
             keys.append(pk)
@@ -74,5 +74,9 @@ struct PrimaryKeyOrder {
         keys.sort()
         if keys.count > window { keys.removeLast(keys.count - window) }
         return keys
+    }
+
+    private static func primaryKey(_ key: UnsafeRawBufferPointer, _ keyspace: String) -> UInt64? {
+        PersistentIdentifier(entityName: keyspace, storeKey: key)?.primaryKey
     }
 }

@@ -58,17 +58,6 @@ public struct RecordDecoder: Sendable {
         self.codecs = codecs
     }
 
-    /// The primary key an object record's key holds (8 bytes, big-endian), or `nil` for a key
-    /// of another length.
-    public static func primaryKey(ofKey key: UnsafeRawBufferPointer) -> UInt64? {
-        RecordCodec.primaryKey(key)
-    }
-
-    /// The key of the object record with primary key `primaryKey`.
-    public static func key(ofPrimaryKey primaryKey: UInt64) -> [UInt8] {
-        RecordCodec.key(primaryKey)
-    }
-
     /// The object version an object record holds (how many times the object was saved),
     /// read without decoding the record; `nil` if the record is too short to hold one.
     public static func objectVersion(ofRecord value: UnsafeRawBufferPointer) -> UInt64? {
