@@ -75,7 +75,7 @@ final class LogbookEmployees: EmployeeStore {
         var summary = FetchSummary()
         for employee in employees {
             summary.add(
-                id: Int64(employee.persistentModelID?.primaryKey ?? 0), salary: employee.salary)
+                id: Int64(employee.persistentModelID.primaryKey), salary: employee.salary)
         }
         return summary
     }
@@ -125,7 +125,7 @@ final class LogbookEmployees: EmployeeStore {
         let fresh = ModelContext(container)
         return try fresh.fetch(FetchDescriptor<Employee>()).map {
             EmployeeRow(
-                id: Int64($0.persistentModelID?.primaryKey ?? 0), name: $0.name,
+                id: Int64($0.persistentModelID.primaryKey), name: $0.name,
                 designation: $0.designation, salary: $0.salary)
         }
     }

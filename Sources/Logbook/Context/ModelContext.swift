@@ -106,7 +106,7 @@ public final class ModelContext {
                 failures.append(
                     .notRegistered(
                         entity: modelType.entityName,
-                        object: model.persistentModelID?.description ?? modelType.entityName))
+                        object: model.persistentModelID.description))
             }
             return
         }

@@ -85,7 +85,7 @@ extension LogbookEmployeeRepository {
     }
 
     func link(_ company: Company) -> CompanyLink {
-        CompanyLink(id: company.persistentModelID?.description ?? "", name: company.name)
+        CompanyLink(id: company.persistentModelID.description, name: company.name)
     }
 
     private func allCompanies() throws(EmployeesError) -> [Company] {
@@ -94,7 +94,7 @@ extension LogbookEmployeeRepository {
 
     private func record(_ company: Company, employeeCount: Int? = nil) -> CompanyRecord {
         CompanyRecord(
-            id: company.persistentModelID?.description ?? "", name: company.name,
+            id: company.persistentModelID.description, name: company.name,
             city: company.city, employeeCount: employeeCount ?? company.employees.count)
     }
 

@@ -133,7 +133,7 @@ final class LogbookEmployeeRepository: EmployeeRepository {
 
     func record(_ employee: Employee) -> EmployeeRecord {
         EmployeeRecord(
-            id: employee.persistentModelID?.description ?? "", name: employee.name,
+            id: employee.persistentModelID.description, name: employee.name,
             designation: employee.designation, salary: employee.salary,
             company: employee.company.map(link))
     }
