@@ -51,6 +51,18 @@ extension ModelObject {
         return state == .deleted || state == .gone
     }
 
+    /// Whether the object has changes its context has not saved: it is a pending insert, has
+    /// changed values, or its deletion is pending.
+    public var hasChanges: Bool {
+        guard let r = registered else { return false }
+        let entry = r.table.entries[r.index]
+        switch entry.state {
+        case .inserted, .deleted: return true
+        case .persisted: return entry.isChanged
+        case .gone, .free: return false
+        }
+    }
+
     /// The entity's name.
     public var entityName: String {
         if let managed = self as? ManagedObject { return managed.binding.entity.name }
