@@ -60,12 +60,13 @@ public final class ModelContainer: Sendable {
     /// A container over `core`, with its main context (a new one, unless `core` still has one).
     init(core: ContainerCore) {
         self.core = core
-        main = core.existingMainContext ?? ModelContext(mainOf: core)
+        main = core.existingMainContext ?? ModelContext.makeMain(of: core)
         core.adopt(facade: self, main: main.unsafelyUnwrapped)
     }
 
     /// The context for the thread that opened the container (an app's main thread). Like every
-    /// context, it keeps the container's store open while it is used.
+    /// context, it keeps the container's store open while it is used. It lives on the main
+    /// actor, where it autosaves (``ModelContext/autosaveEnabled``).
     public var mainContext: ModelContext {
         // Invariant: `main` is set in init.
         main.unsafelyUnwrapped
@@ -81,9 +82,14 @@ public final class ModelContainer: Sendable {
             path: "\(ProcessInfo.processInfo.processName).logbook", directoryHint: .isDirectory)
     }
 
-    /// Syncs and closes the store; contexts of this container then fail to save or fetch.
-    /// - Throws: ``LogbookError/store(_:)``.
+    /// Saves what autosaving contexts of the caller's actor have pending (see
+    /// ``ModelContext/autosaveEnabled``), then syncs and closes the store; contexts of this
+    /// container then fail to save or fetch, and ``changes()`` sequences end.
+    /// - Throws: what such an autosave throws (the store then stays open),
+    ///   ``LogbookError/store(_:)``.
     public func close() throws {
+        try core.autosaves.saveContextsOfCurrentActor()
+        core.changeHub.finish()
         try wrapStoreErrors { try core.store.close() }
     }
 }
@@ -115,6 +121,10 @@ final class ContainerCore: Sendable {
     private let counters: Locked<[UInt64]>
     /// Held while a save checks versions and commits.
     let saveLock = Locked<Void>(())
+    /// Where commits are published to observers (``ModelContainer/changes()``).
+    let changeHub = ChangeHub()
+    /// The contexts whose pending changes ``ModelContainer/close()`` saves.
+    let autosaves = AutosaveRegistry()
     /// Save bookkeeping that lets a save skip reading stored versions when no other context
     /// saved the entity since its objects were read.
     private let saveLog: Locked<SaveLog>

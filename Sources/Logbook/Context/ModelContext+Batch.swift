@@ -141,7 +141,7 @@ extension ModelContext {
             guard !deletions.isEmpty else { return 0 }
             var batch = WriteBatch()
             deletions.write(into: &batch, bindings: core.bindings)
-            try wrapStoreErrors { _ = try core.store.commit(batch) }
+            try core.commit(batch)
             let generation = core.recordSave(of: deletions.entities, saver: serial)
             for (entity, pks) in deletions.deleted.enumerated() {
                 for pk in pks {
@@ -296,7 +296,7 @@ private struct PreparedUpdate {
                 locked || core.latestForeignSave(of: binding.index, saver: context.serial) <= readAt
             else { return nil }
             try context.checkUnique(binding, unique, excluding: Set(unique.map(\.pk)))
-            try wrapStoreErrors { _ = try core.store.commit(batch) }
+            try core.commit(batch)
             let generation = core.recordSave(of: [binding.index], saver: context.serial)
             for (pk, record) in registered {
                 context.refresh(binding.index, pk, record, generation: generation)

@@ -7,7 +7,8 @@ extension ModelContext {
     /// key-value writes) and checks that no other context saved a changed or deleted object
     /// since this one read it (see ``mergePolicy``). If it throws, nothing of this save is in
     /// the store and the context still holds every change. Durable when it returns (with the
-    /// store's default `.sync` durability).
+    /// store's default `.sync` durability). Inside a ``transaction(_:)`` block it does nothing:
+    /// the transaction saves at its end.
     /// - Throws: ``LogbookError/missingValue(entity:attribute:object:)``,
     ///   ``LogbookError/typeMismatch(entity:attribute:expected:found:)``,
     ///   ``LogbookError/uniqueConstraint(entity:attribute:value:object:)``,
@@ -15,7 +16,7 @@ extension ModelContext {
     ///   ``LogbookError/unknownEntity(_:)``, ``LogbookError/store(_:)``.
     /// - Complexity: O(pending objects), plus a scan of each entity with unique attributes.
     public func save() throws {
-        guard hasChanges else { return }
+        guard hasChanges, !savesDeferredByTransaction else { return }
         if let failure = failures.first { throw failure }
         let core = self.core
         try core.saveLock.withLock { _ in
@@ -70,7 +71,7 @@ extension ModelContext {
                 in: ContainerCore.metaKeyspace)
         }
         if !batch.isEmpty {
-            try wrapStoreErrors { _ = try core.store.commit(batch) }
+            try core.commit(batch)
         }
         let generation = core.recordSave(
             of: Set(savedEntities.indices.filter { savedEntities[$0] }), saver: serial)

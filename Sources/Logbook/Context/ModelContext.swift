@@ -23,6 +23,8 @@ public final class ModelContext {
     var lastLookupBinding: EntityBinding?
     /// Names this context in the container's save log.
     let serial: UInt64
+    /// The actor the context lives on, its autosave and its transactions.
+    var coordination = ContextCoordination()
 
     /// What ``save()`` does when another context saved an object since this one read it.
     public var mergePolicy: MergePolicy = .error
