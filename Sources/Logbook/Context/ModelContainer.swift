@@ -81,6 +81,7 @@ public final class ModelContainer: Sendable {
     /// Syncs and closes the store; contexts of this container then fail to save or fetch.
     /// - Throws: ``LogbookError/store(_:)``.
     public func close() throws {
+        core.persistIndexes()
         try wrapStoreErrors { try core.store.close() }
     }
 }
@@ -106,6 +107,8 @@ final class ContainerCore: Sendable {
     let schema: Schema
     let store: LogStore
     let bindings: [EntityBinding]
+    /// The secondary indexes, shared by every context.
+    let indexes: ContainerIndexes
     private let bindingByName: [String: Int]
     private let bindingByType: [ObjectIdentifier: Int]
     /// Last primary key handed out, per entity.
@@ -191,6 +194,8 @@ final class ContainerCore: Sendable {
         self.schema = schema
         self.store = store
         self.bindings = bindings
+        self.indexes = ContainerIndexes(
+            bindings: bindings, store: store, schemaVersion: schema.version, counters: counters)
         self.bindingByName = Dictionary(
             uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
         self.bindingByType = byType
@@ -198,6 +203,8 @@ final class ContainerCore: Sendable {
         self.saveLog = Locked(
             SaveLog(entities: Array(repeating: SaveLog.Entry(), count: schema.entities.count)))
     }
+
+    deinit { persistIndexes() }
 
     /// The main context still alive from an earlier container of this core, if any.
     var existingMainContext: ModelContext? { facade.withLock { $0.main.value } }
