@@ -17,6 +17,48 @@ final class KeyPathResolver {
 
     deinit { binding.adopt(probe, table: nil, entry: -1) }
 
+    /// The entity's binding.
+    var entityBinding: EntityBinding { binding }
+
+    /// Whether `keyPath` is the object's `persistentModelID`.
+    func isIdentifier(_ keyPath: AnyKeyPath) -> Bool {
+        guard let layout = binding.layout else { return false }
+        return keyPath == Self.identifierKeyPath(layout.modelType)
+    }
+
+    private static func identifierKeyPath<Model: PersistentModel>(_ type: Model.Type) -> AnyKeyPath
+    {
+        \Model.persistentModelID
+    }
+
+    /// The stored slot and destination of the to-one relationship `keyPath` reads, or `nil`.
+    func toOne(_ keyPath: AnyKeyPath) -> (slot: Int, destination: String)? {
+        guard let name = fieldName(keyPath),
+            let r = binding.entity.relationships.firstIndex(where: { $0.name == name }),
+            !binding.entity.relationships[r].isToMany
+        else { return nil }
+        return (binding.relationshipSlots[r], binding.entity.relationships[r].destination)
+    }
+
+    /// What reading `keyPath` on an object touches.
+    enum Reads {
+        /// Only attributes (values a record holds).
+        case attributes
+        /// A relationship, or something of the object's registration (its identifier,
+        /// context): what a scratch object cannot answer.
+        case more
+    }
+
+    /// What `keyPath` reads when applied to an object of the entity.
+    func reads(_ keyPath: AnyKeyPath) -> Reads {
+        guard binding.layout != nil else { return .more }
+        record.slots.removeAll()
+        _ = (probe as Any)[keyPath: keyPath]
+        let attributes = binding.stored.attributes.count - binding.entity.toOneRelationships.count
+        if record.slots.isEmpty { return .more }
+        return record.slots.allSatisfy { $0 >= 0 && $0 < attributes } ? .attributes : .more
+    }
+
     /// The attribute `keyPath` reads, or `nil`.
     func attributeIndex(_ keyPath: AnyKeyPath) -> Int? {
         guard binding.layout != nil else { return nil }
