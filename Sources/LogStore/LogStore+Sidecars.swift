@@ -86,7 +86,8 @@ extension LogStore {
             .corruption(path: file, offset: offset, reason: reason)
         }
         guard size >= Int64(Self.sidecarOverhead) else {
-            throw damaged(0, "a sidecar file is at least \(Self.sidecarOverhead) bytes, not \(size)")
+            throw damaged(
+                0, "a sidecar file is at least \(Self.sidecarOverhead) bytes, not \(size)")
         }
         guard size <= Int64(Int32.max) * 16 else {
             throw damaged(0, "a sidecar file of \(size) bytes is over the limit")
@@ -103,8 +104,9 @@ extension LogStore {
                 throw LogStoreError.unsupportedVersion(
                     path: file, found: version, supported: Self.sidecarVersion)
             }
-            guard raw.loadLE(at: 20, as: UInt32.self)
-                == Checksum.crc32c(UnsafeRawBufferPointer(rebasing: raw[0..<20]))
+            guard
+                raw.loadLE(at: 20, as: UInt32.self)
+                    == Checksum.crc32c(UnsafeRawBufferPointer(rebasing: raw[0..<20]))
             else { throw damaged(20, "file header checksum mismatch") }
             guard version >= 1, raw.loadLE(at: 10, as: UInt16.self) == 0 else {
                 throw damaged(8, "unknown format version \(version) or flags")
@@ -113,8 +115,9 @@ extension LogStore {
             guard length == UInt64(raw.count - Self.sidecarOverhead) else {
                 throw damaged(24, "the length \(length) does not match the file's size")
             }
-            guard raw.loadLE(at: raw.count - 4, as: UInt32.self)
-                == Checksum.crc32c(UnsafeRawBufferPointer(rebasing: raw[24..<(raw.count - 4)]))
+            guard
+                raw.loadLE(at: raw.count - 4, as: UInt32.self)
+                    == Checksum.crc32c(UnsafeRawBufferPointer(rebasing: raw[24..<(raw.count - 4)]))
             else { throw damaged(Int64(raw.count - 4), "contents checksum mismatch") }
             return Sidecar(
                 sequence: raw.loadLE(at: 12, as: UInt64.self),

@@ -25,6 +25,7 @@ extension ModelContext {
             for e in table.changed where table.entries[Int(e)].isChanged {
                 if let failure = table.failures[e] { throw failure }
             }
+            try applyUpserts()
             try checkUniqueness()
             try checkDenyRules()
             try resolveConflicts(core.store)
@@ -154,7 +155,8 @@ extension ModelContext {
             var objects: [(pk: UInt64, changedSlots: UInt64, object: AnyObject)] = []
             var deleted = Set<UInt64>()
             for e in table.inserted
-            where table.entries[Int(e)].state == .inserted && table.entries[Int(e)].entity == entity32
+            where table.entries[Int(e)].state == .inserted
+                && table.entries[Int(e)].entity == entity32
             {
                 // Invariant: pending entries hold their objects.
                 objects.append((table.entries[Int(e)].primaryKey, ~0, table.objects[Int(e)]!))
@@ -165,7 +167,8 @@ extension ModelContext {
                 objects.append((entry.primaryKey, entry.changedSlots, table.objects[Int(e)]!))
             }
             for e in table.deleted
-            where table.entries[Int(e)].state == .deleted && table.entries[Int(e)].entity == entity32
+            where table.entries[Int(e)].state == .deleted
+                && table.entries[Int(e)].entity == entity32
             {
                 deleted.insert(table.entries[Int(e)].primaryKey)
             }

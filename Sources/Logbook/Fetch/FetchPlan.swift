@@ -172,7 +172,8 @@ extension ModelContext {
         }
         if plan.objectOrder == nil { order = Self.slice(order, plan) }
         explanation.results = order.count
-        return ScanResult(candidates: candidates, order: order, bytes: bytes, explanation: explanation)
+        return ScanResult(
+            candidates: candidates, order: order, bytes: bytes, explanation: explanation)
     }
 
     /// The stored matches' count without reading records where an exact index access and no
@@ -191,8 +192,10 @@ extension ModelContext {
                 if case .identifiers(let keys) = access.access {
                     let keyspace = plan.binding.keyspace
                     total = try wrapStoreErrors {
-                        try keys.filter { try core.store.contains(RecordCodec.key($0), in: keyspace) }
-                            .count
+                        try keys.filter {
+                            try core.store.contains(RecordCodec.key($0), in: keyspace)
+                        }
+                        .count
                     }
                 } else {
                     let (keys, visited) = core.indexes.primaryKeys(
@@ -225,13 +228,11 @@ extension ModelContext {
             pending.append(e)
         }
         for e in table.deleted
-        where table.entries[Int(e)].state == .deleted && table.entries[Int(e)].entity == entity32
-        {
+        where table.entries[Int(e)].state == .deleted && table.entries[Int(e)].entity == entity32 {
             skip.insert(table.entries[Int(e)].primaryKey)
         }
         for e in table.inserted
-        where table.entries[Int(e)].state == .inserted && table.entries[Int(e)].entity == entity32
-        {
+        where table.entries[Int(e)].state == .inserted && table.entries[Int(e)].entity == entity32 {
             pending.append(e)
         }
         return (skip, pending)

@@ -118,13 +118,17 @@ extension ModelContext {
         let name = binding.entity.name
         switch (op, other) {
         case (.equal, .identifier(let id)), (.notEqual, .identifier(let id)):
-            let keys: Set<UInt64> = id.flatMap { $0.entityName == name ? [$0.primaryKey] : nil } ?? []
+            let keys: Set<UInt64> =
+                id.flatMap { $0.entityName == name ? [$0.primaryKey] : nil } ?? []
             return op == .equal ? .identifierIn(keys) : .not(.identifierIn(keys))
         case (.in, .identifiers(let ids)):
             return .identifierIn(Set(ids.filter { $0.entityName == name }.map(\.primaryKey)))
         case (.in, .list(let values)):
             return .identifierIn(
-                Set(values.compactMap { if case .integer(let k) = $0 { UInt64(bitPattern: k) } else { nil } }))
+                Set(
+                    values.compactMap {
+                        if case .integer(let k) = $0 { UInt64(bitPattern: k) } else { nil }
+                    }))
         default:
             return nil
         }

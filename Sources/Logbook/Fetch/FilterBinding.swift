@@ -161,7 +161,8 @@ struct FilterBinder {
                 case .relationship(_, let destination):
                     guard op == .equal || op == .notEqual else {
                         throw fail(
-                            "\(keyName) is a relationship; compare it with == or != to nil or an object")
+                            "\(keyName) is a relationship; compare it with == or != to nil or an object"
+                        )
                     }
                     switch constant {
                     case .value(.null): continue
@@ -181,18 +182,23 @@ struct FilterBinder {
                     case .list(let vs): values = vs
                     case .identifier:
                         throw fail(
-                            "\(keyName) holds \(type) values; an object compares only with a relationship")
+                            "\(keyName) holds \(type) values; an object compares only with a relationship"
+                        )
                     case .key(let other):
                         if case .attribute(_, let otherType)? = resolved[c],
                             !Self.comparable(type, otherType)
                         {
-                            throw fail("\(keyName) (\(type)) cannot be compared with \(other) (\(otherType))")
+                            throw fail(
+                                "\(keyName) (\(type)) cannot be compared with \(other) (\(otherType))"
+                            )
                         }
                         continue
                     default: continue
                     }
                     if [.beginsWith, .endsWith, .contains].contains(op) && type != .string {
-                        throw fail("\(keyName) holds \(type) values; BEGINSWITH, ENDSWITH and CONTAINS compare strings")
+                        throw fail(
+                            "\(keyName) holds \(type) values; BEGINSWITH, ENDSWITH and CONTAINS compare strings"
+                        )
                     }
                     for value in values {
                         guard let found = value.type, !Self.accepts(type, found) else { continue }

@@ -91,9 +91,13 @@ struct PredicateTranslator {
     {
         let node: FilterNode =
             nullOnLeft
-            ? .compare(.value(.null), op, other, caseInsensitive: false, diacriticInsensitive: false)
-            : .compare(other, op, .value(.null), caseInsensitive: false, diacriticInsensitive: false)
-        return (try? node.evaluate(ArrayFilterValues(values: [], entity: Entity(name: "", attributes: []))))
+            ? .compare(
+                .value(.null), op, other, caseInsensitive: false, diacriticInsensitive: false)
+            : .compare(
+                other, op, .value(.null), caseInsensitive: false, diacriticInsensitive: false)
+        return
+            (try? node.evaluate(
+                ArrayFilterValues(values: [], entity: Entity(name: "", attributes: []))))
             ?? false
     }
 

@@ -80,18 +80,26 @@ struct QueryPlanner {
         for single in singles {
             options.append((single.plan, Double(single.plan.estimate) * Self.indexedRead))
         }
-        // Two selective indexes: intersect their primary keys before reading records.
-        let unordered = singles.filter { !$0.exactOnly && $0.plan.access.isIndex }
+        // Two selective indexes over different terms: intersect their primary keys before
+        // reading records.
+        let byEstimate = singles.filter { $0.plan.access.isIndex }
             .sorted { $0.plan.estimate < $1.plan.estimate }
-        if unordered.count >= 2, recordCount > 0 {
-            let (a, b) = (unordered[0].plan, unordered[1].plan)
-            let both = Double(a.estimate) * Double(b.estimate) / Double(recordCount)
-            var plan = AccessPlan(
-                access: .intersection([a.access, b.access]), exact: a.exact && b.exact,
-                estimate: a.estimate + b.estimate, indexNames: a.indexNames + b.indexNames)
-            plan.exact = plan.exact && unordered[0].covers.union(unordered[1].covers).count == terms.count
+        if let a = byEstimate.first, recordCount > 0,
+            let b = byEstimate.first(where: { $0.covers.isDisjoint(with: a.covers) })
+        {
+            let both = Double(a.plan.estimate) * Double(b.plan.estimate) / Double(recordCount)
+            let plan = AccessPlan(
+                access: .intersection([a.plan.access, b.plan.access]),
+                exact: a.exactTerms && b.exactTerms
+                    && a.covers.union(b.covers).count == terms.count,
+                estimate: a.plan.estimate + b.plan.estimate,
+                indexNames: a.plan.indexNames + b.plan.indexNames)
             options.append(
-                (plan, Double(a.estimate + b.estimate) * Self.entryVisit + both * Self.indexedRead))
+                (
+                    plan,
+                    Double(a.plan.estimate + b.plan.estimate) * Self.entryVisit + both
+                        * Self.indexedRead
+                ))
         }
         if let ordered = orderedAccess(terms, sort: sort) {
             let matches = options.map { $0.plan.estimate }.filter { $0 > 0 }.min() ?? recordCount
@@ -112,9 +120,10 @@ struct QueryPlanner {
         return [node]
     }
 
-    /// One access per index usable for `terms`, and for OR terms a union.
+    /// One access per index usable for `terms`, and for OR terms a union: with the terms it
+    /// covers and whether it answers those exactly.
     private func accesses(for terms: [FilterNode]) -> [(
-        plan: AccessPlan, covers: Set<Int>, exactOnly: Bool
+        plan: AccessPlan, covers: Set<Int>, exactTerms: Bool
     )] {
         var result: [(AccessPlan, Set<Int>, Bool)] = []
         for (i, term) in terms.enumerated() {
@@ -123,13 +132,13 @@ struct QueryPlanner {
                     (
                         AccessPlan(
                             access: .identifiers(keys.sorted()), exact: terms.count == 1,
-                            estimate: keys.count), [i], false
+                            estimate: keys.count), [i], true
                     ))
             }
             if case .or = term, let union = unionAccess(term) {
                 var plan = union
                 plan.exact = union.exact && terms.count == 1
-                result.append((plan, [i], false))
+                result.append((plan, [i], union.exact))
             }
         }
         let constraints = ColumnConstraints(terms)
@@ -143,7 +152,7 @@ struct QueryPlanner {
                     AccessPlan(
                         access: .ranges(index: d, ranges),
                         exact: exact && covered.count == terms.count, estimate: estimate,
-                        indexNames: [definition.name]), covered, false
+                        indexNames: [definition.name]), covered, exact
                 ))
         }
         return result
@@ -158,8 +167,9 @@ struct QueryPlanner {
         var parts: [AccessPlan] = []
         for part in disjuncts(node) {
             let terms = Self.conjuncts(part)
-            guard let best = accesses(for: terms).filter({ $0.plan.access.isIndex })
-                .min(by: { $0.plan.estimate < $1.plan.estimate })
+            guard
+                let best = accesses(for: terms).filter({ $0.plan.access.isIndex })
+                    .min(by: { $0.plan.estimate < $1.plan.estimate })
             else { return nil }
             parts.append(best.plan)
         }
@@ -179,6 +189,7 @@ struct QueryPlanner {
             return nil
         }
         let constraints = ColumnConstraints(terms)
+        var best: AccessPlan?
         for (d, definition) in definitions.enumerated() {
             let fixed = definition.fields.count - sort.count
             guard fixed >= 0, Array(definition.fields[fixed...]) == sort.map(\.field),
@@ -188,12 +199,13 @@ struct QueryPlanner {
                 constraints.ranges(for: definition, orderedFrom: fixed)
                 ?? ([KeyRange(lower: [], upper: nil)], [], true)
             guard ranges.count == 1 else { continue }
-            return AccessPlan(
+            let plan = AccessPlan(
                 access: .ranges(index: d, ranges), exact: exact && covered.count == terms.count,
                 ordered: true, reverse: !first.ascending,
                 estimate: count(ranges, in: indexes[d]), indexNames: [definition.name])
+            if best.map({ plan.estimate < $0.estimate }) ?? true { best = plan }
         }
-        return nil
+        return best
     }
 
     func count(_ ranges: [KeyRange], in index: OrderedIndex) -> Int {
@@ -279,7 +291,9 @@ struct ColumnConstraints {
                 guard encoded.count == values.count, prefixes.count * encoded.count <= 4096 else {
                     return covered.isEmpty ? nil : (prefixes.map(KeyRange.prefix), covered, false)
                 }
-                prefixes = prefixes.flatMap { p in Set(encoded).sorted { $0.lexicographicallyPrecedes($1) }.map { p + $0 } }
+                prefixes = prefixes.flatMap { p in
+                    Set(encoded).sorted { $0.lexicographicallyPrecedes($1) }.map { p + $0 }
+                }
                 covered.formUnion(terms)
                 exact = exact && isExact
                 continue
@@ -314,7 +328,8 @@ struct ColumnConstraints {
         var upperInclusive: Bool
 
         func apply(to prefix: [UInt8]) -> KeyRange {
-            let start = lowerInclusive ? prefix + lower : IndexKey.successor(of: prefix + lower) ?? []
+            let start =
+                lowerInclusive ? prefix + lower : IndexKey.successor(of: prefix + lower) ?? []
             let end: [UInt8]? =
                 upper.map { upperInclusive ? IndexKey.successor(of: prefix + $0) : prefix + $0 }
                 ?? IndexKey.successor(of: prefix)
@@ -325,7 +340,8 @@ struct ColumnConstraints {
     private static func bounds(
         _ lower: (AttributeValue, Bool)?, _ upper: (AttributeValue, Bool)?, _ type: AttributeType
     ) -> Bounds? {
-        var result = Bounds(lower: [IndexKey.valueTag], lowerInclusive: true, upper: nil, upperInclusive: false)
+        var result = Bounds(
+            lower: [IndexKey.valueTag], lowerInclusive: true, upper: nil, upperInclusive: false)
         if let (value, inclusive) = lower {
             guard let bytes = encode(value, as: type) else { return nil }
             result.lower = bytes

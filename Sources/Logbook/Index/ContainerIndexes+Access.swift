@@ -6,13 +6,16 @@ extension ContainerIndexes {
     ) -> AccessPlan {
         withIndexes(of: entity) { indexes in
             guard let indexes else {
-                if let filter, QueryPlanner.conjuncts(filter).contains(where: {
-                    if case .constant(false) = $0 { true } else { false }
-                }) {
+                if let filter,
+                    QueryPlanner.conjuncts(filter).contains(where: {
+                        if case .constant(false) = $0 { true } else { false }
+                    })
+                {
                     return AccessPlan(access: .nothing, exact: true, ordered: true)
                 }
                 if case .identifierIn(let keys)? = filter {
-                    return AccessPlan(access: .identifiers(keys.sorted()), exact: true, estimate: keys.count)
+                    return AccessPlan(
+                        access: .identifiers(keys.sorted()), exact: true, estimate: keys.count)
                 }
                 return AccessPlan()
             }
@@ -43,7 +46,8 @@ extension ContainerIndexes {
             let index = indexes[i]
             for range in ranges {
                 let from = range.lower.withUnsafeBytes { index.lowerBound($0) }
-                let to = range.upper.map { u in u.withUnsafeBytes { index.lowerBound($0) } } ?? index.end
+                let to =
+                    range.upper.map { u in u.withUnsafeBytes { index.lowerBound($0) } } ?? index.end
                 keys.reserveCapacity(keys.count + index.count(from: from, to: to))
                 index.forEach(from: from, to: to) { entry in
                     keys.append(IndexKey.primaryKey(entry))
@@ -103,7 +107,8 @@ extension ContainerIndexes {
         withIndexes(of: entity) { indexes in
             guard let index = indexes?[i] else { return ([], nil) }
             var from = range.lower.withUnsafeBytes { index.lowerBound($0) }
-            var to = range.upper.map { u in u.withUnsafeBytes { index.lowerBound($0) } } ?? index.end
+            var to =
+                range.upper.map { u in u.withUnsafeBytes { index.lowerBound($0) } } ?? index.end
             if let cursor {
                 if reverse {
                     to = cursor.withUnsafeBytes { index.lowerBound($0) }

@@ -30,6 +30,8 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     private nonisolated(unsafe) var changed = false
     /// What opening found about the sidecar, for the explanation of a slow open.
     private(set) nonisolated(unsafe) var openNote: String?
+    /// Whether opening read every index from the sidecar (decoding no record).
+    private(set) nonisolated(unsafe) var readFromSidecar = false
 
     /// Whether any entity has an index.
     var isEmpty: Bool { makers.allSatisfy { $0 == nil } }
@@ -55,6 +57,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         let snapshot = IndexSnapshot.load(
             from: store, definitions: definitions, schemaVersion: schemaVersion)
         openNote = snapshot.note
+        readFromSidecar = true
         for binding in bindings where !definitions[binding.index].isEmpty {
             let e = binding.index
             if let loaded = snapshot.indexes[e] {
@@ -62,6 +65,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
                 maxStoredKey[e] = max(maxStoredKey[e], snapshot.maxStoredKeys[e])
                 continue
             }
+            readFromSidecar = false
             do {
                 let (built, highest) = try build(binding, from: store)
                 indexes[e] = built
@@ -70,7 +74,8 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
             } catch let error as LogbookError {
                 failures[e] = error
             } catch {
-                failures[e] = .unsupportedPredicate("the indexes of \(binding.entity.name) could not be built: \(error)")
+                failures[e] = .unsupportedPredicate(
+                    "the indexes of \(binding.entity.name) could not be built: \(error)")
             }
         }
     }

@@ -37,7 +37,9 @@ struct IndexDefinition: Sendable, Hashable {
         for description in entity.indexes {
             // Invariant: the schema was validated, so every field is stored.
             let fields = description.fields.compactMap { stored.attributeIndex($0) }
-            if fields.count == description.fields.count { add(fields, unique: description.isUnique) }
+            if fields.count == description.fields.count {
+                add(fields, unique: description.isUnique)
+            }
         }
         for relationship in entity.toOneRelationships {
             if let slot = stored.attributeIndex(relationship.name) { add([slot], unique: false) }

@@ -57,7 +57,9 @@ struct IndexEntries {
                 var runEnd = runStart + 1
                 var ordered = true
                 while runEnd < items.count && items[runEnd].prefix == items[runStart].prefix {
-                    if ordered && Self.compare(raw, items[runEnd - 1].entry, items[runEnd].entry, self) > 0 {
+                    if ordered
+                        && Self.compare(raw, items[runEnd - 1].entry, items[runEnd].entry, self) > 0
+                    {
                         ordered = false
                     }
                     runEnd += 1
@@ -96,7 +98,8 @@ struct IndexEntries {
         let varying = all ^ common
         var scratch = items
         var counts = [Int](repeating: 0, count: 1 << 16)
-        for shift in stride(from: UInt64(0), to: 64, by: 16) where (varying >> shift) & 0xFFFF != 0 {
+        for shift in stride(from: UInt64(0), to: 64, by: 16) where (varying >> shift) & 0xFFFF != 0
+        {
             counts.withUnsafeMutableBufferPointer { counts in
                 counts.update(repeating: 0)
                 items.withUnsafeBufferPointer { source in

@@ -7,6 +7,9 @@ extension ModelContainer {
     /// - Complexity: O(indexes + chunks of index memory).
     public func indexStatistics() -> [IndexStatistics] { core.indexes.statistics() }
 
+    /// Whether opening read every index from the store's sidecar, decoding no record.
+    package var indexesReadFromSidecar: Bool { core.indexes.readFromSidecar }
+
     /// How the indexes differ from the ones the stored records give (empty when they are
     /// exact): for tests and consistency checks. Waits for saves in progress.
     /// - Throws: ``LogbookError/store(_:)``.
