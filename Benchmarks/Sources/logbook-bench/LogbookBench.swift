@@ -5,7 +5,7 @@ import Foundation
 enum LogbookBench {
     static var workloads: [Workload] {
         EngineWorkloads.all + SyncWorkloads.all + CompactWorkload.all + YCSBWorkloads.all
-            + ObjectWorkloads.all + ResourceWorkloads.all
+            + ObjectWorkloads.all + IndexWorkloads.all + ResourceWorkloads.all
     }
 
     static func main() {

@@ -112,7 +112,7 @@ struct FilterBinder {
             var missing = operands
             missing[i] = .value(.null)
             let whenMissing = (try? rebuilt(node, missing).evaluate(NoValues())) ?? false
-            var binder = FilterBinder(schema: schema, positions: [])
+            let binder = FilterBinder(schema: schema, positions: [])
             let bound = try binder.bindLeaf(innerNode, to: target, position)
             return .related(
                 slot: slot, destination: destination, node: bound, whenMissing: whenMissing)

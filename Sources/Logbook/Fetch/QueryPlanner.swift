@@ -142,7 +142,8 @@ struct QueryPlanner {
             }
         }
         let constraints = ColumnConstraints(terms)
-        for (d, definition) in definitions.enumerated() {
+        for (d, definition) in definitions.enumerated()
+        where constraints.fields[definition.fields[0]] != nil {
             guard let (ranges, covered, exact) = constraints.ranges(for: definition) else {
                 continue
             }

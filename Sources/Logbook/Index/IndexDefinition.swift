@@ -11,10 +11,20 @@ struct IndexDefinition: Sendable, Hashable {
     let names: [String]
     let types: [AttributeType]
     let isUnique: Bool
+    /// `Employee(designation, salary)`.
+    let name: String
 
-    /// `Employee(designation, salary)`, with ` unique` when it is.
-    var name: String {
-        "\(entityName)(\(names.joined(separator: ", ")))" + (isUnique ? " unique" : "")
+    init(
+        entity: Int, entityName: String, fields: [Int], names: [String], types: [AttributeType],
+        isUnique: Bool
+    ) {
+        self.entity = entity
+        self.entityName = entityName
+        self.fields = fields
+        self.names = names
+        self.types = types
+        self.isUnique = isUnique
+        name = "\(entityName)(\(names.joined(separator: ", ")))"
     }
 
     /// The indexes of `entity` (binding `index`): one per attribute marked indexed or unique,
