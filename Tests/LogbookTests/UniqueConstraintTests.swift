@@ -124,7 +124,7 @@ import Testing
     @Test func upsertUpdatesTheStoredObjectWhichKeepsItsIdentifier() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
-        let container = try fixture.open([Account.self, Person.self])
+        let container = try fixture.open([Account.self, Member.self])
         let context = container.mainContext
         let stored = Account("ann@example.com", name: "Ann", visits: 1)
         context.insert(stored)
@@ -163,21 +163,21 @@ import Testing
     @Test func upsertOnACompoundConstraint() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
-        let container = try fixture.open([Account.self, Person.self])
+        let container = try fixture.open([Account.self, Member.self])
         let context = container.mainContext
-        context.insert(Person("Ann", "Lee", age: 30))
-        context.insert(Person("Ann", "Kay", age: 40))
+        context.insert(Member("Ann", "Lee", age: 30))
+        context.insert(Member("Ann", "Kay", age: 40))
         try context.save()
-        let update = Person("Ann", "Lee", age: 31)
+        let update = Member("Ann", "Lee", age: 31)
         let other = ModelContext(container)
         other.insert(update)
         try other.save()
         let people = try ModelContext(container).fetch(
-            FetchDescriptor<Person>(sortBy: [SortDescriptor(\.last)]))
+            FetchDescriptor<Member>(sortBy: [SortDescriptor(\.last)]))
         #expect(people.map { "\($0.first) \($0.last) \($0.age)" } == ["Ann Kay 40", "Ann Lee 31"])
         // A change (not an insert) that clashes still throws under upsert.
         let kay = try #require(
-            try context.fetch(FetchDescriptor<Person>(predicate: #Predicate { $0.last == "Kay" }))
+            try context.fetch(FetchDescriptor<Member>(predicate: #Predicate { $0.last == "Kay" }))
                 .first)
         kay.last = "Lee"
         #expect(throws: LogbookError.self) { try context.save() }

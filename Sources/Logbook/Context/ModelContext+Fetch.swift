@@ -70,6 +70,15 @@ extension ModelContext {
         try objectReference(for: id, as: Model.self).map { unsafeDowncast($0, to: Model.self) }
     }
 
+    /// The object with identifier `id`, whatever its class — SwiftData's `model(for:)`; cast it
+    /// (`as? Employee`) or use ``model(for:as:)``. `nil` if there is no such object (or its
+    /// deletion is pending here).
+    /// - Throws: ``LogbookError/unknownEntity(_:)``, ``LogbookError/corruptRecord(entity:key:reason:)``,
+    ///   ``LogbookError/store(_:)``.
+    public func model(for id: PersistentIdentifier) throws -> (any ModelObject)? {
+        try object(for: id)
+    }
+
     /// The object with identifier `id`, checked to be an instance of `type`.
     @usableFromInline
     func objectReference(for id: PersistentIdentifier, as type: any PersistentModel.Type) throws
@@ -118,8 +127,7 @@ extension ModelContext {
     func load(_ binding: EntityBinding, _ pk: UInt64) throws -> AnyObject? {
         let generation = core.saveGeneration
         let object = binding.makeObject()
-        var key = pk.bigEndian
-        let version = try withUnsafeBytes(of: &key) { key in
+        let version = try RecordCodec.withKey(pk) { key in
             try wrapStoreErrors {
                 try core.store.withValue(forKey: key, in: binding.keyspace) { value in
                     try binding.load(value, into: object, primaryKey: pk)

@@ -66,6 +66,13 @@ public final class ModelContext {
         models(table.deleted.filter { table.entries[Int($0)].state == .deleted })
     }
 
+    /// ``insertedModels``, by SwiftData's name.
+    public var insertedModelsArray: [any ModelObject] { insertedModels }
+    /// ``changedModels``, by SwiftData's name.
+    public var changedModelsArray: [any ModelObject] { changedModels }
+    /// ``deletedModels``, by SwiftData's name.
+    public var deletedModelsArray: [any ModelObject] { deletedModels }
+
     private func models(_ entries: [Int32]) -> [any ModelObject] {
         entries.sorted {
             (table.entries[Int($0)].entity, table.entries[Int($0)].primaryKey)
@@ -77,13 +84,16 @@ public final class ModelContext {
     /// Inserting an object already in this context does nothing. A model whose class is not in
     /// the container's schema, or that belongs to another context, makes the next save throw.
     public func insert<Model: PersistentModel>(_ model: Model) {
+        // The object's own class decides its entity: an instance of a subclass held as its
+        // superclass is still stored with every attribute it has.
+        let modelType = type(of: model)
         let binding: EntityBinding
-        if let cached = lastInsertBinding, cached.type == ObjectIdentifier(Model.self) {
+        if let cached = lastInsertBinding, cached.type == ObjectIdentifier(modelType) {
             binding = cached.binding
         } else {
             do {
-                binding = try core.binding(for: Model.self)
-                lastInsertBinding = (ObjectIdentifier(Model.self), binding)
+                binding = try core.binding(for: modelType)
+                lastInsertBinding = (ObjectIdentifier(modelType), binding)
             } catch let error as LogbookError {
                 failures.append(error)
                 return
@@ -95,8 +105,8 @@ public final class ModelContext {
             if owner !== table && owner.probe == nil && owner.entries[Int(entry)].state != .free {
                 failures.append(
                     .notRegistered(
-                        entity: Model.entityName,
-                        object: model.persistentModelID?.description ?? Model.entityName))
+                        entity: modelType.entityName,
+                        object: model.persistentModelID?.description ?? modelType.entityName))
             }
             return
         }
@@ -124,7 +134,7 @@ public final class ModelContext {
             guard (try? encodeRecord(of: object, binding, pk: pk, version: 1, into: &writer)) != nil
             else { return false }
             writer.bytes.withUnsafeBytes { value in
-                withUnsafeBytes(of: pk.bigEndian) { key in
+                RecordCodec.withKey(pk) { key in
                     table.staged.put(value, for: key, in: binding.keyspace)
                 }
             }

@@ -158,6 +158,8 @@ final class ModelLayout: @unchecked Sendable {
     private static func reflect(_ type: any PersistentModel.Type) throws -> ModelLayout {
         var fields: [any FieldAccessor] = []
         var unreadable: String?
+        var plain: [String] = []
+        // Fields of superclasses come first: a subclass stores what it inherits.
         let complete = _forEachField(of: type, options: classTypeOption) {
             name, offset, fieldType, _ in
             var label = String(cString: name)
@@ -168,6 +170,7 @@ final class ModelLayout: @unchecked Sendable {
             } else if let relationshipType = fieldType as? any RelationshipField.Type {
                 made = relationshipType.makeAccessor(name: label, offset: offset)
             } else {
+                if !(fieldType is any TransientField.Type) { plain.append(label) }
                 made = .none
             }
             switch made {
@@ -181,6 +184,11 @@ final class ModelLayout: @unchecked Sendable {
         guard complete, unreadable == nil else {
             throw LogbookError.invalidSchema(
                 "the class of entity \(entityName) cannot be reflected")
+        }
+        if let first = plain.first {
+            throw LogbookError.invalidSchema(
+                "\(entityName).\(Self.propertyName(first)) is a stored property without @Attribute, so its values would not be stored; mark it @Attribute to store it, or @Transient to keep it out of the store"
+            )
         }
         guard fields.contains(where: { !($0 is any RelationshipAccessor) }) else {
             throw LogbookError.invalidSchema(
@@ -215,6 +223,14 @@ final class ModelLayout: @unchecked Sendable {
         return ModelLayout(
             modelType: type, fields: fields,
             entity: Entity(name: entityName, attributes: attributes, relationships: relationships))
+    }
+}
+
+extension ModelLayout {
+    /// The property a stored field belongs to (`$__lazy_storage_$_x` is the lazy `x`).
+    fileprivate static func propertyName(_ field: String) -> String {
+        let lazy = "$__lazy_storage_$_"
+        return field.hasPrefix(lazy) ? String(field.dropFirst(lazy.count)) : field
     }
 }
 

@@ -24,9 +24,13 @@ public protocol PersistentModel: ModelObject, Hashable {
     init()
     /// The entity's name (default: the class name). It names the keyspace, so keep it stable.
     static var entityName: String { get }
+    /// The class whose key paths ``indexes`` names: the class itself. (An associated type,
+    /// not `Self`, so that a non-final model class can conform; its subclasses inherit its
+    /// indexes.)
+    associatedtype IndexRoot: PersistentModel = Self
     /// Indexes and unique constraints over several properties (default: none; single
     /// properties take `@Attribute(.indexed)` or `@Attribute(.unique)`).
-    static var indexes: [ModelIndex<Self>] { get }
+    static var indexes: [ModelIndex<IndexRoot>] { get }
     /// What a save does with an insert that repeats another object's unique values (default
     /// ``UniquePolicy/error``).
     static var uniquePolicy: UniquePolicy { get }
@@ -36,7 +40,7 @@ extension PersistentModel {
     /// The class name.
     public static var entityName: String { String(describing: self) }
     /// None.
-    public static var indexes: [ModelIndex<Self>] { [] }
+    public static var indexes: [ModelIndex<IndexRoot>] { [] }
     /// ``UniquePolicy/error``.
     public static var uniquePolicy: UniquePolicy { .error }
 
@@ -66,6 +70,18 @@ extension ModelObject {
         guard let r = registered else { return false }
         let state = r.table.entries[r.index].state
         return state == .deleted || state == .gone
+    }
+
+    /// Whether the object has changes its context has not saved: it is a pending insert, has
+    /// changed values, or its deletion is pending.
+    public var hasChanges: Bool {
+        guard let r = registered else { return false }
+        let entry = r.table.entries[r.index]
+        switch entry.state {
+        case .inserted, .deleted: return true
+        case .persisted: return entry.isChanged
+        case .gone, .free: return false
+        }
     }
 
     /// The entity's name.

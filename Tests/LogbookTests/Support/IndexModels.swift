@@ -42,15 +42,15 @@ final class Team: PersistentModel {
     }
 }
 
-/// A person identified by first and last name together (a compound unique constraint), whose
-/// inserts update the existing person of the same name (upsert).
-final class Person: PersistentModel {
+/// A member identified by first and last name together (a compound unique constraint), whose
+/// inserts update the existing member of the same name (upsert).
+final class Member: PersistentModel {
     @Attribute var first = ""
     @Attribute var last = ""
     @Attribute var age: Int64 = 0
     @Attribute var nickname: String? = nil
 
-    static var indexes: [ModelIndex<Person>] { [.unique(\.first, \.last)] }
+    static var indexes: [ModelIndex<Member>] { [.unique(\.first, \.last)] }
     static var uniquePolicy: UniquePolicy { .upsert }
 
     init() {}
