@@ -89,6 +89,7 @@ public final class ModelContainer: Sendable {
     ///   ``LogbookError/store(_:)``.
     public func close() throws {
         try core.autosaves.saveContextsOfCurrentActor()
+        core.persistIndexes()
         core.changeHub.finish()
         try wrapStoreErrors { try core.store.close() }
     }
@@ -115,6 +116,8 @@ final class ContainerCore: Sendable {
     let schema: Schema
     let store: LogStore
     let bindings: [EntityBinding]
+    /// The secondary indexes, shared by every context.
+    let indexes: ContainerIndexes
     private let bindingByName: [String: Int]
     private let bindingByType: [ObjectIdentifier: Int]
     /// Last primary key handed out, per entity.
@@ -204,6 +207,8 @@ final class ContainerCore: Sendable {
         self.schema = schema
         self.store = store
         self.bindings = bindings
+        self.indexes = ContainerIndexes(
+            bindings: bindings, store: store, schemaVersion: schema.version, counters: counters)
         self.bindingByName = Dictionary(
             uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
         self.bindingByType = byType
@@ -211,6 +216,8 @@ final class ContainerCore: Sendable {
         self.saveLog = Locked(
             SaveLog(entities: Array(repeating: SaveLog.Entry(), count: schema.entities.count)))
     }
+
+    deinit { persistIndexes() }
 
     /// The main context still alive from an earlier container of this core, if any.
     var existingMainContext: ModelContext? { facade.withLock { $0.main.value } }
