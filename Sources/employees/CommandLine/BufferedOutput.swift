@@ -84,10 +84,16 @@ final class BufferedOutput {
     /// Appends `count` spaces.
     @inline(__always)
     func write(spaces count: Int) throws(EmployeesError) {
-        guard count > 0 else { return }
-        buffer.append(contentsOf: repeatElement(UInt8(ascii: " "), count: count))
-        if buffer.count >= capacity { try flush() }
+        var left = count
+        while left > 0 {
+            let part = min(left, Self.spaces.count)
+            Self.spaces.withUnsafeBufferPointer { buffer.append(contentsOf: $0[..<part]) }
+            left -= part
+            if buffer.count >= capacity { try flush() }
+        }
     }
+
+    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 256)
 
     /// Appends the decimal digits of `value` (and its sign).
     @inline(__always)

@@ -2,13 +2,15 @@ import Logbook
 
 /// Listing without holding the employees: a query becomes the primary keys of its matches, in
 /// order (one predicate fetch of identifiers, which builds no objects), and the employees are
-/// then read a batch at a time and let go.
+/// then read a batch at a time, each batch in a context of its own that is dropped with its
+/// objects when the batch has been copied out. (The main context would keep thousands of
+/// clean objects alive before it lets any go.)
 ///
 /// - Complexity: one pass over the Employee records to find the matches (sorting them if asked),
 ///   then one store read per match. Memory: 8 bytes per match for the keys, plus one batch.
 extension LogbookEmployeeRepository {
     /// Employees read per batch.
-    static let batchSize = 1_000
+    static let batchSize = 256
 
     func forEachEmployee(
         _ query: EmployeeQuery, counted: (Int) -> Void,
@@ -72,25 +74,38 @@ extension LogbookEmployeeRepository {
     /// longer exist.
     func records(_ keys: some Collection<UInt64>) throws(EmployeesError) -> [EmployeeRecord?] {
         try storeCall {
+            let batch = ModelContext(container)
+            // The batch's companies, each looked up once (they are its objects, alive with it).
+            var links: [ObjectIdentifier: CompanyLink] = [:]
             var records: [EmployeeRecord?] = []
             records.reserveCapacity(keys.count)
             for key in keys {
                 let id = PersistentIdentifier(entityName: Employee.entityName, primaryKey: key)
-                records.append(
-                    try context.model(for: id, as: Employee.self).map {
-                        record($0, primaryKey: key)
-                    })
+                guard let employee = try batch.model(for: id, as: Employee.self) else {
+                    records.append(nil)
+                    continue
+                }
+                var link: CompanyLink?
+                if let company = employee.company {
+                    link = links[ObjectIdentifier(company)]
+                    if link == nil {
+                        link = companyLinks.link(company, self)
+                        links[ObjectIdentifier(company)] = link
+                    }
+                }
+                records.append(record(employee, primaryKey: key, company: link))
             }
             return records
         }
     }
 
-    /// `employee`'s record; its company's link comes from ``companyLinks``.
-    func record(_ employee: Employee, primaryKey: UInt64) -> EmployeeRecord {
+    /// `employee`'s record, beside `company`.
+    func record(_ employee: Employee, primaryKey: UInt64, company: CompanyLink?)
+        -> EmployeeRecord
+    {
         EmployeeRecord(
             id: "\(Employee.entityName)/\(primaryKey)", name: employee.name,
-            designation: employee.designation, salary: employee.salary,
-            company: employee.company.map { companyLinks.link($0, self) })
+            designation: employee.designation, salary: employee.salary, company: company)
     }
 }
 
@@ -183,15 +198,19 @@ final class EmployeeWindow: RowSource {
     }
 }
 
-/// The company links shown beside employees, one per company, built once per company and
-/// kept (with the company object, so that it stays registered) while the repository lives.
+/// The company links shown beside employees, by the company's primary key, built once per
+/// company while the repository lives (and forgotten when a company is renamed or deleted).
 final class CompanyLinkCache {
-    private var links: [ObjectIdentifier: (company: Company, link: CompanyLink)] = [:]
+    private var links: [UInt64: CompanyLink] = [:]
 
+    /// The link of `company` (an object of any context of the repository's container).
     func link(_ company: Company, _ repository: LogbookEmployeeRepository) -> CompanyLink {
-        if let known = links[ObjectIdentifier(company)] { return known.link }
+        guard let key = company.persistentModelID?.primaryKey else {
+            return repository.link(company)
+        }
+        if let known = links[key] { return known }
         let link = repository.link(company)
-        links[ObjectIdentifier(company)] = (company, link)
+        links[key] = link
         return link
     }
 

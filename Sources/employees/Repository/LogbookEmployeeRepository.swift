@@ -12,7 +12,7 @@ import Logbook
 /// employee. Not thread-safe (the main context belongs to the opening thread).
 final class LogbookEmployeeRepository: EmployeeRepository {
     let path: String
-    private let container: ModelContainer
+    let container: ModelContainer
     let context: ModelContext
     /// Employees per company, once asked (see ``staffCounts(of:)``).
     var staffCounts = StaffCounts()
@@ -125,6 +125,8 @@ final class LogbookEmployeeRepository: EmployeeRepository {
     }
 
     func record(_ employee: Employee) -> EmployeeRecord {
-        record(employee, primaryKey: employee.persistentModelID?.primaryKey ?? 0)
+        record(
+            employee, primaryKey: employee.persistentModelID?.primaryKey ?? 0,
+            company: employee.company.map(link))
     }
 }

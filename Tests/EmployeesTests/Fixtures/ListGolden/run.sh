@@ -4,6 +4,8 @@
 # The committed expected/ files are what the app printed before `list` streamed (ListGoldenTests).
 # Usage: run.sh EMPLOYEES STORE OUT
 set -eu
+# \u escapes below need a UTF-8 locale.
+export LC_ALL=C.UTF-8
 E=("$1" --store "$2")
 out=$3
 mkdir -p "$out"
