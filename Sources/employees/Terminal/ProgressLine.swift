@@ -13,14 +13,23 @@ import Foundation
 ///
 /// Made only when standard error is a terminal and standard output is not (see
 /// ``forStandardError()``), so it never lands in a pipe, a file or the JSON, and never garbles
-/// a table drawn on the same terminal. Not thread-safe.
+/// a table drawn on the same terminal. `EMPLOYEES_PROGRESS_AFTER_MS` sets the first delay (and
+/// caps the interval), so tests can see it. Not thread-safe.
 final class ProgressLine {
     private var next: UInt64
+    private let interval: UInt64
     private var calls = 0
     private var showing = false
     private let start = ProgressLine.milliseconds()
 
-    private init() { next = start + 500 }
+    private init() {
+        let delay =
+            ProcessInfo.processInfo.environment["EMPLOYEES_PROGRESS_AFTER_MS"].flatMap {
+                UInt64($0)
+            } ?? 500
+        next = start + delay
+        interval = min(delay, 200)
+    }
 
     /// A progress line if standard error is a terminal and standard output is not.
     static func forStandardError() -> ProgressLine? {
@@ -39,7 +48,7 @@ final class ProgressLine {
     func show(_ text: String) {
         let now = Self.milliseconds()
         guard showing || now >= next else { return }
-        next = now + 200
+        next = now + interval
         Self.write("\r\u{1B}[K" + text)
         showing = true
     }

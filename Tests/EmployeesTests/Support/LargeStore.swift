@@ -1,5 +1,6 @@
 import Foundation
 import Logbook
+import Testing
 
 @testable import employees
 
@@ -55,5 +56,19 @@ enum LargeStore {
             try context.save()
             start += 20_000
         }
+    }
+}
+
+/// Makes a large store for measuring, when asked:
+/// `EMPLOYEES_LARGE_STORE=/path/store EMPLOYEES_LARGE_COUNT=1000000 swift test --filter LargeStoreMaker`
+/// (a new store of that many employees, as ``LargeStore`` describes them). Skipped otherwise.
+@Suite struct LargeStoreMaker {
+    static let path = ProcessInfo.processInfo.environment["EMPLOYEES_LARGE_STORE"]
+
+    @Test(.enabled(if: path != nil)) func makeTheStoreAsked() throws {
+        let count =
+            ProcessInfo.processInfo.environment["EMPLOYEES_LARGE_COUNT"].flatMap { Int($0) }
+            ?? 1_000_000
+        try LargeStore.make(at: try #require(Self.path), employees: count)
     }
 }
