@@ -152,11 +152,3 @@ func decimalWidth(_ value: Int64) -> Int {
     }
     return count
 }
-
-private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-        return Glibc.write(descriptor, buffer, count)
-    #else
-        return Darwin.write(descriptor, buffer, count)
-    #endif
-}

@@ -52,7 +52,7 @@ final class SpillBuffer {
         while !atEnd || filled > 0 {
             if !atEnd && filled < chunk.count {
                 let count = chunk.withUnsafeMutableBytes {
-                    read(file, $0.baseAddress! + filled, $0.count - filled)
+                    systemRead(file, $0.baseAddress! + filled, $0.count - filled)
                 }
                 if count < 0 {
                     if errno == EINTR { continue }
@@ -85,7 +85,7 @@ final class SpillBuffer {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes {
-                write(file, $0.baseAddress! + offset, $0.count - offset)
+                systemWrite(file, $0.baseAddress! + offset, $0.count - offset)
             }
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else { throw failure("write") }

@@ -14,7 +14,7 @@ extension LogbookEmployeeRepository {
         company.city = Self.city(draft.city)
         context.insert(company)
         try saveCompany(named: name)
-        staffCounts.changed(company, by: 0)
+        staffCounts.set(company, 0)
         return record(company, employeeCount: 0)
     }
 

@@ -69,8 +69,8 @@ final class EmployeeListScreen {
                 report(nil)
             case .submitted(let draft): save(draft, from: form)
             }
-        case .search(var field):
-            handleSearch(key, &field)
+        case .search(let field):
+            handleSearch(key, field)
         case .confirmDelete(let employee):
             mode = .list
             if key == .character("y") || key == .character("Y") {
@@ -119,7 +119,8 @@ final class EmployeeListScreen {
     }
 
     /// Keys in the search field: Enter searches (an empty field shows everyone), Esc goes back.
-    private func handleSearch(_ key: Key, _ field: inout TextField) {
+    private func handleSearch(_ key: Key, _ field: TextField) {
+        var field = field
         switch key {
         case .escape:
             mode = .list

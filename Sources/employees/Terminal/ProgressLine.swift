@@ -72,13 +72,7 @@ final class ProgressLine {
 
     private static func write(_ text: String) {
         var text = text
-        text.withUTF8 { bytes in
-            #if canImport(Glibc)
-                _ = Glibc.write(STDERR_FILENO, bytes.baseAddress, bytes.count)
-            #else
-                _ = Darwin.write(STDERR_FILENO, bytes.baseAddress, bytes.count)
-            #endif
-        }
+        text.withUTF8 { _ = systemWrite(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 
     private static func milliseconds() -> UInt64 {
