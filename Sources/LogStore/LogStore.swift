@@ -23,6 +23,8 @@ public final class LogStore: Sendable {
     /// Held while a compaction runs: one at a time.
     let compactionLock = Locked<Void>(())
     let lastCompaction = Locked<CompactionReport?>(nil)
+    /// The streaming commit holding the commit queue, if one is open.
+    let openStreamingCommit = Locked<WeakStreamingCommit?>(nil)
     /// Segment handles seen by the last automatic-compaction check, and whether one is queued.
     private let autoCompactionCheckedSegments = Atomic<Int>(0)
     private let autoCompactionQueued = Atomic<Bool>(false)
@@ -145,7 +147,7 @@ public final class LogStore: Sendable {
 
     /// Starts a compaction in the background when a new segment was started and dead bytes pass
     /// the thresholds in ``LogStoreOptions``.
-    private func considerAutoCompaction() {
+    func considerAutoCompaction() {
         guard let fraction = options.autoCompactionDeadFraction else { return }
         let segments = index.withLock { $0.segments.count }
         guard autoCompactionCheckedSegments.exchange(segments, ordering: .relaxed) != segments,
@@ -258,15 +260,18 @@ public final class LogStore: Sendable {
         try queue.exclusive { try writer.sync() }
     }
 
-    /// Closes the store: syncs buffered commits, unmaps the segments and releases the writer lock.
-    /// Further calls throw ``LogStoreError/closed``. Closing twice is harmless.
+    /// Closes the store: cancels an open ``StreamingCommit``, syncs buffered commits, unmaps the
+    /// segments and releases the writer lock. Further calls throw ``LogStoreError/closed``.
+    /// Closing twice is harmless.
     /// - Throws: ``LogStoreError/io(operation:path:errno:)`` if the final sync fails (the store is
     ///   closed all the same).
     public func close() throws {
         var failure: Error?
+        // A compaction in progress may be waiting for the open streaming commit: end it first.
+        cancelOpenStreamingCommit()
         // Waits for a compaction in progress.
         let first = compactionLock.withLock { _ in
-            queue.close {
+            queue.close(closing: cancelOpenStreamingCommit) {
                 do { try writer?.seal(index: index) } catch { failure = error }
                 // A hint for the active segment lets the next open skip scanning it, for as long
                 // as the segment keeps exactly this size (the hint records it).

@@ -12,8 +12,8 @@ import Testing
 /// `fdatasync` followed its writes; after a failed `fdatasync` the store refuses writes until it
 /// is reopened; after reopening every acknowledged commit is there and a second open is clean.
 @Suite struct IOErrorTests {
-    /// Single puts, batches of 10 and 1,000, deletes, segment rolls, a buffered commit and a
-    /// sync, compaction, reopening, and close.
+    /// Single puts, batches of 10 and 1,000, deletes, segment rolls, a streaming commit, a
+    /// buffered commit and a sync, compaction, reopening, and close.
     static func scenario(seed: UInt64) -> [FaultStep] {
         var rng = SeededGenerator(seed: seed)
         func value(_ n: Int) -> [UInt8] {
@@ -32,6 +32,16 @@ import Testing
         for i in 0..<4 {
             steps.append(.commit([.put(keyspace: "a", key: "r\(i % 2)", value: value(150))], .sync))
         }
+        // A streaming commit of about 1.2 MB (two writes before it ends), then a commit that
+        // deletes most of it, so that compaction copies little into the small segments.
+        steps.append(
+            .stream(
+                (0..<3).map { part in
+                    (0..<400).map {
+                        .put(keyspace: "s", key: "s\(part * 400 + $0)", value: value(1000))
+                    }
+                }, .sync))
+        steps.append(.commit((3..<1200).map { .delete(keyspace: "s", key: "s\($0)") }, .sync))
         steps.append(.commit([.put(keyspace: "a", key: "buffered", value: value(8))], .buffered))
         steps.append(.sync)
         steps.append(.commit([.put(keyspace: "a", key: "buffered2", value: value(8))], .buffered))
@@ -91,9 +101,10 @@ import Testing
     }
 }
 
-/// A real `ENOSPC`: a store on a 1 MiB tmpfs filled until a commit fails. Needs root (to mount);
-/// skipped with a message otherwise.
-@Suite struct DiskFullTests {
+/// A real `ENOSPC`: a store on a 1 MiB tmpfs filled until a commit fails. Needs root (to mount
+/// a tmpfs); without it the suite is skipped, and says why.
+@Suite(.enabled(if: getuid() == 0, "mounting a tmpfs (for a real ENOSPC) needs root"))
+struct DiskFullTests {
     /// Runs a command; its exit status.
     static func run(_ arguments: [String]) -> Int32 {
         let process = Process()
@@ -110,59 +121,110 @@ import Testing
         }
     }
 
-    @Test func fillingARealSmallFileSystemLosesNothingAcknowledged() throws {
+    /// Calls `body` with a store path on a fresh tmpfs of `size` (`mount -o size=`), unmounted
+    /// afterwards.
+    private func onSmallFileSystem(size: String, _ body: (String) throws -> Void) throws {
         let scratch = TemporaryDirectory("enospc")
         defer { scratch.remove() }
         let mountPoint = scratch.child("mnt")
         try FileManager.default.createDirectory(
             atPath: mountPoint, withIntermediateDirectories: false)
-        guard getuid() == 0,
-            Self.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint]) == 0
-        else {
-            print("DiskFullTests: skipped — cannot mount a tmpfs here (needs root)")
-            return
-        }
+        try #require(
+            Self.run(["mount", "-t", "tmpfs", "-o", "size=\(size)", "tmpfs", mountPoint]) == 0,
+            "mount -t tmpfs failed although running as root")
         defer { _ = Self.run(["umount", mountPoint]) }
-        let path = mountPoint + "/store"
-        var rng = SeededGenerator(seed: testSeed("real ENOSPC"))
+        try body(mountPoint + "/store")
+    }
+
+    private var options: LogStoreOptions {
         var options = LogStoreOptions()
         options.segmentSize = 256 << 10
         options.autoCompactionDeadFraction = nil
-        var model: Contents = [:]
-        var failures = 0
-        var commits = 0
-        var lastError: Error?
-        do {
-            let store = try openStore(path, options: options)
-            // Fill it: commits of 1 to 40 KB until several fail; a failed commit is not visible.
-            var i = 0
-            while failures < 5 && i < 10_000 {
-                i += 1
-                let value = (0..<Int.random(in: 1_000...40_000, using: &rng)).map { _ in
-                    UInt8(truncatingIfNeeded: i)
+        return options
+    }
+
+    @Test func fillingARealSmallFileSystemLosesNothingAcknowledged() throws {
+        try onSmallFileSystem(size: "1m") { path in
+            var rng = SeededGenerator(seed: testSeed("real ENOSPC"))
+            var model: Contents = [:]
+            var failures = 0
+            var commits = 0
+            var lastError: Error?
+            do {
+                let store = try openStore(path, options: options)
+                // Fill it: commits of 1 to 40 KB until several fail; a failed commit is not visible.
+                var i = 0
+                while failures < 5 && i < 10_000 {
+                    i += 1
+                    let value = (0..<Int.random(in: 1_000...40_000, using: &rng)).map { _ in
+                        UInt8(truncatingIfNeeded: i)
+                    }
+                    let key = "k\(i % 40)"
+                    do {
+                        try store.put(value, for: Array(key.utf8), in: "a")
+                        model["a/" + key] = value
+                        commits += 1
+                    } catch {
+                        failures += 1
+                        lastError = error
+                        #expect(try contents(of: store) == model, "a failed commit is visible")
+                    }
                 }
-                let key = "k\(i % 40)"
+                // Smaller commits may still fit; deletes need space too.
+                try? store.close()
+            }
+            #expect(commits > 5)
+            #expect(failures > 0, "the file system never filled")
+            if case LogStoreError.io(_, _, let code)? = lastError {
+                #expect(code == ENOSPC || code == EIO, "failed with errno \(code)")
+            }
+            let reopened = try openStore(path, options: options)
+            #expect(try contents(of: reopened) == model)
+            try reopened.close()
+            print("real ENOSPC: \(commits) commits, \(failures) refused for lack of space")
+        }
+    }
+
+    /// A streaming commit larger than the file system: an append fails with `ENOSPC` part way,
+    /// nothing of the commit is visible, its bytes are cut away (so the space comes back), and
+    /// the store goes on.
+    @Test func streamingCommitThatRunsOutOfSpaceLeavesNothing() throws {
+        try onSmallFileSystem(size: "2m") { path in
+            var rng = SeededGenerator(seed: testSeed("real ENOSPC, streaming"))
+            let store = try openStore(path, options: options)
+            try store.put([1, 2, 3], for: Array("kept".utf8), in: "a")
+            let commit = try store.beginCommit()
+            var failure: Error?
+            for piece in 0..<40 {
+                var batch = WriteBatch()
+                for i in 0..<100 {
+                    batch.put(
+                        (0..<1000).map { _ in UInt8.random(in: 0...255, using: &rng) },
+                        for: Array("s\(piece)-\(i)".utf8), in: "s")
+                }
                 do {
-                    try store.put(value, for: Array(key.utf8), in: "a")
-                    model["a/" + key] = value
-                    commits += 1
+                    try commit.append(batch)
                 } catch {
-                    failures += 1
-                    lastError = error
-                    #expect(try contents(of: store) == model, "a failed commit is visible")
+                    failure = error
+                    break
                 }
             }
-            // Smaller commits may still fit; deletes need space too.
-            try? store.close()
+            guard case LogStoreError.io(_, _, let code)? = failure else {
+                Issue.record(
+                    "4 MB streamed into a 2 MiB file system without an error: \(String(describing: failure))"
+                )
+                return
+            }
+            #expect(code == ENOSPC)
+            #expect(throws: LogStoreError.self) { try commit.finish() }
+            #expect(try contents(of: store) == ["a/kept": [1, 2, 3]])
+            // The cut gave the space back: an ordinary commit fits.
+            #expect(try store.put([4], for: Array("after".utf8), in: "a") == 2)
+            try store.close()
+            let reopened = try openStore(path, options: options)
+            #expect(try contents(of: reopened) == ["a/kept": [1, 2, 3], "a/after": [4]])
+            #expect(reopened.recovery.isClean)
+            try reopened.close()
         }
-        #expect(commits > 5)
-        #expect(failures > 0, "the file system never filled")
-        if case LogStoreError.io(_, _, let code)? = lastError {
-            #expect(code == ENOSPC || code == EIO, "failed with errno \(code)")
-        }
-        let reopened = try openStore(path, options: options)
-        #expect(try contents(of: reopened) == model)
-        try reopened.close()
-        print("real ENOSPC: \(commits) commits, \(failures) refused for lack of space")
     }
 }

@@ -8,7 +8,8 @@ import Testing
 #endif
 
 /// Real process kills (issue 8, part 2): a child process (`logbook-crash-child`, built with the
-/// tests) writes mixed saves, deletes and compactions and reports each acknowledged sequence
+/// tests) writes mixed saves, deletes, streaming commits (``KillWorkload/streams(seed:sequence:count:)``)
+/// and compactions and reports each acknowledged sequence
 /// number; the parent kills it with SIGKILL at a random moment, reopens the store and checks it
 /// against its model. The store carries over from kill to kill, so later children also recover
 /// what earlier ones left.
@@ -32,6 +33,7 @@ import Testing
         var modelSequence: UInt64 = 0
         var inFlightSeen = 0
         var compactionsSeen = 0
+        var streamsSeen = 0
         let started = Date()
         for round in 0..<Self.kills {
             try? FileManager.default.removeItem(atPath: acks)
@@ -75,8 +77,11 @@ import Testing
             if last == acknowledged + 1 && acknowledged > 0 { inFlightSeen += 1 }
             while modelSequence < last {
                 modelSequence += 1
-                Change.apply(
-                    KillWorkload.changes(seed: seed, sequence: modelSequence), to: &contents)
+                let changes = KillWorkload.changes(seed: seed, sequence: modelSequence)
+                Change.apply(changes, to: &contents)
+                if KillWorkload.streams(seed: seed, sequence: modelSequence, count: changes.count) {
+                    streamsSeen += 1
+                }
                 if KillWorkload.compactsAfter(seed: seed, sequence: modelSequence) {
                     compactionsSeen += 1
                 }
@@ -92,10 +97,11 @@ import Testing
             try store.close()
         }
         print(
-            "process kills: \(Self.kills) kills, \(modelSequence) commits, \(compactionsSeen) "
-                + "compactions, \(inFlightSeen) times the commit in flight was found durable, "
+            "process kills: \(Self.kills) kills, \(modelSequence) commits (\(streamsSeen) streamed), "
+                + "\(compactionsSeen) compactions, \(inFlightSeen) times the commit in flight was found durable, "
                 + String(format: "%.1f s", Date().timeIntervalSince(started)))
         #expect(modelSequence > UInt64(Self.kills))
+        #expect(streamsSeen > 0)
     }
 
     /// Waits for the child to write its pid file, then waits `delay` microseconds and kills it;

@@ -46,6 +46,39 @@ import Testing
         #expect(try reopened.get(b("a"), in: "k") == [UInt8](repeating: 9, count: 1000))
     }
 
+    /// A write that makes no progress reports `EIO` (a named errno, as every I/O error carries),
+    /// and a truncation that cannot undo it disables writes with the same cause.
+    @Test func writeThatMakesNoProgressFailsWithEIO() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        let fs = FaultInjectingFileSystem()
+        let store = try open(path, fs)
+        fs.inject(.shortWrite(0), on: "write", pathSuffix: ".seg")
+        #expect(
+            throws: LogStoreError.io(operation: "write", path: segmentFiles(path)[0], errno: EIO)
+        ) {
+            try store.put(b("1"), for: b("a"), in: "k")
+        }
+        fs.inject(.shortWrite(0), on: "write", pathSuffix: ".seg")
+        fs.inject(.error(EIO), on: "ftruncate", pathSuffix: ".seg")
+        #expect(throws: LogStoreError.self) { try store.put(b("1"), for: b("a"), in: "k") }
+        #expect(throws: LogStoreError.writesDisabled(path: path, cause: EIO)) {
+            try store.put(b("1"), for: b("a"), in: "k")
+        }
+    }
+
+    @Test func openingAMissingStoreWithoutCreatingItFailsWithENOENT() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        var options = LogStoreOptions()
+        options.createIfMissing = false
+        #expect(throws: LogStoreError.io(operation: "open", path: dir.child("none"), errno: ENOENT))
+        {
+            _ = try LogStore(path: dir.child("none"), options: options)
+        }
+    }
+
     @Test func failedSyncDisablesWritesUntilReopen() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }

@@ -28,4 +28,16 @@ package enum Change: Sendable {
             }
         }
     }
+
+    /// Writes `chunks` as one streaming commit (``LogStore/beginCommit(durability:)``), a chunk
+    /// per append; returns its sequence number. A failed append or finish is rethrown (the
+    /// commit is then abandoned).
+    @discardableResult
+    package static func stream(
+        _ chunks: [[Change]], into store: LogStore, durability: Durability? = nil
+    ) throws -> UInt64 {
+        let commit = try store.beginCommit(durability: durability)
+        for chunk in chunks { try commit.append(batch(chunk)) }
+        return try commit.finish()
+    }
 }

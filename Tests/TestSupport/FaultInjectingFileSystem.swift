@@ -16,6 +16,8 @@ package final class FaultInjectingFileSystem: FileSystem, Sendable {
         case error(Int32)
         /// Write only this many bytes (writes only).
         case shortWrite(Int)
+        /// Succeed, but only after this many microseconds (a slow disk).
+        case delay(UInt32)
     }
 
     private struct Rule {
@@ -69,8 +71,13 @@ package final class FaultInjectingFileSystem: FileSystem, Sendable {
     }
 
     private func fail(_ operation: String, _ path: String) throws {
-        if case .error(let code) = check(operation, path) {
+        switch check(operation, path) {
+        case .error(let code):
             throw LogStoreError.io(operation: operation, path: path, errno: code)
+        case .delay(let microseconds):
+            usleep(microseconds)
+        case .shortWrite, nil:
+            break
         }
     }
 
@@ -91,6 +98,9 @@ package final class FaultInjectingFileSystem: FileSystem, Sendable {
             return try real.write(
                 file, UnsafeRawBufferPointer(rebasing: bytes.prefix(min(n, bytes.count))),
                 at: offset)
+        case .delay(let microseconds):
+            usleep(microseconds)
+            return try real.write(file, bytes, at: offset)
         case nil: return try real.write(file, bytes, at: offset)
         }
     }

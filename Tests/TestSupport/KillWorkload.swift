@@ -15,17 +15,27 @@ package enum KillWorkload {
     /// The changes of commit `sequence`.
     package static func changes(seed: UInt64, sequence: UInt64) -> [Change] {
         var rng = SeededGenerator(seed: seed ^ (sequence &* 0x9E37_79B9_7F4A_7C15))
-        let kind = Int.random(in: 0..<100, using: &rng)
+        // One commit in 200 is huge (about 1.2 MB: streamed, it reaches the file in two writes
+        // before it finishes); rarely, since every open of the growing log replays it.
+        let kind =
+            Int.random(in: 0..<200, using: &rng) == 0 ? 100 : Int.random(in: 0..<100, using: &rng)
         let count: Int
         switch kind {
         case 0..<70: count = Int.random(in: 1...5, using: &rng)
         case 70..<90: count = Int.random(in: 1...3, using: &rng)
-        default: count = Int.random(in: 100...600, using: &rng)
+        case 90..<100: count = Int.random(in: 100...600, using: &rng)
+        default: count = 3_000
         }
         return (0..<count).map { _ in
             let keyspace = Bool.random(using: &rng) ? "a" : "b"
             let key = "k\(Int.random(in: 0..<300, using: &rng))"
             if (70..<90).contains(kind) { return .delete(keyspace: keyspace, key: key) }
+            if kind == 100 {
+                // Cheap to make: the child must write it within the parent's kill delay.
+                return .put(
+                    keyspace: keyspace, key: key,
+                    value: [UInt8](repeating: UInt8.random(in: 0...255, using: &rng), count: 400))
+            }
             let size = Int.random(in: 0...200, using: &rng)
             return .put(
                 keyspace: keyspace, key: key,
@@ -37,6 +47,13 @@ package enum KillWorkload {
     package static func compactsAfter(seed: UInt64, sequence: UInt64) -> Bool {
         var rng = SeededGenerator(seed: seed ^ (sequence &* 0xC2B2_AE3D_27D4_EB4F))
         return Int.random(in: 0..<40, using: &rng) == 0
+    }
+
+    /// Whether the child writes commit `sequence` as a streaming commit, in pieces of 50
+    /// changes (it does for half of the large ones).
+    package static func streams(seed: UInt64, sequence: UInt64, count: Int) -> Bool {
+        var rng = SeededGenerator(seed: seed ^ (sequence &* 0x1656_67B1_9E37_79F9))
+        return count > 50 && Bool.random(using: &rng)
     }
 
     package static var options: LogStoreOptions {
@@ -79,9 +96,15 @@ package enum KillWorkload {
         var sequence = store.lastSequence
         while Date() < deadline {
             sequence += 1
-            let batch = Change.batch(changes(seed: seed, sequence: sequence))
+            let changes = changes(seed: seed, sequence: sequence)
             do {
-                let got = try store.commit(batch)
+                let got =
+                    streams(seed: seed, sequence: sequence, count: changes.count)
+                    ? try Change.stream(
+                        stride(from: 0, to: changes.count, by: 50).map {
+                            Array(changes[$0..<min($0 + 50, changes.count)])
+                        }, into: store)
+                    : try store.commit(Change.batch(changes))
                 guard got == sequence else {
                     print("child: commit got \(got), expected \(sequence)")
                     exit(6)

@@ -28,7 +28,7 @@ extension LogWriter {
                     // those pages back as it goes, so a bulk load does not hold its segment
                     // resident (the pages stay in the page cache).
                     if values & (Self.releaseInterval - 1) == 0 {
-                        active.releasePages(through: Int(ref.offset))
+                        active.releasePages(from: 0, to: Int(ref.offset))
                     }
                     state.applyPut(
                         keyspace: keyspace, hash: KeyDirectory.hash(record.key), ref: ref,

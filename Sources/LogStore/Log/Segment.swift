@@ -65,12 +65,16 @@ final class Segment: @unchecked Sendable {
         UnsafeRawBufferPointer(start: base, count: min(limit ?? size, size))
     }
 
-    /// Drops the pages that open or compaction read from this process's memory (through
-    /// `end`, or the segment's size).
-    func releasePages(through end: Int? = nil) {
-        // Rounded to whole pages: madvise works on pages, and the reservation is page-aligned.
-        let length = ((end ?? size) + 4095) & ~4095
-        if length > 0 { fileSystem.releasePages(base, length: min(length, mappedLength)) }
+    /// Drops the pages that open or compaction read from this process's memory.
+    func releasePages() { releasePages(from: 0, to: size) }
+
+    /// Drops the whole pages of `start..<end` from this process's memory (they stay in the page
+    /// cache and come back on the next touch): a long scan keeps only what it is reading mapped.
+    func releasePages(from start: Int, to end: Int) {
+        // Whole pages only: madvise works on pages, and the mapping is page-aligned.
+        let first = (start + 4095) & ~4095
+        let last = min((end + 4095) & ~4095, mappedLength)
+        if last > first { fileSystem.releasePages(base + first, length: last - first) }
     }
 
     static func fileName(order: UInt64) -> String { hex16(order) + ".seg" }

@@ -200,7 +200,7 @@ extension ModelContext {
                         candidate.bytesStart..<candidate.bytesStart + candidate.bytesCount])
                 try rewrite(record, candidate.primaryKey, &writer)
                 writer.bytes.withUnsafeBytes { value in
-                    withUnsafeBytes(of: candidate.primaryKey.bigEndian) { key in
+                    RecordCodec.withKey(candidate.primaryKey) { key in
                         prepared.batch.put(value, for: key, in: binding.keyspace)
                     }
                 }
@@ -399,14 +399,14 @@ private struct BatchDeletion {
     func write(into batch: inout WriteBatch, bindings: [EntityBinding]) {
         for (entity, pks) in deleted.enumerated() {
             for pk in pks {
-                withUnsafeBytes(of: pk.bigEndian) {
+                RecordCodec.withKey(pk) {
                     batch.delete($0, in: bindings[entity].keyspace)
                 }
             }
         }
         for (entity, records) in rewritten.enumerated() {
             for (pk, record) in records where !deletedSets[entity].contains(pk) {
-                withUnsafeBytes(of: pk.bigEndian) { key in
+                RecordCodec.withKey(pk) { key in
                     batch.put(record, for: Array(key), in: bindings[entity].keyspace)
                 }
             }

@@ -127,8 +127,7 @@ extension ModelContext {
     func load(_ binding: EntityBinding, _ pk: UInt64) throws -> AnyObject? {
         let generation = core.saveGeneration
         let object = binding.makeObject()
-        var key = pk.bigEndian
-        let version = try withUnsafeBytes(of: &key) { key in
+        let version = try RecordCodec.withKey(pk) { key in
             try wrapStoreErrors {
                 try core.store.withValue(forKey: key, in: binding.keyspace) { value in
                     try binding.load(value, into: object, primaryKey: pk)

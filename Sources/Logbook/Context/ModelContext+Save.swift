@@ -57,7 +57,7 @@ extension ModelContext {
         }
         for e in table.deleted where table.entries[Int(e)].state == .deleted {
             let entry = table.entries[Int(e)]
-            withUnsafeBytes(of: entry.primaryKey.bigEndian) { key in
+            RecordCodec.withKey(entry.primaryKey) { key in
                 batch.delete(key, in: core.bindings[Int(entry.entity)].keyspace)
             }
             savedEntities[Int(entry.entity)] = true
@@ -90,7 +90,7 @@ extension ModelContext {
             of: table.objects[Int(e)].unsafelyUnwrapped, binding, pk: entry.primaryKey,
             version: entry.version + 1, into: &writer)
         writer.bytes.withUnsafeBytes { value in
-            withUnsafeBytes(of: entry.primaryKey.bigEndian) { key in
+            RecordCodec.withKey(entry.primaryKey) { key in
                 batch.put(value, for: key, in: binding.keyspace)
             }
         }

@@ -134,7 +134,7 @@ public final class ModelContext {
             guard (try? encodeRecord(of: object, binding, pk: pk, version: 1, into: &writer)) != nil
             else { return false }
             writer.bytes.withUnsafeBytes { value in
-                withUnsafeBytes(of: pk.bigEndian) { key in
+                RecordCodec.withKey(pk) { key in
                     table.staged.put(value, for: key, in: binding.keyspace)
                 }
             }

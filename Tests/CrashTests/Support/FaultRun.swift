@@ -7,6 +7,8 @@ import TestSupport
 enum FaultStep: Sendable {
     case open
     case commit([Change], Durability)
+    /// One streaming commit, a piece per element.
+    case stream([[Change]], Durability)
     case sync
     case compact
     case reopen
@@ -145,40 +147,51 @@ struct FaultRun {
                 noteFailure(error)
             }
         case .commit(let changes, let durability):
-            guard let store else { return }
-            let expected = store.lastSequence + 1
-            let batch = Change.batch(changes)
-            var next = current
-            Change.apply(changes, to: &next)
-            let before = log.calls.count
-            do {
-                let sequence = try store.commit(batch, durability: durability)
-                if syncFailed {
-                    problems.append(
-                        "step \(index): commit \(sequence) succeeded after a failed fdatasync")
-                }
-                if sequence != expected {
-                    problems.append(
-                        "step \(index): commit got sequence \(sequence), expected \(expected)")
-                }
-                states[sequence] = next
-                current = next
-                if durability == .sync {
-                    checkDurable(since: before, step: index, what: "commit \(sequence)")
-                    acknowledged = max(acknowledged, sequence)
-                    bufferedSinceDurable = false
-                } else {
-                    bufferedSinceDurable = true
-                }
-            } catch {
-                failedStates[expected] = next
-                noteFailure(error)
-                // Invariant: a failed commit is not visible.
-                if let found = try? contents(of: store), found != current {
-                    problems.append(
-                        "step \(index): a failed commit changed what reads see: "
-                            + describeDifference(found, current))
-                }
+            commit([changes], durability, streamed: false, step: index)
+        case .stream(let chunks, let durability):
+            commit(chunks, durability, streamed: true, step: index)
+        }
+    }
+
+    /// One commit of `chunks` (as one batch, or as a streaming commit a piece per chunk).
+    private mutating func commit(
+        _ chunks: [[Change]], _ durability: Durability, streamed: Bool, step index: Int
+    ) {
+        guard let store else { return }
+        let expected = store.lastSequence + 1
+        var next = current
+        for chunk in chunks { Change.apply(chunk, to: &next) }
+        let before = log.calls.count
+        do {
+            let sequence =
+                streamed
+                ? try Change.stream(chunks, into: store, durability: durability)
+                : try store.commit(Change.batch(chunks.flatMap { $0 }), durability: durability)
+            if syncFailed {
+                problems.append(
+                    "step \(index): commit \(sequence) succeeded after a failed fdatasync")
+            }
+            if sequence != expected {
+                problems.append(
+                    "step \(index): commit got sequence \(sequence), expected \(expected)")
+            }
+            states[sequence] = next
+            current = next
+            if durability == .sync {
+                checkDurable(since: before, step: index, what: "commit \(sequence)")
+                acknowledged = max(acknowledged, sequence)
+                bufferedSinceDurable = false
+            } else {
+                bufferedSinceDurable = true
+            }
+        } catch {
+            failedStates[expected] = next
+            noteFailure(error)
+            // Invariant: a failed commit is not visible.
+            if let found = try? contents(of: store), found != current {
+                problems.append(
+                    "step \(index): a failed commit changed what reads see: "
+                        + describeDifference(found, current))
             }
         }
     }

@@ -80,6 +80,43 @@ final class WorkloadDriver {
         return sequence
     }
 
+    /// Writes `chunks` as one streaming commit and updates the model; with `cancelAfter`,
+    /// cancels it after that many chunks instead (the model does not change).
+    @discardableResult
+    func stream(_ chunks: [[Change]], durability: Durability = .sync, cancelAfter: Int? = nil)
+        throws -> UInt64
+    {
+        let store = self.store!
+        let expected = store.lastSequence + 1
+        var next = current
+        for chunk in chunks { Change.apply(chunk, to: &next) }
+        if cancelAfter == nil {
+            states[expected] = next
+            attempted = max(attempted, expected)
+            recorder?.attempt(expected)
+        }
+        let commit = try store.beginCommit(durability: durability)
+        for (i, chunk) in chunks.enumerated() {
+            if i == cancelAfter {
+                commit.cancel()
+                return 0
+            }
+            try commit.append(Change.batch(chunk))
+        }
+        let sequence = try commit.finish()
+        precondition(sequence == expected, "stream got \(sequence), expected \(expected)")
+        current = next
+        if durability == .sync { acknowledge(sequence) }
+        return sequence
+    }
+
+    /// `count` puts of random `size`-byte values to keys `prefix0`… of keyspace `keyspace`.
+    func puts(_ prefix: String, _ range: Range<Int>, in keyspace: String = "a", size: Int)
+        -> [Change]
+    {
+        range.map { .put(keyspace: keyspace, key: "\(prefix)\($0)", value: value(size)) }
+    }
+
     /// A put of a random value of `size` bytes.
     func put(
         _ key: String, in keyspace: String = "a", size: Int = 24, durability: Durability = .sync

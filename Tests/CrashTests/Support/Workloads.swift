@@ -18,7 +18,8 @@ struct Workload: Sendable, CustomStringConvertible {
 
     static let all: [Workload] = [
         singlePuts, batches, deletes, segmentRolls, compaction, buffered, recoveryOfTornTail,
-        recoveryOfHalfCreatedSegment, reopenCycles, automaticCompaction,
+        recoveryOfHalfCreatedSegment, reopenCycles, automaticCompaction, streamingCommit,
+        cancelledStreamingCommit,
     ]
 
     /// Creating the store, then single-record `.sync` puts, some overwriting.
@@ -122,6 +123,33 @@ struct Workload: Sendable, CustomStringConvertible {
                 try d.put("k\(i % 3)", size: 60)
             }
         }
+        try d.close()
+    }
+
+    /// A streaming commit of 2.5 MB in five pieces (the writer hands it to the OS in several
+    /// writes before it ends), begun in a segment that already holds commits and growing past
+    /// the segment size; then a put, which starts a new segment.
+    static let streamingCommit = Workload(name: "streaming commit", segmentSize: 1 << 20) { d in
+        try d.open()
+        for i in 0..<3 { try d.put("k\(i)") }
+        try d.stream((0..<5).map { d.puts("s", $0 * 500..<($0 + 1) * 500, size: 1000) })
+        try d.put("k0")
+        try d.delete("s7")
+        try d.close()
+    }
+
+    /// A streaming commit cancelled after part of it was written, then commits and a second
+    /// stream that overwrites and deletes across its pieces.
+    static let cancelledStreamingCommit = Workload(name: "cancelled streaming commit") { d in
+        try d.open()
+        try d.put("k0")
+        try d.stream(
+            (0..<3).map { d.puts("gone", $0 * 600..<($0 + 1) * 600, size: 900) }, cancelAfter: 2)
+        try d.put("k1")
+        try d.stream([
+            d.puts("s", 0..<200, size: 50), [.delete(keyspace: "a", key: "k0")],
+            d.puts("s", 100..<300, in: "b", size: 30),
+        ])
         try d.close()
     }
 

@@ -1,0 +1,96 @@
+/// Writing one commit in pieces (``StreamingCommit``): its frames go to the file as they fill,
+/// in the one segment it was begun in, and it is published only when it ends. Memory stays at
+/// about one frame buffer whatever the commit's size: publishing reads the records back from the
+/// segment instead of keeping them.
+extension LogWriter {
+    /// A streaming commit in progress.
+    struct Stream {
+        let sequence: UInt64
+        let durability: Durability
+        /// The state to return to if it fails or is cancelled.
+        let checkpoint: Checkpoint
+        /// File offset of its first frame.
+        let start: Int
+        var output: SegmentOutput
+        var frames: CommitFrames
+        /// Operations appended so far.
+        var operations = 0
+        /// Scratch for the put offsets the encoder reports (publishing does not need them).
+        var scratch: [UInt32] = []
+    }
+
+    /// Starts a streaming commit; the caller holds the commit queue until it ends.
+    /// - Throws: ``LogStoreError/writesDisabled(path:cause:)``, or an I/O error starting a new
+    ///   segment.
+    func beginStream(durability: Durability, index: borrowing Locked<IndexState>) throws -> Stream {
+        if let cause = disabledCause {
+            throw LogStoreError.writesDisabled(path: directory, cause: cause)
+        }
+        try rollIfNeeded(adding: 0, index: index)
+        let checkpoint = checkpoint()
+        var output = SegmentOutput(
+            file: active.file, fileSystem: fileSystem, offset: active.size,
+            capacity: SegmentOutput.flushThreshold + Frame.targetPayload * 2)
+        appendMarkIfNeeded(to: &output)
+        let start = output.end
+        let frames = CommitFrames(sequence: nextSequence, output: &output)
+        return Stream(
+            sequence: nextSequence, durability: durability, checkpoint: checkpoint, start: start,
+            output: output, frames: frames)
+    }
+
+    /// Appends `batch`'s operations to the streaming commit. On a throw the caller must
+    /// ``abandon(_:after:)`` the stream.
+    /// - Throws: ``LogStoreError/invalidArgument(_:)`` for a key, value or keyspace name over
+    ///   the limits, or a commit that would outgrow 4 GiB; an I/O error from a write.
+    func append(_ batch: WriteBatch, to stream: inout Stream) throws {
+        if let problem = batch.invalidity() { throw problem }
+        // Record offsets are 32-bit: the whole commit must fit below 4 GiB of its segment.
+        guard stream.output.end + batch.encodedSizeBound <= Int(UInt32.max) - (1 << 20) else {
+            throw LogStoreError.invalidArgument(
+                "a commit of \(stream.output.end - stream.start + batch.encodedSizeBound) bytes "
+                    + "starting at offset \(stream.start) of its segment exceeds the limit of 4 GiB"
+            )
+        }
+        let (globalIDs, definitions) = resolveKeyspaces(of: batch)
+        try append(
+            batch, globalIDs: globalIDs, definitions: definitions, to: &stream.frames,
+            output: &stream.output, putOffsets: &stream.scratch)
+        stream.scratch.removeAll(keepingCapacity: true)
+        stream.operations += batch.count
+        writtenSize = stream.output.offset
+    }
+
+    /// Ends the streaming commit: writes its last frame, syncs it (with `.sync`), and publishes
+    /// it to `index`. Returns its sequence number. On a throw the caller must
+    /// ``abandon(_:after:)`` the stream.
+    func finish(_ stream: inout Stream, index: borrowing Locked<IndexState>) throws -> UInt64 {
+        stream.frames.finish(&stream.output)
+        try stream.output.flush()
+        writtenSize = stream.output.offset
+        if stream.durability == .sync { try sync() }
+        let end = stream.output.offset
+        let (start, sequence, segment) = (stream.start, stream.sequence, active)
+        index.withLock { state in
+            // Read back from the segment: the commit's bytes are all there, checked by no one
+            // but written by this writer, so every keyspace they use is defined.
+            let scanner = SegmentScanner(
+                bytes: UnsafeRawBufferPointer(start: segment.base, count: end))
+            do {
+                try state.applyCommit(scanner, start: start, end: end, segment: segment)
+            } catch {
+                assertionFailure("a streaming commit does not replay: \(error)")
+            }
+            state.lastSequence = sequence
+            segment.size = end
+        }
+        segment.releasePages(from: start, to: end)
+        nextSequence += 1
+        return sequence
+    }
+
+    /// Cuts a failed or cancelled streaming commit off the segment and forgets what it defined.
+    func abandon(_ stream: Stream, after error: Error?) -> LogStoreError {
+        rollBack(to: stream.checkpoint, after: error ?? LogStoreError.closed)
+    }
+}
