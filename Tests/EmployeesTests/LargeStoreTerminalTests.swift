@@ -17,14 +17,7 @@ import Testing
         let employees = try makeStore()
         defer { employees.removeDirectory() }
         let terminal = try PseudoTerminal()
-        let process = Process()
-        process.executableURL = employees.executable
-        process.arguments = ["--store", employees.storePath]
-        process.environment = ["HOME": employees.directory.path, "TERM": "xterm"]
-        process.standardInput = terminal.secondaryHandle
-        process.standardOutput = terminal.secondaryHandle
-        process.standardError = terminal.secondaryHandle
-        try process.run()
+        let process = try employees.startScreen(on: terminal)
         defer {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
