@@ -28,8 +28,9 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
     case corruptRecord(entity: String, key: String, reason: String)
     /// A string predicate does not parse; `line` and `column` (1-based) point at the problem.
     case predicateSyntax(message: String, line: Int, column: Int)
-    /// A predicate is well-formed but cannot be evaluated (a key path that is not an attribute,
-    /// a missing `%@` argument, an operator that does not apply to the values).
+    /// A predicate is well-formed but cannot be evaluated: a key path that is not an attribute,
+    /// an operator that does not apply to the values' types. (A missing `%@` argument is a
+    /// ``predicateSyntax(message:line:column:)``.)
     case unsupportedPredicate(String)
     /// The object does not belong to this context (never inserted, or registered elsewhere).
     case notRegistered(entity: String, object: String)

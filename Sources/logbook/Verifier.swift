@@ -1,5 +1,6 @@
 import Foundation
 import LogStore
+import Logbook
 
 /// What `logbook verify` found.
 struct VerifyReport {
@@ -108,11 +109,11 @@ struct Verifier {
         case .failure(let error): openFailure = Self.finding(for: error, path: path)
         }
         defer { try? store?.close() }
-        var schema: StoredSchema?
+        var schema: RecordDecoder?
         var schemaError: String?
         if let store {
             do {
-                schema = try StoredSchema.read(from: store)
+                schema = try RecordDecoder.stored(in: store)
             } catch {
                 schemaError = "the stored schema does not decode: \(error)"
             }
@@ -131,18 +132,18 @@ struct Verifier {
             case .defineKeyspace: return
             case .delete: if seen { model[record.keyspace, default: [:]][record.key] = nil }
             case .put:
-                if record.keyspace == StoredSchema.keyspace, let schemaError {
+                if record.keyspace == RecordDecoder.schemaKeyspace, let schemaError {
                     lastSchemaRecord = .init(
                         path: path + "/" + record.segment, offset: record.recordOffset,
                         message: schemaError)
                 }
                 let value = record.value ?? []
                 if seen { model[record.keyspace, default: [:]][record.key] = value.hashValue }
-                guard let schema, record.keyspace != StoredSchema.keyspace else { return }
+                guard let schema, record.keyspace != RecordDecoder.schemaKeyspace else { return }
                 do {
-                    if try schema.decode(keyspace: record.keyspace, key: record.key, value: value)
-                        != nil
-                    {
+                    if schema.isEntityKeyspace(record.keyspace) {
+                        _ = try schema.decode(
+                            keyspace: record.keyspace, key: record.key, value: value)
                         report.objectsChecked += 1
                     }
                 } catch {

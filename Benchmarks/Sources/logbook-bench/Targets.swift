@@ -66,6 +66,22 @@ struct Target {
         Target(
             name: "objects: files after compaction ≤ 1.2× SQLite",
             workload: "objects-size-after-compact", rule: .ratioAtMost(1.2)),
+        Target(
+            name: "tools: employees list ≤ 2× sqlite3 SELECT *", workload: "tools-list",
+            rule: .ratioAtLeast(0.5)),
+        Target(
+            name: "tools: dump --live --format jsonl ≤ 2× sqlite3 .dump",
+            workload: "tools-dump-live-jsonl", rule: .ratioAtLeast(0.5)),
+        Target(
+            name: "tools: export --format sql ≤ 2× sqlite3 .dump", workload: "tools-export-sql",
+            rule: .ratioAtLeast(0.5)),
+        Target(
+            name: "tools: import ≤ 2× sqlite3 .import --csv", workload: "tools-import",
+            rule: .ratioAtLeast(0.5)),
+        Target(
+            name: "tools: verify ≤ 0.5 s", workload: "tools-verify", rule: .millisecondsAtMost(500)),
+        Target(
+            name: "tools: stats ≤ 0.1 s", workload: "tools-stats", rule: .millisecondsAtMost(100)),
     ]
 
     /// `(figure, met)` from `results`, or `nil` if the run did not measure it.

@@ -59,7 +59,7 @@ public struct ModelConfiguration: Sendable {
 extension ModelContainer {
     /// Opens (creating if needed) a store for the entities of `types`, as `configuration`
     /// says: SwiftData's `ModelContainer(for:configurations:)`.
-    /// - Throws: as ``init(for:at:options:)``.
+    /// - Throws: as `init(for:at:options:)`.
     public convenience init(
         for types: any PersistentModel.Type...,
         configurations configuration: ModelConfiguration = ModelConfiguration()
@@ -68,7 +68,7 @@ extension ModelContainer {
     }
 
     /// Opens a store for the entities of `types`, as `configuration` says.
-    /// - Throws: as ``init(for:at:options:)``.
+    /// - Throws: as `init(for:at:options:)`.
     public convenience init(
         for types: [any PersistentModel.Type], configuration: ModelConfiguration
     ) throws {
@@ -77,7 +77,7 @@ extension ModelContainer {
 
     /// Opens (creating if needed) the store at `url` for the entities of `types`, listed one by
     /// one: `ModelContainer(for: Employee.self, Company.self, at: url)`.
-    /// - Throws: as ``init(for:at:options:)``.
+    /// - Throws: as `init(for:at:options:)`.
     public convenience init(
         for types: any PersistentModel.Type..., at url: URL?,
         options: LogStoreOptions = LogStoreOptions()

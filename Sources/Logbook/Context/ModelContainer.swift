@@ -28,10 +28,13 @@ public final class ModelContainer: Sendable {
     public var store: LogStore { core.store }
 
     /// Opens (creating if needed) the store at `url` for the entities of `types`.
-    /// - Parameter url: the store's directory; `nil` uses ``defaultURL``.
+    /// - Parameters:
+    ///   - types: the model classes; relationships between them are resolved here.
+    ///   - url: the store's directory; `nil` uses ``defaultURL``.
+    ///   - options: the engine's options (durability, segment size, read-only…).
     /// - Throws: ``LogbookError/invalidSchema(_:)``, ``LogbookError/incompatibleSchema(entity:attribute:reason:)``,
     ///   ``LogbookError/corruptRecord(entity:key:reason:)``, ``LogbookError/store(_:)`` (for example
-    ///   ``LogStoreError/locked(path:)`` if another process writes the store).
+    ///   `LogStoreError.locked(path:)` if another process writes the store).
     public convenience init(
         for types: [any PersistentModel.Type], at url: URL? = nil,
         options: LogStoreOptions = LogStoreOptions()
@@ -46,7 +49,7 @@ public final class ModelContainer: Sendable {
     /// Opens (creating if needed) the store at `url` with a schema given by name — for apps and
     /// tools without model classes. With `schema == nil` the store's own schema is used (the
     /// store must have one).
-    /// - Throws: as ``init(for:at:options:)``; ``LogbookError/invalidSchema(_:)`` if `schema` is
+    /// - Throws: as `init(for:at:options:)`; ``LogbookError/invalidSchema(_:)`` if `schema` is
     ///   `nil` and the store holds none.
     public convenience init(
         schema: Schema?, at url: URL? = nil, options: LogStoreOptions = LogStoreOptions()

@@ -5,11 +5,11 @@ extension ModelContext {
     /// memory does not grow with the result.
     ///
     /// The matches (their identifiers and sort keys) are found first, in one consistent read
-    /// of the store, with the context's pending changes taking part as in ``fetch(_:)``; each
+    /// of the store, with the context's pending changes taking part as in ``fetch(_:)-(FetchDescriptor<Model>)``; each
     /// object is then read as its batch comes. An object deleted in the store meanwhile is
     /// passed as a deleted object (``ModelObject/isDeleted``) holding its default values.
     /// Without a sort descriptor the order is identifier order.
-    /// - Throws: as ``fetch(_:)``, and what `block` throws (which stops the enumeration).
+    /// - Throws: as ``fetch(_:)-(FetchDescriptor<Model>)``, and what `block` throws (which stops the enumeration).
     /// - Complexity: one pass over the entity's records, then one store read per object.
     public func enumerate<Model: PersistentModel>(
         _ descriptor: FetchDescriptor<Model>, batchSize: Int = 5_000,
@@ -30,7 +30,7 @@ extension ModelContext {
     /// they are first reached — SwiftData's `fetch(_:batchSize:)`. It holds the identifiers
     /// of the matches (found as ``enumerate(_:batchSize:_:)`` finds them) and the objects of
     /// the batch last reached.
-    /// - Throws: as ``fetch(_:)``.
+    /// - Throws: as ``fetch(_:)-(FetchDescriptor<Model>)``.
     public func fetch<Model: PersistentModel>(
         _ descriptor: FetchDescriptor<Model>, batchSize: Int
     ) throws -> FetchResultsCollection<Model> {

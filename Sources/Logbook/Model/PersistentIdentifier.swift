@@ -31,7 +31,7 @@ public struct PersistentIdentifier: Sendable, Hashable, Comparable, Codable,
     public var description: String { "\(entityName)/\(primaryKey)" }
 
     /// The key of the object's record in its entity's keyspace (FORMAT.md Part 2, "Keys"),
-    /// for tools that read the store through ``LogStore``.
+    /// for tools that read the store through `LogStore`.
     public var storeKey: [UInt8] { RecordCodec.key(primaryKey) }
 
     /// The identifier of the record stored under `storeKey` in `entityName`'s keyspace, or
