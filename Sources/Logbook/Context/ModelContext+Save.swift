@@ -1,3 +1,4 @@
+import Foundation
 import LogStore
 
 extension ModelContext {
@@ -16,6 +17,7 @@ extension ModelContext {
     /// - Complexity: O(pending objects), plus a scan of each entity with unique attributes.
     public func save() throws {
         guard hasChanges else { return }
+        if let past = core.pastState { throw LogbookError.pastStateIsReadOnly(token: past.token) }
         if let failure = failures.first { throw failure }
         let core = self.core
         try core.saveLock.withLock { _ in
@@ -51,8 +53,10 @@ extension ModelContext {
             try encode(e, into: &batch, &writer)
             insertedEntities[Int(table.entries[Int(e)].entity)] = true
         }
+        var save = SaveRecord(time: Date(), author: author)
         for e in table.changed where table.entries[Int(e)].isChanged {
             try encode(e, into: &batch, &writer)
+            save.updated(fields: table.entries[Int(e)].changedSlots)
             savedEntities[Int(table.entries[Int(e)].entity)] = true
         }
         for e in table.deleted where table.entries[Int(e)].state == .deleted {
@@ -70,6 +74,7 @@ extension ModelContext {
                 in: ContainerCore.metaKeyspace)
         }
         if !batch.isEmpty {
+            batch.put(save.encoded(), for: SaveRecord.key, in: SaveRecord.keyspace)
             try wrapStoreErrors { _ = try core.store.commit(batch) }
         }
         let generation = core.recordSave(
