@@ -1,3 +1,4 @@
+import Foundation
 import LogStore
 
 extension ModelContext {
@@ -17,6 +18,7 @@ extension ModelContext {
     /// - Complexity: O(pending objects), plus a scan of each entity with unique attributes.
     public func save() throws {
         guard hasChanges, !savesDeferredByTransaction else { return }
+        if let past = core.pastState { throw LogbookError.pastStateIsReadOnly(token: past.token) }
         if let failure = failures.first { throw failure }
         let core = self.core
         try core.saveLock.withLock { _ in
@@ -53,8 +55,10 @@ extension ModelContext {
             try encode(e, into: &batch, &writer)
             insertedEntities[Int(table.entries[Int(e)].entity)] = true
         }
+        var save = SaveRecord(time: Date(), author: author)
         for e in table.changed where table.entries[Int(e)].isChanged {
             try encode(e, into: &batch, &writer)
+            save.updated(fields: table.entries[Int(e)].changedSlots)
             savedEntities[Int(table.entries[Int(e)].entity)] = true
         }
         for e in table.deleted where table.entries[Int(e)].state == .deleted {
@@ -71,7 +75,10 @@ extension ModelContext {
                 for: ContainerCore.counterKey(core.bindings[entity].entity.name),
                 in: ContainerCore.metaKeyspace)
         }
-        if !batch.isEmpty { try core.commit(batch) }
+        if !batch.isEmpty {
+            batch.put(save.encoded(), for: SaveRecord.key, in: SaveRecord.keyspace)
+            try core.commit(batch)
+        }
         let generation = core.recordSave(
             of: Set(savedEntities.indices.filter { savedEntities[$0] }), saver: serial)
         table.didSave(generation: generation)

@@ -18,9 +18,8 @@ extension LogbookEmployeeRepository {
     func throughCompany<Result>(
         _ company: Company, filter: String? = nil, _ body: (StringPredicate) throws -> Result
     ) throws -> Result? {
-        guard relationshipPredicates != .unsupported, let id = company.persistentModelID else {
-            return nil
-        }
+        let id = company.persistentModelID
+        guard relationshipPredicates != .unsupported, !id.isTemporary else { return nil }
         let format = filter.map { "(\($0)) AND company == %@" } ?? "company == %@"
         do {
             let result = try body(try StringPredicate(format: format, arguments: [id]))

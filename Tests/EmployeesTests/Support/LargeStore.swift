@@ -43,7 +43,7 @@ enum LargeStore {
         while start <= count {
             context = ModelContext(container)
             let local = try companies.map {
-                try context.model(for: $0.persistentModelID!, as: employees.Company.self)!
+                try context.model(for: $0.persistentModelID, as: employees.Company.self)!
             }
             for n in start..<min(start + 20_000, count + 1) {
                 let employee = employees.Employee()
