@@ -21,6 +21,9 @@ public final class ModelContainer: Sendable {
     /// The engine below, for tools (statistics, compaction). Writing to entity keyspaces
     /// directly bypasses validation and versioning.
     public let store: LogStore
+    /// What opening the store found and repaired (a torn tail cut and where its bytes were
+    /// kept, damage salvage mode skipped, hint files ignored): the engine's report.
+    public var recovery: RecoveryReport { store.recovery }
     let bindings: [EntityBinding]
     private let bindingByName: [String: Int]
     private let bindingByType: [ObjectIdentifier: Int]
