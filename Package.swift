@@ -15,7 +15,8 @@ let package = Package(
         .target(name: "LogStore", dependencies: ["CCRC32C"]),
         .target(name: "Logbook", dependencies: ["LogStore"]),
         .executableTarget(name: "logbook", dependencies: ["Logbook", "LogStore"]),
-        .executableTarget(name: "employees", dependencies: ["Logbook"]),
+        // `logbook` so that `swift run employees demo` builds the tool its last step runs.
+        .executableTarget(name: "employees", dependencies: ["Logbook", "logbook"]),
         .target(name: "TestSupport", dependencies: ["LogStore", "Logbook"], path: "Tests/TestSupport"),
         // The process `CrashTests.ProcessKillTests` kills; not a product.
         .executableTarget(
@@ -25,7 +26,9 @@ let package = Package(
         .testTarget(
             name: "LogbookCLITests", dependencies: ["Logbook", "LogStore", "TestSupport"]),
         .testTarget(name: "CrashTests", dependencies: ["LogStore", "Logbook", "TestSupport"]),
-        .testTarget(name: "EmployeesTests", dependencies: ["employees", "TestSupport"]),
+        .testTarget(
+            name: "EmployeesTests", dependencies: ["employees", "TestSupport"],
+            exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -73,6 +73,25 @@ public final class LogStore: Sendable {
         }
     }
 
+    /// Calls `body` with the value under `key` in `keyspace`, read in place from the log, and
+    /// returns what it returns; `nil` (without calling `body`) if the key is absent. The buffer is
+    /// valid only during the call, which holds the index lock: `body` must be short and must
+    /// not call the store.
+    /// - Throws: ``LogStoreError/closed``, or what `body` throws.
+    /// - Complexity: one hash lookup; no copy of the value.
+    public func withValue<R: Sendable>(
+        forKey key: UnsafeRawBufferPointer, in keyspace: String,
+        _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R? {
+        try index.withLock { state throws -> R? in
+            guard !state.closed else { throw LogStoreError.closed }
+            guard let id = state.keyspaces.id(of: keyspace),
+                let (_, record) = state.directories[id].find(key, state.bases)
+            else { return nil }
+            return try body(record.value)
+        }
+    }
+
     /// Whether `keyspace` holds `key`.
     /// - Throws: ``LogStoreError/closed``.
     public func contains(_ key: [UInt8], in keyspace: String) throws -> Bool {

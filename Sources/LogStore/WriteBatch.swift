@@ -8,7 +8,7 @@ public struct WriteBatch: Sendable {
     var keyspaceNames: [String] = []
     var keyspaceNumbers: [String: Int] = [:]
     /// The local number used last: most batches use one keyspace for long runs.
-    private var lastLocal = -1
+    var lastLocal = -1
     /// Puts per local keyspace number, so the index can make room once for a large batch.
     var putsPerKeyspace: [Int] = []
     /// Encoded operations: `op: u8, keyspace: varint (local), keyLength: varint,
@@ -30,11 +30,28 @@ public struct WriteBatch: Sendable {
 
     /// Adds a put of `value` under `key` in `keyspace`.
     public mutating func put(_ value: [UInt8], for key: [UInt8], in keyspace: String) {
+        key.withUnsafeBytes { key in
+            value.withUnsafeBytes { value in
+                append(op: RecordOp.put, keyspace: keyspace, key: key, value: value)
+            }
+        }
+    }
+
+    /// Adds a put of the bytes `value` under the bytes `key` in `keyspace` (copied into the
+    /// batch; no array is made).
+    public mutating func put(
+        _ value: UnsafeRawBufferPointer, for key: UnsafeRawBufferPointer, in keyspace: String
+    ) {
         append(op: RecordOp.put, keyspace: keyspace, key: key, value: value)
     }
 
     /// Adds a delete of `key` in `keyspace` (a no-op at commit if the key is absent).
     public mutating func delete(_ key: [UInt8], in keyspace: String) {
+        key.withUnsafeBytes { append(op: RecordOp.delete, keyspace: keyspace, key: $0, value: nil) }
+    }
+
+    /// Adds a delete of the bytes `key` in `keyspace`.
+    public mutating func delete(_ key: UnsafeRawBufferPointer, in keyspace: String) {
         append(op: RecordOp.delete, keyspace: keyspace, key: key, value: nil)
     }
 
@@ -51,7 +68,9 @@ public struct WriteBatch: Sendable {
         longestValue = 0
     }
 
-    private mutating func append(op: UInt8, keyspace: String, key: [UInt8], value: [UInt8]?) {
+    private mutating func append(
+        op: UInt8, keyspace: String, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?
+    ) {
         let local: Int
         if lastLocal >= 0 && keyspaceNames[lastLocal] == keyspace {
             local = lastLocal
@@ -78,6 +97,60 @@ public struct WriteBatch: Sendable {
 }
 
 extension WriteBatch {
+    /// A point in a batch to go back to with ``truncate(to:)``: a layer above can stage
+    /// operations in a batch and take back what it added since.
+    package struct Mark {
+        fileprivate let records: Int
+        fileprivate let count: Int
+        fileprivate let payloadBytes: Int
+        fileprivate let longestKey: Int
+        fileprivate let longestValue: Int
+        fileprivate let keyspaces: Int
+        fileprivate let putsPerKeyspace: [Int]
+    }
+
+    /// Where the batch is now.
+    package func mark() -> Mark {
+        Mark(
+            records: records.count, count: count, payloadBytes: payloadBytes,
+            longestKey: longestKey, longestValue: longestValue, keyspaces: keyspaceNames.count,
+            putsPerKeyspace: putsPerKeyspace)
+    }
+
+    /// Removes every operation added after `mark`, keeping the capacity.
+    package mutating func truncate(to mark: Mark) {
+        records.removeSubrange(mark.records...)
+        count = mark.count
+        payloadBytes = mark.payloadBytes
+        longestKey = mark.longestKey
+        longestValue = mark.longestValue
+        for name in keyspaceNames[mark.keyspaces...] { keyspaceNumbers[name] = nil }
+        keyspaceNames.removeSubrange(mark.keyspaces...)
+        putsPerKeyspace = mark.putsPerKeyspace
+        lastLocal = -1
+    }
+
+    /// Calls `body` with every operation in order: its keyspace, key, and value (`nil` for a
+    /// delete). The buffers are valid only during the call.
+    package func forEachOperation(
+        _ body: (
+            _ keyspace: String, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer?
+        ) throws -> Void
+    ) rethrows {
+        try records.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
+            var offset = 0
+            while offset < bytes.count {
+                // Invariant: the batch's own bytes, in the record grammar.
+                let record = StoredRecord(at: base + offset)
+                offset += record.encodedSize
+                try body(
+                    keyspaceNames[record.keyspace], record.key,
+                    record.op == RecordOp.put ? record.value : nil)
+            }
+        }
+    }
+
     /// Why the store cannot take this batch, if it cannot.
     func invalidity() -> LogStoreError? {
         if longestKey > Frame.maxKeyLength {

@@ -5,6 +5,9 @@
 public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No entity of that name in the schema.
     case unknownEntity(String)
+    /// An identifier of one entity was used where another was expected (``ModelContext/model(for:as:)``
+    /// with an identifier of another class).
+    case entityMismatch(expected: String, found: String)
     /// The entity has no attribute of that name.
     case unknownAttribute(entity: String, attribute: String)
     /// A value of the wrong type for an attribute; `expected` and `found` name the types.
@@ -25,8 +28,9 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
     case corruptRecord(entity: String, key: String, reason: String)
     /// A string predicate does not parse; `line` and `column` (1-based) point at the problem.
     case predicateSyntax(message: String, line: Int, column: Int)
-    /// A predicate is well-formed but cannot be evaluated (a key path that is not an attribute,
-    /// a missing `%@` argument, an operator that does not apply to the values).
+    /// A predicate is well-formed but cannot be evaluated: a key path that is not an attribute,
+    /// an operator that does not apply to the values' types. (A missing `%@` argument is a
+    /// ``predicateSyntax(message:line:column:)``.)
     case unsupportedPredicate(String)
     /// The object does not belong to this context (never inserted, or registered elsewhere).
     case notRegistered(entity: String, object: String)
@@ -42,6 +46,9 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownEntity(let name):
             return
                 "no entity named \"\(name)\" in the schema; check the spelling or add it to the schema."
+        case .entityMismatch(let expected, let found):
+            return
+                "the identifier names a \(found) object, where a \(expected) was expected; ask for the identifier's own model type."
         case .unknownAttribute(let entity, let attribute):
             return
                 "\(entity) has no attribute \"\(attribute)\"; check the key or add the attribute to the schema."

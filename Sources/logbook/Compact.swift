@@ -1,3 +1,4 @@
+import Foundation
 import LogStore
 
 /// `logbook compact PATH`: rewrites the live records and reclaims dead bytes.
@@ -21,7 +22,13 @@ enum Compact: Subcommand {
         console.progress.show(
             "compact: rewriting \(Formatting.count(before.segments, "segment")), "
                 + "\(Formatting.byteCount(before.fileBytes))…")
-        let report = try store.compact()
+        let watcher = CompactionWatcher(
+            directory: path, expectedBytes: before.liveBytes, progress: console.progress)
+        let report: CompactionReport
+        do {
+            defer { watcher.stop() }
+            report = try store.compact()
+        }
         let after = try store.stats()
         console.progress.clear()
         var line = "compacted \(report.segmentsCompacted) segment"
@@ -34,5 +41,52 @@ enum Compact: Subcommand {
         line += Formatting.fixed(after.spaceAmplification, digits: 2) + "x\n"
         console.out.write(line)
         return 0
+    }
+}
+
+/// Draws compaction's progress while ``LogStore/compact()`` runs: the bytes of the `.tmp` output
+/// files so far against the live bytes to rewrite, their rate and the time left, from a thread
+/// of its own that looks at the store's directory ten times a second.
+///
+/// Thread safety: between init and ``stop()`` only its thread touches the progress line; the
+/// caller must not draw on it meanwhile.
+final class CompactionWatcher: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let progress: ProgressLine
+
+    /// Starts watching `directory` if `progress` draws at all.
+    init(directory: String, expectedBytes: Int64, progress: ProgressLine) {
+        self.progress = progress
+        guard progress.isEnabled else {
+            finished.signal()
+            return
+        }
+        let meter = ProgressMeter("compact", total: Int(expectedBytes >> 10), unit: "KiB rewritten")
+        Thread.detachNewThread { [self] in
+            // Outputs are renamed into place at the end: then the most seen stands.
+            var most: Int64 = 0
+            while done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+                var written: Int64 = 0
+                for name in names where name.hasSuffix(".tmp") {
+                    let size =
+                        (try? FileManager.default.attributesOfItem(
+                            atPath: directory + "/" + name))?[.size] as? Int64
+                    written += size ?? 0
+                }
+                most = max(most, written)
+                if self.progress.isDue() {
+                    self.progress.show(meter.describe(done: Int(most >> 10)))
+                }
+            }
+            finished.signal()
+        }
+    }
+
+    /// Stops watching; returns once the thread has stopped drawing.
+    func stop() {
+        done.signal()
+        finished.wait()
     }
 }

@@ -54,6 +54,19 @@ final class FileOutput: TextOutputStream {
         if buffer.count >= capacity { flush() }
     }
 
+    /// Lets `body` append UTF-8 text to the buffer, then flushes if it is full. If `body`
+    /// throws, what it appended is dropped.
+    func render(_ body: (inout [UInt8]) throws -> Void) rethrows {
+        let start = buffer.count
+        do {
+            try body(&buffer)
+        } catch {
+            buffer.removeSubrange(start...)
+            throw error
+        }
+        if buffer.count >= capacity { flush() }
+    }
+
     /// Writes out everything buffered. Errors other than `EINTR` drop the rest: there is nowhere
     /// left to report them.
     func flush() {
@@ -108,91 +121,5 @@ final class Console {
         progress.clear()
         out.flush()
         err.flush()
-    }
-}
-
-/// A status line on standard error that rewrites itself in place (`\r`, erase to end of line):
-/// first after a quarter of a second (quick commands never show it), then at most ten times a
-/// second. When disabled (standard error is not a terminal) it writes nothing at all, so logs
-/// and pipes stay clean.
-final class ProgressLine {
-    private let output: FileOutput
-    /// Whether it draws; commands whose results stream to a terminal turn it off, since their
-    /// output already shows progress and the two would garble each other.
-    var isEnabled: Bool
-    private var lastUpdate: UInt64
-    private var showing = false
-
-    /// Milliseconds between draws (and before the first, plus 150); the environment variable
-    /// `LOGBOOK_PROGRESS_INTERVAL_MS` changes it, so tests can see every update.
-    private let interval: UInt64
-
-    /// A progress line on `output`, drawn only if `enabled`.
-    init(output: FileOutput, enabled: Bool) {
-        self.output = output
-        self.isEnabled = enabled
-        interval =
-            ProcessInfo.processInfo.environment["LOGBOOK_PROGRESS_INTERVAL_MS"].flatMap {
-                UInt64($0)
-            } ?? 100
-        lastUpdate = Self.milliseconds() + (interval == 0 ? 0 : 150)
-    }
-
-    private static func milliseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1000 + UInt64(now.tv_nsec) / 1_000_000
-    }
-
-    /// Shows `text` (computed only when it will be drawn).
-    func update(_ text: @autoclosure () -> String) {
-        guard isEnabled else { return }
-        let millis = Self.milliseconds()
-        guard millis >= lastUpdate + interval else { return }
-        lastUpdate = millis
-        output.write("\r\u{1B}[K" + text())
-        output.flush()
-        showing = true
-    }
-
-    /// Shows `text` now, whatever the time since the last draw: for one long step that has no
-    /// updates of its own.
-    func show(_ text: String) {
-        guard isEnabled else { return }
-        lastUpdate = Self.milliseconds()
-        output.write("\r\u{1B}[K" + text)
-        output.flush()
-        showing = true
-    }
-
-    /// Erases the line, if drawn.
-    func clear() {
-        guard showing else { return }
-        output.write("\r\u{1B}[K")
-        output.flush()
-        showing = false
-    }
-}
-
-/// How far a walk over a store's segments has got, for the progress line:
-/// `verify: segment 2 of 5, 41%`. Immutable; sizes are read once at the start.
-struct WalkProgress {
-    private let label: String
-    private let segments: [String: (index: Int, size: Int64)]
-
-    /// Progress of `label` (the command's name) over the segments of the store at `path`.
-    init(_ label: String, storeAt path: String) {
-        self.label = label
-        let files = (try? StoreFiles(storeAt: path, sizes: true))?.segments ?? []
-        var segments: [String: (index: Int, size: Int64)] = [:]
-        for (i, file) in files.enumerated() { segments[file.name] = (i + 1, max(file.bytes, 1)) }
-        self.segments = segments
-    }
-
-    /// The line for a walk that has reached `record`.
-    func describe(_ record: LogInspector.Record) -> String {
-        guard let segment = segments[record.segment] else { return "\(label): \(record.segment)" }
-        let percent = min(100, record.recordOffset * 100 / segment.size)
-        return "\(label): segment \(segment.index) of \(segments.count), \(percent)%"
     }
 }

@@ -21,7 +21,10 @@ enum Dump: Subcommand {
         define-keyspace), keyspace, key, value. Objects show their id and attribute=value pairs; \
         records without a schema show keys and values as "text" when printable UTF-8, else 0x hex.
         JSON output has one object per record with segment, frameOffset, offset, sequence, type, \
-        keyspace, keyHex/key and either entity/id/version/object or valueHex/value.
+        keyspace, keyHex/key and either entity/id/version/object, schema or valueHex/value; \
+        FORMAT.md, "Appendix — the JSON of the tools", gives every key and how each type of \
+        value is written. Every stored schema version is shown; records of older versions are \
+        decoded in the newest version's layout, to-one relationships as the related object's id.
         Damaged regions are skipped with a warning on standard error (exit status 1); \
         run `logbook verify` for details. The store is opened read-only.
         """
@@ -39,8 +42,7 @@ enum Dump: Subcommand {
         if console.out.isTerminal { console.progress.isEnabled = false }
         let dumper = try Dumper(path: path, options: options)
         for warning in dumper.warnings { console.error("warning: " + warning) }
-        var out = console.out
-        let summary = try dumper.run(to: &out, progress: console.progress)
+        let summary = try dumper.run(to: console.out, progress: console.progress)
         let problems = summary?.problems ?? []
         // A segment that is gone now was replaced by the writer's compaction mid-read: the
         // dump missed records, but the store is not damaged.

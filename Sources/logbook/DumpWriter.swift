@@ -1,20 +1,23 @@
+import Foundation
 import LogStore
+import Logbook
 
 /// What the stored schema makes of one record.
 enum RecordMeaning {
     /// Nothing: shown as raw bytes.
     case raw
     /// A put of an object.
-    case object(DecodedObject)
+    case object(DecodedRecord)
     /// A delete of the object with this primary key.
     case deletedObject(entity: String, id: UInt64)
-    /// The schema record of the store's current schema.
-    case schema(StoredSchema)
+    /// A schema record: one version of the store's schema.
+    case schema(Schema)
     /// A record of an entity keyspace that does not decode; the reason.
     case undecodable(String)
 }
 
-/// Formats dumped records as aligned text, a JSON array or JSON lines.
+/// Formats dumped records as aligned text, a JSON array or JSON lines, and writes them to a
+/// buffered output as they come: memory holds one record (and, for text, at most 256 rows).
 ///
 /// Text columns: segment file, record offset, sequence, type, keyspace, key, value. Object
 /// records show their primary key and `attribute=value` pairs; other records show keys and
@@ -23,14 +26,28 @@ enum RecordMeaning {
 struct DumpWriter {
     /// How records are written.
     let format: OutputFormat
+    let output: FileOutput
     private var table = AlignedTable(rightAligned: [1, 2])
-    private var first = true
+    /// Whether no record has been written yet.
+    var first = true
+    // The JSON around strings that repeat from one record to the next.
+    var segmentJSON = CachedJSON("{\"segment\":", ",\"frameOffset\":")
+    var putJSON = CachedJSON(",\"type\":\"put\",\"keyspace\":", ",\"keyHex\":")
+    var deleteJSON = CachedJSON(",\"type\":\"delete\",\"keyspace\":", ",\"keyHex\":")
+    var defineJSON = CachedJSON(",\"type\":\"define-keyspace\",\"keyspace\":", "")
+    var entityJSON = CachedJSON(",\"entity\":", ",\"id\":")
+    var fieldKeys: (entity: String, keys: [[UInt8]]) = ("", [])
+    private var textKeys: (entity: String, keys: [[UInt8]]) = ("", [])
+    private var valueCell: [UInt8] = []
 
-    /// A writer of `format`.
-    init(format: OutputFormat) { self.format = format }
+    /// A writer of `format` to `output`.
+    init(format: OutputFormat, to output: FileOutput) {
+        self.format = format
+        self.output = output
+    }
 
     /// Writes what comes before the first record (the header row, `[`).
-    mutating func begin(to output: inout some TextOutputStream) {
+    mutating func begin() {
         switch format {
         case .text: table.append(["SEGMENT", "OFFSET", "SEQ", "TYPE", "KEYSPACE", "KEY", "VALUE"])
         case .json: output.write("[")
@@ -39,27 +56,70 @@ struct DumpWriter {
     }
 
     /// Writes one record with what the schema makes of it.
-    mutating func write(
-        _ record: LogInspector.Record, meaning: RecordMeaning,
-        to output: inout some TextOutputStream
-    ) {
+    mutating func write(_ record: LogInspector.Record, meaning: RecordMeaning) {
         switch format {
         case .text:
             table.append(Self.row(record, meaning: meaning))
-            if table.pendingRows >= 256 { table.flush(to: &output) }
-        case .json:
-            output.write(first ? "\n  " : ",\n  ")
-            output.write(Self.json(record, meaning: meaning))
-        case .jsonl:
-            output.write(Self.json(record, meaning: meaning) + "\n")
+            if table.pendingRows >= 256 { table.flush(to: output) }
+            return
+        case .json, .jsonl:
+            output.render { out in
+                appendSeparator(to: &out)
+                appendHeader(record, to: &out)
+                appendTail(meaning, of: record, to: &out)
+                appendTerminator(to: &out)
+            }
+            first = false
         }
+    }
+
+    /// Writes an object put of an entity keyspace as a text row, decoding its fields straight
+    /// into the value cell. Text format only.
+    /// - Throws: the decoder's error for a record that does not decode, having written nothing.
+    mutating func writeObjectRow(_ record: LogInspector.Record, decoder: RecordDecoder) throws {
+        if textKeys.entity != record.keyspace {
+            let names = decoder.schema.entity(named: record.keyspace)?.fieldNames ?? []
+            textKeys = (
+                record.keyspace,
+                names.enumerated().map { Array((($0 == 0 ? "" : " ") + $1 + "=").utf8) }
+            )
+        }
+        let keys = textKeys.keys
+        var cell = valueCell
+        cell.removeAll(keepingCapacity: true)
+        defer { valueCell = cell }
+        let (id, _) = try record.key.withUnsafeBytes { key in
+            try (record.value ?? []).withUnsafeBytes { value in
+                try decoder.decodeFields(keyspace: record.keyspace, key: key, value: value) {
+                    i, value in
+                    cell.append(contentsOf: keys[i])
+                    value.appendDisplay(to: &cell)
+                }
+            }
+        }
+        table.append([
+            record.segment, String(record.recordOffset), String(record.sequence),
+            record.kind.rawValue, record.keyspace, String(id),
+            String(decoding: cell, as: UTF8.self),
+        ])
+        if table.pendingRows >= 256 { table.flush(to: output) }
         first = false
     }
 
+    /// Appends what comes before a record's JSON: for an array, the comma and indentation.
+    func appendSeparator(to out: inout [UInt8]) {
+        if format == .json { out.appendText(first ? "\n  " : ",\n  ") }
+    }
+
+    /// Appends what comes after a record's JSON: for JSON Lines, the line feed.
+    func appendTerminator(to out: inout [UInt8]) {
+        if format == .jsonl { out.append(UInt8(ascii: "\n")) }
+    }
+
     /// Writes what comes after the last record.
-    mutating func end(to output: inout some TextOutputStream) {
+    mutating func end() {
         switch format {
-        case .text: table.flush(to: &output)
+        case .text: table.flush(to: output)
         case .json: output.write(first ? "]\n" : "\n]\n")
         case .jsonl: break
         }
@@ -75,80 +135,64 @@ struct DumpWriter {
         switch meaning {
         case .raw: row += [Formatting.display(record.key), rawValue]
         case .object(let object):
-            row.append(String(object.id))
+            row.append(String(object.id.primaryKey))
             row.append(
-                object.fields.map { "\($0.name)=\($0.value.display)" }.joined(separator: " "))
+                object.attributes.map { "\($0.name)=\($0.value.display)" }.joined(separator: " "))
         case .deletedObject(_, let id): row += [String(id), ""]
         case .schema(let schema):
             row.append("version \(schema.version)")
-            row.append(
-                schema.entities.map { entity in
-                    entity.name + "("
-                        + entity.attributes.map { Self.describe($0) }.joined(separator: ", ") + ")"
-                }.joined(separator: " "))
+            row.append(schema.entities.map(describe).joined(separator: " "))
         case .undecodable(let reason):
             row += [Formatting.display(record.key), rawValue + "  (does not decode: \(reason))"]
         }
         return row
     }
 
-    /// `salary: Int64?` with ` indexed`, ` unique` when so.
-    private static func describe(_ attribute: AttributeInfo) -> String {
-        var text = attribute.name + ": " + attribute.type.rawValue
-        if attribute.isOptional { text += "?" }
-        if attribute.isIndexed { text += " indexed" }
-        if attribute.isUnique { text += " unique" }
-        return text
-    }
-
-    /// One record as a JSON object: `segment`, `frameOffset`, `offset`, `sequence`, `type`,
-    /// `keyspace`, then `keyHex` and `key` (text or `null`), then by meaning: an object's
-    /// `entity`, `id`, `version`, `object`; a deleted object's `entity` and `id`; the current
-    /// schema record's `schema`; else `valueHex` and `value` (text or `null`), with
-    /// `decodeError` when an entity's record does not decode.
-    static func json(_ record: LogInspector.Record, meaning: RecordMeaning) -> String {
-        var members = [
-            ("segment", Formatting.quoted(record.segment)),
-            ("frameOffset", String(record.frameOffset)),
-            ("offset", String(record.recordOffset)),
-            ("sequence", String(record.sequence)),
-            ("type", Formatting.quoted(record.kind.rawValue)),
-            ("keyspace", Formatting.quoted(record.keyspace)),
-        ]
-        if record.kind != .defineKeyspace {
-            members.append(("keyHex", Formatting.quoted(Formatting.hex(record.key))))
-            members.append(("key", text(record.key)))
+    /// `Employee(name: String, salary: Int64? indexed, company: Company?)`: attributes with
+    /// ` indexed`, ` unique` when so, then relationships (`[Employee]` for to-many) with their
+    /// delete rule unless it is nullify.
+    private static func describe(_ entity: Entity) -> String {
+        var properties: [String] = entity.attributes.map { attribute in
+            var text = attribute.name + ": " + attribute.type.description
+            if attribute.isOptional { text += "?" }
+            if attribute.isIndexed { text += " indexed" }
+            if attribute.isUnique { text += " unique" }
+            return text
         }
-        switch meaning {
-        case .object(let object):
-            members.append(("entity", Formatting.quoted(object.entity)))
-            members.append(("id", String(object.id)))
-            members.append(("version", String(object.version)))
-            members.append(("object", jsonObject(object.fields)))
-        case .deletedObject(let entity, let id):
-            members.append(("entity", Formatting.quoted(entity)))
-            members.append(("id", String(id)))
-        case .schema(let schema):
-            members.append(("schema", SchemaJSON.encode(schema)))
-        case .raw, .undecodable:
-            if let value = record.value {
-                members.append(("valueHex", Formatting.quoted(Formatting.hex(value))))
-                members.append(("value", text(value)))
-            }
-            if case .undecodable(let reason) = meaning {
-                members.append(("decodeError", Formatting.quoted(reason)))
-            }
+        for relationship in entity.relationships {
+            var text = relationship.name + ": "
+            text +=
+                relationship.isToMany
+                ? "[\(relationship.destination)]" : relationship.destination + "?"
+            if relationship.deleteRule != .nullify { text += " \(relationship.deleteRule)" }
+            properties.append(text)
         }
-        return "{" + members.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+        return entity.name + "(" + properties.joined(separator: ", ") + ")"
+    }
+}
+
+/// `before`, a string as JSON, then `after`: kept while the same string comes again, so a run
+/// of records of one segment or keyspace escapes its name once.
+struct CachedJSON {
+    private let before: StaticString
+    private let after: StaticString
+    private var text: String?
+    private var json: [UInt8] = []
+
+    init(_ before: StaticString, _ after: StaticString) {
+        self.before = before
+        self.after = after
     }
 
-    /// Attribute values as a JSON object, in schema order.
-    static func jsonObject(_ fields: [(name: String, value: FieldValue)]) -> String {
-        "{" + fields.map { Formatting.quoted($0.name) + ":" + $0.value.json }.joined(separator: ",")
-            + "}"
-    }
-
-    private static func text(_ bytes: [UInt8]) -> String {
-        Formatting.printableText(bytes).map(Formatting.quoted) ?? "null"
+    /// Appends `before`, `text` as a JSON string and `after` to `line`.
+    mutating func append(_ text: String, to line: inout [UInt8]) {
+        if text != self.text {
+            self.text = text
+            json.removeAll(keepingCapacity: true)
+            json.appendLiteral(before)
+            json.appendJSON(text)
+            json.appendLiteral(after)
+        }
+        line.append(contentsOf: json)
     }
 }

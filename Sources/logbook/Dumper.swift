@@ -1,4 +1,5 @@
 import LogStore
+import Logbook
 
 /// The output forms of `dump` (and `stats`).
 enum OutputFormat: String, CaseIterable {
@@ -25,59 +26,74 @@ struct DumpOptions {
 }
 
 /// Writes the records of a store in log order, decoding object records with the schema the
-/// store holds (raw text or hex for the rest). A library-style function: `logbook dump` is a
-/// thin shell over it.
+/// store holds (every stored version; raw text or hex for the rest). A library-style function:
+/// `logbook dump` is a thin shell over it.
 ///
 /// Reads only: it opens the store read-only (no lock), so it works while another process
 /// writes, and sees the commits complete when each file is read. Damaged regions are skipped
-/// and returned in the summary. Memory: O(1) records, plus O(live keys) with `live`.
+/// and returned in the summary. Memory: one record at a time; `live` asks the open store's
+/// index whether each record is current instead of remembering keys.
 struct Dumper {
     /// The store's directory.
     let path: String
     /// What to show.
     let options: DumpOptions
-    /// The store's schema, if it has one.
-    let schema: StoredSchema?
     /// Things the caller should tell the user (no schema could be read, …).
     private(set) var warnings: [String] = []
+    /// The store open read-only, if it opens: the index `live` consults.
+    private let store: LogStore?
+    private let decoder: RecordDecoder?
+    /// Every stored schema version, by number.
+    private let schemas: [UInt32: Schema]
     private let filter: ObjectFilter?
 
-    /// Prepares a dump of the store at `path`: reads its schema and parses `--where`.
+    /// Prepares a dump of the store at `path`: opens it read-only, reads its schema and parses
+    /// `--where`.
     /// - Throws: ``CommandError`` if the path is not a store, the store has a newer format
     ///   version, the entity is unknown or the predicate does not parse.
     init(path: String, options: DumpOptions) throws {
         self.path = path
         self.options = options
-        let opened = try StoreAccess.openForReading(path, salvage: true)
         var keyspaces: [String] = []
-        var schema: StoredSchema?
+        var decoder: RecordDecoder?
+        var schemas: [UInt32: Schema] = [:]
         var schemaProblem: String?
-        switch opened {
+        switch try StoreAccess.openForReading(path, salvage: true) {
         case .success(let store):
-            defer { try? store.close() }
+            self.store = store
             keyspaces = (try? store.stats().keyspaces.map(\.name)) ?? []
             do {
-                schema = try StoredSchema.read(from: store)
+                decoder = try RecordDecoder.stored(in: store)
+                for schema in try Schema.storedVersions(in: store) {
+                    schemas[schema.version] = schema
+                }
             } catch {
+                decoder = nil
                 schemaProblem = "the stored schema does not decode (\(error))"
                 warnings.append(schemaProblem! + "; showing raw bytes")
             }
         case .failure(let error):
+            guard !options.live else {
+                throw CommandError.failed(
+                    "--live needs the store's index, and the store does not open: \(error)")
+            }
+            store = nil
             warnings.append("the store does not open (\(error)); showing raw records")
         }
-        self.schema = schema
-        if let entity = options.entity, case .success = opened,
-            schema?.entity(named: entity) == nil, !keyspaces.contains(entity)
+        self.decoder = decoder
+        self.schemas = schemas
+        if let entity = options.entity, store != nil,
+            decoder?.schema.entity(named: entity) == nil, !keyspaces.contains(entity)
         {
             throw CommandError.usage("the store has no entity or keyspace named \"\(entity)\"")
         }
         if let predicate = options.predicate {
-            guard let schema else {
+            guard let decoder else {
                 throw CommandError.failed(
                     "--where needs a Logbook schema, and "
                         + (schemaProblem ?? "the store at \(path) holds none"))
             }
-            filter = try schema.filter(predicate, entity: options.entity)
+            filter = try decoder.filter(predicate, entity: options.entity)
         } else {
             filter = nil
         }
@@ -86,98 +102,98 @@ struct Dumper {
     /// Writes the records to `output`; returns what the walk found (counts, damage), or `nil`
     /// if it stopped at the limit before the end.
     /// - Throws: ``LogStoreError`` if the directory cannot be listed.
-    func run(to output: inout some TextOutputStream, progress: ProgressLine) throws
-        -> LogInspector.Summary?
-    {
-        let latest = options.live ? try latestRecords(progress: progress) : [:]
-        var writer = DumpWriter(format: options.format)
-        writer.begin(to: &output)
+    func run(to output: FileOutput, progress: ProgressLine) throws -> LogInspector.Summary? {
+        defer { try? store?.close() }
+        var writer = DumpWriter(format: options.format, to: output)
+        writer.begin()
         var written = 0
         var summary: LogInspector.Summary?
+        var objectKeyspaces = EntityKeyspaces()
+        var current = store.map(LogStore.CurrentRecords.init(of:))
         do {
             let walk = WalkProgress("dump", storeAt: path)
+            let meter = ProgressMeter("dump", unit: "records")
+            var read = 0
             summary = try LogInspector.walk(storeAt: path) { record in
-                progress.update(walk.describe(record))
+                read += 1
+                if progress.isDue() {
+                    progress.show(walk.describe(record, done: read, meter: meter))
+                }
                 guard record.kind != .defineKeyspace || (options.entity == nil && filter == nil)
                 else { return }
                 if let entity = options.entity, record.keyspace != entity { return }
-                if options.live {
-                    guard record.kind == .put,
-                        latest[LiveKey(keyspace: record.keyspace, key: record.key)]
-                            == RecordPosition(record)
-                    else { return }
+                if options.live, try record.kind != .put || current?.contains(record) != true {
+                    return
+                }
+                // Objects, unfiltered: decoded straight into the output.
+                if filter == nil, record.kind == .put, let decoder,
+                    objectKeyspaces.contains(record.keyspace, decoder)
+                {
+                    if let limit = options.limit, written >= limit { throw StopWalk() }
+                    if (try? writer.writeObject(record, decoder: decoder)) != nil {
+                        written += 1
+                        return
+                    }
                 }
                 let meaning = self.meaning(of: record)
                 if let filter {
                     guard case .object(let object) = meaning, filter.matches(object) else { return }
                 }
                 if let limit = options.limit, written >= limit { throw StopWalk() }
-                writer.write(record, meaning: meaning, to: &output)
+                writer.write(record, meaning: meaning)
                 written += 1
             }
         } catch is StopWalk {
             summary = nil
         }
-        writer.end(to: &output)
+        writer.end()
         return summary
     }
 
     /// What the schema makes of `record`.
     private func meaning(of record: LogInspector.Record) -> RecordMeaning {
-        guard let schema else { return .raw }
+        guard let decoder else { return .raw }
         switch record.kind {
         case .defineKeyspace: return .raw
         case .delete:
-            guard schema.entity(named: record.keyspace) != nil, record.key.count == 8 else {
-                return .raw
-            }
-            return .deletedObject(
-                entity: record.keyspace, id: record.key.reduce(0) { $0 << 8 | UInt64($1) })
+            guard decoder.isEntityKeyspace(record.keyspace),
+                let id = record.key.withUnsafeBytes({
+                    PersistentIdentifier(entityName: record.keyspace, storeKey: $0)?.primaryKey
+                })
+            else { return .raw }
+            return .deletedObject(entity: record.keyspace, id: id)
         case .put:
-            if record.keyspace == StoredSchema.keyspace {
+            if record.keyspace == RecordDecoder.schemaKeyspace {
                 let version = record.key.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-                return record.key.count == 4 && version == schema.version ? .schema(schema) : .raw
+                guard record.key.count == 4, let schema = schemas[version] else { return .raw }
+                return .schema(schema)
             }
+            guard decoder.isEntityKeyspace(record.keyspace) else { return .raw }
             do {
-                return try schema.decode(
-                    keyspace: record.keyspace, key: record.key, value: record.value ?? []
-                ).map { .object($0) } ?? .raw
+                return .object(
+                    try decoder.decode(
+                        keyspace: record.keyspace, key: record.key, value: record.value ?? []))
             } catch {
                 return .undecodable("\(error)")
             }
         }
     }
+}
 
-    /// Where each key's last put or delete is, from a first pass over the log.
-    private func latestRecords(progress: ProgressLine) throws -> [LiveKey: RecordPosition] {
-        var latest: [LiveKey: RecordPosition] = [:]
-        let walk = WalkProgress("dump --live: finding current values", storeAt: path)
-        try LogInspector.walk(storeAt: path) { record in
-            progress.update(walk.describe(record))
-            guard record.kind != .defineKeyspace else { return }
-            if let entity = options.entity, record.keyspace != entity { return }
-            latest[LiveKey(keyspace: record.keyspace, key: record.key)] = RecordPosition(record)
+/// Whether keyspaces are an entity's, remembering the last answer: a walk meets the same
+/// keyspace many times in a row.
+private struct EntityKeyspaces {
+    private var last = ""
+    private var lastIsEntity = false
+
+    mutating func contains(_ keyspace: String, _ decoder: RecordDecoder) -> Bool {
+        if keyspace != last {
+            last = keyspace
+            lastIsEntity = decoder.isEntityKeyspace(keyspace)
         }
-        return latest
+        return lastIsEntity
     }
 }
 
 /// Thrown out of a walk to stop it at `--limit`.
 private struct StopWalk: Error {}
-
-/// A key in its keyspace.
-private struct LiveKey: Hashable {
-    var keyspace: String
-    var key: [UInt8]
-}
-
-/// Where a record lies.
-private struct RecordPosition: Equatable {
-    var segment: String
-    var offset: Int64
-
-    init(_ record: LogInspector.Record) {
-        segment = record.segment
-        offset = record.recordOffset
-    }
-}

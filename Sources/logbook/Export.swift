@@ -19,7 +19,7 @@ enum Export: Subcommand {
     static let discussion = """
         jsonl: a first line {"_schema": …} (so `logbook import` can create a new store), then one \
         line per object: {"_entity": "Employee", "_id": 1, "name": "Ann", …}. Dates are ISO 8601 \
-        strings, Data is hex, UUIDs are strings.
+        strings, Data is hex, UUIDs are strings (FORMAT.md, "Appendix — the JSON of the tools").
         csv: one entity (--entity), or every entity into --output DIR as DIR/ENTITY.csv; a \
         header row (id, then the attributes), RFC 4180 quoting.
         sql: CREATE TABLE and INSERT statements in one transaction that SQLite and PostgreSQL both \
@@ -42,14 +42,13 @@ enum Export: Subcommand {
         guard let output = arguments.value("output") else {
             if console.out.isTerminal { console.progress.isEnabled = false }
             let exporter = try Exporter(store: store, entity: entity)
-            var out = console.out
-            try exporter.run(format, to: &out, progress: console.progress)
+            try exporter.run(format, to: console.out, progress: console.progress)
             return 0
         }
         if format != .csv {
             let count = try write(to: output) { file in
                 try Exporter(store: store, entity: entity).run(
-                    format, to: &file, progress: console.progress)
+                    format, to: file, progress: console.progress)
             }
             console.out.write("exported \(Formatting.count(count, "object")) to \(output)\n")
             return 0
@@ -68,7 +67,7 @@ enum Export: Subcommand {
             let file = output + "/" + name + ".csv"
             let count = try write(to: file) { out in
                 try Exporter(store: store, entity: name).run(
-                    .csv, to: &out, progress: console.progress)
+                    .csv, to: out, progress: console.progress)
             }
             console.out.write("exported \(Formatting.count(count, "object")) to \(file)\n")
         }
@@ -78,14 +77,12 @@ enum Export: Subcommand {
     /// Creates (or truncates) `path`, owner-only, and lets `body` write to it.
     /// - Throws: ``CommandError/cannotRun(_:)`` if the file cannot be created or written; what
     ///   `body` throws.
-    private static func write(to path: String, _ body: (inout FileOutput) throws -> Int) throws
-        -> Int
-    {
-        guard var file = FileOutput(creating: path) else {
+    private static func write(to path: String, _ body: (FileOutput) throws -> Int) throws -> Int {
+        guard let file = FileOutput(creating: path) else {
             throw CommandError.cannotRun(
                 "cannot create \(path): \(String(cString: strerror(errno)))")
         }
-        let count = try body(&file)
+        let count = try body(file)
         guard file.close() else {
             throw CommandError.cannotRun(
                 "cannot write \(path): \(String(cString: strerror(errno)))")

@@ -1,4 +1,6 @@
+import Foundation
 import LogStore
+import Logbook
 
 /// The formats of `logbook export`.
 enum ExportFormat: String, CaseIterable {
@@ -14,34 +16,36 @@ enum ExportFormat: String, CaseIterable {
 /// SQL. Objects come entity by entity in schema order, each entity's in primary-key order, so
 /// the output of a store is always the same. A library-style function behind `logbook export`.
 ///
-/// Reads only (the store is opened read-only by the caller). Memory: one entity's objects.
+/// Reads only (the store is opened read-only by the caller). Streams: each object is decoded,
+/// written to the buffered output and forgotten; memory is bounded by ``PrimaryKeyOrder``'s
+/// window, not by the number of objects.
 struct Exporter {
     /// The store, open (read-only) for the exporter's lifetime.
     let store: LogStore
-    /// Its schema.
-    let schema: StoredSchema
+    /// Its schema's decoder.
+    let decoder: RecordDecoder
     /// The entities to export, in schema order.
-    let entities: [EntityInfo]
+    let entities: [Entity]
 
     /// An exporter of `entity` (every entity if `nil`) of `store`.
     /// - Throws: ``CommandError`` if the store has no schema or no such entity.
     init(store: LogStore, entity: String?) throws {
-        guard let schema = try StoredSchema.read(from: store) else {
+        guard let decoder = try RecordDecoder.stored(in: store) else {
             throw CommandError.failed(
                 "the store at \(store.path) holds no Logbook schema, so it has no objects to "
                     + "export; `logbook dump` shows its raw records")
         }
         self.store = store
-        self.schema = schema
+        self.decoder = decoder
         if let entity {
-            guard let info = schema.entity(named: entity) else {
+            guard let found = decoder.schema.entity(named: entity) else {
                 throw CommandError.usage(
                     "no entity \"\(entity)\" in the stored schema (it has "
-                        + schema.entities.map(\.name).joined(separator: ", ") + ")")
+                        + decoder.schema.entities.map(\.name).joined(separator: ", ") + ")")
             }
-            entities = [info]
+            entities = [found]
         } else {
-            entities = schema.entities
+            entities = decoder.schema.entities
         }
     }
 
@@ -49,80 +53,86 @@ struct Exporter {
     /// - Throws: ``CommandError/usage(_:)`` for CSV of several entities; the object layer's
     ///   error for a record that does not decode.
     @discardableResult
-    func run(_ format: ExportFormat, to output: inout some TextOutputStream, progress: ProgressLine)
-        throws -> Int
-    {
+    func run(_ format: ExportFormat, to output: FileOutput, progress: ProgressLine) throws -> Int {
         if format == .csv && entities.count != 1 {
             throw CommandError.usage(
                 "CSV holds one entity; pick one with --entity ("
                     + entities.map(\.name).joined(separator: ", ") + ")")
         }
-        var count = 0
         switch format {
-        case .jsonl: output.write("{\"_schema\":\(SchemaJSON.encode(schema))}\n")
+        case .jsonl: output.write("{\"_schema\":\(SchemaJSON.encode(decoder.schema))}\n")
         case .csv:
             output.write(
-                (["id"] + entities[0].attributes.map(\.name)).map { FieldValue.string($0).csv }
+                (["id"] + entities[0].fieldNames).map { AttributeValue.string($0).text(as: .csv) }
                     .joined(separator: ",") + "\r\n")
         case .sql:
             output.write("-- exported by logbook from \(store.path), schema version ")
-            output.write("\(schema.version)\n-- Data attributes are hex text.\nBEGIN;\n")
+            output.write("\(decoder.schema.version)\n-- Data attributes are hex text.\nBEGIN;\n")
         }
+        var count = 0
+        let valueFormat = format.valueFormat
         for entity in entities {
             if format == .sql { output.write(Self.createTable(entity)) }
-            let objects = try objects(of: entity)
-            for (i, object) in objects.enumerated() {
-                progress.update("export: \(entity.name), \(i) of \(objects.count) objects")
-                switch format {
-                case .jsonl:
-                    let fields =
-                        [("_entity", Formatting.quoted(entity.name)), ("_id", String(object.id))]
-                        + object.fields.map { ($0.name, $0.value.json) }
-                    output.write(
-                        "{"
-                            + fields.map { Formatting.quoted($0.0) + ":" + $0.1 }
-                            .joined(separator: ",") + "}\n")
-                case .csv:
-                    output.write(
-                        ([String(object.id)] + object.fields.map(\.value.csv))
-                            .joined(separator: ",") + "\r\n")
-                case .sql:
-                    let columns = (["id"] + object.fields.map(\.name)).map(Self.identifier)
-                    let values = [String(object.id)] + object.fields.map(\.value.sqlLiteral)
-                    output.write(
-                        "INSERT INTO \(Self.identifier(entity.name)) ("
-                            + columns.joined(separator: ", ") + ") VALUES ("
-                            + values.joined(separator: ", ") + ");\n")
+            let prefixes = Self.prefixes(of: entity, format)
+            let meter = ProgressMeter(
+                "export: \(entity.name)", total: try store.count(in: entity.name))
+            var done = 0
+            try PrimaryKeyOrder().forEach(in: entity.name, of: store) { key, value in
+                try output.render { out in
+                    out.append(contentsOf: prefixes.object)
+                    out.appendNumber(
+                        PersistentIdentifier(entityName: entity.name, storeKey: key)?.primaryKey
+                            ?? 0)
+                    _ = try decoder.decodeFields(keyspace: entity.name, key: key, value: value) {
+                        i, value in
+                        out.append(contentsOf: prefixes.fields[i])
+                        value.append(as: valueFormat, to: &out)
+                    }
+                    out.append(contentsOf: prefixes.end)
                 }
-                count += 1
+                done += 1
+                if progress.isDue() { progress.show(meter.describe(done: done)) }
             }
+            count += done
         }
         if format == .sql { output.write("COMMIT;\n") }
         return count
     }
 
-    /// The live objects of `entity`, in primary-key order.
-    private func objects(of entity: EntityInfo) throws -> [DecodedObject] {
-        var result: [DecodedObject] = []
-        try store.forEach(in: entity.name) { key, value in
-            if let object = try schema.decode(
-                keyspace: entity.name, key: [UInt8](key), value: [UInt8](value))
-            {
-                result.append(object)
-            }
+    /// The bytes around an object's values: before its id, before each field, after the last.
+    private static func prefixes(of entity: Entity, _ format: ExportFormat) -> (
+        object: [UInt8], fields: [[UInt8]], end: [UInt8]
+    ) {
+        let names = entity.fieldNames
+        switch format {
+        case .jsonl:
+            return (
+                Array("{\"_entity\":\(Formatting.quoted(entity.name)),\"_id\":".utf8),
+                names.map { Array(",\(Formatting.quoted($0)):".utf8) }, Array("}\n".utf8)
+            )
+        case .csv: return ([], names.map { _ in [UInt8(ascii: ",")] }, Array("\r\n".utf8))
+        case .sql:
+            let columns = (["id"] + names).map(identifier).joined(separator: ", ")
+            return (
+                Array("INSERT INTO \(identifier(entity.name)) (\(columns)) VALUES (".utf8),
+                names.map { _ in Array(", ".utf8) }, Array(");\n".utf8)
+            )
         }
-        return result.sorted { $0.id < $1.id }
     }
 
     /// `CREATE TABLE` for `entity`: `id BIGINT PRIMARY KEY`, then a column per attribute
-    /// (`NOT NULL` unless optional, `UNIQUE` where the schema says so).
-    static func createTable(_ entity: EntityInfo) -> String {
+    /// (`NOT NULL` unless optional, `UNIQUE` where the schema says so) and a `BIGINT` column per
+    /// to-one relationship (the related object's id, or `NULL`).
+    static func createTable(_ entity: Entity) -> String {
         var columns = ["  \"id\" BIGINT PRIMARY KEY"]
         for attribute in entity.attributes {
             var column = "  \(identifier(attribute.name)) \(attribute.type.sqlType)"
             if !attribute.isOptional { column += " NOT NULL" }
             if attribute.isUnique { column += " UNIQUE" }
             columns.append(column)
+        }
+        for relationship in entity.relationships where !relationship.isToMany {
+            columns.append("  \(identifier(relationship.name)) BIGINT")
         }
         var text = "CREATE TABLE \(identifier(entity.name)) (\n"
         text += columns.joined(separator: ",\n") + "\n);\n"
@@ -139,57 +149,13 @@ struct Exporter {
     }
 }
 
-/// The schema as JSON, for the first line of a JSON Lines export (so `import` can create a new
-/// store with it): `{"version":1,"entities":[{"name":…,"attributes":[{"name":…,"type":"String",
-/// "optional":false,"indexed":false,"unique":false,"default":null}]}]}`.
-enum SchemaJSON {
-    /// Encodes `schema`.
-    static func encode(_ schema: StoredSchema) -> String {
-        let entities = schema.entities.map { entity in
-            let attributes = entity.attributes.map { a in
-                "{\"name\":\(Formatting.quoted(a.name)),\"type\":\(Formatting.quoted(a.type.rawValue)),"
-                    + "\"optional\":\(a.isOptional),\"indexed\":\(a.isIndexed),"
-                    + "\"unique\":\(a.isUnique),\"default\":\(a.defaultValue?.json ?? "null")}"
-            }
-            return "{\"name\":\(Formatting.quoted(entity.name)),\"attributes\":["
-                + attributes.joined(separator: ",") + "]}"
-        }
-        return "{\"version\":\(schema.version),\"entities\":[" + entities.joined(separator: ",")
-            + "]}"
-    }
-
-    /// Decodes what ``encode(_:)`` writes.
-    /// - Throws: a message saying what is missing or wrong.
-    static func decode(_ json: JSONValue) throws -> [EntityInfo] {
-        guard case .array(let list)? = json["entities"] else {
-            throw CommandError.failed("the schema has no \"entities\" list")
-        }
-        return try list.map { entity in
-            guard let name = entity["name"]?.string,
-                case .array(let attributes)? = entity["attributes"]
-            else { throw CommandError.failed("an entity of the schema lacks a name or attributes") }
-            return EntityInfo(
-                name: name,
-                attributes: try attributes.map { a in
-                    guard let attributeName = a["name"]?.string,
-                        let type = a["type"]?.string.flatMap(FieldType.init(rawValue:))
-                    else {
-                        throw CommandError.failed(
-                            "an attribute of \(name) lacks a name or a known type")
-                    }
-                    var defaultValue: FieldValue?
-                    if let json = a["default"], json != .null {
-                        guard let value = FieldValue.fromJSON(json, as: type) else {
-                            throw CommandError.failed(
-                                "the default of \(name).\(attributeName) is not a \(type.rawValue)")
-                        }
-                        defaultValue = value
-                    }
-                    return AttributeInfo(
-                        name: attributeName, type: type, isOptional: a["optional"] == .bool(true),
-                        defaultValue: defaultValue, isIndexed: a["indexed"] == .bool(true),
-                        isUnique: a["unique"] == .bool(true))
-                })
+extension ExportFormat {
+    /// How values are written in this format.
+    var valueFormat: AttributeValue.TextFormat {
+        switch self {
+        case .jsonl: return .json
+        case .csv: return .csv
+        case .sql: return .sql
         }
     }
 }

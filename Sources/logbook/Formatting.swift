@@ -1,20 +1,17 @@
+import Foundation
+import Logbook
+
 /// Text forms of bytes and numbers shared by the commands' output.
 enum Formatting {
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
     /// Lower-case hex, two digits a byte.
-    static func hex(_ bytes: some Collection<UInt8>) -> String {
-        var result: [UInt8] = []
-        result.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            result.append(hexDigits[Int(byte >> 4)])
-            result.append(hexDigits[Int(byte & 15)])
-        }
-        return String(decoding: result, as: UTF8.self)
+    static func hex(_ bytes: [UInt8]) -> String {
+        AttributeValue.data(Data(bytes)).text(as: .csv)
     }
 
     /// The bytes as text if they are valid UTF-8 without control characters, else `nil`.
     static func printableText(_ bytes: [UInt8]) -> String? {
+        // Most binary bytes (keys of objects start with 0x00) fail here, before any decoding.
+        guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return nil }
         guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
         for scalar in text.unicodeScalars
         where scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) {
@@ -30,28 +27,8 @@ enum Formatting {
         return "0x" + hex(bytes)
     }
 
-    /// `text` in double quotes with `"` and `\` escaped (JSON string syntax).
-    static func quoted(_ text: String) -> String { "\"" + escapedJSON(text) + "\"" }
-
-    /// `text` escaped for the inside of a JSON string.
-    static func escapedJSON(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value):
-                let digits = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
+    /// `text` as a JSON string: in double quotes, escaped.
+    static func quoted(_ text: String) -> String { AttributeValue.string(text).text(as: .json) }
 
     /// `1 key`, `2 keys`: a count and a noun, plural unless the count is one.
     static func count(_ n: Int, _ noun: String) -> String {
@@ -110,12 +87,6 @@ enum Formatting {
         let count = text.count
         return count >= width ? text : text + String(repeating: " ", count: width - count)
     }
-
-    /// `text` padded with spaces on the left to `width` characters.
-    static func padLeft(_ text: String, _ width: Int) -> String {
-        let count = text.count
-        return count >= width ? text : String(repeating: " ", count: width - count) + text
-    }
 }
 
 /// Rows of cells printed with aligned columns. Column widths only grow, so a long listing
@@ -145,22 +116,69 @@ struct AlignedTable {
     }
 
     /// Prints the rows added since the last flush.
-    mutating func flush(to output: inout some TextOutputStream) {
+    mutating func flush(to output: FileOutput) {
         for row in rows {
-            var line = ""
-            for (i, cell) in row.enumerated() {
-                if i > 0 { line += "  " }
-                if i == row.count - 1 && !rightAligned.contains(i) {
-                    line += cell
-                } else {
-                    line +=
-                        rightAligned.contains(i)
-                        ? Formatting.padLeft(cell, widths[i]) : Formatting.padRight(cell, widths[i])
+            output.render { line in
+                let start = line.count
+                for (i, cell) in row.enumerated() {
+                    if i > 0 { line.appendLiteral("  ") }
+                    let padding = max(0, widths[i] - cell.count)
+                    if rightAligned.contains(i) {
+                        line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: padding))
+                    }
+                    line.append(contentsOf: cell.utf8)
+                    if !rightAligned.contains(i) && i < row.count - 1 {
+                        line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: padding))
+                    }
                 }
+                while line.count > start && line.last == UInt8(ascii: " ") { line.removeLast() }
+                line.append(UInt8(ascii: "\n"))
             }
-            while line.last == " " { line.removeLast() }
-            output.write(line + "\n")
         }
         rows.removeAll(keepingCapacity: true)
+    }
+}
+
+extension [UInt8] {
+    /// Appends the UTF-8 of `text`.
+    mutating func appendLiteral(_ text: StaticString) {
+        append(
+            contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Appends the UTF-8 of `text`.
+    mutating func appendText(_ text: String) { append(contentsOf: text.utf8) }
+
+    /// Appends `text` as a JSON string.
+    mutating func appendJSON(_ text: String) {
+        AttributeValue.string(text).append(as: .json, to: &self)
+    }
+
+    /// Appends `number` in decimal.
+    mutating func appendNumber(_ number: some BinaryInteger) {
+        if let small = Int64(exactly: number) {
+            AttributeValue.integer(small).append(as: .json, to: &self)
+        } else {
+            append(contentsOf: String(number).utf8)
+        }
+    }
+}
+
+extension UnsafeBufferPointer {
+    /// The elements in `range`, as a buffer of their own (no slice type in between).
+    func part(_ range: Range<Int>) -> UnsafeBufferPointer {
+        UnsafeBufferPointer(start: baseAddress.map { $0 + range.lowerBound }, count: range.count)
+    }
+}
+
+extension String {
+    /// `bytes` as a string if they are valid UTF-8 (quickly when they are ASCII), else `nil`.
+    init?(validatingUTF8 bytes: UnsafeBufferPointer<UInt8>) {
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            self = String(decoding: bytes, as: UTF8.self)
+        } else {
+            guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+            self = text
+        }
     }
 }

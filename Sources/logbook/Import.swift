@@ -1,5 +1,12 @@
 import Foundation
 import LogStore
+import Logbook
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `logbook import PATH FILE`: adds the objects of a JSON Lines file in one atomic save.
 enum Import: Subcommand {
@@ -32,87 +39,80 @@ enum Import: Subcommand {
         let path = arguments.positionals[0]
         let file = arguments.positionals[1]
         let label = file == "-" ? "standard input" : file
-        let text: String
-        if file == "-" {
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-        } else {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw CommandError.cannotRun("cannot read \(file)")
-            }
-            text = String(decoding: data, as: UTF8.self)
+        guard let input = InputReader(path: file) else {
+            throw CommandError.cannotRun("cannot read \(file): \(String(cString: strerror(errno)))")
         }
-        var storeSchema: [EntityInfo]?
-        var uniqueValues: [String: [String: Set<String>]] = [:]
+        var storeSchema: Schema?
+        var unique = UniqueValues()
+        let storeExisted: Bool
         switch StoreAccess.fileKind(path) {
-        case .missing: break
+        case .missing: storeExisted = false
         case .other: throw CommandError.cannotRun("\(path) is not a store: a store is a directory")
         case .directory:
+            storeExisted = true
             if case .success(let store) = try StoreAccess.openForReading(path) {
                 defer { try? store.close() }
-                if let schema = try StoredSchema.read(from: store) {
-                    storeSchema = schema.entities
-                    uniqueValues = try Self.uniqueValues(in: store, schema: schema)
+                if let decoder = try RecordDecoder.stored(in: store) {
+                    storeSchema = decoder.schema
+                    unique = try UniqueValues(of: store, decoder: decoder)
                 }
             }
         }
         let format = try arguments.choice(
             "format", of: ["jsonl", "csv"], default: file.hasSuffix(".csv") ? "csv" : "jsonl")
-        let importer: Importer
-        do {
-            if format == "csv" {
-                guard let name = arguments.value("entity") else {
-                    throw CommandError.usage("a CSV import needs --entity NAME")
-                }
-                guard let entity = storeSchema?.first(where: { $0.name == name }) else {
-                    throw CommandError.failed(
-                        storeSchema == nil
-                            ? "a CSV import needs a store with a schema; import JSON Lines first"
-                            : "no entity \"\(name)\" in the store's schema")
-                }
-                importer = try Importer(csv: text, file: label, entity: entity)
-            } else {
-                importer = try Importer(text: text, file: label, storeSchema: storeSchema)
+        var source: any ImportSource
+        if format == "csv" {
+            guard let name = arguments.value("entity") else {
+                throw CommandError.usage("a CSV import needs --entity NAME")
             }
-            try importer.checkUniqueness(
-                storeSchema ?? importer.fileSchema ?? [], existing: uniqueValues)
-        } catch let error as Importer.LineError {
-            throw CommandError.failed("\(error); nothing was imported")
+            guard let entity = storeSchema?.entity(named: name) else {
+                throw CommandError.failed(
+                    storeSchema == nil
+                        ? "a CSV import needs a store with a schema; import JSON Lines first"
+                        : "no entity \"\(name)\" in the store's schema")
+            }
+            source = CSVSource(input: input, file: label, entity: entity)
+        } else {
+            source = JSONLinesSource(input: input, file: label, storeSchema: storeSchema)
         }
+        let saver = ObjectSaver(path: path, storeHasSchema: storeSchema != nil)
+        let meter = ProgressMeter("import")
+        let size = input.fileSize
         let saved: Int
         do {
-            saved = try ObjectWriter.save(
-                importer.objects, schema: storeSchema == nil ? importer.fileSchema : nil,
-                to: path)
-        } catch let error as CommandError {
-            throw error
-        } catch {
-            throw CommandError.failed("\(error); nothing was imported")
-        }
-        console.out.write("imported \(saved) objects into \(path)\n")
-        return 0
-    }
-
-    /// The values of every unique attribute the store's objects hold, by entity and attribute
-    /// (as JSON text), so import can name the line that would clash.
-    private static func uniqueValues(in store: LogStore, schema: StoredSchema) throws
-        -> [String: [String: Set<String>]]
-    {
-        var result: [String: [String: Set<String>]] = [:]
-        for entity in schema.entities {
-            let unique = Set(entity.attributes.filter(\.isUnique).map(\.name))
-            guard !unique.isEmpty else { continue }
-            try store.forEach(in: entity.name) { key, value in
-                guard
-                    let object = try schema.decode(
-                        keyspace: entity.name, key: [UInt8](key), value: [UInt8](value))
-                else { return }
-                for field in object.fields where unique.contains(field.name) && field.value != .null
-                {
-                    result[entity.name, default: [:]][field.name, default: []].insert(
-                        field.value.json)
+            while let object = try source.next() {
+                try unique.add(object, file: label)
+                try saver.insert(object, fileSchema: source.fileSchema)
+                if console.progress.isDue() {
+                    console.progress.show(
+                        meter.describe(
+                            done: saver.count,
+                            fraction: size.map { Double(input.consumed) / Double(max($0, 1)) }))
                 }
             }
+            if let failure = input.failure {
+                throw CommandError.failed(
+                    "cannot read \(label): \(String(cString: strerror(failure))); nothing was imported"
+                )
+            }
+            console.progress.show("import: saving \(Formatting.count(saver.count, "object"))…")
+            saved = try saver.finish(fileSchema: source.fileSchema)
+        } catch {
+            console.progress.clear()
+            saver.abandon()
+            // A store this import created and did not fill is removed again.
+            if !storeExisted { try? FileManager.default.removeItem(atPath: path) }
+            switch error {
+            case let error as CommandError: throw error
+            case is InputReader.ItemTooLong:
+                throw CommandError.failed(
+                    "\(label): a line longer than \(InputReader.maximumItem >> 20) MiB; "
+                        + "nothing was imported")
+            default: throw CommandError.failed("\(error); nothing was imported")
+            }
         }
-        return result
+        console.progress.clear()
+        console.out.write("imported \(saved) objects into \(path)\n")
+        return 0
     }
 }

@@ -1,33 +1,45 @@
 import Foundation
+import Logbook
 
-extension Importer {
-    /// Parses CSV `text` (the contents of `file`, as `export --format csv` writes it) as objects
-    /// of `entity`: a header row naming the columns (`id` is skipped), then one row per object.
-    /// An empty field is `nil` for an optional attribute and `""` for a required string.
-    /// - Throws: ``LineError`` at the first row that does not parse or does not fit the schema
-    ///   (the line is where the row starts).
-    init(csv text: String, file: String, entity: EntityInfo) throws {
-        var rows = CSVReader(text)
-        guard let header = try rows.next(file: file) else {
-            throw LineError(
-                file: file, line: 1, message: "the file is empty; it needs a header row")
-        }
-        var columns: [AttributeInfo?] = []
-        for name in header.fields {
-            if name == "id" || name == "_id" {
-                columns.append(nil)
-                continue
-            }
-            guard let attribute = entity.attributes.first(where: { $0.name == name }) else {
+/// Reads CSV as `logbook export --format csv` writes it, one row at a time: a header row
+/// naming the columns (`id` is skipped), then one row per object of `entity`. An empty field is
+/// `nil` for an optional attribute and `""` for a required string.
+struct CSVSource: ImportSource {
+    private let input: InputReader
+    private let file: String
+    private let entity: Entity
+    private var rows = CSVRows()
+    /// The attribute of each column (`nil` for `id`), once the header is read.
+    private var columns: [(index: Int, attribute: AttributeDescription)?]?
+    var fileSchema: Schema? { nil }
+
+    /// A source reading `input` (the file named `file` on the command line) as objects of
+    /// `entity`.
+    init(input: InputReader, file: String, entity: Entity) {
+        self.input = input
+        self.file = file
+        self.entity = entity
+    }
+
+    mutating func next() throws -> ImportedObject? {
+        if columns == nil {
+            guard let header = try row() else {
                 throw LineError(
-                    file: file, line: header.line,
-                    message: "\(entity.name) has no attribute \"\(name)\" (a column of the header)")
+                    file: file, line: 1, message: "the file is empty; it needs a header row")
             }
-            columns.append(attribute)
+            columns = try header.fields.map { name in
+                if name == "id" || name == "_id" { return nil }
+                guard let index = entity.attributeIndex(name) else {
+                    throw LineError(
+                        file: file, line: header.line,
+                        message:
+                            "\(entity.name) has no attribute \"\(name)\" (a column of the header)")
+                }
+                return (index, entity.attributes[index])
+            }
         }
-        var objects: [(entity: String, values: [String: FieldValue])] = []
-        var lines: [Int] = []
-        while let row = try rows.next(file: file) {
+        let columns = self.columns ?? []
+        while let row = try row() {
             func fail(_ message: String) -> LineError {
                 LineError(file: file, line: row.line, message: message)
             }
@@ -35,54 +47,52 @@ extension Importer {
             guard row.fields.count == columns.count else {
                 throw fail("\(row.fields.count) fields, but the header has \(columns.count)")
             }
-            var values: [String: FieldValue] = [:]
+            var values = [AttributeValue?](repeating: nil, count: entity.attributes.count)
             for (field, column) in zip(row.fields, columns) {
-                guard let attribute = column else { continue }
-                guard let value = FieldValue.fromText(field, as: attribute) else {
+                guard let (index, attribute) = column else { continue }
+                guard let value = AttributeValue(csvField: field, as: attribute) else {
                     throw fail(
-                        "\(entity.name).\(attribute.name) holds \(attribute.type.rawValue), not "
+                        "\(entity.name).\(attribute.name) holds \(attribute.type), not "
                             + Formatting.quoted(String(field.prefix(40))))
                 }
-                values[attribute.name] = value
+                values[index] = value
             }
-            for attribute in entity.attributes
-            where values[attribute.name] == nil && !attribute.isOptional
-                && attribute.defaultValue == nil
-            {
+            for (attribute, value) in zip(entity.attributes, values)
+            where value == nil && !attribute.isOptional && attribute.defaultValue == nil {
                 throw fail("\(entity.name).\(attribute.name) is required but has no column")
             }
-            objects.append((entity.name, values))
-            lines.append(row.line)
+            return ImportedObject(entity: entity, values: values, line: row.line)
         }
-        self.init(file: file, objects: objects, lines: lines)
+        return nil
+    }
+
+    private mutating func row() throws -> CSVRows.Row? {
+        let file = self.file
+        return try input.next { bytes, isLast in try rows.parse(bytes, isLast: isLast, file: file) }
     }
 }
 
-extension FieldValue {
-    /// Reads a CSV field as a value of `attribute`: empty is `nil` (optional) or `""`
-    /// (required string); numbers, `true`/`false`, ISO 8601 dates, hex data, UUIDs as
-    /// ``csv`` writes them. `nil` if the text is none of these.
-    static func fromText(_ text: String, as attribute: AttributeInfo) -> FieldValue? {
+extension AttributeValue {
+    /// Reads a CSV field as a value of `attribute`: empty is `nil` (optional) or `""` (required
+    /// string); else the plain text of ``init(text:as:)``. `nil` if the text is none of these.
+    init?(csvField text: String, as attribute: AttributeDescription) {
         if text.isEmpty {
-            if attribute.isOptional { return .null }
-            if attribute.type == .string { return .string("") }
-            return nil
+            if attribute.isOptional {
+                self = .null
+            } else if attribute.type == .string {
+                self = .string("")
+            } else {
+                return nil
+            }
+            return
         }
-        switch attribute.type {
-        case .string: return .string(text)
-        case .integer: return Int64(text).map { .integer($0) }
-        case .double: return Double(text).map { .double($0) }
-        case .bool: return text == "true" ? .bool(true) : text == "false" ? .bool(false) : nil
-        case .date: return parseISO8601(text).map { .date($0) }
-        case .data: return parseHex(text).map { .data($0) }
-        case .uuid: return UUID(uuidString: text).map { .uuid($0) }
-        }
+        self.init(text: text, as: attribute.type)
     }
 }
 
 /// Splits RFC 4180 CSV into rows of fields: commas between fields, `"` around a field that
 /// holds commas, quotes (doubled) or line breaks; rows end with CRLF or LF.
-struct CSVReader {
+struct CSVRows {
     /// One row and the 1-based line it starts on.
     struct Row {
         /// The fields, unquoted.
@@ -91,70 +101,89 @@ struct CSVReader {
         var line: Int
     }
 
-    private let scalars: [Unicode.Scalar]
-    private var position = 0
+    /// The line the next row starts on.
     private var line = 1
 
-    /// A reader of `text`.
-    init(_ text: String) { scalars = Array(text.unicodeScalars) }
-
-    /// The next row, or `nil` at the end.
-    /// - Throws: ``Importer/LineError`` for a quote that is never closed or text after a
-    ///   closing quote.
-    mutating func next(file: String) throws -> Row? {
-        guard position < scalars.count else { return nil }
+    /// The row at the start of `bytes` and the bytes it takes, or `nil` if they end before the
+    /// row does and more may come (`isLast` is false).
+    /// - Throws: ``LineError`` for a quote that is never closed, a quote inside an unquoted
+    ///   field, or text after a closing quote.
+    mutating func parse(_ bytes: UnsafeBufferPointer<UInt8>, isLast: Bool, file: String) throws
+        -> (Row, Int)?
+    {
         let start = line
+        var current = line
         var fields: [String] = []
-        var field = String.UnicodeScalarView()
-        var quoted = false
-        var wasQuoted = false
-        while position < scalars.count {
-            let c = scalars[position]
-            position += 1
-            if quoted {
-                if c == "\"" {
-                    if position < scalars.count && scalars[position] == "\"" {
-                        field.append("\"")
-                        position += 1
-                    } else {
-                        quoted = false
+        var position = 0
+        func fail(_ message: String, at line: Int) -> LineError {
+            LineError(file: file, line: line, message: message)
+        }
+        while true {
+            // One field, then what ends it.
+            if position < bytes.count && bytes[position] == UInt8(ascii: "\"") {
+                var field: [UInt8] = []
+                position += 1
+                while true {
+                    guard position < bytes.count else {
+                        guard isLast else { return nil }
+                        throw fail("a quote is never closed", at: start)
                     }
-                } else {
-                    if c == "\n" { line += 1 }
+                    let c = bytes[position]
+                    position += 1
+                    if c != UInt8(ascii: "\"") {
+                        if c == 0x0A { current += 1 }
+                        field.append(c)
+                        continue
+                    }
+                    // A doubled quote is a quote; else the field ends (unless more may come).
+                    guard position < bytes.count || isLast else { return nil }
+                    guard position < bytes.count && bytes[position] == UInt8(ascii: "\"") else {
+                        break
+                    }
                     field.append(c)
+                    position += 1
                 }
-                continue
+                fields.append(String(decoding: field, as: UTF8.self))
+                // After the closing quote: a comma, a line end or the end.
+                if position + 1 < bytes.count && bytes[position] == 0x0D
+                    && bytes[position + 1] == 0x0A
+                {
+                    position += 1
+                } else if position + 1 == bytes.count && bytes[position] == 0x0D && !isLast {
+                    return nil
+                } else if position < bytes.count && bytes[position] != UInt8(ascii: ",")
+                    && bytes[position] != 0x0A
+                {
+                    throw fail("text after a closing quote", at: current)
+                }
+            } else {
+                let begin = position
+                var end = position
+                scan: while end < bytes.count {
+                    switch bytes[end] {
+                    case UInt8(ascii: ","), 0x0A: break scan
+                    case UInt8(ascii: "\""):
+                        throw fail("a quote inside an unquoted field", at: current)
+                    case 0x0D where end + 1 < bytes.count && bytes[end + 1] == 0x0A: break scan
+                    case 0x0D where end + 1 == bytes.count && !isLast: return nil
+                    default: end += 1
+                    }
+                }
+                fields.append(String(decoding: bytes.part(begin..<end), as: UTF8.self))
+                position = end
+                if position < bytes.count && bytes[position] == 0x0D { position += 1 }
             }
-            switch c {
-            case "\"":
-                guard field.isEmpty && !wasQuoted else {
-                    throw Importer.LineError(
-                        file: file, line: line, message: "a quote inside an unquoted field")
-                }
-                quoted = true
-                wasQuoted = true
-            case ",":
-                fields.append(String(field))
-                field = String.UnicodeScalarView()
-                wasQuoted = false
-            case "\r" where position < scalars.count && scalars[position] == "\n":
-                continue
-            case "\n":
-                line += 1
-                fields.append(String(field))
-                return Row(fields: fields, line: start)
-            default:
-                if wasQuoted {
-                    throw Importer.LineError(
-                        file: file, line: line, message: "text after a closing quote")
-                }
-                field.append(c)
+            guard position < bytes.count else {
+                guard isLast else { return nil }
+                line = current
+                return (Row(fields: fields, line: start), position)
+            }
+            let delimiter = bytes[position]
+            position += 1
+            if delimiter == 0x0A {
+                line = current + 1
+                return (Row(fields: fields, line: start), position)
             }
         }
-        if quoted {
-            throw Importer.LineError(file: file, line: start, message: "a quote is never closed")
-        }
-        fields.append(String(field))
-        return Row(fields: fields, line: start)
     }
 }

@@ -1,135 +1,198 @@
 import LogStore
+import Logbook
 
-/// Reads a JSON Lines file as `logbook export --format jsonl` writes it, checks every line
-/// against the schema, and saves all objects as one atomic batch: either every object is in
-/// the store afterwards or none is.
+/// One object read from an import file, checked against its entity.
+struct ImportedObject {
+    /// The entity.
+    var entity: Entity
+    /// One value per attribute, in the entity's order; `nil` for one the file leaves out (it
+    /// takes its default).
+    var values: [AttributeValue?]
+    /// The 1-based line it starts on.
+    var line: Int
+}
+
+/// One problem with an import file, with the 1-based line it is on.
+struct LineError: Error, CustomStringConvertible {
+    /// The file as named on the command line.
+    var file: String
+    /// 1-based.
+    var line: Int
+    /// What is wrong with the line.
+    var message: String
+    var description: String { "\(file):\(line): \(message)" }
+}
+
+/// Where `import` reads objects from: one at a time, each checked before it is returned.
+protocol ImportSource {
+    /// The schema the file carries (a JSON Lines `{"_schema": …}` line), once read.
+    var fileSchema: Schema? { get }
+    /// The next object, or `nil` at the end of the file.
+    /// - Throws: ``LineError`` for the first line that does not parse or does not fit.
+    mutating func next() throws -> ImportedObject?
+}
+
+/// Reads JSON Lines as `logbook export --format jsonl` writes them, one line at a time.
 ///
 /// The schema is the store's; a new store (or one without a schema) takes the file's
-/// `{"_schema": …}` line. Objects get new identifiers from the store (`_id` is read but not
-/// kept); a store that is new and an export of objects numbered 1, 2, 3, … give the same ones.
-struct Importer {
-    /// One problem, with the 1-based line of the file it is on.
-    struct LineError: Error, CustomStringConvertible {
-        /// The file as named on the command line.
-        var file: String
-        /// 1-based.
-        var line: Int
-        /// What is wrong with the line.
-        var message: String
-        var description: String { "\(file):\(line): \(message)" }
+/// `{"_schema": …}` line, which must come before the objects. `_id` is read but not kept: the
+/// store gives objects new identifiers.
+struct JSONLinesSource: ImportSource {
+    private let input: InputReader
+    private let file: String
+    private let storeSchema: Schema?
+    private var entities: [String: Entity] = [:]
+    private var lineNumber = 0
+    private(set) var fileSchema: Schema?
+    /// The parser of the lines that look as export writes them, once the entities are known.
+    private var fast: ObjectLineParser?
+
+    private enum Line {
+        case blank
+        case fast(ImportedObject)
+        case json(JSONValue)
     }
 
-    /// The objects read, in file order.
-    private(set) var objects: [(entity: String, values: [String: FieldValue])] = []
-    /// The line each object is on (parallel to ``objects``).
-    private(set) var lines: [Int] = []
-    /// The file's schema line, if it has one.
-    private(set) var fileSchema: [EntityInfo]?
-    /// The file as named on the command line.
-    let file: String
-
-    /// Objects already read and checked, with their lines.
-    init(file: String, objects: [(entity: String, values: [String: FieldValue])], lines: [Int]) {
+    /// A source reading `input` (the file named `file` on the command line), checked against
+    /// `storeSchema` (the store's, or `nil`).
+    init(input: InputReader, file: String, storeSchema: Schema?) {
+        self.input = input
         self.file = file
-        self.objects = objects
-        self.lines = lines
+        self.storeSchema = storeSchema
+        for entity in storeSchema?.entities ?? [] { entities[entity.name] = entity }
+        if let storeSchema { fast = ObjectLineParser(entities: storeSchema.entities) }
     }
 
-    /// Parses JSON Lines `text` (the contents of `file`) against `storeSchema` (the store's, or
-    /// `nil`).
-    /// - Throws: ``LineError`` at the first line that does not parse or does not fit the schema.
-    init(text: String, file: String, storeSchema: [EntityInfo]?) throws {
-        self.file = file
-        var entities: [String: EntityInfo] = [:]
-        for entity in storeSchema ?? [] { entities[entity.name] = entity }
-        var lineNumber = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            lineNumber += 1
-            let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
-            if trimmed.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
-            func fail(_ message: String) -> LineError {
-                LineError(file: file, line: lineNumber, message: message)
-            }
-            let json: JSONValue
-            do {
-                json = try JSONParser.parse(String(trimmed))
-            } catch {
-                throw fail("\(error)")
-            }
-            if let schemaJSON = json["_schema"] {
+    mutating func next() throws -> ImportedObject? {
+        while true {
+            let fast = self.fast
+            let line: Line? = try input.next { bytes, isLast in
+                guard
+                    let end = bytes.firstIndex(of: UInt8(ascii: "\n"))
+                        ?? (isLast ? bytes.count : nil)
+                else { return nil }
+                lineNumber += 1
+                var content = bytes.part(0..<end)
+                if content.last == UInt8(ascii: "\r") {
+                    content = content.part(0..<content.count - 1)
+                }
+                let length = end < bytes.count ? end + 1 : end
+                if content.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
+                    return (.blank, length)
+                }
+                if let (entity, values) = fast?.parse(content) {
+                    return (
+                        .fast(ImportedObject(entity: entity, values: values, line: lineNumber)),
+                        length
+                    )
+                }
                 do {
-                    let schema = try SchemaJSON.decode(schemaJSON)
-                    fileSchema = schema
-                    if storeSchema == nil {
-                        for entity in schema { entities[entity.name] = entity }
-                    }
+                    return (.json(try JSONParser.parse(content)), length)
                 } catch {
                     throw fail("\(error)")
                 }
-                continue
             }
-            guard case .object(let members) = json else {
-                throw fail("a line holds one JSON object")
+            switch line {
+            case nil: return nil
+            case .blank: continue
+            case .fast(let object): return object
+            case .json(let json): if let object = try object(json) { return object }
             }
-            guard let entityName = json["_entity"]?.string else {
-                throw fail("the object has no \"_entity\" member naming its entity")
-            }
-            guard let entity = entities[entityName] else {
-                throw fail(
-                    entities.isEmpty
-                        ? "the store has no schema and no {\"_schema\": …} line came before"
-                        : "no entity \"\(entityName)\" in the schema")
-            }
-            var values: [String: FieldValue] = [:]
-            for (key, value) in members where key != "_entity" && key != "_id" {
-                guard let attribute = entity.attributes.first(where: { $0.name == key }) else {
-                    throw fail("\(entityName) has no attribute \"\(key)\"")
-                }
-                guard let field = FieldValue.fromJSON(value, as: attribute.type) else {
-                    throw fail(
-                        "\(entityName).\(key) holds \(attribute.type.rawValue), not \(value.summary)"
-                    )
-                }
-                if field == .null && !attribute.isOptional {
-                    throw fail("\(entityName).\(key) is required and cannot be null")
-                }
-                values[key] = field
-            }
-            for attribute in entity.attributes
-            where values[attribute.name] == nil && !attribute.isOptional
-                && attribute.defaultValue == nil
-            {
-                throw fail("\(entityName).\(attribute.name) is required but missing")
-            }
-            objects.append((entityName, values))
-            lines.append(lineNumber)
         }
+    }
+
+    /// The object a parsed line holds, or `nil` for the schema line.
+    private mutating func object(_ json: JSONValue) throws -> ImportedObject? {
+        if let schemaJSON = json["_schema"] {
+            do {
+                let schema = try SchemaJSON.decode(schemaJSON)
+                fileSchema = schema
+                if storeSchema == nil {
+                    for entity in schema.entities { entities[entity.name] = entity }
+                    fast = ObjectLineParser(entities: Array(entities.values))
+                }
+            } catch {
+                throw fail("\(error)")
+            }
+            return nil
+        }
+        guard case .object(let members) = json else { throw fail("a line holds one JSON object") }
+        guard let entityName = json["_entity"]?.string else {
+            throw fail("the object has no \"_entity\" member naming its entity")
+        }
+        guard let entity = entities[entityName] else {
+            throw fail(
+                entities.isEmpty
+                    ? "the store has no schema and no {\"_schema\": …} line came before"
+                    : "no entity \"\(entityName)\" in the schema")
+        }
+        var values = [AttributeValue?](repeating: nil, count: entity.attributes.count)
+        for (key, value) in members where key != "_entity" && key != "_id" {
+            guard let index = entity.attributeIndex(key) else {
+                throw fail("\(entityName) has no attribute \"\(key)\"")
+            }
+            let attribute = entity.attributes[index]
+            guard let field = AttributeValue(json: value, as: attribute.type) else {
+                throw fail("\(entityName).\(key) holds \(attribute.type), not \(value.summary)")
+            }
+            if field == .null && !attribute.isOptional {
+                throw fail("\(entityName).\(key) is required and cannot be null")
+            }
+            values[index] = field
+        }
+        for (attribute, value) in zip(entity.attributes, values)
+        where value == nil && !attribute.isOptional && attribute.defaultValue == nil {
+            throw fail("\(entityName).\(attribute.name) is required but missing")
+        }
+        return ImportedObject(entity: entity, values: values, line: lineNumber)
+    }
+
+    private func fail(_ message: String) -> LineError {
+        LineError(file: file, line: lineNumber, message: message)
     }
 }
 
-extension Importer {
-    /// Checks the unique attributes of `entities`: no two objects of the file share a value,
-    /// and none repeats a value `existing` (the store's, by entity and attribute) holds.
-    /// - Throws: ``LineError`` at the line of the object that repeats a value.
-    func checkUniqueness(
-        _ entities: [EntityInfo], existing: [String: [String: Set<String>]]
-    ) throws {
-        var seen = existing
-        for (object, line) in zip(objects, lines) {
-            guard let entity = entities.first(where: { $0.name == object.entity }) else { continue }
-            for attribute in entity.attributes where attribute.isUnique {
-                let value = object.values[attribute.name] ?? attribute.defaultValue ?? .null
-                if value == .null { continue }
-                let key = value.json
-                guard
-                    seen[entity.name, default: [:]][attribute.name, default: []].insert(key)
-                        .inserted
-                else {
-                    throw LineError(
-                        file: file, line: line,
-                        message: "\(entity.name).\(attribute.name) must be unique, and \(key) is "
-                            + "already in the store or earlier in the file")
+/// The values of unique attributes seen so far (the store's and the file's), by entity and
+/// attribute, so that import names the line of an object that would clash. Memory grows with
+/// the values of unique attributes only.
+struct UniqueValues {
+    private var seen: [String: [String: Set<String>]] = [:]
+
+    /// The values of every unique attribute the live objects of `store` hold.
+    /// - Throws: ``LogStoreError``, or the object layer's error for a record that does not
+    ///   decode.
+    init(of store: LogStore, decoder: RecordDecoder) throws {
+        for entity in decoder.schema.entities {
+            let unique = Set(entity.attributes.filter(\.isUnique).map(\.name))
+            guard !unique.isEmpty else { continue }
+            try store.forEach(in: entity.name) { key, value in
+                let object = try decoder.decode(keyspace: entity.name, key: key, value: value)
+                for field in object.attributes
+                where unique.contains(field.name) && field.value != .null {
+                    seen[entity.name, default: [:]][field.name, default: []].insert(
+                        field.value.text(as: .json))
                 }
+            }
+        }
+    }
+
+    /// No values yet.
+    init() {}
+
+    /// Adds the unique values of `object`.
+    /// - Throws: ``LineError`` if one was seen before.
+    mutating func add(_ object: ImportedObject, file: String) throws {
+        let entity = object.entity
+        for (attribute, value) in zip(entity.attributes, object.values) where attribute.isUnique {
+            let value = value ?? attribute.defaultValue ?? .null
+            if value == .null { continue }
+            let key = value.text(as: .json)
+            guard seen[entity.name, default: [:]][attribute.name, default: []].insert(key).inserted
+            else {
+                throw LineError(
+                    file: file, line: object.line,
+                    message: "\(entity.name).\(attribute.name) must be unique, and \(key) is "
+                        + "already in the store or earlier in the file")
             }
         }
     }

@@ -49,14 +49,15 @@ struct JSONParser {
         var description: String { "invalid JSON at column \(column): \(message)" }
     }
 
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
     private var depth = 0
 
-    /// Parses `text`, which must hold exactly one JSON value (surrounding whitespace allowed).
+    /// Parses `bytes` (UTF-8), which must hold exactly one JSON value (surrounding whitespace
+    /// allowed).
     /// - Throws: ``SyntaxError``.
-    static func parse(_ text: String) throws -> JSONValue {
-        var parser = JSONParser(bytes: Array(text.utf8))
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws -> JSONValue {
+        var parser = JSONParser(bytes: bytes)
         parser.skipWhitespace()
         let value = try parser.value()
         parser.skipWhitespace()
@@ -66,7 +67,7 @@ struct JSONParser {
         return value
     }
 
-    private init(bytes: [UInt8]) { self.bytes = bytes }
+    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     private func error(_ message: String) -> SyntaxError {
         SyntaxError(column: position + 1, message: message)
@@ -174,7 +175,7 @@ struct JSONParser {
             if (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) { digits += 1 }
             position += 1
         }
-        let text = String(decoding: bytes[start..<position], as: UTF8.self)
+        let text = String(decoding: bytes.part(start..<position), as: UTF8.self)
         guard digits > 0, Double(text) != nil else {
             position = start
             throw error("invalid number")
@@ -184,39 +185,43 @@ struct JSONParser {
 
     private mutating func string() throws -> String {
         position += 1  // the opening quote
-        var scalars = String.UnicodeScalarView()
-        var run = position
-        func flushRun(_ end: Int) throws {
-            guard let text = String(validating: bytes[run..<end], as: UTF8.self) else {
+        let begin = position
+        // Most strings have no escape: one validation of the bytes between the quotes.
+        while let c = current, c != UInt8(ascii: "\""), c != UInt8(ascii: "\\"), c >= 0x20 {
+            position += 1
+        }
+        if current == UInt8(ascii: "\"") {
+            guard let text = String(validatingUTF8: bytes.part(begin..<position)) else {
                 throw error("invalid UTF-8")
             }
-            scalars.append(contentsOf: text.unicodeScalars)
+            position += 1
+            return text
         }
+        var utf8 = Array(bytes[begin..<position])
         while true {
             guard let c = current else { throw error("unterminated string") }
             if c == UInt8(ascii: "\"") {
-                try flushRun(position)
+                guard let text = String(validating: utf8, as: UTF8.self) else {
+                    throw error("invalid UTF-8")
+                }
                 position += 1
-                return String(scalars)
+                return text
             }
             if c < 0x20 { throw error("control character in a string") }
-            if c != UInt8(ascii: "\\") {
-                position += 1
+            position += 1
+            guard c == UInt8(ascii: "\\") else {
+                utf8.append(c)
                 continue
             }
-            try flushRun(position)
-            position += 1
             guard let escape = current else { throw error("unterminated string") }
             position += 1
             switch escape {
-            case UInt8(ascii: "\""): scalars.append("\"")
-            case UInt8(ascii: "\\"): scalars.append("\\")
-            case UInt8(ascii: "/"): scalars.append("/")
-            case UInt8(ascii: "b"): scalars.append("\u{08}")
-            case UInt8(ascii: "f"): scalars.append("\u{0C}")
-            case UInt8(ascii: "n"): scalars.append("\n")
-            case UInt8(ascii: "r"): scalars.append("\r")
-            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
+            case UInt8(ascii: "b"): utf8.append(0x08)
+            case UInt8(ascii: "f"): utf8.append(0x0C)
+            case UInt8(ascii: "n"): utf8.append(0x0A)
+            case UInt8(ascii: "r"): utf8.append(0x0D)
+            case UInt8(ascii: "t"): utf8.append(0x09)
             case UInt8(ascii: "u"):
                 var code = try hex4()
                 if (0xD800..<0xDC00).contains(code) {
@@ -226,17 +231,18 @@ struct JSONParser {
                     code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                 }
                 guard let scalar = Unicode.Scalar(code) else { throw error("unpaired surrogate") }
-                scalars.append(scalar)
+                utf8.append(contentsOf: UTF8.encode(scalar)!)
             default: throw error("invalid escape")
             }
-            run = position
         }
     }
 
     private mutating func hex4() throws -> UInt32 {
         guard position + 4 <= bytes.count,
             let code = UInt32(
-                String(decoding: bytes[position..<position + 4], as: UTF8.self), radix: 16)
+                String(
+                    decoding: bytes.part(position..<position + 4),
+                    as: UTF8.self), radix: 16)
         else { throw error("invalid \\u escape") }
         position += 4
         return code

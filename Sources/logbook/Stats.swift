@@ -25,11 +25,10 @@ enum Stats: Subcommand {
         }
         defer { try? store.close() }
         let report = try StoreStatistics(store: store)
-        var out = console.out
         if format == "json" {
-            report.writeJSON(to: &out)
+            report.writeJSON(to: console.out)
         } else {
-            report.writeText(to: &out)
+            report.writeText(to: console.out)
         }
         if let error = report.schemaError {
             console.error("the stored schema does not decode, so objects are not counted: \(error)")

@@ -1,5 +1,6 @@
 import Foundation
 import LogStore
+import Logbook
 
 /// The figures `logbook stats` shows, gathered from an open store. A value type.
 struct StoreStatistics {
@@ -21,9 +22,9 @@ struct StoreStatistics {
     ///   schema.
     init(store: LogStore) throws {
         engine = try store.stats()
-        var schema: StoredSchema?
+        var schema: Schema?
         do {
-            schema = try StoredSchema.read(from: store)
+            schema = try Schema.stored(in: store)
             schemaError = nil
         } catch {
             schemaError = "\(error)"
@@ -35,7 +36,7 @@ struct StoreStatistics {
     }
 
     /// Aligned `name  value` lines, then the keyspaces and entities.
-    func writeText(to output: inout some TextOutputStream) {
+    func writeText(to output: FileOutput) {
         var table = AlignedTable()
         table.append(["segments", String(engine.segments)])
         table.append(["hint files", String(hintFiles)])
@@ -54,13 +55,13 @@ struct StoreStatistics {
         if droppedTailBytes > 0 {
             table.append(["torn tail ignored", Self.bytes(droppedTailBytes)])
         }
-        table.flush(to: &output)
+        table.flush(to: output)
         if !entities.isEmpty {
             output.write("\n")
             var rows = AlignedTable(rightAligned: [1])
             rows.append(["ENTITY", "OBJECTS"])
             for entity in entities { rows.append([entity.name, String(entity.objects)]) }
-            rows.flush(to: &output)
+            rows.flush(to: output)
         }
         output.write("\n")
         var rows = AlignedTable(rightAligned: [1, 2])
@@ -68,11 +69,11 @@ struct StoreStatistics {
         for keyspace in engine.keyspaces {
             rows.append([keyspace.name, String(keyspace.keys), String(keyspace.liveBytes)])
         }
-        rows.flush(to: &output)
+        rows.flush(to: output)
     }
 
     /// One JSON object.
-    func writeJSON(to output: inout some TextOutputStream) {
+    func writeJSON(to output: FileOutput) {
         let keyspaces = engine.keyspaces.map {
             "{\"name\":\(Formatting.quoted($0.name)),\"keys\":\($0.keys),\"liveBytes\":\($0.liveBytes)}"
         }

@@ -101,7 +101,7 @@ struct Verifier {
             seen += 1
             if seen & 0x3FF == 0 { progress.update(meter.describe(record, records: seen)) }
             guard record.kind == .put else { return }
-            if record.keyspace == StoredSchema.keyspace {
+            if record.keyspace == RecordDecoder.schemaKeyspace {
                 if let schemaError {
                     lastSchemaRecord = .init(
                         path: path + "/" + record.segment, offset: record.recordOffset,
@@ -167,7 +167,7 @@ struct Verifier {
     /// The stored schema and a decoder for its records, from a read-only open that indexes only
     /// the schema's keyspace; or why there is none usable.
     private func readSchema() -> (Schema?, RecordDecoder?, String?) {
-        guard let store = try? open(indexing: [StoredSchema.keyspace]) else {
+        guard let store = try? open(indexing: [RecordDecoder.schemaKeyspace]) else {
             return (nil, nil, nil)
         }
         defer { try? store.close() }
@@ -191,7 +191,7 @@ struct Verifier {
 
     /// The relationship check, on a read-only open indexing the entities it needs.
     private func checkReferences(_ schema: Schema) -> [VerifyOutcome.Finding] {
-        var needed: Set<String> = [StoredSchema.keyspace]
+        var needed: Set<String> = [RecordDecoder.schemaKeyspace]
         for entity in schema.entities {
             for relationship in entity.relationships where !relationship.isToMany {
                 needed.insert(entity.name)

@@ -50,7 +50,9 @@ import Testing
                 == .update(id: "E7", changes: EmployeeChanges(salary: 3_000_000)))
         #expect(
             usageError("update", "E7")
-                == .usage("update needs at least one of --name, --designation, --salary"))
+                == .usage(
+                    "update needs at least one of --name, --designation, --salary, --company, "
+                        + "--no-company"))
         #expect(usageError("update", "--salary", "1") == .usage("update needs an employee id"))
     }
 
@@ -83,5 +85,78 @@ import Testing
         #expect(try parse("help").command == .help)
         #expect(try parse("add", "--help").command == .help)
         #expect(try parse("-h").command == .help)
+    }
+
+    @Test func employeesTakeACompanyByNameOrID() throws {
+        #expect(
+            try parse("add", "--name", "Ann", "--salary", "1", "--company", "Acme").command
+                == .add(EmployeeDraft(name: "Ann", designation: "", salary: 1, company: "Acme")))
+        #expect(
+            try parse("update", "Employee/1", "--company=Company/2").command
+                == .update(
+                    id: "Employee/1", changes: EmployeeChanges(company: .assign("Company/2"))))
+        #expect(
+            try parse("update", "Employee/1", "--no-company").command
+                == .update(id: "Employee/1", changes: EmployeeChanges(company: .remove)))
+        #expect(
+            usageError("update", "Employee/1", "--company", "A", "--no-company")
+                == .usage("update takes --company or --no-company, not both"))
+        var list = Invocation.ListOptions()
+        list.query.company = "Acme"
+        #expect(try parse("list", "--company", "Acme").command == .list(list))
+    }
+
+    @Test func companySubcommands() throws {
+        #expect(
+            try parse("company", "add", "--name", "Acme", "--city", "Pune").command
+                == .addCompany(CompanyDraft(name: "Acme", city: "Pune")))
+        #expect(
+            try parse("company", "add", "--name", "Acme").command
+                == .addCompany(CompanyDraft(name: "Acme", city: nil)))
+        #expect(try parse("company", "list").command == .listCompanies(json: false))
+        #expect(try parse("company", "list", "--json").command == .listCompanies(json: true))
+        #expect(
+            try parse("company", "rename", "Company/1", "--name", "Acme Corp").command
+                == .renameCompany("Company/1", CompanyChanges(name: "Acme Corp", city: nil)))
+        #expect(
+            try parse("company", "delete", "Acme").command
+                == .deleteCompany("Acme", .refuseIfStaffed))
+        #expect(
+            try parse("company", "delete", "Acme", "--reassign-to", "Globex").command
+                == .deleteCompany("Acme", .reassign(to: "Globex")))
+        #expect(
+            try parse("company", "delete", "Acme", "--force").command
+                == .deleteCompany("Acme", .releaseEmployees))
+    }
+
+    @Test func companyUsageErrorsNameTheProblem() {
+        #expect(
+            usageError("company")
+                == .usage("company needs a subcommand: add, list, rename or delete"))
+        #expect(
+            usageError("company", "fire")
+                == .usage("unknown company subcommand \"fire\" (use add, list, rename or delete)"))
+        #expect(usageError("company", "add") == .usage("company add needs --name"))
+        #expect(usageError("company", "add", "--name") == .usage("--name needs a value"))
+        #expect(
+            usageError("company", "rename", "--name", "X")
+                == .usage("company rename needs a company id or name"))
+        #expect(
+            usageError("company", "rename", "Acme")
+                == .usage("company rename needs --name (or --city)"))
+        #expect(
+            usageError("company", "delete", "Acme", "--force", "--reassign-to", "B")
+                == .usage("company delete takes --reassign-to or --force, not both"))
+        #expect(
+            usageError("company", "delete", "A", "B")
+                == .usage("unexpected argument \"B\" for company delete"))
+        #expect(
+            usageError("company", "list", "--force") == .usage("company list does not take --force")
+        )
+        #expect(
+            usageError("company", "delete", "A", "--force=yes") == .usage("--force takes no value"))
+        #expect(
+            usageError("add", "--name", "A", "--salary", "1", "--city", "X")
+                == .usage("add does not take --city"))
     }
 }

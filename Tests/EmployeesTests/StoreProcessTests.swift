@@ -6,10 +6,15 @@ import Testing
 @Suite
 struct StoreProcessTests {
     private struct Row: Decodable, Equatable {
+        struct Company: Decodable, Equatable {
+            var id: String
+            var name: String
+        }
         var id: String
         var name: String
         var designation: String
         var salary: Int64
+        var company: Company?
     }
 
     private func listJSON(_ employees: EmployeesProcess, _ options: String...) throws -> [Row] {
@@ -58,6 +63,7 @@ struct StoreProcessTests {
         #expect(table.status == 0)
         #expect(
             table.lines.contains { $0.contains("Ann Lee — Engineer") && $0.hasSuffix("3000000") })
+        try employees.expectVerified()
     }
 
     @Test func listFiltersAndSorts() throws {
@@ -72,7 +78,14 @@ struct StoreProcessTests {
         #expect(byName.map(\.name) == ["Maria Garcia", "Kevin Park", "Ann Lee"])
         let bad = try employees.runInStore("list", "--where", "salary >")
         #expect(bad.status == 2)
-        #expect(bad.standardError.hasPrefix("employees: "))
+        #expect(
+            bad.standardError
+                == "employees: cannot use filter \"salary >\": column 9: the predicate ends "
+                + "where a value or key path was expected\n")
+        let unknown = try employees.runInStore("list", "--where", "salary > 1_000 AND age > 3")
+        #expect(unknown.status == 2)
+        #expect(unknown.standardError.contains("column 20: unknown field \"age\""))
+        try employees.expectVerified()
     }
 
     @Test func storePathFromTheEnvironmentAndTheDefault() throws {
@@ -114,21 +127,34 @@ struct StoreProcessTests {
         #expect(result.standardError.split(separator: "\n").count == 1)
     }
 
-    @Test func demoTellsTheStoryTwice() throws {
+    @Test func demoTellsTheStoryTwiceAddingTheSecondTime() throws {
         let employees = try EmployeesProcess()
         defer { employees.removeDirectory() }
         for run in 1...2 {
             let result = try employees.runInStore("demo")
             #expect(result.status == 0, "run \(run): \(result.standardError)")
-            #expect(result.standardOutput.contains("== 3. Edit Ann Lee: salary 2000000 → 3000000"))
+            #expect(result.standardError.isEmpty)
+            #expect(
+                result.lines[1]
+                    == (run == 1
+                        ? "The store is empty; the demo fills it."
+                        : "The store already holds 2 employees and 2 companies; the demo adds "
+                            + "to them (it uses Acme and Globex if they are there)."))
+            #expect(result.standardOutput.contains("== 4. Edit Ann Lee: salary 2000000 → 3000000"))
             #expect(result.lines.contains { $0.contains("Ann Lee — Engineer, salary 3000000") })
             #expect(result.lines.contains { $0.hasPrefix("deleted ") && $0.contains("Kevin Park") })
-            // Step 7 shows the logbook tool's dump (built next to employees by `swift test`).
-            let dump = result.lines.drop { !$0.hasPrefix("== 7.") }.dropFirst()
+            #expect(
+                result.lines.contains { $0.contains("Acme (Company/1) still has \(run) employee") })
+            // Step 9 shows the logbook tool's dump (built next to employees).
+            let dump = result.lines.drop { !$0.hasPrefix("== 9.") }.dropFirst(2)
+            #expect(dump.first?.hasPrefix("SEGMENT") == true)
             #expect(dump.contains { $0.contains("Employee") && $0.contains("3000000") })
+            try employees.expectVerified()
         }
-        // Each run adds three and deletes one.
-        #expect(try listJSON(employees).count == 4)
+        // Each run adds three employees and deletes one; the companies are reused.
+        let all = try listJSON(employees)
+        #expect(all.count == 4)
+        #expect(all.compactMap(\.company?.name) == ["Acme", "Globex", "Acme", "Globex"])
     }
 
     @Test func aStorePathThatCannotBeAStoreIsOneLineAndExitOne() throws {

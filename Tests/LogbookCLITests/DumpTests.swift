@@ -128,3 +128,25 @@ enum Formatting {
         bytes.map { String(format: "%02x", $0) }.joined()
     }
 }
+
+extension DumpTests {
+    /// `--live` asks the store's index which records are current: a store that does not open
+    /// (here its one segment is a directory) has none, and `--live` says so instead of showing
+    /// every put.
+    @Test func liveDumpOfAStoreThatDoesNotOpenIsRefused() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try FileManager.default.createDirectory(
+            atPath: path + "/0000000000010000.seg", withIntermediateDirectories: true)
+        writeFile(path + "/LOCK", [])
+        let live = try CLI.run(["dump", path, "--live"])
+        #expect(live.status == 1)
+        #expect(
+            live.stderr.hasPrefix(
+                "logbook: --live needs the store's index, and the store does not open"))
+        #expect(live.stdout == "")
+        let all = try CLI.run(["dump", path])
+        #expect(all.stderr.contains("the store does not open"))
+    }
+}

@@ -3,13 +3,22 @@ import LogStore
 import TestSupport
 import Testing
 
+/// The `sqlite3` command line tool the tests load exports into.
+private let sqlite = "/usr/bin/sqlite3"
+
+/// `psql`, when `LOGBOOK_TEST_PSQL` holds its connection arguments.
+private let psql = ProcessInfo.processInfo.environment["LOGBOOK_TEST_PSQL"].flatMap { _ in
+    ["/usr/bin/psql", "/usr/local/bin/psql"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+}
+
 @Suite struct ExportTests {
-    @Test func sqlLoadsIntoSQLite() throws {
-        let sqlite = "/usr/bin/sqlite3"
-        guard FileManager.default.isExecutableFile(atPath: sqlite) else {
-            print("sqlLoadsIntoSQLite: skipped, \(sqlite) is not installed")
-            return
-        }
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: sqlite),
+            "needs \(sqlite), the sqlite3 command line tool"))
+    func sqlLoadsIntoSQLite() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let path = dir.child("store")
@@ -36,15 +45,13 @@ import Testing
     /// Runs only when `LOGBOOK_TEST_PSQL` holds `psql` connection arguments (for example
     /// `-h /tmp/pg -p 5432 -U postgres postgres`) of a scratch database: it creates and drops
     /// the tables `Contact` and `Employee` there.
-    @Test func sqlLoadsIntoPostgreSQL() throws {
-        guard let connection = ProcessInfo.processInfo.environment["LOGBOOK_TEST_PSQL"],
-            let psql = ["/usr/bin/psql", "/usr/local/bin/psql"].first(where: {
-                FileManager.default.isExecutableFile(atPath: $0)
-            })
-        else {
-            print("sqlLoadsIntoPostgreSQL: skipped, set LOGBOOK_TEST_PSQL to psql's arguments")
-            return
-        }
+    @Test(
+        .enabled(
+            if: psql != nil,
+            "set LOGBOOK_TEST_PSQL to psql's connection arguments, with psql installed"))
+    func sqlLoadsIntoPostgreSQL() throws {
+        let psql = try #require(psql)
+        let connection = ProcessInfo.processInfo.environment["LOGBOOK_TEST_PSQL"] ?? ""
         let arguments = connection.split(separator: " ").map(String.init)
         let dir = TemporaryDirectory()
         defer { dir.remove() }

@@ -3,7 +3,8 @@ import Logbook
 import TestSupport
 import Testing
 
-/// One test per rule of DESIGN.md "Semantics".
+/// One test per rule of the Semantics article (Logbook.docc/Semantics.md): identity, pending
+/// changes, saves, rollback.
 @Suite struct ContextSemanticsTests {
     private func seeded(_ fixture: LogbookFixture, _ names: [String] = ["Ann", "Bob", "Cid"]) throws
         -> ModelContainer

@@ -85,4 +85,31 @@ import Testing
                 FetchDescriptor<Contact>(predicate: #Predicate { $0.age == nil }))
         } catch is LogbookError {}
     }
+
+    @Test func aVarintOverflowing64BitsIsADamagedRecord() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let schema = Schema([
+            Entity(name: "Note", attributes: [AttributeDescription("rank", .integer)])
+        ])
+        let container = try fixture.open(schema: schema)
+        // Schema version 1, object version 1, then a 10-byte varint whose last byte sets bits
+        // past 64: the one varint reader of the package refuses it, as FORMAT.md says.
+        let record: [UInt8] = [1, 1] + [UInt8](repeating: 0xFF, count: 9) + [0x7F]
+        try container.store.put(
+            record, for: PersistentIdentifier(entityName: "Note", primaryKey: 1).storeKey,
+            in: "Note")
+        #expect {
+            _ = try ModelContext(container).fetch(entity: "Note")
+        } throws: { error in
+            guard case LogbookError.corruptRecord(let entity, _, _) = error else { return false }
+            return entity == "Note"
+        }
+        // One byte less and the same value fits: the decoder reads it.
+        try container.store.put(
+            [1, 1] + [UInt8](repeating: 0xFF, count: 9) + [0x01],
+            for: PersistentIdentifier(entityName: "Note", primaryKey: 1).storeKey, in: "Note")
+        let notes = try ModelContext(container).fetch(entity: "Note")
+        #expect(notes.first?["rank"] as? Int64 == Int64.min)
+    }
 }

@@ -19,7 +19,7 @@ import Testing
         let url = URL(filePath: dir.child("Employees.logbook"))
 
         let container = try ModelContainer(for: [Employee.self], at: url)
-        let context = container.mainContext  // keep the container while you use it
+        let context = container.mainContext
         let ann = Employee()
         ann.name = "Ann"
         ann.designation = "Engineer"
@@ -35,5 +35,14 @@ import Testing
 
         #expect(engineers.map(\.name) == ["Ann"])
         #expect(engineers.first?.salary == 3_000_000)
+    }
+
+    /// The README's "Using Logbook in your package" lines: a container in memory.
+    @Test func theInMemoryConfigurationFromTheReadmeRuns() throws {
+        let container = try ModelContainer(
+            for: Employee.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        container.mainContext.insert(Employee())
+        try container.mainContext.save()
+        #expect(try container.mainContext.fetchCount(FetchDescriptor<Employee>()) == 1)
     }
 }

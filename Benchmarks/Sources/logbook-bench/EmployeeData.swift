@@ -22,6 +22,9 @@ enum EmployeeData {
 
     /// The designation the predicate fetches select (about N/8 rows).
     static let fetchedDesignation = "Engineer"
+    /// The designations the batch update raises and the batch delete removes (about N/8 each).
+    static let raisedDesignation = "Analyst"
+    static let batchDeletedDesignation = "Technician"
 
     /// Employees 1…`count`, the same for every run.
     static func generate(count: Int) -> [EmployeeRow] {

@@ -26,6 +26,8 @@ final class Employee: PersistentModel {
 final class LogbookEmployees: EmployeeStore {
     static let label = "logbook"
     static let updateSummary = "fetch by id, set salary, one save (fetches timed)"
+    static let batchUpdateSummary = "update(model:where:set:), no index"
+    static let batchDeleteSummary = "delete(model:where:), no index"
     static let deleteSummary = "fetch by id, delete, one save (fetches timed)"
 
     private let container: ModelContainer
@@ -100,6 +102,17 @@ final class LogbookEmployees: EmployeeStore {
             context.delete(employee)
         }
         try context.save()
+    }
+
+    func batchDelete(designation: String) throws -> Int {
+        try ModelContext(container).delete(
+            model: Employee.self, where: #Predicate { $0.designation == designation })
+    }
+
+    func batchRaise(designation: String, by raise: Int64) throws -> Int {
+        try ModelContext(container).update(
+            model: Employee.self, where: #Predicate { $0.designation == designation }
+        ) { $0.salary += raise }
     }
 
     func createDesignationIndex() -> Bool { false }

@@ -13,6 +13,9 @@ enum ObjectWorkloads {
     /// What one engine's flow read, compared between engines.
     struct Outcome: Equatable {
         var byID = Checksum()
+        var byDistinctID = Checksum()
+        var batchDeleted = 0
+        var batchRaised = 0
         var engineers = FetchSummary()
         var engineersIndexed: FetchSummary?
         var final = Checksum()
@@ -48,7 +51,17 @@ enum ObjectWorkloads {
                 }
                 if let ours = outcomes["logbook"], let theirs = outcomes["sqlite"] {
                     try context.agree(
-                        "objects-fetch-id", "objects read", logbook: ours.byID, sqlite: theirs.byID)
+                        "objects-fetch-id", "objects read", logbook: ours.byDistinctID,
+                        sqlite: theirs.byDistinctID)
+                    try context.agree(
+                        "objects-fetch-id-repeats", "objects read", logbook: ours.byID,
+                        sqlite: theirs.byID)
+                    try context.agree(
+                        "objects-batch-delete", "Employees deleted", logbook: ours.batchDeleted,
+                        sqlite: theirs.batchDeleted)
+                    try context.agree(
+                        "objects-batch-update", "Employees raised", logbook: ours.batchRaised,
+                        sqlite: theirs.batchRaised)
                     try context.agree(
                         "objects-fetch-engineers", "objects fetched", logbook: ours.engineers,
                         sqlite: theirs.engineers)
@@ -100,6 +113,28 @@ enum ObjectWorkloads {
             note: "open \(n) Employees + fetch one by id")
         guard let store else { return outcome }
 
+        // Distinct ids: every fetch reads the store on both engines (the target's row).
+        let distinct = EmployeeData.distinctIDs(
+            context.sizes.fetchesByID, from: n, seed: Seed.access &+ 3)
+        try store.beginFetches()
+        seconds = try measure {
+            for id in distinct {
+                if let fingerprint = try store.fetchFingerprint(id: id) {
+                    outcome.byDistinctID.add(fingerprint)
+                }
+            }
+        }
+        try store.endFetches()
+        try context.expect(
+            "objects-fetch-id", label, "objects fetched", outcome.byDistinctID.records,
+            equals: distinct.count)
+        reporter.timing(
+            "objects-fetch-id", engine: label, operations: distinct.count,
+            bytes: distinct.count * rowBytes / max(n, 1), seconds: seconds,
+            note: "distinct ids, one fresh context / one read transaction")
+
+        // Uniform ids with repeats: a context may serve a repeat it still holds without
+        // reading the store (SQLite reads every time).
         var rng = SeededGenerator(seed: Seed.access)
         let fetches = context.sizes.fetchesByID
         try store.beginFetches()
@@ -112,9 +147,10 @@ enum ObjectWorkloads {
         }
         try store.endFetches()
         try context.expect(
-            "objects-fetch-id", label, "objects fetched", outcome.byID.records, equals: fetches)
+            "objects-fetch-id-repeats", label, "objects fetched", outcome.byID.records,
+            equals: fetches)
         reporter.timing(
-            "objects-fetch-id", engine: label, operations: fetches,
+            "objects-fetch-id-repeats", engine: label, operations: fetches,
             bytes: fetches * rowBytes / max(n, 1), seconds: seconds,
             note: "uniform ids with repeats, one fresh context / one read transaction")
 
@@ -138,6 +174,24 @@ enum ObjectWorkloads {
         reporter.timing(
             "objects-delete", engine: label, operations: changes, bytes: 0, seconds: seconds,
             note: type.deleteSummary)
+        seconds = try measure {
+            outcome.batchRaised = try store.batchRaise(
+                designation: EmployeeData.raisedDesignation, by: 1_000)
+        }
+        reporter.timing(
+            "objects-batch-update", engine: label, operations: outcome.batchRaised,
+            bytes: outcome.batchRaised * 8, seconds: seconds,
+            note: "salary += 1000 where designation = \(EmployeeData.raisedDesignation): "
+                + type.batchUpdateSummary)
+        seconds = try measure {
+            outcome.batchDeleted = try store.batchDelete(
+                designation: EmployeeData.batchDeletedDesignation)
+        }
+        reporter.timing(
+            "objects-batch-delete", engine: label, operations: outcome.batchDeleted, bytes: 0,
+            seconds: seconds,
+            note: "where designation = \(EmployeeData.batchDeletedDesignation): "
+                + type.batchDeleteSummary)
         try store.close()
         sizes["objects-size-after-changes", default: [:]][label] = ScratchDirectory.bytes(
             under: directory)
@@ -176,7 +230,8 @@ enum ObjectWorkloads {
             outcome.final.add(row.id &* 1_000_003 &+ row.fingerprint)
         }
         try context.expect(
-            "objects", label, "Employees left", outcome.final.records, equals: n - changes)
+            "objects", label, "Employees left", outcome.final.records,
+            equals: n - changes - outcome.batchDeleted)
         try indexed.close()
         return outcome
     }

@@ -69,6 +69,9 @@ final class SQLiteDatabase {
         return SQLiteStatement(statement, database: self, sql: sql)
     }
 
+    /// Rows the last INSERT, UPDATE or DELETE changed.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
     /// The first column of the first row of `sql`.
     func integer(_ sql: String) throws -> Int64 {
         let statement = try prepare(sql)

@@ -6,6 +6,8 @@ protocol EmployeeStore: AnyObject {
     static var label: String { get }
     /// How this store updates and deletes, for the output.
     static var updateSummary: String { get }
+    static var batchUpdateSummary: String { get }
+    static var batchDeleteSummary: String { get }
     static var deleteSummary: String { get }
 
     /// Opens (or creates) the store in `directory`.
@@ -26,6 +28,12 @@ protocol EmployeeStore: AnyObject {
     func updateSalaries(ids: [Int64], salary: (Int64) -> Int64) throws
     /// Deletes each listed Employee, then saves once.
     func delete(ids: [Int64]) throws
+    /// Deletes every Employee with `designation` in one statement or batch, building no
+    /// objects; returns how many.
+    func batchDelete(designation: String) throws -> Int
+    /// Raises the salary of every Employee with `designation` by `raise` in one statement or
+    /// batch, building no objects; returns how many.
+    func batchRaise(designation: String, by raise: Int64) throws -> Int
     /// Adds the index on `designation`; `false` if this store cannot index yet.
     func createDesignationIndex() throws -> Bool
     /// Rewrites the files without dead space; `nil` if not available, else what ran.
@@ -39,6 +47,9 @@ protocol EmployeeStore: AnyObject {
 final class SQLiteEmployees: EmployeeStore {
     static let label = "sqlite"
     static let updateSummary = "UPDATE … WHERE id = ? per Employee, one transaction"
+    static let batchUpdateSummary =
+        "UPDATE … SET salary = salary + ? WHERE designation = ?, no index"
+    static let batchDeleteSummary = "DELETE … WHERE designation = ?, no index"
     static let deleteSummary = "DELETE … WHERE id = ? per Employee, one transaction"
 
     private var database: SQLiteDatabase?
@@ -123,6 +134,24 @@ final class SQLiteEmployees: EmployeeStore {
             try remove.run()
         }
         try commit.run()
+    }
+
+    func batchDelete(designation: String) throws -> Int {
+        guard let database else { return 0 }
+        let statement = try database.prepare("DELETE FROM employee WHERE designation = ?")
+        statement.bind(1, designation)
+        try statement.run()
+        return database.changes
+    }
+
+    func batchRaise(designation: String, by raise: Int64) throws -> Int {
+        guard let database else { return 0 }
+        let statement = try database.prepare(
+            "UPDATE employee SET salary = salary + ? WHERE designation = ?")
+        statement.bind(1, raise)
+        statement.bind(2, designation)
+        try statement.run()
+        return database.changes
     }
 
     func createDesignationIndex() throws -> Bool {

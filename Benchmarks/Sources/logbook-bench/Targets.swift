@@ -49,11 +49,39 @@ struct Target {
             name: "objects: delete 10% + save ≥ 3.4× SQLite", workload: "objects-delete",
             rule: .ratioAtLeast(3.4)),
         Target(
+            name: "objects: batch update by predicate ≥ 2× SQLite",
+            workload: "objects-batch-update",
+            rule: .ratioAtLeast(2)),
+        Target(
+            name: "objects: batch delete by predicate ≥ 2× SQLite",
+            workload: "objects-batch-delete",
+            rule: .ratioAtLeast(2)),
+        Target(
+            name: "objects: peak RSS of the 1M load ≤ 1.5× SQLite",
+            workload: "peak-rss-load-objects",
+            rule: .ratioAtMost(1.5)),
+        Target(
             name: "objects: files after load ≤ 1.2× SQLite", workload: "objects-size-after-load",
             rule: .ratioAtMost(1.2)),
         Target(
             name: "objects: files after compaction ≤ 1.2× SQLite",
             workload: "objects-size-after-compact", rule: .ratioAtMost(1.2)),
+        Target(
+            name: "tools: employees list ≤ 2× sqlite3 SELECT *", workload: "tools-list",
+            rule: .ratioAtLeast(0.5)),
+        Target(
+            name: "tools: dump --live --format jsonl ≤ 2× sqlite3 .dump",
+            workload: "tools-dump-live-jsonl", rule: .ratioAtLeast(0.5)),
+        Target(
+            name: "tools: export --format sql ≤ 2× sqlite3 .dump", workload: "tools-export-sql",
+            rule: .ratioAtLeast(0.5)),
+        Target(
+            name: "tools: import ≤ 2× sqlite3 .import --csv", workload: "tools-import",
+            rule: .ratioAtLeast(0.5)),
+        Target(
+            name: "tools: verify ≤ 0.5 s", workload: "tools-verify", rule: .millisecondsAtMost(500)),
+        Target(
+            name: "tools: stats ≤ 0.1 s", workload: "tools-stats", rule: .millisecondsAtMost(100)),
     ]
 
     /// `(figure, met)` from `results`, or `nil` if the run did not measure it.

@@ -1,5 +1,8 @@
 /// Making written commits visible: applying them to the index readers use.
 extension LogWriter {
+    /// Puts published between two releases of the segment's mapped pages.
+    static let releaseInterval = 1 << 12
+
     /// Applies a written batch to the index (its definitions, puts and deletes, in order).
     func publish(_ written: Written, into state: inout IndexState) {
         for definition in written.definitions {
@@ -20,6 +23,13 @@ extension LogWriter {
                 if record.op == RecordOp.put {
                     let ref = RecordRef(segment: handle, offset: written.recordOffsets[values])
                     values += 1
+                    // Comparing keys on a hash collision reads the log, which maps a stretch of
+                    // the segment (a whole large folio) into this process: a large batch hands
+                    // those pages back as it goes, so a bulk load does not hold its segment
+                    // resident (the pages stay in the page cache).
+                    if values & (Self.releaseInterval - 1) == 0 {
+                        active.releasePages(from: 0, to: Int(ref.offset))
+                    }
                     state.applyPut(
                         keyspace: keyspace, hash: KeyDirectory.hash(record.key), ref: ref,
                         keyLength: record.key.count, valueLength: record.value.count,

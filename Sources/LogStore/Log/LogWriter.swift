@@ -69,6 +69,9 @@ final class LogWriter: @unchecked Sendable {
         var start: Int
     }
 
+    /// Groups larger than this give their segment's mapped pages back after publishing.
+    static let releaseAfterBytes = 16 << 20
+
     /// The state to return to if what is written next fails.
     func checkpoint() -> Checkpoint {
         Checkpoint(
@@ -133,6 +136,10 @@ final class LogWriter: @unchecked Sendable {
                 state.lastSequence = written.last!.sequence
                 active.size = end
             }
+            // Publishing compares keys in the log on hash collisions, which maps pages of the
+            // segment into this process; after a large group, hand them back (they stay in the
+            // page cache), so a bulk load does not hold its whole segment resident.
+            if end - start.start > Self.releaseAfterBytes { active.releasePages() }
         } catch {
             let failure = rollBack(to: start, after: error)
             for commit in accepted { commit.result = .failure(failure) }

@@ -1,8 +1,8 @@
 /// One entity of an open container: its schema description, record codec, and — when the app
-/// declared a class for it — the class layout, with each attribute's field.
+/// declared a class for it — the class layout, with each stored field's place in the object.
 ///
 /// Immutable and `Sendable`; the methods that take objects run on a context's thread.
-final class EntityBinding: Sendable {
+final class EntityBinding: @unchecked Sendable {  // raw buffers below are written once in init
     /// The entity's position in the container's schema.
     let index: Int
     let entity: Entity
@@ -10,20 +10,23 @@ final class EntityBinding: Sendable {
     let stored: Entity
     let codec: RecordCodec
     let layout: ModelLayout?
-    /// For each attribute, the index of its field in `layout`.
-    private let fieldOfAttribute: [Int]
-    /// For a class, its fields in attribute order.
-    private let orderedFields: [any FieldAccessor]
-    /// For a class, where each attribute's wrapper keeps its owner and slot.
-    private let ownerOffsets: [Int]
-    private let slotOffsets: [Int]
+    /// For a class, the accessor of each stored field (by stored position).
+    private let storedFields: [any FieldAccessor]
+    /// For a class, each stored field's kind and value offset, as raw buffers (no reference
+    /// counting in the encode and decode loops).
+    private let kinds: UnsafeMutableBufferPointer<FieldKind>
+    private let valueOffsets: UnsafeMutableBufferPointer<Int>
+    /// For a class, every field (stored or not) to adopt: where its `entry`, `info` and (for
+    /// relationships) `slot` are, with the position each gets.
+    private let adoptions: [(entry: Int, info: Int, slot: Int?, position: Int, slotValue: Int32)]
+    /// For a class, the anchor's `owner` and `entry` offsets.
+    private let anchorOwner: Int
+    private let anchorEntry: Int
     let uniqueAttributes: [Int]
     /// For a class, the accessor of each relationship (by position in `entity.relationships`).
     let relationshipFields: [any RelationshipAccessor]
     /// For each relationship, its stored position (to-one) or -1 (to-many).
     let relationshipSlots: [Int]
-    /// For a class, owner offsets of the to-many fields (adopted but not stored).
-    private let toManyOwnerOffsets: [(owner: Int, slot: Int, value: Int32)]
 
     /// - Throws: ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` if the class lacks
     ///   a stored attribute or holds it with another type.
@@ -34,42 +37,20 @@ final class EntityBinding: Sendable {
         self.stored = stored
         self.codec = codec
         self.layout = layout
-        var fields: [Int] = []
         var relationshipFields: [any RelationshipAccessor] = []
-        var toMany: [(owner: Int, slot: Int, value: Int32)] = []
         var slots: [Int] = []
         var nextToOne = entity.attributes.count
-        for (r, relationship) in entity.relationships.enumerated() {
-            if relationship.isToMany {
-                slots.append(-1)
-            } else {
-                slots.append(nextToOne)
-                nextToOne += 1
-            }
-            guard let layout else { continue }
-            guard
-                let field = layout.fields.first(where: { $0.name == relationship.name })
-                    as? any RelationshipAccessor,
-                field.isToMany == relationship.isToMany,
-                field.destinationType.entityName == relationship.destination
-            else {
-                throw LogbookError.incompatibleSchema(
-                    entity: entity.name, attribute: relationship.name,
-                    reason: "the class \(layout.modelType) has no such relationship")
-            }
-            relationshipFields.append(field)
-            if relationship.isToMany {
-                toMany.append((field.ownerOffset, field.slotOffset, Int32(-(2 + r))))
-            }
+        var storedFields: [any FieldAccessor] = []
+        var adoptions: [(entry: Int, info: Int, slot: Int?, position: Int, slotValue: Int32)] = []
+        for relationship in entity.relationships {
+            slots.append(relationship.isToMany ? -1 : nextToOne)
+            if !relationship.isToMany { nextToOne += 1 }
         }
-        self.relationshipFields = relationshipFields
-        self.relationshipSlots = slots
-        self.toManyOwnerOffsets = toMany
         if let layout {
-            for attribute in stored.attributes {
-                guard let field = layout.fields.firstIndex(where: { $0.name == attribute.name }),
-                    layout.fields[field].type == attribute.type,
-                    layout.fields[field].isOptional == attribute.isOptional
+            for attribute in entity.attributes {
+                guard let field = layout.fields.first(where: { $0.name == attribute.name }),
+                    !(field is any RelationshipAccessor),
+                    field.type == attribute.type, field.isOptional == attribute.isOptional
                 else {
                     throw LogbookError.incompatibleSchema(
                         entity: entity.name, attribute: attribute.name,
@@ -77,66 +58,134 @@ final class EntityBinding: Sendable {
                             "the class \(layout.modelType) has no property of this type and optionality"
                     )
                 }
-                fields.append(field)
+                adoptions.append(
+                    (field.entryOffset, field.infoOffset, nil, storedFields.count, 0))
+                storedFields.append(field)
+            }
+            for (r, relationship) in entity.relationships.enumerated() {
+                guard
+                    let field = layout.fields.first(where: { $0.name == relationship.name })
+                        as? any RelationshipAccessor,
+                    field.isToMany == relationship.isToMany,
+                    field.destinationType.entityName == relationship.destination
+                else {
+                    throw LogbookError.incompatibleSchema(
+                        entity: entity.name, attribute: relationship.name,
+                        reason: "the class \(layout.modelType) has no such relationship")
+                }
+                relationshipFields.append(field)
+                let slotValue = relationship.isToMany ? Int32(-(2 + r)) : Int32(slots[r])
+                adoptions.append(
+                    (
+                        field.entryOffset, field.infoOffset, field.slotOffset, max(slots[r], 0),
+                        slotValue
+                    ))
+            }
+            for (r, relationship) in entity.relationships.enumerated() where !relationship.isToMany
+            {
+                storedFields.append(relationshipFields[r])
             }
         }
-        fieldOfAttribute = fields
-        orderedFields = layout.map { layout in fields.map { layout.fields[$0] } } ?? []
-        ownerOffsets = orderedFields.map(\.ownerOffset)
-        slotOffsets = orderedFields.map(\.slotOffset)
+        self.relationshipFields = relationshipFields
+        self.relationshipSlots = slots
+        self.storedFields = storedFields
+        self.adoptions = adoptions
+        anchorOwner = layout?.anchor.ownerOffset ?? 0
+        anchorEntry = layout?.anchor.entryOffset ?? 0
+        kinds = .allocate(capacity: max(storedFields.count, 1))
+        _ = kinds.initialize(from: storedFields.map(\.kind))
+        valueOffsets = .allocate(capacity: max(storedFields.count, 1))
+        _ = valueOffsets.initialize(from: storedFields.map(\.valueOffset))
         uniqueAttributes = entity.attributes.indices.filter { entity.attributes[$0].isUnique }
+    }
+
+    deinit {
+        kinds.deallocate()
+        valueOffsets.deallocate()
     }
 
     var keyspace: String { entity.name }
 
     @inline(__always)
+    private func base(_ object: AnyObject) -> UnsafeMutableRawPointer {
+        unsafeBitCast(object, to: UnsafeMutableRawPointer.self)
+    }
+
+    @inline(__always)
     func read(_ object: AnyObject, _ index: Int) -> AttributeValue {
-        if let layout { return layout.fields[fieldOfAttribute[index]].read(object) }
+        if layout != nil { return storedFields[index].read(object) }
         return unsafeDowncast(object, to: ManagedObject.self).values[index]
     }
 
     /// Writes a value that ``canHold(_:at:)`` accepted.
     @inline(__always)
     func write(_ object: AnyObject, _ index: Int, _ value: AttributeValue) {
-        if let layout {
-            _ = layout.fields[fieldOfAttribute[index]].write(object, value)
+        if layout != nil {
+            _ = storedFields[index].write(object, value)
         } else {
             unsafeDowncast(object, to: ManagedObject.self).values[index] = value
         }
     }
 
-    /// Appends attribute `index`'s value; `false` (nothing appended) for `null`.
+    /// Appends stored field `index`'s value; `false` (nothing appended) for `null`.
     @inline(__always)
     func encodeValue(_ object: AnyObject, _ index: Int, _ w: inout ByteWriter) -> Bool {
-        if layout != nil { return orderedFields[index].encode(object, into: &w) }
-        let v = unsafeDowncast(object, to: ManagedObject.self).values[index]
-        if v.isNull { return false }
-        w.value(v)
+        guard layout != nil else {
+            let v = unsafeDowncast(object, to: ManagedObject.self).values[index]
+            if v.isNull { return false }
+            w.value(v)
+            return true
+        }
+        let raw = base(object) + valueOffsets[index]
+        switch kinds[index] {
+        case .string: w.string(raw.assumingMemoryBound(to: String.self).pointee)
+        case .int64: w.zigzag(raw.load(as: Int64.self))
+        case .int: w.zigzag(Int64(raw.load(as: Int.self)))
+        case .double: w.double(raw.load(as: Double.self))
+        case .bool: w.bytes.append(raw.load(as: Bool.self) ? 1 : 0)
+        case .other, .toOne: return storedFields[index].encode(object, into: &w)
+        }
         return true
     }
 
-    /// Reads attribute `index`'s (non-null) value from `r` into the object.
+    /// Reads stored field `index`'s (non-null) value from `r` into the object.
     @inline(__always)
     func decodeValue(_ object: AnyObject, _ index: Int, _ r: inout ByteReader) throws {
-        if layout != nil { return try orderedFields[index].decode(&r, into: object) }
-        unsafeDowncast(object, to: ManagedObject.self).values[index] = try r.value(
-            stored.attributes[index].type)
+        guard layout != nil else {
+            unsafeDowncast(object, to: ManagedObject.self).values[index] = try r.value(
+                stored.attributes[index].type)
+            return
+        }
+        let raw = base(object) + valueOffsets[index]
+        switch kinds[index] {
+        case .string: raw.assumingMemoryBound(to: String.self).pointee = try r.string()
+        case .int64: raw.assumingMemoryBound(to: Int64.self).pointee = try r.zigzag()
+        case .int:
+            guard let v = Int(exactly: try r.zigzag()) else { throw ByteReader.Truncated() }
+            raw.assumingMemoryBound(to: Int.self).pointee = v
+        case .double: raw.assumingMemoryBound(to: Double.self).pointee = try r.double()
+        case .bool:
+            let b = try r.byte()
+            guard b <= 1 else { throw ByteReader.Truncated() }
+            raw.assumingMemoryBound(to: Bool.self).pointee = b == 1
+        case .other, .toOne: try storedFields[index].decode(&r, into: object)
+        }
     }
 
     /// Decodes a whole record into the object (fast path for the current schema version).
     /// - Returns: the record's object version.
-    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``.
+    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)`` naming `primaryKey`.
     @inline(__always)
-    func load(
-        _ buffer: UnsafeRawBufferPointer, into object: AnyObject, key: @autoclosure () -> String
-    ) throws -> UInt64 {
+    func load(_ buffer: UnsafeRawBufferPointer, into object: AnyObject, primaryKey: UInt64)
+        throws -> UInt64
+    {
         if let version = try codec.decodeCurrent(
-            buffer, key: key(), field: { i, r in try decodeValue(object, i, &r) },
+            buffer, primaryKey: primaryKey, field: { i, r in try decodeValue(object, i, &r) },
             null: { i in write(object, i, .null) })
         {
             return version
         }
-        return try codec.decode(buffer, key: key()) { i, v in write(object, i, v) }
+        return try codec.decode(buffer, key: String(primaryKey)) { i, v in write(object, i, v) }
     }
 
     /// Whether `value` (already of the attribute's type, or `null`) can be stored in the
@@ -154,36 +203,52 @@ final class EntityBinding: Sendable {
     /// A new, unregistered object with default values.
     func makeObject() -> AnyObject {
         if let layout { return layout.modelType.init() }
-        return ManagedObject(values: stored.attributes.map(\.initialValue))
+        return ManagedObject(values: stored.attributes.map(\.initialValue), binding: self)
     }
 
-    /// Makes `backing` the object's state (and `nil` detaches it).
-    func adopt(_ object: AnyObject, _ backing: ModelBacking?) {
-        if layout != nil {
-            let base = Unmanaged.passUnretained(object).toOpaque()
-            for i in 0..<ownerOffsets.count {
-                base.advanced(by: ownerOffsets[i]).assumingMemoryBound(to: ModelBacking?.self)
-                    .pointee = backing
-                base.advanced(by: slotOffsets[i]).assumingMemoryBound(to: Int32.self).pointee =
-                    Int32(i)
+    /// Registers the object's fields with `table` as entry `entry` (`nil` detaches them).
+    func adopt(_ object: AnyObject, table: ObjectTable?, entry: Int32, probe: Bool = false) {
+        guard layout != nil else {
+            unsafeDowncast(object, to: ManagedObject.self).attach(table, entry: entry)
+            return
+        }
+        let base = base(object)
+        base.advanced(by: anchorOwner).assumingMemoryBound(to: ObjectTable?.self).pointee = table
+        for field in adoptions {
+            base.advanced(by: field.entry).storeBytes(of: entry, as: Int32.self)
+            let info = base.advanced(by: field.info).assumingMemoryBound(to: UInt32.self)
+            info.pointee =
+                table == nil
+                ? info.pointee & FieldInfo.declared
+                : FieldInfo.registered(
+                    info.pointee, slot: field.position, anchorOffset: anchorOwner, probe: probe)
+            if let slot = field.slot {
+                base.advanced(by: slot).storeBytes(of: field.slotValue, as: Int32.self)
             }
-            for field in toManyOwnerOffsets {
-                base.advanced(by: field.owner).assumingMemoryBound(to: ModelBacking?.self).pointee =
-                    backing
-                base.advanced(by: field.slot).assumingMemoryBound(to: Int32.self).pointee =
-                    field.value
-            }
-        } else if let backing {
-            unsafeDowncast(object, to: ManagedObject.self).attach(backing)
         }
     }
 
-    /// The backing of an object of this entity, if registered.
-    func backing(of object: AnyObject) -> ModelBacking? {
-        if layout != nil {
-            return Unmanaged.passUnretained(object).toOpaque().advanced(by: ownerOffsets[0])
-                .assumingMemoryBound(to: ModelBacking?.self).pointee
+    /// The table and entry an object of this entity is registered with, if any.
+    @inline(__always)
+    func registration(of object: AnyObject) -> (table: ObjectTable, entry: Int32)? {
+        guard layout != nil else {
+            let managed = unsafeDowncast(object, to: ManagedObject.self)
+            return managed.owner.map { ($0, managed.entry) }
         }
-        return (object as? ManagedObject)?.backing
+        let base = base(object)
+        guard let table = base.load(fromByteOffset: anchorOwner, as: ObjectTable?.self) else {
+            return nil
+        }
+        return (table, base.load(fromByteOffset: anchorEntry, as: Int32.self))
+    }
+
+    /// Whether `object` is registered with `table` (without retaining anything).
+    @inline(__always)
+    func isRegistered(_ object: AnyObject, with table: ObjectTable) -> Bool {
+        guard layout != nil else {
+            return unsafeDowncast(object, to: ManagedObject.self).owner === table
+        }
+        return base(object).load(fromByteOffset: anchorOwner, as: UnsafeRawPointer?.self)
+            == UnsafeRawPointer(Unmanaged.passUnretained(table).toOpaque())
     }
 }

@@ -14,16 +14,103 @@ import Synchronization
 /// the container). Saves of all its contexts are serialized. The store closes when the container
 /// and all its contexts are gone, or at ``close()``.
 public final class ModelContainer: Sendable {
+    /// What every context of the container shares: the store, the bindings, the save log.
+    let core: ContainerCore
+    // Invariant: set once in init (or when revived); used only on the opening thread.
+    nonisolated(unsafe) private var main: ModelContext?
+
     /// The store's directory.
-    public let url: URL
+    public var url: URL { core.url }
     /// The schema in use (as stored, with its version).
-    public let schema: Schema
+    public var schema: Schema { core.schema }
     /// The engine below, for tools (statistics, compaction). Writing to entity keyspaces
     /// directly bypasses validation and versioning.
-    public let store: LogStore
+    public var store: LogStore { core.store }
     /// What opening the store found and repaired (a torn tail cut and where its bytes were
     /// kept, damage salvage mode skipped, hint files ignored): the engine's report.
     public var recovery: RecoveryReport { store.recovery }
+
+    /// Opens (creating if needed) the store at `url` for the entities of `types`.
+    /// - Parameters:
+    ///   - types: the model classes; relationships between them are resolved here.
+    ///   - url: the store's directory; `nil` uses ``defaultURL``.
+    ///   - options: the engine's options (durability, segment size, read-only…).
+    /// - Throws: ``LogbookError/invalidSchema(_:)``, ``LogbookError/incompatibleSchema(entity:attribute:reason:)``,
+    ///   ``LogbookError/corruptRecord(entity:key:reason:)``, ``LogbookError/store(_:)`` (for example
+    ///   `LogStoreError.locked(path:)` if another process writes the store).
+    public convenience init(
+        for types: [any PersistentModel.Type], at url: URL? = nil,
+        options: LogStoreOptions = LogStoreOptions()
+    ) throws {
+        let layouts = try types.map { try ModelLayout.of($0) }
+        try self.init(
+            core: ContainerCore(
+                schema: Schema(try ModelLayout.entities(resolving: layouts)), layouts: layouts,
+                url: url, options: options))
+    }
+
+    /// Opens (creating if needed) the store at `url` with a schema given by name — for apps and
+    /// tools without model classes. With `schema == nil` the store's own schema is used (the
+    /// store must have one).
+    /// - Throws: as `init(for:at:options:)`; ``LogbookError/invalidSchema(_:)`` if `schema` is
+    ///   `nil` and the store holds none.
+    public convenience init(
+        schema: Schema?, at url: URL? = nil, options: LogStoreOptions = LogStoreOptions()
+    ) throws {
+        try self.init(core: ContainerCore(schema: schema, layouts: [], url: url, options: options))
+    }
+
+    /// A container over `core`, with its main context (a new one, unless `core` still has one).
+    init(core: ContainerCore) {
+        self.core = core
+        main = core.existingMainContext ?? ModelContext(mainOf: core)
+        core.adopt(facade: self, main: main.unsafelyUnwrapped)
+    }
+
+    /// The context for the thread that opened the container (an app's main thread). Like every
+    /// context, it keeps the container's store open while it is used.
+    public var mainContext: ModelContext {
+        // Invariant: `main` is set in init.
+        main.unsafelyUnwrapped
+    }
+
+    /// Where stores go when the app names none: `<Application Support>/<process name>.logbook`
+    /// (on Linux `~/.local/share/…`, following XDG).
+    public static var defaultURL: URL {
+        let base =
+            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? FileManager.default.temporaryDirectory
+        return base.appending(
+            path: "\(ProcessInfo.processInfo.processName).logbook", directoryHint: .isDirectory)
+    }
+
+    /// Syncs and closes the store; contexts of this container then fail to save or fetch.
+    /// - Throws: ``LogbookError/store(_:)``.
+    public func close() throws {
+        try wrapStoreErrors { try core.store.close() }
+    }
+}
+
+extension ModelContainer: CustomStringConvertible, CustomReflectable {
+    /// `ModelContainer(<path>, entities: Employee, Company)`.
+    public var description: String {
+        "ModelContainer(\(url.path), entities: \(schema.entities.map(\.name).joined(separator: ", ")))"
+    }
+
+    /// The store's path and schema.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["url": url, "schema": schema], displayStyle: .class)
+    }
+}
+
+/// The state a container's contexts share. Contexts hold it strongly, so a context keeps the
+/// store open even when the app no longer holds its ``ModelContainer``.
+///
+/// Thread safety: `Sendable`; mutable parts are behind locks or atomics.
+final class ContainerCore: Sendable {
+    let url: URL
+    let schema: Schema
+    let store: LogStore
     let bindings: [EntityBinding]
     private let bindingByName: [String: Int]
     private let bindingByType: [ObjectIdentifier: Int]
@@ -37,45 +124,20 @@ public final class ModelContainer: Sendable {
     private let nextContextSerial = Atomic<UInt64>(0)
     /// Mirrors `saveLog.generation` for lock-free reads.
     private let generation = Atomic<UInt64>(0)
-    // Invariant: set once in init; used only on the opening thread.
-    nonisolated(unsafe) private var main: ModelContext?
+    /// The container the app holds and its main context, while they exist.
+    private let facade = Locked<(container: WeakBox<ModelContainer>, main: WeakBox<ModelContext>)>(
+        (WeakBox(), WeakBox()))
 
     /// Keyspace of counters and other bookkeeping.
     static let metaKeyspace = "logbook.meta"
 
-    /// Opens (creating if needed) the store at `url` for the entities of `types`.
-    /// - Parameter url: the store's directory; `nil` uses ``defaultURL``.
-    /// - Throws: ``LogbookError/invalidSchema(_:)``, ``LogbookError/incompatibleSchema(entity:attribute:reason:)``,
-    ///   ``LogbookError/corruptRecord(entity:key:reason:)``, ``LogbookError/store(_:)`` (for example
-    ///   ``LogStoreError/locked(path:)`` if another process writes the store).
-    public convenience init(
-        for types: [any PersistentModel.Type], at url: URL? = nil,
-        options: LogStoreOptions = LogStoreOptions()
-    ) throws {
-        let layouts = try types.map { try ModelLayout.of($0) }
-        try self.init(
-            schema: Schema(try ModelLayout.entities(resolving: layouts)), layouts: layouts,
-            url: url,
-            options: options)
-    }
-
-    /// Opens (creating if needed) the store at `url` with a schema given by name — for apps and
-    /// tools without model classes. With `schema == nil` the store's own schema is used (the
-    /// store must have one).
-    /// - Throws: as ``init(for:at:options:)``; ``LogbookError/invalidSchema(_:)`` if `schema` is
-    ///   `nil` and the store holds none.
-    public convenience init(
-        schema: Schema?, at url: URL? = nil, options: LogStoreOptions = LogStoreOptions()
-    ) throws {
-        try self.init(schema: schema, layouts: [], url: url, options: options)
-    }
-
-    private init(
+    /// Opens the store and settles its schema (see ``ModelContainer``).
+    init(
         schema requested: Schema?, layouts: [ModelLayout], url: URL?, options: LogStoreOptions
     ) throws {
-        let url = url ?? Self.defaultURL
+        let url = url ?? ModelContainer.defaultURL
         try requested?.validate()
-        if !options.readOnly && options.createIfMissing {
+        if !options.readOnly && options.createIfMissing && options.fileSystem is PosixFileSystem {
             // The engine makes the store's directory, not its parents (the default location's
             // parent may not exist yet). A failure here shows up as the engine's open error.
             try? FileManager.default.createDirectory(
@@ -141,30 +203,23 @@ public final class ModelContainer: Sendable {
         self.counters = Locked(counters)
         self.saveLog = Locked(
             SaveLog(entities: Array(repeating: SaveLog.Entry(), count: schema.entities.count)))
-        self.main = ModelContext(mainOf: self)
     }
 
-    /// The context for the thread that opened the container (an app's main thread). It does not
-    /// keep the container alive: keep a reference to the container while you use it.
-    public var mainContext: ModelContext {
-        // Invariant: `main` is set at the end of init.
-        main.unsafelyUnwrapped
+    /// The main context still alive from an earlier container of this core, if any.
+    var existingMainContext: ModelContext? { facade.withLock { $0.main.value } }
+
+    /// Records the container the app holds and its main context (weakly: they hold the core).
+    func adopt(facade container: ModelContainer, main: ModelContext) {
+        facade.withLock {
+            $0.container.value = container
+            $0.main.value = main
+        }
     }
 
-    /// Where stores go when the app names none: `<Application Support>/<process name>.logbook`
-    /// (on Linux `~/.local/share/…`, following XDG).
-    public static var defaultURL: URL {
-        let base =
-            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-            ?? FileManager.default.temporaryDirectory
-        return base.appending(
-            path: "\(ProcessInfo.processInfo.processName).logbook", directoryHint: .isDirectory)
-    }
-
-    /// Syncs and closes the store; contexts of this container then fail to save or fetch.
-    /// - Throws: ``LogbookError/store(_:)``.
-    public func close() throws {
-        try wrapStoreErrors { try store.close() }
+    /// The container the app holds, or a new one over this core if the app let it go.
+    var container: ModelContainer {
+        if let known = facade.withLock({ $0.container.value }) { return known }
+        return ModelContainer(core: self)
     }
 
     func binding(named name: String) throws -> EntityBinding {
@@ -234,4 +289,10 @@ struct SaveLog {
     }
     var generation: UInt64 = 0
     var entities: [Entry]
+}
+
+/// A weak reference, for keeping one inside a lock.
+final class WeakBox<Object: AnyObject>: @unchecked Sendable {  // guarded by its owner's lock
+    weak var value: Object?
+    init(_ value: Object? = nil) { self.value = value }
 }

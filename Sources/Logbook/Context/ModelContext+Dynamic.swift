@@ -20,7 +20,7 @@ extension ModelContext {
     public func insert(entity: String, _ configure: (any ModelObject) throws -> Void) throws
         -> any ModelObject
     {
-        let binding = try container.binding(named: entity)
+        let binding = try core.binding(named: entity)
         let object = binding.makeObject()
         register(object, binding: binding)
         guard let model = object as? any ModelObject else {
@@ -68,7 +68,7 @@ extension ModelContext {
     public func fetchCount(_ descriptor: EntityFetchDescriptor) throws -> Int {
         var plan = try makePlan(descriptor)
         plan.sortKeys = []
-        return try execute(plan, keepRecords: false).candidates.count
+        return try execute(plan, keepRecords: false).order.count
     }
 
     /// The identifiers an ``EntityFetchDescriptor`` would fetch, in order.
@@ -76,13 +76,13 @@ extension ModelContext {
     public func fetchIdentifiers(_ descriptor: EntityFetchDescriptor) throws
         -> [PersistentIdentifier]
     {
-        try execute(makePlan(descriptor), keepRecords: false).candidates.map {
+        try execute(makePlan(descriptor), keepRecords: false).ordered.map {
             PersistentIdentifier(entityName: descriptor.entityName, primaryKey: $0.primaryKey)
         }
     }
 
-    private func makePlan(_ descriptor: EntityFetchDescriptor) throws -> FetchPlan {
-        let binding = try container.binding(named: descriptor.entityName)
+    func makePlan(_ descriptor: EntityFetchDescriptor) throws -> FetchPlan {
+        let binding = try core.binding(named: descriptor.entityName)
         var plan = FetchPlan(binding: binding)
         if let predicate = descriptor.predicate {
             plan.matcher = .filter(try predicate.root.bound(to: binding.entity))

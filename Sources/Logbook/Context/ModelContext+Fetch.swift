@@ -11,11 +11,20 @@ extension ModelContext {
     ///   errors the predicate throws, ``LogbookError/corruptRecord(entity:key:reason:)``,
     ///   ``LogbookError/store(_:)``.
     /// - Complexity: O(records of the entity) plus O(m log m) to sort m matches.
+    @inlinable
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
         -> [Model]
     {
-        let plan = try makePlan(descriptor)
-        return try fetchObjects(plan).map { unsafeDowncast($0, to: Model.self) }
+        // Inlined so the downcast loop is specialized in the app (no generic witness calls).
+        try fetchAnyObjects(descriptor).map { unsafeDowncast($0, to: Model.self) }
+    }
+
+    /// The objects of `descriptor`, each an instance of `Model`.
+    @usableFromInline
+    func fetchAnyObjects<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
+        -> [AnyObject]
+    {
+        try fetchObjects(makePlan(descriptor))
     }
 
     /// The number of objects `descriptor` would fetch, without building any.
@@ -26,7 +35,7 @@ extension ModelContext {
         var plan = try makePlan(descriptor)
         plan.objectOrder = nil
         plan.sortKeys = []
-        return try execute(plan, keepRecords: false).candidates.count
+        return try execute(plan, keepRecords: false).order.count
     }
 
     /// The identifiers of the objects `descriptor` would fetch, in order, without building them
@@ -41,29 +50,45 @@ extension ModelContext {
         if plan.objectOrder != nil {
             return try fetchObjects(plan).compactMap { ($0 as? any ModelObject)?.persistentModelID }
         }
-        return try execute(plan, keepRecords: false).candidates.map {
+        return try execute(plan, keepRecords: false).ordered.map {
             PersistentIdentifier(entityName: name, primaryKey: $0.primaryKey)
         }
     }
 
     /// The object with identifier `id`: the registered instance if any, else read from the
     /// store and registered. `nil` if there is no such object (or its deletion is pending here).
-    /// - Throws: ``LogbookError/typeMismatch(entity:attribute:expected:found:)`` if `id` is of
-    ///   another entity than `Model`, ``LogbookError/corruptRecord(entity:key:reason:)``,
-    ///   ``LogbookError/store(_:)``.
+    /// - Throws: ``LogbookError/entityMismatch(expected:found:)`` if `id` is of another entity
+    ///   than `Model`, ``LogbookError/unknownEntity(_:)``,
+    ///   ``LogbookError/corruptRecord(entity:key:reason:)``, ``LogbookError/store(_:)``.
     /// - Complexity: one hash lookup, or one store read and decode.
+    @inlinable
     public func model<Model: PersistentModel>(
         for id: PersistentIdentifier, as type: Model.Type = Model.self
     ) throws
         -> Model?
     {
-        guard let object = try objectReference(for: id) else { return nil }
-        guard let model = object as? Model else {
-            throw LogbookError.typeMismatch(
-                entity: id.entityName, attribute: "", expected: Model.entityName,
-                found: id.entityName)
+        try objectReference(for: id, as: Model.self).map { unsafeDowncast($0, to: Model.self) }
+    }
+
+    /// The object with identifier `id`, whatever its class — SwiftData's `model(for:)`; cast it
+    /// (`as? Employee`) or use ``model(for:as:)``. `nil` if there is no such object (or its
+    /// deletion is pending here).
+    /// - Throws: ``LogbookError/unknownEntity(_:)``, ``LogbookError/corruptRecord(entity:key:reason:)``,
+    ///   ``LogbookError/store(_:)``.
+    public func model(for id: PersistentIdentifier) throws -> (any ModelObject)? {
+        try object(for: id)
+    }
+
+    /// The object with identifier `id`, checked to be an instance of `type`.
+    @usableFromInline
+    func objectReference(for id: PersistentIdentifier, as type: any PersistentModel.Type) throws
+        -> AnyObject?
+    {
+        let binding = try binding(named: id.entityName)
+        guard let layout = binding.layout, layout.modelType == type else {
+            throw LogbookError.entityMismatch(expected: type.entityName, found: id.entityName)
         }
-        return model
+        return try object(binding, id.primaryKey)
     }
 
     /// The object with identifier `id`, whatever its entity (a ``ManagedObject`` for entities
@@ -75,31 +100,43 @@ extension ModelContext {
     }
 
     func objectReference(for id: PersistentIdentifier) throws -> AnyObject? {
-        let binding: EntityBinding
-        if let last = lastLookupBinding, last.entity.name == id.entityName {
-            binding = last
-        } else {
-            binding = try container.binding(named: id.entityName)
-            lastLookupBinding = binding
+        try object(binding(named: id.entityName), id.primaryKey)
+    }
+
+    /// The binding of the entity `name`, remembering the last one asked for.
+    @inline(__always)
+    private func binding(named name: String) throws -> EntityBinding {
+        if let last = lastLookupBinding, last.entity.name == name { return last }
+        let binding = try core.binding(named: name)
+        lastLookupBinding = binding
+        return binding
+    }
+
+    /// The live object `pk` of `binding`: the registered instance, else read from the store and
+    /// registered; `nil` if there is none or its deletion is pending here.
+    @inline(__always)
+    func object(_ binding: EntityBinding, _ pk: UInt64) throws -> AnyObject? {
+        if let known = registered(binding.index, pk) {
+            return known.state == .deleted ? nil : known.object
         }
-        if let known = registered(binding.index, id.primaryKey) {
-            switch known.state {
-            case .inserted, .persisted: return known.object
-            case .deleted, .forgotten: return nil
+        return try load(binding, pk)
+    }
+
+    /// Reads object `pk` of `binding` from the store, decoding it in place from the log, and
+    /// registers it; `nil` if the store has no such object.
+    func load(_ binding: EntityBinding, _ pk: UInt64) throws -> AnyObject? {
+        let generation = core.saveGeneration
+        let object = binding.makeObject()
+        let version = try RecordCodec.withKey(pk) { key in
+            try wrapStoreErrors {
+                try core.store.withValue(forKey: key, in: binding.keyspace) { value in
+                    try binding.load(value, into: object, primaryKey: pk)
+                }
             }
         }
-        let generation = container.saveGeneration
-        guard
-            let bytes = try wrapStoreErrors({
-                try container.store.get(RecordCodec.key(id.primaryKey), in: binding.keyspace)
-            })
-        else { return nil }
-        let object = binding.makeObject()
-        let version = try bytes.withUnsafeBytes { raw in
-            try binding.load(raw, into: object, key: String(id.primaryKey))
-        }
-        adoptFetched(
-            object, binding: binding, primaryKey: id.primaryKey, version: version,
+        guard let version else { return nil }
+        table.add(
+            object, binding, primaryKey: pk, state: .persisted, version: version,
             generation: generation)
         return object
     }
@@ -110,14 +147,14 @@ extension ModelContext {
     )
         -> Model?
     {
-        guard let binding = try? container.binding(named: id.entityName) else { return nil }
+        guard let binding = try? core.binding(named: id.entityName) else { return nil }
         return registered(binding.index, id.primaryKey)?.object as? Model
     }
 
-    private func makePlan<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
+    func makePlan<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
         -> FetchPlan
     {
-        let binding = try container.binding(for: Model.self)
+        let binding = try core.binding(for: Model.self)
         var plan = FetchPlan(binding: binding)
         plan.limit = descriptor.fetchLimit
         plan.offset = descriptor.fetchOffset

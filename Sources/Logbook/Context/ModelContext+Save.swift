@@ -17,194 +17,206 @@ extension ModelContext {
     public func save() throws {
         guard hasChanges else { return }
         if let failure = failures.first { throw failure }
-        let container = self.container
-        let store = container.store
-        try container.saveLock.withLock { _ in
-            let changedList = Array(changed.values)
-            for backing in changedList {
-                if let failure = backing.failure { throw failure }
+        let core = self.core
+        try core.saveLock.withLock { _ in
+            for e in table.inserted where table.entries[Int(e)].state == .inserted {
+                if let failure = table.failures[e] { throw failure }
             }
-            for backing in insertedList where backing.state == .inserted {
-                if let failure = backing.failure { throw failure }
+            for e in table.changed where table.entries[Int(e)].isChanged {
+                if let failure = table.failures[e] { throw failure }
             }
-            try checkUniqueness(changedList)
+            try checkUniqueness()
             try checkDenyRules()
-            let refreshed = try resolveConflicts(store)
-            var batch = WriteBatch()
-            var writer = ByteWriter(capacity: 128)
-            var key = [UInt8](repeating: 0, count: 8)
-            var insertedEntities = [Bool](repeating: false, count: container.bindings.count)
-            var savedEntities = insertedEntities
-            func encode(_ backing: ModelBacking) throws {
-                let binding = backing.binding
-                let object = backing.object
-                let attributes = binding.stored.attributes
-                var missing: Int? = nil
-                writer.bytes.removeAll(keepingCapacity: true)
-                binding.codec.encode(objectVersion: backing.version + 1, into: &writer) { i, w in
-                    if binding.encodeValue(object, i, &w) { return true }
-                    if !attributes[i].isOptional && missing == nil { missing = i }
-                    return false
-                }
-                if let missing {
-                    throw LogbookError.missingValue(
-                        entity: binding.entity.name, attribute: attributes[missing].name,
-                        object: backing.identifier.description)
-                }
-                setKey(&key, backing.primaryKey)
-                batch.put(writer.bytes, for: key, in: binding.keyspace)
-                savedEntities[binding.index] = true
-            }
-            for backing in insertedList where backing.state == .inserted {
-                try encode(backing)
-                insertedEntities[backing.binding.index] = true
-            }
-            for backing in changedList where !refreshed.contains(ObjectIdentifier(backing)) {
-                try encode(backing)
-            }
-            for backing in deleted.values {
-                setKey(&key, backing.primaryKey)
-                batch.delete(key, in: backing.binding.keyspace)
-                savedEntities[backing.binding.index] = true
-            }
-            for (entity, inserted) in insertedEntities.enumerated() where inserted {
-                setKey(&key, container.lastPrimaryKey(entity))
-                batch.put(
-                    key, for: ModelContainer.counterKey(container.bindings[entity].entity.name),
-                    in: ModelContainer.metaKeyspace)
-            }
-            if !batch.isEmpty {
-                try wrapStoreErrors { _ = try store.commit(batch) }
-            }
-            let generation = container.recordSave(
-                of: Set(savedEntities.indices.filter { savedEntities[$0] }), saver: serial)
-            func didSave(_ backing: ModelBacking) {
-                backing.version += 1
-                backing.readGeneration = generation
-                backing.state = .persisted
-                backing.isChanged = false
-                backing.snapshot = nil
-                backing.pinned = nil
-            }
-            for backing in insertedList where backing.state == .inserted { didSave(backing) }
-            for backing in changedList where !refreshed.contains(ObjectIdentifier(backing)) {
-                didSave(backing)
-            }
-            for backing in deleted.values {
-                backing.pinned = nil
-                registry[backing.binding.index][backing.primaryKey] = nil
+            try resolveConflicts(core.store)
+            // Staged inserts are already encoded: the save appends the rest to their batch, and
+            // gives it back as it was if the save fails.
+            var batch = table.takeStaged()
+            let staged = batch.mark()
+            do {
+                try write(into: &batch)
+            } catch {
+                batch.truncate(to: staged)
+                table.restoreStaged(batch)
+                throw error
             }
         }
-        insertedList.removeAll()
-        insertedCount = 0
-        changed.removeAll()
-        deleted.removeAll()
     }
 
+    /// Appends every pending change to `batch`, commits it, and records the save.
+    private func write(into batch: inout WriteBatch) throws {
+        var writer = ByteWriter(capacity: 128)
+        var savedEntities = [Bool](repeating: false, count: core.bindings.count)
+        var insertedEntities = table.stagedCount.map { $0 > 0 }
+        for e in table.inserted where table.entries[Int(e)].state == .inserted {
+            try encode(e, into: &batch, &writer)
+            insertedEntities[Int(table.entries[Int(e)].entity)] = true
+        }
+        for e in table.changed where table.entries[Int(e)].isChanged {
+            try encode(e, into: &batch, &writer)
+            savedEntities[Int(table.entries[Int(e)].entity)] = true
+        }
+        for e in table.deleted where table.entries[Int(e)].state == .deleted {
+            let entry = table.entries[Int(e)]
+            RecordCodec.withKey(entry.primaryKey) { key in
+                batch.delete(key, in: core.bindings[Int(entry.entity)].keyspace)
+            }
+            savedEntities[Int(entry.entity)] = true
+        }
+        for (entity, inserted) in insertedEntities.enumerated() where inserted {
+            savedEntities[entity] = true
+            batch.put(
+                RecordCodec.key(core.lastPrimaryKey(entity)),
+                for: ContainerCore.counterKey(core.bindings[entity].entity.name),
+                in: ContainerCore.metaKeyspace)
+        }
+        if !batch.isEmpty {
+            try wrapStoreErrors { _ = try core.store.commit(batch) }
+        }
+        let generation = core.recordSave(
+            of: Set(savedEntities.indices.filter { savedEntities[$0] }), saver: serial)
+        table.didSave(generation: generation)
+    }
+
+    /// Appends the record of entry `e` (the next object version) to `batch`.
+    /// - Throws: ``LogbookError/missingValue(entity:attribute:object:)``.
     @inline(__always)
-    private func setKey(_ key: inout [UInt8], _ pk: UInt64) {
-        withUnsafeBytes(of: pk.bigEndian) { raw in
-            for i in 0..<8 { key[i] = raw[i] }
+    private func encode(_ e: Int32, into batch: inout WriteBatch, _ writer: inout ByteWriter)
+        throws
+    {
+        let entry = table.entries[Int(e)]
+        let binding = core.bindings[Int(entry.entity)]
+        // Invariant: entries on the pending lists hold their object.
+        try encodeRecord(
+            of: table.objects[Int(e)].unsafelyUnwrapped, binding, pk: entry.primaryKey,
+            version: entry.version + 1, into: &writer)
+        writer.bytes.withUnsafeBytes { value in
+            RecordCodec.withKey(entry.primaryKey) { key in
+                batch.put(value, for: key, in: binding.keyspace)
+            }
         }
     }
 
     /// Compares each changed or deleted object's version with the stored one and applies the
-    /// merge policy. Returns the objects refreshed from the store (`.storeWins`), which are no
-    /// longer changed and must not be written.
-    private func resolveConflicts(_ store: LogStore) throws -> Set<ObjectIdentifier> {
-        var refreshed = Set<ObjectIdentifier>()
+    /// merge policy. Objects refreshed from the store (`.storeWins`) are no longer changed.
+    private func resolveConflicts(_ store: LogStore) throws {
         var foreign: [Int: UInt64] = [:]
-        for backing in Array(changed.values) + Array(deleted.values) {
-            let binding = backing.binding
+        let pending =
+            table.changed.filter { table.entries[Int($0)].isChanged }
+            + table.deleted.filter { table.entries[Int($0)].state == .deleted }
+        for e in pending {
+            let entry = table.entries[Int(e)]
+            let binding = core.bindings[Int(entry.entity)]
             let latestForeign =
                 foreign[binding.index]
-                ?? container.latestForeignSave(of: binding.index, saver: serial)
+                ?? core.latestForeignSave(of: binding.index, saver: serial)
             foreign[binding.index] = latestForeign
             // No other context saved this entity since the object was read: no conflict.
-            if backing.readGeneration >= latestForeign { continue }
+            if entry.readGeneration >= latestForeign { continue }
             let stored = try wrapStoreErrors {
-                try store.get(RecordCodec.key(backing.primaryKey), in: binding.keyspace)
+                try store.get(RecordCodec.key(entry.primaryKey), in: binding.keyspace)
             }
             let found =
                 stored.flatMap { bytes in
                     bytes.withUnsafeBytes { RecordCodec.objectVersion(of: $0) }
                 } ?? 0
-            guard found != backing.version else { continue }
-            if backing.state == .deleted && stored == nil { continue }
+            guard found != entry.version else { continue }
+            if entry.state == .deleted && stored == nil { continue }
+            let id = PersistentIdentifier(
+                entityName: binding.entity.name, primaryKey: entry.primaryKey)
             switch mergePolicy {
             case .error:
                 throw LogbookError.conflict(
-                    entity: binding.entity.name, object: backing.identifier.description,
-                    expectedVersion: backing.version, foundVersion: found)
+                    entity: binding.entity.name, object: id.description,
+                    expectedVersion: entry.version, foundVersion: found)
             case .contextWins:
-                backing.version = found
+                table.entries[Int(e)].version = found
             case .storeWins:
-                backing.version = found
-                backing.readGeneration = container.saveGeneration
-                guard backing.state == .persisted, let stored else { continue }
+                table.entries[Int(e)].version = found
+                table.entries[Int(e)].readGeneration = core.saveGeneration
+                guard entry.state == .persisted, let stored,
+                    let object = table.objects[Int(e)]
+                else { continue }
                 try stored.withUnsafeBytes { raw in
-                    _ = try binding.codec.decode(raw, key: backing.identifier.description) {
-                        i, value in
-                        binding.write(backing.object, i, value)
+                    _ = try binding.codec.decode(raw, key: id.description) { i, value in
+                        binding.write(object, i, value)
                     }
                 }
-                backing.isChanged = false
-                backing.snapshot = nil
-                backing.pinned = nil
-                changed[ObjectIdentifier(backing)] = nil
-                refreshed.insert(ObjectIdentifier(backing))
+                table.markClean(e)
             }
         }
-        return refreshed
     }
 
     /// Throws if two objects to be stored share a unique value, or one repeats a value stored
     /// for another object.
-    private func checkUniqueness(_ changedList: [ModelBacking]) throws {
-        var byEntity: [Int: [ModelBacking]] = [:]
-        guard container.bindings.contains(where: { !$0.uniqueAttributes.isEmpty }) else { return }
-        for backing in insertedList
-        where backing.state == .inserted && !backing.binding.uniqueAttributes.isEmpty {
-            byEntity[backing.binding.index, default: []].append(backing)
+    private func checkUniqueness() throws {
+        guard core.bindings.contains(where: { !$0.uniqueAttributes.isEmpty }) else { return }
+        var byEntity: [Int: [Int32]] = [:]
+        for e in table.inserted where table.entries[Int(e)].state == .inserted {
+            let entity = Int(table.entries[Int(e)].entity)
+            if !core.bindings[entity].uniqueAttributes.isEmpty {
+                byEntity[entity, default: []].append(e)
+            }
         }
-        for backing in changedList where !backing.binding.uniqueAttributes.isEmpty {
-            byEntity[backing.binding.index, default: []].append(backing)
+        for e in table.changed where table.entries[Int(e)].isChanged {
+            let entity = Int(table.entries[Int(e)].entity)
+            if !core.bindings[entity].uniqueAttributes.isEmpty {
+                byEntity[entity, default: []].append(e)
+            }
         }
-        for (entityIndex, backings) in byEntity {
-            let binding = container.bindings[entityIndex]
-            for attribute in binding.uniqueAttributes {
-                let name = binding.entity.attributes[attribute].name
-                var seen: [AttributeValue: UInt64] = [:]
-                var writingKeys = Set<UInt64>()
-                for backing in backings {
-                    writingKeys.insert(backing.primaryKey)
-                    let value = binding.read(backing.object, attribute)
-                    if value.isNull { continue }
-                    if seen.updateValue(backing.primaryKey, forKey: value) != nil {
-                        throw LogbookError.uniqueConstraint(
-                            entity: binding.entity.name, attribute: name, value: value.description,
-                            object: backing.identifier.description)
-                    }
+        for (entity, entries) in byEntity.sorted(by: { $0.key < $1.key }) {
+            let binding = core.bindings[entity]
+            var excluded = Set(
+                table.deleted.filter {
+                    table.entries[Int($0)].state == .deleted
+                        && Int(table.entries[Int($0)].entity) == entity
+                }.map { table.entries[Int($0)].primaryKey })
+            let candidates = entries.compactMap { e -> (pk: UInt64, values: [AttributeValue])? in
+                guard let object = table.objects[Int(e)] else { return nil }
+                return (
+                    table.entries[Int(e)].primaryKey,
+                    binding.uniqueAttributes.map { binding.read(object, $0) }
+                )
+            }
+            excluded.formUnion(candidates.map(\.pk))
+            try checkUnique(binding, candidates, excluding: excluded)
+        }
+    }
+
+    /// Throws if two of `candidates` (a primary key with the values of the entity's unique
+    /// attributes, in `uniqueAttributes` order) share a value, or one repeats the value of a
+    /// stored object not in `excluding`.
+    /// - Throws: ``LogbookError/uniqueConstraint(entity:attribute:value:object:)``.
+    func checkUnique(
+        _ binding: EntityBinding, _ candidates: [(pk: UInt64, values: [AttributeValue])],
+        excluding: Set<UInt64>
+    ) throws {
+        guard !binding.uniqueAttributes.isEmpty, !candidates.isEmpty else { return }
+        let entity = binding.entity.name
+        for (u, attribute) in binding.uniqueAttributes.enumerated() {
+            let name = binding.entity.attributes[attribute].name
+            var seen: [AttributeValue: UInt64] = [:]
+            for candidate in candidates where !candidate.values[u].isNull {
+                if seen.updateValue(candidate.pk, forKey: candidate.values[u]) != nil {
+                    throw LogbookError.uniqueConstraint(
+                        entity: entity, attribute: name, value: candidate.values[u].description,
+                        object: PersistentIdentifier(entityName: entity, primaryKey: candidate.pk)
+                            .description)
                 }
-                let deletedKeys = Set(
-                    deleted.values.filter { $0.binding.index == entityIndex }.map(\.primaryKey))
-                try wrapStoreErrors {
-                    try container.store.forEach(in: binding.keyspace) { key, value in
-                        guard let pk = RecordCodec.primaryKey(key), !writingKeys.contains(pk),
-                            !deletedKeys.contains(pk)
-                        else { return }
-                        var storedValue = AttributeValue.null
-                        _ = try binding.codec.decode(value, key: String(pk)) { i, v in
-                            if i == attribute { storedValue = v }
-                        }
-                        if let other = seen[storedValue] {
-                            throw LogbookError.uniqueConstraint(
-                                entity: binding.entity.name, attribute: name,
-                                value: storedValue.description,
-                                object: PersistentIdentifier(
-                                    entityName: binding.entity.name, primaryKey: other
-                                ).description)
-                        }
+            }
+            try wrapStoreErrors {
+                try core.store.forEach(in: binding.keyspace) { key, value in
+                    guard let pk = RecordCodec.primaryKey(key), !excluding.contains(pk) else {
+                        return
+                    }
+                    var storedValue = AttributeValue.null
+                    _ = try binding.codec.decode(value, key: String(pk)) { i, v in
+                        if i == attribute { storedValue = v }
+                    }
+                    if let other = seen[storedValue] {
+                        throw LogbookError.uniqueConstraint(
+                            entity: entity, attribute: name, value: storedValue.description,
+                            object: PersistentIdentifier(entityName: entity, primaryKey: other)
+                                .description)
                     }
                 }
             }

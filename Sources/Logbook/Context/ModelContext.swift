@@ -1,37 +1,26 @@
 /// Tracks inserted, changed and deleted objects and writes them to the store atomically on
 /// ``save()``; fetches objects, giving one instance per identifier.
 ///
-/// Semantics (DESIGN.md): identifiers are permanent at ``insert(_:)``; fetches see pending
-/// changes unless told otherwise; ``save()`` is one atomic commit and, if it throws, leaves
-/// the store as it was and the changes pending; ``rollback()`` restores saved values.
+/// Semantics: identifiers are permanent at ``insert(_:)``; fetches see pending changes unless
+/// told otherwise; ``save()`` is one atomic commit and, if it throws, leaves the store as it was
+/// and the changes pending; ``rollback()`` restores saved values.
+///
+/// Memory: the context holds the objects it registered while they have pending changes, and
+/// lets go of unchanged ones the app no longer holds (in amortized batches), so a long-lived
+/// context does not grow with every object it ever fetched.
 ///
 /// Thread safety: not thread-safe. Use a context on one thread or actor; make one per thread
-/// from the shared ``ModelContainer``. The context keeps its container open. (Its tables skip
-/// Swift's dynamic exclusivity checks: no method reenters another that mutates them.)
+/// from the shared ``ModelContainer``. A context keeps its container's store open.
 public final class ModelContext {
-    private let strongContainer: ModelContainer?
-    private unowned let unownedContainer: ModelContainer
-    /// Registered objects by entity, then primary key. An entry whose backing is referenced
-    /// only from here belongs to an object that no longer exists.
-    @exclusivity(unchecked) var registry: [[UInt64: ModelBacking]]
-    /// Inserted objects not yet in `registry`, by entity: indexing them waits until a lookup
-    /// needs it, so a bulk insert and save builds no hash table.
-    @exclusivity(unchecked) var unindexed: [[ModelBacking]]
-    /// Inserted objects in insertion order; entries whose state is no longer `.inserted` are
-    /// skipped (``insertedCount`` counts the live ones).
-    @exclusivity(unchecked) var insertedList: [ModelBacking] = []
-    @exclusivity(unchecked) var insertedCount = 0
-    @exclusivity(unchecked) var changed: [ObjectIdentifier: ModelBacking] = [:]
-    @exclusivity(unchecked) var deleted: [ObjectIdentifier: ModelBacking] = [:]
-    /// Errors of non-throwing calls, thrown by the next save.
+    let core: ContainerCore
+    /// The registered objects and the pending lists.
+    let table: ObjectTable
+    /// Errors of non-throwing calls that concern no registered object, thrown by the next save.
     var failures: [LogbookError] = []
     /// The binding of the class last inserted, to skip the lookup for runs of inserts.
     var lastInsertBinding: (type: ObjectIdentifier, binding: EntityBinding)?
-    /// Shared by this context's backings.
-    private(set) lazy var handle = ContextHandle(self)
     /// The binding last looked up by entity name.
     var lastLookupBinding: EntityBinding?
-
     /// Names this context in the container's save log.
     let serial: UInt64
 
@@ -39,63 +28,72 @@ public final class ModelContext {
     public var mergePolicy: MergePolicy = .error
 
     /// A new, empty context on `container`.
-    public init(_ container: ModelContainer) {
-        strongContainer = container
-        unownedContainer = container
-        serial = container.makeContextSerial()
-        registry = Array(repeating: [:], count: container.bindings.count)
-        unindexed = Array(repeating: [], count: container.bindings.count)
+    public convenience init(_ container: ModelContainer) {
+        self.init(mainOf: container.core)
     }
 
-    /// The container's main context, which must not keep it alive.
-    init(mainOf container: ModelContainer) {
-        strongContainer = nil
-        unownedContainer = container
-        serial = container.makeContextSerial()
-        registry = Array(repeating: [:], count: container.bindings.count)
-        unindexed = Array(repeating: [], count: container.bindings.count)
+    init(mainOf core: ContainerCore) {
+        self.core = core
+        serial = core.makeContextSerial()
+        table = ObjectTable(bindings: core.bindings)
+        table.context = self
     }
+
+    deinit { table.releaseAll() }
 
     /// The container this context belongs to.
-    public var container: ModelContainer { strongContainer ?? unownedContainer }
+    public var container: ModelContainer { core.container }
 
     /// Whether anything is inserted, changed or deleted and not yet saved.
-    public var hasChanges: Bool {
-        insertedCount > 0 || !changed.isEmpty || !deleted.isEmpty || !failures.isEmpty
-    }
+    public var hasChanges: Bool { table.hasPendingChanges || !failures.isEmpty }
 
     /// Objects inserted since the last save, in insertion order.
     public var insertedModels: [any ModelObject] {
-        insertedList.lazy.filter { $0.state == .inserted }.compactMap {
-            $0.object as? any ModelObject
-        }
+        table.unstage()
+        return table.inserted.lazy.filter { self.table.entries[Int($0)].state == .inserted }
+            .compactMap {
+                self.table.objects[Int($0)] as? any ModelObject
+            }
     }
 
-    /// Saved objects with unsaved changes.
+    /// Saved objects with unsaved changes, by identifier.
     public var changedModels: [any ModelObject] {
-        changed.values.sorted { $0.primaryKey < $1.primaryKey }.compactMap {
-            $0.object as? any ModelObject
-        }
+        models(table.changed.filter { table.entries[Int($0)].isChanged })
     }
 
-    /// Saved objects whose deletion is pending.
+    /// Saved objects whose deletion is pending, by identifier.
     public var deletedModels: [any ModelObject] {
-        deleted.values.sorted { $0.primaryKey < $1.primaryKey }.compactMap {
-            $0.object as? any ModelObject
-        }
+        models(table.deleted.filter { table.entries[Int($0)].state == .deleted })
+    }
+
+    /// ``insertedModels``, by SwiftData's name.
+    public var insertedModelsArray: [any ModelObject] { insertedModels }
+    /// ``changedModels``, by SwiftData's name.
+    public var changedModelsArray: [any ModelObject] { changedModels }
+    /// ``deletedModels``, by SwiftData's name.
+    public var deletedModelsArray: [any ModelObject] { deletedModels }
+
+    private func models(_ entries: [Int32]) -> [any ModelObject] {
+        entries.sorted {
+            (table.entries[Int($0)].entity, table.entries[Int($0)].primaryKey)
+                < (table.entries[Int($1)].entity, table.entries[Int($1)].primaryKey)
+        }.compactMap { table.objects[Int($0)] as? any ModelObject }
     }
 
     /// Registers `model` for insertion at the next save and gives it its permanent identifier.
     /// Inserting an object already in this context does nothing. A model whose class is not in
     /// the container's schema, or that belongs to another context, makes the next save throw.
     public func insert<Model: PersistentModel>(_ model: Model) {
+        // The object's own class decides its entity: an instance of a subclass held as its
+        // superclass is still stored with every attribute it has.
+        let modelType = type(of: model)
         let binding: EntityBinding
-        if let cached = lastInsertBinding, cached.type == ObjectIdentifier(Model.self) {
+        if let cached = lastInsertBinding, cached.type == ObjectIdentifier(modelType) {
             binding = cached.binding
         } else {
             do {
-                binding = try container.binding(for: Model.self)
-                lastInsertBinding = (ObjectIdentifier(Model.self), binding)
+                binding = try core.binding(for: modelType)
+                lastInsertBinding = (ObjectIdentifier(modelType), binding)
             } catch let error as LogbookError {
                 failures.append(error)
                 return
@@ -103,109 +101,99 @@ public final class ModelContext {
                 return
             }
         }
-        if let backing = binding.backing(of: model) {
-            if backing.context === self && backing.state == .forgotten {
-                backing.state = .inserted
-                backing.pinned = backing.object
-                unindexed[backing.binding.index].append(backing)
-                insertedList.append(backing)
-                insertedCount += 1
-            } else if backing.context !== self {
+        if let (owner, entry) = binding.registration(of: model) {
+            if owner !== table && owner.probe == nil && owner.entries[Int(entry)].state != .free {
                 failures.append(
-                    .notRegistered(entity: Model.entityName, object: backing.identifier.description)
-                )
+                    .notRegistered(
+                        entity: modelType.entityName,
+                        object: model.persistentModelID?.description ?? modelType.entityName))
             }
             return
         }
         register(model, binding: binding)
     }
 
+    /// Registers a new object as a pending insert with a fresh primary key.
     @discardableResult
-    func register(_ object: AnyObject, binding: EntityBinding) -> ModelBacking {
-        let pk = container.nextPrimaryKey(binding.index)
-        let backing = ModelBacking(
-            binding: binding, primaryKey: pk, object: object, context: handle, state: .inserted,
-            version: 0)
-        backing.pinned = object
-        binding.adopt(object, backing)
-        unindexed[binding.index].append(backing)
-        insertedList.append(backing)
-        insertedCount += 1
-        if !binding.entity.relationships.isEmpty { registerRelated(object, backing) }
-        return backing
+    func register(_ object: AnyObject, binding: EntityBinding) -> Int32 {
+        let pk = core.nextPrimaryKey(binding.index)
+        let e = table.add(
+            object, binding, primaryKey: pk, state: .inserted, version: 0, generation: 0)
+        if !binding.entity.relationships.isEmpty { registerRelated(object, binding, e) }
+        if table.inserted.count - table.stagingCursor >= ObjectTable.stagingInterval {
+            stageDroppedInserts()
+        }
+        return e
+    }
+
+    /// Encodes the pending inserts the app no longer holds into the next save's batch and lets
+    /// their objects go (see ``ObjectTable``'s staging).
+    private func stageDroppedInserts() {
+        var writer = ByteWriter(capacity: 128)
+        table.stageDroppedInserts { object, binding, pk in
+            guard (try? encodeRecord(of: object, binding, pk: pk, version: 1, into: &writer)) != nil
+            else { return false }
+            writer.bytes.withUnsafeBytes { value in
+                RecordCodec.withKey(pk) { key in
+                    table.staged.put(value, for: key, in: binding.keyspace)
+                }
+            }
+            return true
+        }
     }
 
     /// Marks `model` for deletion at the next save. An object inserted and never saved is just
-    /// forgotten. Objects of other contexts are ignored.
+    /// forgotten: it leaves the context as if it had never been inserted. Objects of other
+    /// contexts are ignored.
     public func delete(_ model: some ModelObject) {
-        guard let backing = model.resolvedBacking, backing.context === self else { return }
-        switch backing.state {
+        guard let r = model.registered, r.table === table else { return }
+        switch table.entries[r.index].state {
         case .inserted:
-            backing.state = .forgotten
-            backing.pinned = nil
-            insertedCount -= 1
-            registry[backing.binding.index][backing.primaryKey] = nil
+            if !r.binding.entity.relationships.isEmpty {
+                applyDeleteRules(model, r.binding, r.entry)
+            }
+            table.forget(r.entry)
         case .persisted:
-            backing.state = .deleted
-            backing.pinned = backing.object
-            changed[ObjectIdentifier(backing)] = nil
-            deleted[ObjectIdentifier(backing)] = backing
-        case .deleted, .forgotten:
+            table.markDeleted(r.entry)
+            if !r.binding.entity.relationships.isEmpty {
+                applyDeleteRules(model, r.binding, r.entry)
+            }
+        case .deleted, .gone, .free:
             return
         }
-        if !backing.binding.entity.relationships.isEmpty { applyDeleteRules(backing) }
     }
 
     /// Discards every pending change: inserted objects are forgotten, deleted ones come back,
     /// and changed ones get their saved values again.
     public func rollback() {
-        for backing in insertedList where backing.state == .inserted {
-            backing.state = .forgotten
-            backing.pinned = nil
-            registry[backing.binding.index][backing.primaryKey] = nil
-        }
-        insertedList.removeAll()
-        insertedCount = 0
-        for backing in Array(changed.values) + Array(deleted.values) {
-            if let snapshot = backing.snapshot {
-                for (i, value) in snapshot.enumerated() {
-                    backing.binding.write(backing.object, i, value)
-                }
-            }
-            backing.snapshot = nil
-            backing.isChanged = false
-            backing.failure = nil
-            backing.state = .persisted
-            backing.pinned = nil
-        }
-        changed.removeAll()
-        deleted.removeAll()
+        table.rollback()
         failures.removeAll()
     }
 
-    /// Called by a backing at its first change since the last save.
-    func backingDidChange(_ backing: ModelBacking) {
-        changed[ObjectIdentifier(backing)] = backing
-    }
-
-    /// The live registered backing of object `pk` of entity `entity`, if any.
+    /// The registered object `pk` of binding `entity`, if any (inserted, persisted or deleted).
     @inline(__always)
-    func registered(_ entity: Int, _ pk: UInt64) -> ModelBacking? {
-        if !unindexed[entity].isEmpty { indexInserted(entity) }
-        if isKnownUniquelyReferenced(&registry[entity][pk]) {
-            registry[entity][pk] = nil
-            return nil
-        }
-        return registry[entity][pk]
+    func registered(_ entity: Int, _ pk: UInt64) -> (object: AnyObject, state: ObjectState)? {
+        let e = table.lookup(entity, pk)
+        guard e >= 0, let object = table.objects[Int(e)] else { return nil }
+        return (object, table.entries[Int(e)].state)
+    }
+}
+
+extension ModelContext: CustomStringConvertible, CustomReflectable {
+    /// `ModelContext(registered: 3, inserted: 1, changed: 0, deleted: 0)`.
+    public var description: String {
+        "ModelContext(registered: \(table.registeredCount), inserted: \(table.insertedCount), "
+            + "changed: \(table.changedCount), deleted: \(table.deletedCount))"
     }
 
-    /// Moves the entity's inserted objects into the registry.
-    func indexInserted(_ entity: Int) {
-        registry[entity].reserveCapacity(registry[entity].count + unindexed[entity].count)
-        for backing in unindexed[entity]
-        where backing.state == .inserted || backing.state == .persisted {
-            registry[entity][backing.primaryKey] = backing
-        }
-        unindexed[entity].removeAll()
+    /// Counts, not objects: a context may hold a great many.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "registered": table.registeredCount, "inserted": table.insertedCount,
+                "changed": table.changedCount, "deleted": table.deletedCount,
+                "hasChanges": hasChanges, "mergePolicy": mergePolicy,
+            ], displayStyle: .class)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LogStore
 
 /// Reads the primitive encodings of FORMAT.md Part 2 from a buffer, checking every length
 /// against what is left. Never reads outside the buffer; every failure is `nil` or a thrown
@@ -21,18 +22,11 @@ struct ByteReader {
         return buffer[offset]
     }
 
+    /// A varint (the engine's one codec: at most 10 bytes, no overflow past 64 bits).
     @inline(__always)
     mutating func varint() throws -> UInt64 {
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            guard offset < buffer.count, shift < 64 else { throw Truncated() }
-            let b = buffer[offset]
-            offset += 1
-            result |= UInt64(b & 0x7F) << shift
-            if b < 0x80 { return result }
-            shift += 7
-        }
+        guard let value = Varint.read(buffer, &offset) else { throw Truncated() }
+        return value
     }
 
     @inline(__always)

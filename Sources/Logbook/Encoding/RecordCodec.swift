@@ -78,7 +78,7 @@ final class RecordCodec: Sendable {
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``.
     @inline(__always)
     func decodeCurrent(
-        _ buffer: UnsafeRawBufferPointer, key: @autoclosure () -> String,
+        _ buffer: UnsafeRawBufferPointer, primaryKey: UInt64,
         field: (Int, inout ByteReader) throws -> Void, null: (Int) -> Void
     ) throws -> UInt64? {
         var r = ByteReader(buffer)
@@ -103,61 +103,119 @@ final class RecordCodec: Sendable {
             return objectVersion
         } catch is ByteReader.Truncated {
             throw LogbookError.corruptRecord(
-                entity: entity.name, key: key(),
+                entity: entity.name, key: String(primaryKey),
                 reason: "the record ends early or holds an invalid value")
         }
     }
 
-    /// The current layout as raw arrays, for ``locate(_:_:count:layout:)`` in scan loops.
-    /// The caller deallocates both buffers.
+    /// The current layout as raw buffers, for ``locate(_:_:count:layout:)`` in scan loops.
+    /// The caller deallocates it.
     func makeScanLayout() -> ScanLayout {
-        let types = UnsafeMutableBufferPointer<AttributeType>.allocate(
+        let skips = UnsafeMutableBufferPointer<ScanLayout.Skip>.allocate(
             capacity: max(layout.types.count, 1))
-        _ = types.initialize(from: layout.types)
+        _ = skips.initialize(
+            from: layout.types.map { type -> ScanLayout.Skip in
+                switch type {
+                case .string, .data: .lengthPrefixed
+                case .integer: .varint
+                case .double, .date: .eight
+                case .bool: .one
+                case .uuid: .sixteen
+                }
+            })
         let slots = UnsafeMutableBufferPointer<Int>.allocate(
             capacity: max(layout.optionalSlot.count, 1))
         _ = slots.initialize(from: layout.optionalSlot)
         return ScanLayout(
-            schemaVersion: UInt64(schemaVersion), bitmapBytes: layout.bitmapBytes, types: types,
+            schemaVersion: UInt64(schemaVersion), bitmapBytes: layout.bitmapBytes, skips: skips,
             optionalSlot: slots)
     }
 
     /// The current layout as raw buffers (no reference counting in scan loops).
     struct ScanLayout {
+        /// How to step over a value of a field's type.
+        enum Skip: UInt8 { case varint, lengthPrefixed, eight, one, sixteen }
+
         let schemaVersion: UInt64
         let bitmapBytes: Int
-        let types: UnsafeMutableBufferPointer<AttributeType>
+        let skips: UnsafeMutableBufferPointer<Skip>
         let optionalSlot: UnsafeMutableBufferPointer<Int>
 
         func deallocate() {
-            types.deallocate()
+            skips.deallocate()
             optionalSlot.deallocate()
         }
     }
 
-    /// Finds where each of the first `count` attributes' values start in a record of the
-    /// current schema version (-1 for `null`), without decoding them. Returns `false` for a
-    /// record of another version.
-    /// - Throws: ``ByteReader/Truncated`` for a damaged record.
+    /// Finds where each of the first `count` fields' values start in a record of the current
+    /// schema version (-1 for `null`), without decoding them. Returns `false` for a record of
+    /// another version, or one that is damaged (which a full decode then reports).
     @inline(__always)
     static func locate(
         _ buffer: UnsafeRawBufferPointer, _ offsets: UnsafeMutableBufferPointer<Int>, count: Int,
         layout: ScanLayout
-    ) throws -> Bool {
-        var r = ByteReader(buffer)
-        guard try r.varint() == layout.schemaVersion else { return false }
-        _ = try r.varint()
-        let bitmapStart = r.offset
-        guard buffer.count - bitmapStart >= layout.bitmapBytes else { throw ByteReader.Truncated() }
-        r.offset += layout.bitmapBytes
-        for i in 0..<count {
-            let slot = layout.optionalSlot[i]
-            if slot >= 0 && buffer[bitmapStart + slot / 8] & (1 << UInt8(slot % 8)) != 0 {
-                offsets[i] = -1
-            } else {
-                offsets[i] = r.offset
-                try r.skip(layout.types[i])
+    ) -> Bool {
+        guard let base = buffer.baseAddress else { return false }
+        let end = buffer.count
+        var i = 0
+        /// Steps over a varint; `false` if the record ends first or it is over 10 bytes.
+        @inline(__always) func skipVarint() -> Bool {
+            let limit = min(end, i + 10)
+            while i < limit {
+                let byte = base.load(fromByteOffset: i, as: UInt8.self)
+                i += 1
+                if byte < 0x80 { return true }
             }
+            return false
+        }
+        // The schema version, usually one byte.
+        guard i < end else { return false }
+        let first = base.load(fromByteOffset: 0, as: UInt8.self)
+        if first < 0x80 {
+            guard UInt64(first) == layout.schemaVersion else { return false }
+            i = 1
+        } else {
+            var r = ByteReader(buffer)
+            guard (try? r.varint()) == layout.schemaVersion else { return false }
+            i = r.offset
+        }
+        guard skipVarint() else { return false }  // object version
+        let bitmapStart = i
+        i += layout.bitmapBytes
+        guard i <= end else { return false }
+        for f in 0..<count {
+            let slot = layout.optionalSlot[f]
+            if slot >= 0
+                && base.load(fromByteOffset: bitmapStart + slot >> 3, as: UInt8.self)
+                    & (1 << UInt8(slot & 7)) != 0
+            {
+                offsets[f] = -1
+                continue
+            }
+            offsets[f] = i
+            switch layout.skips[f] {
+            case .varint:
+                guard skipVarint() else { return false }
+            case .lengthPrefixed:
+                guard i < end else { return false }
+                let byte = base.load(fromByteOffset: i, as: UInt8.self)
+                var length: Int
+                if byte < 0x80 {
+                    length = Int(byte)
+                    i += 1
+                } else {
+                    var r = ByteReader(buffer)
+                    r.offset = i
+                    guard let long = try? r.varint(), long <= UInt64(end) else { return false }
+                    length = Int(long)
+                    i = r.offset
+                }
+                i += length
+            case .eight: i += 8
+            case .one: i += 1
+            case .sixteen: i += 16
+            }
+            guard i <= end else { return false }
         }
         return true
     }
@@ -237,10 +295,18 @@ final class RecordCodec: Sendable {
         }
     }
 
-    /// The key of the object with primary key `pk`: 8 bytes big-endian.
+    /// The key of the object with primary key `pk`: 8 bytes big-endian (FORMAT.md Part 2,
+    /// "Keys"). The one place the encoding is written; ``withKey(_:_:)`` lends it without an
+    /// array.
     @inline(__always)
-    static func key(_ pk: UInt64) -> [UInt8] {
-        withUnsafeBytes(of: pk.bigEndian) { Array($0) }
+    static func key(_ pk: UInt64) -> [UInt8] { withKey(pk) { Array($0) } }
+
+    /// Calls `body` with the key of the object with primary key `pk`.
+    @inline(__always)
+    static func withKey<R>(_ pk: UInt64, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows
+        -> R
+    {
+        try withUnsafeBytes(of: pk.bigEndian, body)
     }
 
     /// The primary key in an 8-byte key, or `nil`.

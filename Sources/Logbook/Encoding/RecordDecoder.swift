@@ -33,7 +33,10 @@ public struct DecodedRecord: Sendable, Hashable {
 public struct RecordDecoder: Sendable {
     /// The store's newest schema.
     public let schema: Schema
-    private let codecs: [String: RecordCodec]
+    /// Per entity, its codec and its stored fields' names with their initial values (each
+    /// decoded record starts as a copy).
+    private let codecs:
+        [String: (codec: RecordCodec, fields: [(name: String, value: AttributeValue)])]
 
     /// Reads the schema (every version) stored in `store`.
     /// - Throws: ``LogbookError/invalidSchema(_:)`` if the store holds no schema,
@@ -44,12 +47,21 @@ public struct RecordDecoder: Sendable {
             throw LogbookError.invalidSchema("the store at \(store.path) holds no Logbook schema")
         }
         schema = current
-        var codecs: [String: RecordCodec] = [:]
+        var codecs: [String: (RecordCodec, [(name: String, value: AttributeValue)])] = [:]
         for entity in current.entities {
-            codecs[entity.name] = RecordCodec(
+            let codec = RecordCodec(
                 entity: entity, schemaVersion: current.version, history: history)
+            codecs[entity.name] = (
+                codec, codec.entity.attributes.map { ($0.name, $0.initialValue) }
+            )
         }
         self.codecs = codecs
+    }
+
+    /// The object version an object record holds (how many times the object was saved),
+    /// read without decoding the record; `nil` if the record is too short to hold one.
+    public static func objectVersion(ofRecord value: UnsafeRawBufferPointer) -> UInt64? {
+        RecordCodec.objectVersion(of: value)
     }
 
     /// Whether `keyspace` holds object records (an entity's), as opposed to `logbook.` ones.
@@ -62,17 +74,45 @@ public struct RecordDecoder: Sendable {
         throws
         -> DecodedRecord
     {
-        guard let codec = codecs[keyspace] else { throw LogbookError.unknownEntity(keyspace) }
+        var attributes = codecs[keyspace]?.fields ?? []
+        let (pk, version) = try decodeFields(keyspace: keyspace, key: key, value: value) { i, v in
+            attributes[i].value = v
+        }
+        return DecodedRecord(
+            id: PersistentIdentifier(entityName: keyspace, primaryKey: pk), version: version,
+            attributes: attributes)
+    }
+
+    /// Decodes the record under `key` in the entity keyspace `keyspace` field by field, without
+    /// building a ``DecodedRecord``: calls `field` with each stored field's position (as in
+    /// ``DecodedRecord/attributes``) and value, in order. For tools that write records out as
+    /// they read them.
+    /// - Returns: the object's primary key and version.
+    /// - Throws: as ``decode(keyspace:key:value:)-(_,UnsafeRawBufferPointer,_)``.
+    public func decodeFields(
+        keyspace: String, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer,
+        _ field: (Int, AttributeValue) -> Void
+    ) throws -> (primaryKey: UInt64, version: UInt64) {
+        guard let (codec, fields) = codecs[keyspace] else {
+            throw LogbookError.unknownEntity(keyspace)
+        }
         guard let pk = RecordCodec.primaryKey(key) else {
             throw LogbookError.corruptRecord(
                 entity: keyspace, key: key.map { String($0, radix: 16) }.joined(),
                 reason: "a key has 8 bytes")
         }
-        var values = codec.entity.attributes.map(\.initialValue)
+        let attributes = codec.entity.attributes
+        if let version = try codec.decodeCurrent(
+            value, primaryKey: pk, field: { i, r in field(i, try r.value(attributes[i].type)) },
+            null: { field($0, .null) })
+        {
+            return (pk, version)
+        }
+        // An older schema version's record: its fields come in its own order, so collect them.
+        var values = fields.map(\.value)
         let version = try codec.decode(value, key: String(pk)) { i, v in values[i] = v }
-        return DecodedRecord(
-            id: PersistentIdentifier(entityName: keyspace, primaryKey: pk), version: version,
-            attributes: zip(codec.entity.attributes, values).map { ($0.name, $1) })
+        for (i, value) in values.enumerated() { field(i, value) }
+        return (pk, version)
     }
 
     /// Decodes a record given as arrays.

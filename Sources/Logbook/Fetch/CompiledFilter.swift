@@ -3,65 +3,124 @@ import Foundation
 /// A ``FilterNode`` bound to an entity, prepared for scanning stored records: leaves that
 /// compare an attribute with a constant work on the record's bytes (string equality by bytes,
 /// integer comparisons on the decoded varint); other leaves decode the values they need.
-/// Made once per fetch; evaluation allocates nothing for the prepared leaves.
+///
+/// Made once per fetch and immutable; evaluation allocates nothing and counts no references
+/// for the prepared leaves (the tree and the constants' bytes are raw buffers).
 final class CompiledFilter {
     private enum Node {
-        case and(Int, Int)
-        case or(Int, Int)
-        case not(Int)
-        /// Attribute `index` (a string) equals the UTF-8 `bytes` (`negate`: not equal);
-        /// `general` indexes the original leaf, used when bytes cannot decide.
+        case constant(Bool)
+        case and(Int32, Int32)
+        case or(Int32, Int32)
+        case not(Int32)
+        /// Attribute `index` (a string) equals the UTF-8 bytes at `start..<start+count` of the
+        /// constants (`negate`: not equal); `general` is the original leaf, for when bytes
+        /// cannot decide.
         case stringEquals(
-            index: Int, bytes: UnsafeRawBufferPointer, ascii: Bool, negate: Bool, general: Int)
+            index: Int32, start: Int32, count: Int32, ascii: Bool, negate: Bool, general: Int32)
         /// Attribute `index` (an integer) compared with `value`.
-        case integer(index: Int, op: FilterOperator, value: Int64)
-        case general(Int)
+        case integer(index: Int32, op: IntegerTest, value: Int64)
+        case general(Int32)
     }
 
-    // Invariant: node payloads hold no references, so evaluating copies nothing that counts.
-    private var nodes: [Node] = []
-    private var generals: [FilterNode] = []
-    private var buffers: [UnsafeMutableRawBufferPointer] = []
-    private var root = 0
+    private enum IntegerTest: UInt8 {
+        case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
+    }
+
+    private let nodes: UnsafeMutableBufferPointer<Node>
+    private let constants: UnsafeMutableRawBufferPointer
+    private let generals: [FilterNode]
+    private let root: Int
 
     init(_ filter: FilterNode, types: [AttributeType]) {
-        root = add(filter, types)
+        var builder = Builder(types: types)
+        root = builder.add(filter)
+        nodes = .allocate(capacity: max(builder.nodes.count, 1))
+        _ = nodes.initialize(from: builder.nodes)
+        constants = .allocate(byteCount: max(builder.constants.count, 1), alignment: 1)
+        constants.copyBytes(from: builder.constants)
+        generals = builder.generals
     }
 
     deinit {
-        for buffer in buffers { buffer.deallocate() }
+        nodes.deallocate()
+        constants.deallocate()
     }
 
-    private func general(_ filter: FilterNode) -> Int {
-        generals.append(filter)
-        return generals.count - 1
-    }
+    private struct Builder {
+        let types: [AttributeType]
+        var nodes: [Node] = []
+        var constants: [UInt8] = []
+        var generals: [FilterNode] = []
 
-    private func add(_ filter: FilterNode, _ types: [AttributeType]) -> Int {
-        let node: Node
-        switch filter {
-        case .and(let a, let b): node = .and(add(a, types), add(b, types))
-        case .or(let a, let b): node = .or(add(a, types), add(b, types))
-        case .not(let a): node = .not(add(a, types))
-        case .compare(.attribute(let i), let op, .value(.string(let text)), false, false)
-        where (op == .equal || op == .notEqual) && types[i] == .string:
-            let utf8 = Array(text.utf8)
-            let buffer = UnsafeMutableRawBufferPointer.allocate(
-                byteCount: max(utf8.count, 1), alignment: 1)
-            buffer.copyBytes(from: utf8)
-            buffers.append(buffer)
-            node = .stringEquals(
-                index: i, bytes: UnsafeRawBufferPointer(rebasing: buffer[0..<utf8.count]),
-                ascii: utf8.allSatisfy { $0 < 0x80 }, negate: op == .notEqual,
-                general: general(filter))
-        case .compare(.attribute(let i), let op, .value(.integer(let v)), _, _)
-        where types[i] == .integer
-            && [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(op):
-            node = .integer(index: i, op: op, value: v)
-        default: node = .general(general(filter))
+        mutating func general(_ filter: FilterNode) -> Int32 {
+            generals.append(filter)
+            return Int32(generals.count - 1)
         }
-        nodes.append(node)
-        return nodes.count - 1
+
+        mutating func add(_ filter: FilterNode) -> Int {
+            let node: Node
+            switch filter {
+            case .constant(let b): node = .constant(b)
+            case .and(let a, let b): node = .and(Int32(add(a)), Int32(add(b)))
+            case .or(let a, let b): node = .or(Int32(add(a)), Int32(add(b)))
+            case .not(let a): node = .not(Int32(add(a)))
+            case .compare(.attribute(let i), let op, .value(.string(let text)), false, false)
+            where (op == .equal || op == .notEqual) && types[i] == .string:
+                let utf8 = Array(text.utf8)
+                let start = constants.count
+                constants.append(contentsOf: utf8)
+                node = .stringEquals(
+                    index: Int32(i), start: Int32(start), count: Int32(utf8.count),
+                    ascii: utf8.allSatisfy { $0 < 0x80 }, negate: op == .notEqual,
+                    general: general(filter))
+            case .compare(.attribute(let i), let op, .value(.integer(let v)), _, _)
+            where types[i] == .integer:
+                let test: IntegerTest? =
+                    switch op {
+                    case .equal: .equal
+                    case .notEqual: .notEqual
+                    case .less: .less
+                    case .lessOrEqual: .lessOrEqual
+                    case .greater: .greater
+                    case .greaterOrEqual: .greaterOrEqual
+                    default: nil
+                    }
+                node =
+                    test.map { .integer(index: Int32(i), op: $0, value: v) }
+                    ?? .general(general(filter))
+            default: node = .general(general(filter))
+            }
+            nodes.append(node)
+            return nodes.count - 1
+        }
+    }
+
+    /// Whether `count` bytes at `a` and `b` are equal: 8 bytes a step for short constants
+    /// (attribute values are short), `memcmp` for long ones.
+    @inline(__always)
+    private static func equalBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer?, _ count: Int)
+        -> Bool
+    {
+        guard count > 0, let b else { return true }
+        if count > 32 { return memcmp(a, b, count) == 0 }
+        var i = 0
+        while i + 8 <= count {
+            if a.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                != b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            {
+                return false
+            }
+            i += 8
+        }
+        while i < count {
+            if a.load(fromByteOffset: i, as: UInt8.self)
+                != b.load(fromByteOffset: i, as: UInt8.self)
+            {
+                return false
+            }
+            i += 1
+        }
+        return true
     }
 
     /// Whether the located record satisfies the filter.
@@ -71,41 +130,40 @@ final class CompiledFilter {
 
     private func evaluate(_ i: Int, _ record: RecordFilterValues) throws -> Bool {
         switch nodes[i] {
-        case .and(let a, let b): return try evaluate(a, record) && evaluate(b, record)
-        case .or(let a, let b): return try evaluate(a, record) || evaluate(b, record)
-        case .not(let a): return try !evaluate(a, record)
-        case .stringEquals(let index, let bytes, let ascii, let negate, let general):
-            let offset = record.offsets[index]
+        case .constant(let b): return b
+        case .and(let a, let b): return try evaluate(Int(a), record) && evaluate(Int(b), record)
+        case .or(let a, let b): return try evaluate(Int(a), record) || evaluate(Int(b), record)
+        case .not(let a): return try !evaluate(Int(a), record)
+        case .stringEquals(let index, let start, let count, let ascii, let negate, let general):
+            let offset = record.offsets[Int(index)]
             if offset < 0 { return negate }
-            var r = ByteReader(record.buffer)
-            r.offset = offset
-            guard let stored = try? r.lengthPrefixed() else {
-                return try generals[general].evaluate(record)
+            guard let stored = RecordFilterValues.lengthPrefixed(record.buffer, at: offset) else {
+                return try generals[Int(general)].evaluate(record)
             }
-            if stored.count == bytes.count
-                && (bytes.isEmpty
-                    || memcmp(bytes.baseAddress!, stored.baseAddress!, bytes.count) == 0)
+            if stored.count == Int(count)
+                && Self.equalBytes(
+                    constants.baseAddress! + Int(start), stored.baseAddress, Int(count))
             {
                 return !negate
             }
             if ascii && !stored.contains(where: { $0 >= 0x80 }) { return negate }
-            return try generals[general].evaluate(record)
+            return try generals[Int(general)].evaluate(record)
         case .integer(let index, let op, let value):
-            let offset = record.offsets[index]
+            let offset = record.offsets[Int(index)]
             if offset < 0 { return op == .notEqual }
-            var r = ByteReader(record.buffer)
-            r.offset = offset
-            guard let stored = try? r.zigzag() else { return false }
+            guard let stored = RecordFilterValues.zigzag(record.buffer, at: offset) else {
+                return false
+            }
             switch op {
             case .equal: return stored == value
             case .notEqual: return stored != value
             case .less: return stored < value
             case .lessOrEqual: return stored <= value
             case .greater: return stored > value
-            default: return stored >= value
+            case .greaterOrEqual: return stored >= value
             }
         case .general(let general):
-            return try generals[general].evaluate(record)
+            return try generals[Int(general)].evaluate(record)
         }
     }
 }

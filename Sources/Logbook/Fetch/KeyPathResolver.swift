@@ -3,39 +3,48 @@
 /// (`\Employee.salary`, not `\Employee.name.count`) resolves.
 final class KeyPathResolver {
     private let probe: AnyObject
-    private let backing: ModelBacking
+    private let record = ProbeRecord()
+    private let binding: EntityBinding
+    /// Holds the probe's fields' table (the probe names it without retaining it otherwise).
+    private let table: ObjectTable
 
     init(binding: EntityBinding) {
+        self.binding = binding
         probe = binding.makeObject()
-        backing = ModelBacking(
-            binding: binding, primaryKey: 0, object: probe, context: nil, state: .inserted,
-            version: 0)
-        backing.isProbe = true
-        binding.adopt(probe, backing)
+        table = ObjectTable(bindings: [binding], probe: record)
+        binding.adopt(probe, table: table, entry: 0, probe: true)
     }
+
+    deinit { binding.adopt(probe, table: nil, entry: -1) }
 
     /// The attribute `keyPath` reads, or `nil`.
     func attributeIndex(_ keyPath: AnyKeyPath) -> Int? {
-        guard backing.binding.layout != nil else { return nil }
-        backing.probedSlot = -1
-        backing.probedKeyPath = nil
+        guard binding.layout != nil else { return nil }
+        record.slot = -1
+        record.keyPath = nil
         _ = (probe as Any)[keyPath: keyPath]
-        guard backing.probedSlot >= 0, backing.probedKeyPath == keyPath else { return nil }
-        return backing.probedSlot
+        guard record.slot >= 0, record.keyPath == keyPath,
+            record.slot < binding.stored.attributes.count
+        else { return nil }
+        return record.slot
     }
 
     /// The name of the attribute or relationship `keyPath` reads, or `nil`.
     func fieldName(_ keyPath: AnyKeyPath) -> String? {
-        guard backing.binding.layout != nil else { return nil }
-        backing.probedSlot = Int.min
-        backing.probedKeyPath = nil
+        guard binding.layout != nil else { return nil }
+        record.slot = Int.min
+        record.keyPath = nil
         _ = (probe as Any)[keyPath: keyPath]
-        guard backing.probedKeyPath == keyPath, backing.probedSlot != Int.min else { return nil }
-        let slot = backing.probedSlot
-        let binding = backing.binding
+        guard record.keyPath == keyPath, record.slot != Int.min else { return nil }
+        let slot = record.slot
         if slot >= 0 {
-            return slot < binding.stored.attributes.count
-                ? binding.stored.attributes[slot].name : nil
+            if slot < binding.entity.attributes.count {
+                return binding.entity.attributes[slot].name
+            }
+            // A to-one relationship's stored slot.
+            return binding.relationshipSlots.firstIndex(of: slot).map {
+                binding.entity.relationships[$0].name
+            }
         }
         let r = -(slot + 2)
         return r >= 0 && r < binding.entity.relationships.count

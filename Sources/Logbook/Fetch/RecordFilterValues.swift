@@ -27,6 +27,33 @@ struct RecordFilterValues: FilterValues {
         return (try? r.value(types[index])) ?? .null
     }
 
+    /// The length-prefixed bytes at `offset` (a string's or data's value), or `nil` if the
+    /// record is damaged there.
+    @inline(__always)
+    static func lengthPrefixed(_ buffer: UnsafeRawBufferPointer, at offset: Int)
+        -> UnsafeRawBufferPointer?
+    {
+        // One length byte (values under 128 bytes): no reader needed.
+        if let base = buffer.baseAddress, offset < buffer.count {
+            let length = Int(base.load(fromByteOffset: offset, as: UInt8.self))
+            if length < 0x80 {
+                guard offset + 1 + length <= buffer.count else { return nil }
+                return UnsafeRawBufferPointer(start: base + offset + 1, count: length)
+            }
+        }
+        var r = ByteReader(buffer)
+        r.offset = offset
+        return try? r.lengthPrefixed()
+    }
+
+    /// The zigzag integer at `offset`, or `nil` if the record is damaged there.
+    @inline(__always)
+    static func zigzag(_ buffer: UnsafeRawBufferPointer, at offset: Int) -> Int64? {
+        var r = ByteReader(buffer)
+        r.offset = offset
+        return try? r.zigzag()
+    }
+
     @inline(__always)
     func equals(at index: Int, _ constant: AttributeValue) -> Bool? {
         let offset = offsets[index]

@@ -10,24 +10,25 @@ public enum AttributeOption: Sendable, Hashable {
 /// `@Attribute var salary: Int64 = 0`, `@Attribute(.unique) var email = ""`.
 ///
 /// Reading it is a plain read. Assigning it, once the object is in a context, marks the object
-/// changed there (and keeps the saved values for ``ModelContext/rollback()``); no other call is
+/// changed there (and keeps the saved value for ``ModelContext/rollback()``); no other call is
 /// needed. Only usable in classes conforming to ``PersistentModel``.
 @propertyWrapper
 public struct Attribute<Value: AttributeStorable> {
     /// The current value.
     @usableFromInline var value: Value
-    /// The object's state in its context; `nil` until inserted or fetched.
-    @usableFromInline var owner: ModelBacking?
-    /// The attribute's position in its entity; set with `owner`.
-    @usableFromInline var slot: Int32 = -1
-    /// Options given at the declaration: bit 0 indexed, bit 1 unique.
-    @usableFromInline let optionBits: UInt8
+    /// The context's object table; set only in the object's first field (its anchor), so an
+    /// object holds one reference to its state however many attributes it has.
+    @usableFromInline var owner: ObjectTable?
+    /// The object's entry in that table; -1 until registered.
+    @usableFromInline var entry: Int32 = -1
+    /// Position, flags and the anchor's offset (``FieldInfo``).
+    @usableFromInline var info: UInt32
 
     /// An attribute starting at `wrappedValue`.
     @inlinable
     public init(wrappedValue: Value) {
         self.value = wrappedValue
-        self.optionBits = 0
+        self.info = 0
     }
 
     /// An attribute starting at `wrappedValue`, with one option (no array is made: model
@@ -35,49 +36,41 @@ public struct Attribute<Value: AttributeStorable> {
     @inlinable
     public init(wrappedValue: Value, _ option: AttributeOption) {
         self.value = wrappedValue
-        self.optionBits = option == .indexed ? 1 : 2
+        self.info = FieldInfo.bits(of: option)
     }
 
     /// An attribute starting at `wrappedValue`, with `options`.
     public init(wrappedValue: Value, _ options: AttributeOption...) {
         self.value = wrappedValue
-        var bits: UInt8 = 0
-        for option in options { bits |= option == .indexed ? 1 : 2 }
-        self.optionBits = bits
+        self.info = options.reduce(0) { $0 | FieldInfo.bits(of: $1) }
     }
 
-    /// Tells the owner (which keeps the saved values at the first change), then stores.
-    @inlinable
-    mutating func assign(_ newValue: Value) {
-        if let owner { owner.willChange() }
-        value = newValue
-    }
-
-    /// Options given at the declaration.
-    var options: Set<AttributeOption> {
-        var result = Set<AttributeOption>()
-        if optionBits & 1 != 0 { result.insert(.indexed) }
-        if optionBits & 2 != 0 { result.insert(.unique) }
-        return result
-    }
-
-    /// Reads and writes the value through the enclosing object, tracking changes.
+    /// Reads and writes the value through the enclosing object, tracking changes. One access
+    /// to the wrapper each way, so the key paths fold to plain field accesses once inlined.
     @inlinable
     public static subscript<Model: PersistentModel>(
         _enclosingInstance object: Model,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Model, Attribute<Value>>
     ) -> Value {
-        get {
-            let storage = object[keyPath: storageKeyPath]
-            if let owner = storage.owner, owner.isProbe {
-                owner.noteProbe(slot: Int(storage.slot), keyPath: wrappedKeyPath)
-            }
-            return storage.value
+        @inline(__always) get { object[keyPath: storageKeyPath].read(object, wrappedKeyPath) }
+        @inline(__always) set { object[keyPath: storageKeyPath].assign(newValue, object) }
+    }
+
+    /// The value; a probe object's read also reports which field it was.
+    @inlinable @inline(__always)
+    func read(_ object: AnyObject, _ keyPath: AnyKeyPath) -> Value {
+        if _slowPath(info & FieldInfo.probe != 0) {
+            FieldInfo.noteProbe(object, info: info, slot: FieldInfo.slot(info), keyPath: keyPath)
         }
-        set {
-            object[keyPath: storageKeyPath].assign(newValue)
-        }
+        return value
+    }
+
+    /// Tells the object's table (which keeps the saved value at the first change), then stores.
+    @inlinable @inline(__always)
+    mutating func assign(_ newValue: Value, _ object: AnyObject) {
+        if info & FieldInfo.adopted != 0 { FieldInfo.willChange(object, info: info, entry: entry) }
+        value = newValue
     }
 
     /// The value. Inside a ``PersistentModel`` class Swift uses the enclosing-instance subscript
@@ -86,6 +79,11 @@ public struct Attribute<Value: AttributeStorable> {
         get { value }
         set { value = newValue }
     }
+}
+
+extension Attribute: CustomReflectable {
+    /// The value alone: the bookkeeping fields are the context's, not the app's.
+    public var customMirror: Mirror { Mirror(self, children: ["value": value]) }
 }
 
 /// Type-erased access to ``Attribute`` fields, for reflection.

@@ -7,25 +7,41 @@
 /// ```
 /// Made only by a ``ModelContext`` (insert or fetch of an entity that has no class). Key-value
 /// access comes from ``ModelObject``. Not thread-safe: use it on its context's thread.
-public final class ManagedObject: ModelObject, CustomStringConvertible {
-    /// Values in the entity's attribute order.
+public final class ManagedObject: ModelObject, CustomStringConvertible, CustomReflectable {
+    /// Values in the entity's stored order.
     var values: [AttributeValue]
-    // Invariant: set once, right after init, by the context that makes the object.
-    private(set) var backing: ModelBacking!
+    /// The entity, fixed when the object is made.
+    let binding: EntityBinding
+    /// The context's object table while registered.
+    private(set) var owner: ObjectTable?
+    private(set) var entry: Int32 = -1
 
-    init(values: [AttributeValue]) {
+    init(values: [AttributeValue], binding: EntityBinding) {
         self.values = values
+        self.binding = binding
     }
 
-    func attach(_ backing: ModelBacking) { self.backing = backing }
+    func attach(_ table: ObjectTable?, entry: Int32) {
+        owner = table
+        self.entry = entry
+    }
 
     /// The entity described by the schema.
-    public var entity: Entity { backing.binding.entity }
+    public var entity: Entity { binding.entity }
 
     /// `Employee/42 {name: "Kevin", …}`.
     public var description: String {
-        let pairs = zip(entity.attributes, values).map { "\($0.name): \($1)" }.joined(
-            separator: ", ")
-        return "\(backing.identifier) {\(pairs)}"
+        let pairs = zip(binding.stored.attributes, values).map { "\($0.name): \($1)" }
+            .joined(separator: ", ")
+        let id = persistentModelID?.description ?? "\(entity.name) (not inserted)"
+        return "\(id) {\(pairs)}"
+    }
+
+    /// The entity's values by name.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: zip(binding.stored.attributes, values).map { ($0.name, $1 as Any) },
+            displayStyle: .class)
     }
 }

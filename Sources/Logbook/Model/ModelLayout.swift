@@ -1,7 +1,18 @@
 import LogStore
 @_spi(Reflection) import Swift
 
-/// Reads and writes one ``Attribute`` field of model objects of one class, by its offset.
+/// How a stored field's value is held, for the encode and decode loops: the common types are
+/// read and written in place; the rest go through their accessor.
+enum FieldKind: UInt8 {
+    case string, int64, int, double, bool
+    /// Any other type (optionals, dates, data, UUIDs), through ``FieldAccessor``.
+    case other
+    /// A to-one relationship, stored as the destination's primary key.
+    case toOne
+}
+
+/// Reads and writes one ``Attribute`` or ``Relationship`` field of model objects of one class,
+/// by its offset.
 ///
 /// Invariant: `object` passed to any method is an instance of the class the accessor was made
 /// for (callers check the class before using a layout).
@@ -9,21 +20,28 @@ protocol FieldAccessor: AnyObject, Sendable {
     var name: String { get }
     var type: AttributeType { get }
     var isOptional: Bool { get }
+    var kind: FieldKind { get }
+    /// Offsets in the object of the value and of the wrapper's `owner`, `entry` and `info`.
+    var valueOffset: Int { get }
+    var ownerOffset: Int { get }
+    var entryOffset: Int { get }
+    var infoOffset: Int { get }
     func read(_ object: AnyObject) -> AttributeValue
     /// Returns `false` (and writes nothing) if `value` has another type.
     func write(_ object: AnyObject, _ value: AttributeValue) -> Bool
-    func owner(_ object: AnyObject) -> ModelBacking?
-    func adopt(_ object: AnyObject, owner: ModelBacking?, slot: Int)
-    /// Offsets in the object of the wrapper's `owner` and `slot` fields.
-    var ownerOffset: Int { get }
-    var slotOffset: Int { get }
-    func options(_ object: AnyObject) -> Set<AttributeOption>
     /// Appends the value's encoding; `false` (nothing appended) for `nil`.
     func encode(_ object: AnyObject, into w: inout ByteWriter) -> Bool
     /// Reads a non-null value of the field's type from `r` into the field.
     func decode(_ r: inout ByteReader, into object: AnyObject) throws
-    /// Stores `nil`; `false` if the field is not optional.
-    func setNull(_ object: AnyObject) -> Bool
+}
+
+extension FieldAccessor {
+    /// Options given at the declaration.
+    func options(_ object: AnyObject) -> Set<AttributeOption> {
+        FieldInfo.options(
+            unsafeBitCast(object, to: UnsafeRawPointer.self).load(
+                fromByteOffset: infoOffset, as: UInt32.self))
+    }
 }
 
 /// A ``FieldAccessor`` for an `Attribute<Value>` at a fixed offset in the object.
@@ -32,28 +50,27 @@ protocol FieldAccessor: AnyObject, Sendable {
 /// of `Attribute<Value>` (which unspecialized generic code would look up on every call).
 final class TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
     let name: String
-    private let valueOffset: Int
+    let valueOffset: Int
     let ownerOffset: Int
-    let slotOffset: Int
-    private let optionsOffset: Int
-    /// The concrete type, for the fast encode and decode paths.
-    private let kind: Kind
-    private enum Kind { case string, int64, int, double, bool, other }
+    let entryOffset: Int
+    let infoOffset: Int
+    let kind: FieldKind
     var type: AttributeType { Value.attributeType }
     var isOptional: Bool { Value.isOptionalAttribute }
 
     /// `nil` if the wrapper's layout cannot be determined.
     init?(name: String, offset: Int) {
-        guard let value = MemoryLayout<Attribute<Value>>.offset(of: \Attribute<Value>.value),
-            let owner = MemoryLayout<Attribute<Value>>.offset(of: \Attribute<Value>.owner),
-            let slot = MemoryLayout<Attribute<Value>>.offset(of: \Attribute<Value>.slot),
-            let options = MemoryLayout<Attribute<Value>>.offset(of: \Attribute<Value>.optionBits)
+        typealias Wrapper = Attribute<Value>
+        guard let value = MemoryLayout<Wrapper>.offset(of: \Wrapper.value),
+            let owner = MemoryLayout<Wrapper>.offset(of: \Wrapper.owner),
+            let entry = MemoryLayout<Wrapper>.offset(of: \Wrapper.entry),
+            let info = MemoryLayout<Wrapper>.offset(of: \Wrapper.info)
         else { return nil }
         self.name = name
         valueOffset = offset + value
         ownerOffset = offset + owner
-        slotOffset = offset + slot
-        optionsOffset = offset + options
+        entryOffset = offset + entry
+        infoOffset = offset + info
         kind =
             Value.self == String.self
             ? .string
@@ -65,93 +82,38 @@ final class TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
     }
 
     @inline(__always)
-    private func base(_ object: AnyObject) -> UnsafeMutableRawPointer {
-        // A bit cast, not `Unmanaged<AnyObject>`, whose generic metadata unspecialized code
-        // would look up on every call. A class reference is the object's address.
-        unsafeBitCast(object, to: UnsafeMutableRawPointer.self)
-    }
-
-    @inline(__always)
     private func value(_ object: AnyObject) -> UnsafeMutablePointer<Value> {
-        base(object).advanced(by: valueOffset).assumingMemoryBound(to: Value.self)
+        // A bit cast, not `Unmanaged<AnyObject>`: a class reference is the object's address.
+        unsafeBitCast(object, to: UnsafeMutableRawPointer.self).advanced(by: valueOffset)
+            .assumingMemoryBound(to: Value.self)
     }
 
-    @inline(__always)
     func read(_ object: AnyObject) -> AttributeValue { value(object).pointee.attributeValue }
 
-    @inline(__always)
     func write(_ object: AnyObject, _ newValue: AttributeValue) -> Bool {
         guard let v = Value(attributeValue: newValue) else { return false }
         value(object).pointee = v
         return true
     }
 
-    @inline(__always)
     func encode(_ object: AnyObject, into w: inout ByteWriter) -> Bool {
-        // A raw pointer: a typed one to `Value` would look up generic metadata on every call.
-        let raw = base(object).advanced(by: valueOffset)
-        switch kind {
-        case .string: w.string(raw.assumingMemoryBound(to: String.self).pointee)
-        case .int64: w.zigzag(raw.load(as: Int64.self))
-        case .int: w.zigzag(Int64(raw.load(as: Int.self)))
-        case .double: w.double(raw.load(as: Double.self))
-        case .bool: w.bytes.append(raw.load(as: Bool.self) ? 1 : 0)
-        case .other:
-            let v = read(object)
-            if v.isNull { return false }
-            w.value(v)
-        }
+        let v = read(object)
+        if v.isNull { return false }
+        w.value(v)
         return true
     }
 
-    @inline(__always)
     func decode(_ r: inout ByteReader, into object: AnyObject) throws {
-        let raw = base(object).advanced(by: valueOffset)
-        switch kind {
-        case .string: raw.assumingMemoryBound(to: String.self).pointee = try r.string()
-        case .int64: raw.assumingMemoryBound(to: Int64.self).pointee = try r.zigzag()
-        case .int:
-            guard let v = Int(exactly: try r.zigzag()) else { throw ByteReader.Truncated() }
-            raw.assumingMemoryBound(to: Int.self).pointee = v
-        case .double: raw.assumingMemoryBound(to: Double.self).pointee = try r.double()
-        case .bool:
-            let b = try r.byte()
-            guard b <= 1 else { throw ByteReader.Truncated() }
-            raw.assumingMemoryBound(to: Bool.self).pointee = b == 1
-        case .other:
-            guard let v = Value(attributeValue: try r.value(Value.attributeType)) else {
-                throw ByteReader.Truncated()
-            }
-            value(object).pointee = v
+        guard let v = Value(attributeValue: try r.value(Value.attributeType)) else {
+            throw ByteReader.Truncated()
         }
-    }
-
-    func setNull(_ object: AnyObject) -> Bool { write(object, .null) }
-
-    func owner(_ object: AnyObject) -> ModelBacking? {
-        base(object).advanced(by: ownerOffset).assumingMemoryBound(to: Optional<ModelBacking>.self)
-            .pointee
-    }
-
-    func adopt(_ object: AnyObject, owner: ModelBacking?, slot: Int) {
-        base(object).advanced(by: ownerOffset).assumingMemoryBound(to: Optional<ModelBacking>.self)
-            .pointee = owner
-        base(object).advanced(by: slotOffset).assumingMemoryBound(to: Int32.self).pointee = Int32(
-            slot)
-    }
-
-    func options(_ object: AnyObject) -> Set<AttributeOption> {
-        let bits = base(object).advanced(by: optionsOffset).load(as: UInt8.self)
-        var result = Set<AttributeOption>()
-        if bits & 1 != 0 { result.insert(.indexed) }
-        if bits & 2 != 0 { result.insert(.unique) }
-        return result
+        value(object).pointee = v
     }
 }
 
-/// The attributes of a ``PersistentModel`` class, found once by reflection and cached: the
-/// `@Attribute` stored properties in declaration order (`_salary` gives `salary`), with the
-/// defaults and options of a prototype made with `init()`.
+/// The fields of a ``PersistentModel`` class, found once by reflection and cached: the
+/// `@Attribute` and `@Relationship` stored properties in declaration order (`_salary` gives
+/// `salary`), with the defaults and options of a prototype made with `init()`.
 // @unchecked: every stored property is immutable; a metatype is safe to share.
 final class ModelLayout: @unchecked Sendable {
     let modelType: any PersistentModel.Type
@@ -168,8 +130,20 @@ final class ModelLayout: @unchecked Sendable {
         self.entity = entity
     }
 
+    /// The field that holds the object's table (``FieldInfo``): the first.
+    var anchor: any FieldAccessor { fields[0] }
+
+    /// The table and entry of a registered instance of the class, or `nil`.
+    func registration(of object: AnyObject) -> (table: ObjectTable, entry: Int32)? {
+        let base = unsafeBitCast(object, to: UnsafeRawPointer.self)
+        guard let table = base.load(fromByteOffset: anchor.ownerOffset, as: ObjectTable?.self)
+        else { return nil }
+        return (table, base.load(fromByteOffset: anchor.entryOffset, as: Int32.self))
+    }
+
     /// The layout of `type`, reflected on first use.
-    /// - Throws: ``LogbookError/invalidSchema(_:)`` if the class has no `@Attribute`.
+    /// - Throws: ``LogbookError/invalidSchema(_:)`` if the class has no `@Attribute` or cannot be
+    ///   reflected.
     static func of(_ type: any PersistentModel.Type) throws -> ModelLayout {
         let key = ObjectIdentifier(type)
         if let known = cache.withLock({ $0[key] }) { return known }
@@ -184,24 +158,25 @@ final class ModelLayout: @unchecked Sendable {
     private static func reflect(_ type: any PersistentModel.Type) throws -> ModelLayout {
         var fields: [any FieldAccessor] = []
         var unreadable: String?
+        var plain: [String] = []
+        // Fields of superclasses come first: a subclass stores what it inherits.
         let complete = _forEachField(of: type, options: classTypeOption) {
             name, offset, fieldType, _ in
+            var label = String(cString: name)
+            if label.hasPrefix("_") { label.removeFirst() }
+            let made: (any FieldAccessor)??
             if let attributeType = fieldType as? any AttributeField.Type {
-                var label = String(cString: name)
-                if label.hasPrefix("_") { label.removeFirst() }
-                if let accessor = attributeType.makeAccessor(name: label, offset: offset) {
-                    fields.append(accessor)
-                } else {
-                    unreadable = label
-                }
+                made = attributeType.makeAccessor(name: label, offset: offset)
             } else if let relationshipType = fieldType as? any RelationshipField.Type {
-                var label = String(cString: name)
-                if label.hasPrefix("_") { label.removeFirst() }
-                if let accessor = relationshipType.makeAccessor(name: label, offset: offset) {
-                    fields.append(accessor)
-                } else {
-                    unreadable = label
-                }
+                made = relationshipType.makeAccessor(name: label, offset: offset)
+            } else {
+                if !(fieldType is any TransientField.Type) { plain.append(label) }
+                made = .none
+            }
+            switch made {
+            case .some(.some(let accessor)): fields.append(accessor)
+            case .some(.none): unreadable = label
+            case .none: break
             }
             return true
         }
@@ -210,9 +185,21 @@ final class ModelLayout: @unchecked Sendable {
             throw LogbookError.invalidSchema(
                 "the class of entity \(entityName) cannot be reflected")
         }
+        if let first = plain.first {
+            throw LogbookError.invalidSchema(
+                "\(entityName).\(Self.propertyName(first)) is a stored property without @Attribute, so its values would not be stored; mark it @Attribute to store it, or @Transient to keep it out of the store"
+            )
+        }
         guard fields.contains(where: { !($0 is any RelationshipAccessor) }) else {
             throw LogbookError.invalidSchema(
                 "\(entityName) declares no @Attribute properties; add at least one")
+        }
+        guard fields.count <= FieldInfo.maxSlot,
+            fields.allSatisfy({ $0.infoOffset + 4 <= FieldInfo.maxOffset })
+        else {
+            throw LogbookError.invalidSchema(
+                "\(entityName) has more fields or bytes than a model class may have (\(FieldInfo.maxSlot) fields, \(FieldInfo.maxOffset) bytes)"
+            )
         }
         // Two prototypes: a default that differs between them (`Date()`, `UUID()`) is not a
         // constant, so it is not written into the schema (where it would change the
@@ -236,6 +223,14 @@ final class ModelLayout: @unchecked Sendable {
         return ModelLayout(
             modelType: type, fields: fields,
             entity: Entity(name: entityName, attributes: attributes, relationships: relationships))
+    }
+}
+
+extension ModelLayout {
+    /// The property a stored field belongs to (`$__lazy_storage_$_x` is the lazy `x`).
+    fileprivate static func propertyName(_ field: String) -> String {
+        let lazy = "$__lazy_storage_$_"
+        return field.hasPrefix(lazy) ? String(field.dropFirst(lazy.count)) : field
     }
 }
 

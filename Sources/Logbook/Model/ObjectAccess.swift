@@ -3,21 +3,21 @@
 struct ObjectAccess {
     let object: AnyObject
     let entity: Entity
-    private let backing: ModelBacking?
+    private let registration: Registration?
     private let layout: ModelLayout?
 
     /// - Throws: ``LogbookError/invalidSchema(_:)`` for a class that cannot be reflected.
     init(_ object: some ModelObject) throws {
         self.object = object
         if let managed = object as? ManagedObject {
-            backing = managed.backing
+            registration = object.registered
             layout = nil
-            entity = managed.backing.binding.entity
+            entity = managed.binding.entity
         } else if let type = type(of: object) as? any PersistentModel.Type {
             let layout = try ModelLayout.of(type)
             self.layout = layout
-            backing = layout.fields[0].owner(object)
-            entity = backing?.binding.entity ?? layout.entity
+            registration = object.registered
+            entity = registration?.binding.entity ?? layout.entity
         } else {
             throw LogbookError.invalidSchema(
                 "\(type(of: object)) is neither a PersistentModel nor a ManagedObject")
@@ -33,8 +33,10 @@ struct ObjectAccess {
     }
 
     func read(_ index: Int) -> AttributeValue {
-        if let backing { return backing.binding.read(object, index) }
-        return layout?.fields[index].read(object) ?? .null
+        if let registration { return registration.binding.read(object, index) }
+        if let managed = object as? ManagedObject { return managed.values[index] }
+        return layout?.fields.first { $0.name == entity.attributes[index].name }?.read(object)
+            ?? .null
     }
 
     /// Writes a value already converted to the attribute's type (or `null`).
@@ -42,22 +44,18 @@ struct ObjectAccess {
     ///   non-optional attribute of a class.
     func write(_ index: Int, _ value: AttributeValue) throws {
         let attribute = entity.attributes[index]
-        if let backing {
-            guard backing.binding.canHold(value, at: index) else {
-                throw LogbookError.typeMismatch(
-                    entity: entity.name, attribute: attribute.name,
-                    expected: attribute.type.description,
-                    found: "nil")
-            }
-            backing.willChange()
-            backing.binding.write(object, index, value)
-        } else if let layout {
-            guard layout.fields[index].write(object, value) else {
-                throw LogbookError.typeMismatch(
-                    entity: entity.name, attribute: attribute.name,
-                    expected: attribute.type.description,
-                    found: "nil")
-            }
+        let mismatch = LogbookError.typeMismatch(
+            entity: entity.name, attribute: attribute.name, expected: attribute.type.description,
+            found: "nil")
+        if let registration {
+            let binding = registration.binding
+            guard binding.canHold(value, at: index) else { throw mismatch }
+            registration.table.willChange(registration.entry, slot: index, object: object)
+            binding.write(object, index, value)
+        } else if let managed = object as? ManagedObject {
+            managed.values[index] = value
+        } else if let field = layout?.fields.first(where: { $0.name == attribute.name }) {
+            guard field.write(object, value) else { throw mismatch }
         }
     }
 }

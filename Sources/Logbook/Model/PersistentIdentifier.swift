@@ -30,6 +30,17 @@ public struct PersistentIdentifier: Sendable, Hashable, Comparable, Codable,
     /// `Entity/42`.
     public var description: String { "\(entityName)/\(primaryKey)" }
 
+    /// The key of the object's record in its entity's keyspace (FORMAT.md Part 2, "Keys"),
+    /// for tools that read the store through `LogStore`.
+    public var storeKey: [UInt8] { RecordCodec.key(primaryKey) }
+
+    /// The identifier of the record stored under `storeKey` in `entityName`'s keyspace, or
+    /// `nil` if `storeKey` is not an object key.
+    public init?(entityName: String, storeKey: UnsafeRawBufferPointer) {
+        guard let pk = RecordCodec.primaryKey(storeKey) else { return nil }
+        self.init(entityName: entityName, primaryKey: pk)
+    }
+
     /// Orders by entity name, then primary key.
     public static func < (a: Self, b: Self) -> Bool {
         (a.entityName, a.primaryKey) < (b.entityName, b.primaryKey)

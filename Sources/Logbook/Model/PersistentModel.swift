@@ -34,23 +34,38 @@ extension PersistentModel {
 extension ModelObject {
     /// The object's identifier, or `nil` before it is inserted into a context.
     public var persistentModelID: PersistentIdentifier? {
-        resolvedBacking.map {
-            PersistentIdentifier(entityName: $0.binding.entity.name, primaryKey: $0.primaryKey)
+        registered.map {
+            PersistentIdentifier(
+                entityName: $0.binding.entity.name,
+                primaryKey: $0.table.entries[$0.index].primaryKey)
         }
     }
 
     /// The context the object is registered in, or `nil`.
-    public var modelContext: ModelContext? { resolvedBacking?.context }
+    public var modelContext: ModelContext? { registered?.table.context }
 
-    /// Whether the object is deleted in its context (pending or saved).
+    /// Whether the object is deleted in its context: its deletion is pending, or was saved.
     public var isDeleted: Bool {
-        guard let backing = resolvedBacking else { return false }
-        return backing.state == .deleted || backing.state == .forgotten
+        guard let r = registered else { return false }
+        let state = r.table.entries[r.index].state
+        return state == .deleted || state == .gone
+    }
+
+    /// Whether the object has changes its context has not saved: it is a pending insert, has
+    /// changed values, or its deletion is pending.
+    public var hasChanges: Bool {
+        guard let r = registered else { return false }
+        let entry = r.table.entries[r.index]
+        switch entry.state {
+        case .inserted, .deleted: return true
+        case .persisted: return entry.isChanged
+        case .gone, .free: return false
+        }
     }
 
     /// The entity's name.
     public var entityName: String {
-        if let managed = self as? ManagedObject { return managed.backing.binding.entity.name }
+        if let managed = self as? ManagedObject { return managed.binding.entity.name }
         return (type(of: self) as? any PersistentModel.Type)?.entityName
             ?? String(describing: type(of: self))
     }
@@ -61,14 +76,13 @@ extension ModelObject {
     /// For a relationship: the related object (to-one, or `nil`) or objects (to-many, an
     /// `[any ModelObject]`), read through the object's context.
     public func value(forKey key: String) throws -> Any? {
-        if let backing = resolvedBacking,
-            let r = backing.binding.entity.relationships.firstIndex(where: { $0.name == key })
+        if let r = registered,
+            let index = r.binding.entity.relationships.firstIndex(where: { $0.name == key })
         {
-            guard let context = backing.context else { return nil }
-            let related = try context.relatedObjects(of: backing, relationship: r).compactMap {
-                $0 as? any ModelObject
-            }
-            return backing.binding.entity.relationships[r].isToMany ? related : related.first
+            guard let context = r.table.context else { return nil }
+            let related = try context.relatedObjects(of: self, r.entry, relationship: index)
+                .compactMap { $0 as? any ModelObject }
+            return r.binding.entity.relationships[index].isToMany ? related : related.first
         }
         return try attributeValue(forKey: key).anyValue
     }
@@ -88,10 +102,10 @@ extension ModelObject {
     /// For a relationship, `value` is a ``ModelObject`` of the destination or `nil` (to-one),
     /// or an array of them (to-many); objects not in the context yet are inserted.
     public func setValue(_ value: Any?, forKey key: String) throws {
-        if let backing = resolvedBacking,
-            let r = backing.binding.entity.relationships.firstIndex(where: { $0.name == key })
+        if let r = registered,
+            let index = r.binding.entity.relationships.firstIndex(where: { $0.name == key })
         {
-            try setRelationship(value, backing: backing, relationship: r)
+            try setRelationship(value, r, relationship: index)
             return
         }
         let access = try ObjectAccess(self)
@@ -114,17 +128,17 @@ extension ModelObject {
             do {
                 try setValue(newValue, forKey: key)
             } catch let error as LogbookError {
-                resolvedBacking?.recordFailure(error)
+                if let r = registered { r.table.recordFailure(error, r.entry) }
             } catch {}
         }
     }
 
-    private func setRelationship(_ value: Any?, backing: ModelBacking, relationship r: Int) throws {
-        let binding = backing.binding
-        let relationship = binding.entity.relationships[r]
-        guard let context = backing.context else {
+    private func setRelationship(_ value: Any?, _ r: Registration, relationship index: Int) throws {
+        let binding = r.binding
+        let relationship = binding.entity.relationships[index]
+        guard let context = r.table.context else {
             throw LogbookError.notRegistered(
-                entity: binding.entity.name, object: backing.identifier.description)
+                entity: binding.entity.name, object: persistentModelID?.description ?? "?")
         }
         let objects: [any ModelObject]
         if let many = value as? [any ModelObject] {
@@ -145,9 +159,9 @@ extension ModelObject {
                 expected: relationship.destination,
                 found: object.entityName)
         }
-        for object in objects where object.resolvedBacking == nil { context.insertAny(object) }
+        for object in objects where object.registered == nil { context.insertAny(object) }
         if relationship.isToMany {
-            context.setMembers(objects, of: backing, relationship: r)
+            context.setMembers(objects, of: self, r.entry, relationship: index)
         } else {
             guard objects.count <= 1 else {
                 throw LogbookError.typeMismatch(
@@ -155,16 +169,33 @@ extension ModelObject {
                     expected: relationship.destination,
                     found: "\(objects.count) objects")
             }
-            context.setToOne(backing.object, binding, r, target: objects.first?.resolvedBacking)
+            context.setToOne(self, binding, index, target: objects.first)
         }
     }
 
-    /// The backing of a registered object.
-    var resolvedBacking: ModelBacking? {
-        if let managed = self as? ManagedObject { return managed.backing }
-        guard let type = type(of: self) as? any PersistentModel.Type,
+    /// Where a registered object's state is, or `nil` (not registered, or a key-path probe).
+    var registered: Registration? {
+        let found: (table: ObjectTable, entry: Int32)?
+        if let managed = self as? ManagedObject {
+            found = managed.owner.map { ($0, managed.entry) }
+        } else if let type = type(of: self) as? any PersistentModel.Type,
             let layout = try? ModelLayout.of(type)
+        {
+            found = layout.registration(of: self)
+        } else {
+            found = nil
+        }
+        guard let (table, entry) = found, table.probe == nil, entry >= 0,
+            table.entries[Int(entry)].state != .free
         else { return nil }
-        return layout.fields[0].owner(self)
+        return Registration(table: table, entry: entry)
     }
+}
+
+/// A registered object's table and entry.
+struct Registration {
+    let table: ObjectTable
+    let entry: Int32
+    var index: Int { Int(entry) }
+    var binding: EntityBinding { table.bindings[Int(table.entries[Int(entry)].entity)] }
 }

@@ -40,8 +40,13 @@ extension Array: RelationshipValue where Element: PersistentModel {
 public struct Relationship<Value: RelationshipValue> {
     /// To-one: the target, when `isResolved`. To-many: members set before the owner was inserted.
     var value: Value
-    /// The object's state in its context; `nil` until inserted or fetched.
-    var owner: ModelBacking?
+    /// The context's object table, in the object's anchor field only (see ``FieldInfo``).
+    @usableFromInline var owner: ObjectTable?
+    /// The object's entry in that table; -1 until registered.
+    @usableFromInline var entry: Int32 = -1
+    /// Flags and the anchor's offset (``FieldInfo``); the position bits hold the stored slot
+    /// of a to-one relationship.
+    @usableFromInline var info: UInt32 = 0
     /// To-one: the relationship's position among the entity's stored fields. To-many:
     /// `-(2 + its position among the entity's relationships)`. -1 until adopted.
     var slot: Int32 = -1
@@ -71,15 +76,19 @@ public struct Relationship<Value: RelationshipValue> {
     ) -> Value {
         get {
             let storage = object[keyPath: storageKeyPath]
-            guard let owner = storage.owner else { return storage.value }
-            if owner.isProbe {
-                owner.noteProbe(slot: Int(storage.slot), keyPath: wrappedKeyPath)
+            guard storage.info & FieldInfo.adopted != 0,
+                let table = FieldInfo.table(object, storage.info)?.takeUnretainedValue()
+            else { return storage.value }
+            if storage.info & FieldInfo.probe != 0 {
+                FieldInfo.noteProbe(
+                    object, info: storage.info, slot: Int(storage.slot), keyPath: wrappedKeyPath)
                 return storage.value
             }
-            guard let context = owner.context else { return storage.value }
+            guard let context = table.context else { return storage.value }
             if Value.isToMany {
                 let members =
-                    (try? context.relatedObjects(of: owner, slot: Int(storage.slot))) ?? []
+                    (try? context.relatedObjects(of: object, storage.entry, slot: Int(storage.slot)))
+                    ?? []
                 return Value(relatedObjects: members.compactMap { $0 as? Value.Destination })
             }
             if storage.isResolved {
@@ -94,19 +103,20 @@ public struct Relationship<Value: RelationshipValue> {
             return object[keyPath: storageKeyPath].value
         }
         set {
-            let owner = object[keyPath: storageKeyPath].owner
-            guard let owner, let context = owner.context else {
+            let storage = object[keyPath: storageKeyPath]
+            guard storage.info & FieldInfo.adopted != 0,
+                let context = FieldInfo.table(object, storage.info)?.takeUnretainedValue().context
+            else {
                 object[keyPath: storageKeyPath].value = newValue
                 return
             }
             for target in newValue.relatedObjects { context.insert(target) }
             if Value.isToMany {
                 context.setMembers(
-                    newValue.relatedObjects, of: owner,
-                    slot: Int(object[keyPath: storageKeyPath].slot))
+                    newValue.relatedObjects, of: object, storage.entry, slot: Int(storage.slot))
                 return
             }
-            owner.willChange()
+            FieldInfo.willChange(object, info: storage.info, entry: storage.entry)
             object[keyPath: storageKeyPath].value = newValue
             object[keyPath: storageKeyPath].isResolved = true
             object[keyPath: storageKeyPath].key =
@@ -118,6 +128,15 @@ public struct Relationship<Value: RelationshipValue> {
     public var wrappedValue: Value {
         get { value }
         set { value = newValue }
+    }
+}
+
+extension Relationship: CustomReflectable {
+    /// The related object or objects as last loaded, and the stored key of a to-one.
+    public var customMirror: Mirror {
+        Value.isToMany
+            ? Mirror(self, children: ["value": value])
+            : Mirror(self, children: ["value": value, "key": key])
     }
 }
 
@@ -134,6 +153,8 @@ extension Relationship: RelationshipField {
 
 /// What reflection and the context need to know of a relationship field.
 protocol RelationshipAccessor: FieldAccessor {
+    /// Offset in the object of the wrapper's `slot`.
+    var slotOffset: Int { get }
     var destinationType: any PersistentModel.Type { get }
     var isToMany: Bool { get }
     func deleteRule(_ object: AnyObject) -> DeleteRule
@@ -151,18 +172,28 @@ protocol RelationshipAccessor: FieldAccessor {
 final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAccessor {
     let name: String
     let ownerOffset: Int
+    let entryOffset: Int
+    let infoOffset: Int
     let slotOffset: Int
     private let offset: Int
 
     init?(name: String, offset: Int) {
-        guard let owner = MemoryLayout<Relationship<Value>>.offset(of: \Relationship<Value>.owner),
-            let slot = MemoryLayout<Relationship<Value>>.offset(of: \Relationship<Value>.slot)
+        typealias Wrapper = Relationship<Value>
+        guard let owner = MemoryLayout<Wrapper>.offset(of: \Wrapper.owner),
+            let entry = MemoryLayout<Wrapper>.offset(of: \Wrapper.entry),
+            let info = MemoryLayout<Wrapper>.offset(of: \Wrapper.info),
+            let slot = MemoryLayout<Wrapper>.offset(of: \Wrapper.slot)
         else { return nil }
         self.name = name
         self.offset = offset
         ownerOffset = offset + owner
+        entryOffset = offset + entry
+        infoOffset = offset + info
         slotOffset = offset + slot
     }
+
+    var kind: FieldKind { .toOne }
+    var valueOffset: Int { offset }
 
     var type: AttributeType { .integer }
     var isOptional: Bool { true }
@@ -207,15 +238,6 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
         _ = write(object, .integer(try r.zigzag()))
     }
 
-    func setNull(_ object: AnyObject) -> Bool { write(object, .null) }
-    func owner(_ object: AnyObject) -> ModelBacking? { field(object).pointee.owner }
-
-    func adopt(_ object: AnyObject, owner: ModelBacking?, slot: Int) {
-        field(object).pointee.owner = owner
-        field(object).pointee.slot = Int32(slot)
-    }
-
-    func options(_ object: AnyObject) -> Set<AttributeOption> { [] }
     func deleteRule(_ object: AnyObject) -> DeleteRule { field(object).pointee.deleteRule }
     func inverseKeyPath(_ object: AnyObject) -> AnyKeyPath? { field(object).pointee.inverse }
 

@@ -47,6 +47,13 @@ extension Schema {
     public static func stored(in store: LogStore) throws -> Schema? {
         try SchemaHistory.read(from: store).current
     }
+
+    /// Every schema version stored in `store`, oldest first; empty if the store holds none.
+    /// Records name the version they were written with; ``RecordDecoder`` reads every one.
+    /// - Throws: as ``stored(in:)``.
+    public static func storedVersions(in store: LogStore) throws -> [Schema] {
+        try SchemaHistory.read(from: store).versions.sorted { $0.key < $1.key }.map(\.value)
+    }
 }
 
 /// Runs `body`, turning `LogStoreError` into ``LogbookError/store(_:)``.

@@ -3,6 +3,14 @@
 /// Options take their value as the next argument or after `=` (`--salary 5`, `--salary=5`).
 /// `--store` and `--help` are accepted anywhere; the other options only after their subcommand.
 enum ArgumentParser {
+    /// Options that take a value.
+    private static let valueOptions: Set<String> = [
+        "--store", "--name", "--designation", "--salary", "--where", "--sort", "--company",
+        "--city", "--reassign-to",
+    ]
+    /// Options that take none.
+    private static let flags: Set<String> = ["--desc", "--json", "--force", "--no-company"]
+
     /// - Throws: ``EmployeesError/usage(_:)`` for an unknown subcommand or option, a missing or
     ///   extra argument; ``EmployeesError/invalidSalary(_:)`` for a bad `--salary`.
     static func parse(_ arguments: [String]) throws(EmployeesError) -> Invocation {
@@ -28,19 +36,18 @@ enum ArgumentParser {
                 name = String(argument[..<equals])
                 value = String(argument[argument.index(after: equals)...])
             }
-            switch name {
-            case "-h", "--help":
+            if name == "-h" || name == "--help" {
                 wantsHelp = true
                 continue
-            case "--desc", "--json":
+            } else if flags.contains(name) {
                 if value != nil { throw .usage("\(name) takes no value") }
-            case "--store", "--name", "--designation", "--salary", "--where", "--sort":
+            } else if valueOptions.contains(name) {
                 if value == nil {
                     guard index < arguments.count else { throw .usage("\(name) needs a value") }
                     value = arguments[index]
                     index += 1
                 }
-            default:
+            } else {
                 throw .usage("unknown option \(name)")
             }
             if name == "--store" {
@@ -55,19 +62,26 @@ enum ArgumentParser {
             return Invocation(command: .interactive, storePath: storePath)
         }
         var reader = OptionReader(subcommand: subcommand, options: options)
-        let operands = Array(words.dropFirst())
-        let command: Invocation.Command
+        let command = try self.command(
+            subcommand, operands: Array(words.dropFirst()), reader: &reader)
+        try reader.expectAllTaken()
+        return Invocation(command: command, storePath: storePath)
+    }
+
+    private static func command(
+        _ subcommand: String, operands: [String], reader: inout OptionReader
+    ) throws(EmployeesError) -> Invocation.Command {
         switch subcommand {
         case "help":
-            command = .help
+            return .help
         case "add":
             try reader.expectOperands(operands, count: 0)
             guard let name = reader.take("--name") else { throw .usage("add needs --name") }
             guard let salary = reader.take("--salary") else { throw .usage("add needs --salary") }
-            let designation = reader.take("--designation") ?? ""
-            command = .add(
+            return .add(
                 EmployeeDraft(
-                    name: name, designation: designation, salary: try SalaryParser.parse(salary)))
+                    name: name, designation: reader.take("--designation") ?? "",
+                    salary: try SalaryParser.parse(salary), company: reader.take("--company")))
         case "list":
             try reader.expectOperands(operands, count: 0)
             var list = Invocation.ListOptions()
@@ -79,8 +93,9 @@ enum ArgumentParser {
                 list.query.sortKey = key
             }
             list.query.descending = reader.takeFlag("--desc")
+            list.query.company = reader.take("--company")
             list.json = reader.takeFlag("--json")
-            command = .list(list)
+            return .list(list)
         case "update":
             try reader.expectOperands(operands, count: 1)
             var changes = EmployeeChanges()
@@ -89,28 +104,39 @@ enum ArgumentParser {
             if let salary = reader.take("--salary") {
                 changes.salary = try SalaryParser.parse(salary)
             }
-            if changes.isEmpty {
-                throw .usage("update needs at least one of --name, --designation, --salary")
+            let company = reader.take("--company")
+            let noCompany = reader.takeFlag("--no-company")
+            if company != nil && noCompany {
+                throw .usage("update takes --company or --no-company, not both")
             }
-            command = .update(id: operands[0], changes: changes)
+            if let company { changes.company = .assign(company) }
+            if noCompany { changes.company = .remove }
+            if changes.isEmpty {
+                throw .usage(
+                    "update needs at least one of --name, --designation, --salary, --company, "
+                        + "--no-company")
+            }
+            return .update(id: operands[0], changes: changes)
         case "delete":
             try reader.expectOperands(operands, count: 1)
-            command = .delete(id: operands[0])
+            return .delete(id: operands[0])
+        case "company":
+            return try companyCommand(operands, reader: &reader)
         case "demo":
             try reader.expectOperands(operands, count: 0)
-            command = .demo
+            return .demo
         default:
             throw .usage("unknown command \"\(subcommand)\"")
         }
-        try reader.expectAllTaken()
-        return Invocation(command: command, storePath: storePath)
     }
 }
 
 /// The options after a subcommand; each is taken once, and any left over is an error.
-private struct OptionReader {
+struct OptionReader {
     var subcommand: String
     var options: [(name: String, value: String?)]
+    /// What an operand is, for "needs a …" messages.
+    var operandName = "an employee id"
 
     mutating func take(_ name: String) -> String? {
         guard let index = options.lastIndex(where: { $0.name == name }) else { return nil }
@@ -126,7 +152,7 @@ private struct OptionReader {
     }
 
     func expectOperands(_ operands: [String], count: Int) throws(EmployeesError) {
-        if operands.count < count { throw .usage("\(subcommand) needs an employee id") }
+        if operands.count < count { throw .usage("\(subcommand) needs \(operandName)") }
         if operands.count > count {
             throw .usage("unexpected argument \"\(operands[count])\" for \(subcommand)")
         }

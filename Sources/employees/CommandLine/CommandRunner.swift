@@ -1,13 +1,11 @@
-import Foundation
-
 /// Runs one non-interactive subcommand against a repository and prints its result through
-/// `print`, one line per call (no trailing newline). Knows nothing of processes or terminals,
-/// so tests run it on an ``InMemoryEmployeeRepository``.
+/// `print`, one line per call (no trailing newline). Knows nothing of processes or terminals.
 struct CommandRunner {
     var repository: any EmployeeRepository
     var print: (String) -> Void
 
-    /// - Throws: the repository's ``EmployeesError``s (unknown id, bad filter, store failures).
+    /// - Throws: the repository's ``EmployeesError``s (unknown id or company, bad filter, the
+    ///   deny rule, store failures).
     func run(_ command: Invocation.Command) throws(EmployeesError) {
         switch command {
         case .interactive, .help, .demo:
@@ -17,50 +15,49 @@ struct CommandRunner {
         case .list(let options):
             let employees = try repository.list(options.query)
             if options.json {
-                print(Self.json(employees))
+                print(OutputFormat.json(employees))
             } else {
-                Self.table(employees).forEach(print)
+                OutputFormat.table(employees).forEach(print)
             }
         case .update(let id, let changes):
             let employee = try repository.update(id: id, with: changes)
-            print("updated \(employee.id): \(employee.title), salary \(employee.salary)")
+            print("updated \(employee.id): \(OutputFormat.summary(employee))")
         case .delete(let id):
             let employee = try repository.employee(id: id)
             try repository.delete(id: id)
             print("deleted \(employee.id): \(employee.title)")
+        case .addCompany(let draft):
+            print(try repository.addCompany(draft).id)
+        case .listCompanies(let json):
+            let companies = try repository.companies()
+            if json {
+                print(OutputFormat.json(companies))
+            } else {
+                OutputFormat.table(companies).forEach(print)
+            }
+        case .renameCompany(let reference, let changes):
+            let before = try repository.company(reference)
+            let after = try repository.updateCompany(reference, with: changes)
+            var line =
+                before.name == after.name
+                ? "updated \(after.id): \(after.name)"
+                : "renamed \(after.id): \(before.name) → \(after.name)"
+            if changes.city != nil { line += after.city.map { ", city \($0)" } ?? ", no city" }
+            print(line)
+        case .deleteCompany(let reference, let handling):
+            let result = try repository.deleteCompany(reference, handling: handling)
+            let company = result.company
+            var line = "deleted \(company.id): \(company.name)"
+            if company.employeeCount > 0 {
+                let staff = "its \(company.staffDescription)"
+                if let target = result.reassignedTo {
+                    line += "; \(staff) moved to \(target.name) (\(target.id))"
+                } else {
+                    line +=
+                        "; \(staff) now \(company.employeeCount == 1 ? "has" : "have") no company"
+                }
+            }
+            print(line)
         }
-    }
-
-    /// A table like the seed's list: id, "name — designation", salary flush right.
-    static func table(_ employees: [EmployeeRecord]) -> [String] {
-        guard !employees.isEmpty else { return ["(no employees)"] }
-        let idWidth = max(2, employees.map(\.id.count).max() ?? 0)
-        let titleWidth = max(20, employees.map(\.title.displayable.count).max() ?? 0)
-        let salaryWidth = max(6, employees.map { String($0.salary).count }.max() ?? 0)
-        func row(_ id: String, _ title: String, _ salary: String) -> String {
-            id.fitted(to: idWidth) + "  " + title.fitted(to: titleWidth) + "  "
-                + String(repeating: " ", count: max(0, salaryWidth - salary.count)) + salary
-        }
-        return [row("ID", "NAME — DESIGNATION", "SALARY")]
-            + employees.map { row($0.id.displayable, $0.title.displayable, String($0.salary)) }
-    }
-
-    /// A JSON array of `{"designation", "id", "name", "salary"}` objects, keys sorted.
-    static func json(_ employees: [EmployeeRecord]) -> String {
-        struct Row: Encodable {
-            var id: String
-            var name: String
-            var designation: String
-            var salary: Int64
-        }
-        guard !employees.isEmpty else { return "[]" }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let rows = employees.map {
-            Row(id: $0.id, name: $0.name, designation: $0.designation, salary: $0.salary)
-        }
-        // Encoding strings and integers cannot fail.
-        let data = (try? encoder.encode(rows)) ?? Data("[]".utf8)
-        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -4,16 +4,31 @@ enum HelpText {
         employees — the Logbook example app: a list of employees kept in a Logbook store.
 
         USAGE
-          employees                          the interactive list (on a terminal)
-          employees add --name N [--designation D] --salary S
+          employees                          the interactive list (on a terminal): a add,
+                                             Enter edit, d delete, c companies, q quit
+          employees add --name N [--designation D] --salary S [--company COMPANY]
                                              add an employee; prints its id
-          employees list [--where FILTER] [--sort name|designation|salary] [--desc] [--json]
+          employees list [--where FILTER] [--sort name|designation|salary] [--desc]
+                         [--company COMPANY] [--json]
                                              list employees (FILTER e.g. 'salary > 1000000')
           employees update ID [--name N] [--designation D] [--salary S]
+                         [--company COMPANY | --no-company]
                                              change an employee
           employees delete ID                delete an employee
-          employees demo                     add three, list, raise a salary, delete one, list
+          employees company add --name N [--city C]
+                                             add a company (names are unique); prints its id
+          employees company list [--json]    list companies with their number of employees
+          employees company rename COMPANY --name N [--city C]
+                                             rename a company (--city "" removes the city)
+          employees company delete COMPANY [--reassign-to OTHER | --force]
+                                             delete a company; refused while it has employees,
+                                             unless they move to OTHER or, with --force, are
+                                             left without a company
+          employees demo                     the seed's story with two companies, on the store
           employees help                     this text
+
+        COMPANY is a company's id (Company/3) or its name; a name is matched exactly, else
+        ignoring case if that leaves one company.
 
         OPTIONS
           --store PATH   the store to use (before or after the command); also the
@@ -21,7 +36,8 @@ enum HelpText {
                          \(defaultPath), created on first use.
 
         Salaries are whole numbers ≥ 0. Every change is saved at once.
-        Exit status: 0 ok, 1 the command failed (unknown id, locked store, …), 2 bad usage.
+        Exit status: 0 ok, 1 the command failed (unknown id or company, a company that still has
+        employees, locked store, …), 2 bad usage.
         """
 }
 

@@ -9,6 +9,12 @@ struct Invocation: Sendable, Equatable {
         case list(ListOptions)
         case update(id: String, changes: EmployeeChanges)
         case delete(id: String)
+        case addCompany(CompanyDraft)
+        case listCompanies(json: Bool)
+        /// `company rename COMPANY --name N [--city C]`.
+        case renameCompany(String, CompanyChanges)
+        /// `company delete COMPANY [--reassign-to OTHER | --force]`.
+        case deleteCompany(String, CompanyDeletion)
         case demo
     }
 

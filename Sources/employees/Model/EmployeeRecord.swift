@@ -7,36 +7,51 @@ struct EmployeeRecord: Sendable, Equatable {
     var name: String
     var designation: String
     var salary: Int64
+    /// The company the employee belongs to, if any.
+    var company: CompanyLink?
 
     /// The list cell's title, as in the seed's table view: "name — designation".
     var title: String { designation.isEmpty ? name : "\(name) — \(designation)" }
-
-    /// The values without the identity.
-    var draft: EmployeeDraft { EmployeeDraft(name: name, designation: designation, salary: salary) }
 }
 
-/// The three fields of the seed's "Add Employee" form, validated.
+/// The company an employee belongs to, as shown next to the employee.
+struct CompanyLink: Sendable, Equatable {
+    var id: String
+    var name: String
+}
+
+/// The fields of the seed's "Add Employee" form, validated, and the employee's company.
 struct EmployeeDraft: Sendable, Equatable {
     var name: String
     var designation: String
     var salary: Int64
+    /// A company id or name (resolved by the repository), or `nil` for none.
+    var company: String?
+
+    init(name: String, designation: String, salary: Int64, company: String? = nil) {
+        self.name = name
+        self.designation = designation
+        self.salary = salary
+        self.company = company
+    }
 }
 
 /// A partial change for `update`: `nil` leaves the field as it is.
 struct EmployeeChanges: Sendable, Equatable {
+    /// What to do with the employee's company.
+    enum CompanyChange: Sendable, Equatable {
+        /// Move to the company with this id or name.
+        case assign(String)
+        /// Leave the employee without a company.
+        case remove
+    }
+
     var name: String?
     var designation: String?
     var salary: Int64?
+    var company: CompanyChange?
 
-    var isEmpty: Bool { name == nil && designation == nil && salary == nil }
-
-    /// `draft` with these changes applied.
-    func applied(to draft: EmployeeDraft) -> EmployeeDraft {
-        EmployeeDraft(
-            name: name ?? draft.name,
-            designation: designation ?? draft.designation,
-            salary: salary ?? draft.salary)
-    }
+    var isEmpty: Bool { name == nil && designation == nil && salary == nil && company == nil }
 }
 
 /// The fields a list can be sorted by.
@@ -51,10 +66,16 @@ struct EmployeeQuery: Sendable, Equatable {
     /// `nil` keeps the store's order (the order employees were added).
     var sortKey: EmployeeSortKey?
     var descending: Bool
+    /// Only the employees of this company (an id or a name); `nil` for all.
+    var company: String?
 
-    init(filter: String? = nil, sortKey: EmployeeSortKey? = nil, descending: Bool = false) {
+    init(
+        filter: String? = nil, sortKey: EmployeeSortKey? = nil, descending: Bool = false,
+        company: String? = nil
+    ) {
         self.filter = filter
         self.sortKey = sortKey
         self.descending = descending
+        self.company = company
     }
 }

@@ -1,15 +1,18 @@
-/// Where the app keeps its employees. The screen and the subcommands talk only to this, so they
-/// run unchanged on the real store (``LogbookEmployeeRepository``) and on the in-memory one the
-/// tests use (``InMemoryEmployeeRepository``).
+/// Where the app keeps its employees and companies. The screen and the subcommands talk only
+/// to this; the executable uses ``LogbookEmployeeRepository``.
 ///
-/// Durability: every mutating call is saved before it returns — the seed's "every change saved
-/// at once". Not thread-safe: use one repository from one thread.
+/// Companies are named by id or by name wherever a `String` reference is taken (see
+/// ``CompanyReference``). Durability: every mutating call is saved before it returns — the
+/// seed's "every change saved at once" — and a call that throws changes nothing. Not
+/// thread-safe: use one repository from one thread.
 protocol EmployeeRepository: AnyObject {
     /// Adds an employee and returns it with its new, permanent id.
+    /// - Throws: ``EmployeesError/unknownCompany(_:)``, ``EmployeesError/ambiguousCompany(_:matches:)``.
     func add(_ draft: EmployeeDraft) throws(EmployeesError) -> EmployeeRecord
 
-    /// The employees matching `query.filter`, in `query`'s order.
-    /// - Throws: ``EmployeesError/invalidFilter(filter:reason:)`` for a filter that does not parse.
+    /// The employees matching `query`, in its order.
+    /// - Throws: ``EmployeesError/invalidFilter(filter:reason:)`` for a filter that does not
+    ///   parse; the company errors for `query.company`.
     func list(_ query: EmployeeQuery) throws(EmployeesError) -> [EmployeeRecord]
 
     /// The employee with this id.
@@ -17,44 +20,41 @@ protocol EmployeeRepository: AnyObject {
     func employee(id: String) throws(EmployeesError) -> EmployeeRecord
 
     /// Applies `changes` to the employee with this id and returns the result.
-    /// - Throws: ``EmployeesError/unknownEmployee(id:)``.
+    /// - Throws: ``EmployeesError/unknownEmployee(id:)``, the company errors.
     func update(id: String, with changes: EmployeeChanges) throws(EmployeesError)
         -> EmployeeRecord
 
     /// Deletes the employee with this id.
     /// - Throws: ``EmployeesError/unknownEmployee(id:)``.
     func delete(id: String) throws(EmployeesError)
+
+    /// Adds a company and returns it with its new id.
+    /// - Throws: ``EmployeesError/invalidCompanyName(_:reason:)``,
+    ///   ``EmployeesError/duplicateCompany(name:existingID:)``.
+    func addCompany(_ draft: CompanyDraft) throws(EmployeesError) -> CompanyRecord
+
+    /// Every company, by name.
+    func companies() throws(EmployeesError) -> [CompanyRecord]
+
+    /// The company `reference` names.
+    /// - Throws: ``EmployeesError/unknownCompany(_:)``, ``EmployeesError/ambiguousCompany(_:matches:)``.
+    func company(_ reference: String) throws(EmployeesError) -> CompanyRecord
+
+    /// Renames the company `reference` names (or changes its city) and returns the result.
+    /// - Throws: the lookup errors, ``EmployeesError/invalidCompanyName(_:reason:)``,
+    ///   ``EmployeesError/duplicateCompany(name:existingID:)``.
+    func updateCompany(_ reference: String, with changes: CompanyChanges) throws(EmployeesError)
+        -> CompanyRecord
+
+    /// Deletes the company `reference` names, doing `handling` with its employees.
+    /// - Throws: the lookup errors (also for the reassignment target),
+    ///   ``EmployeesError/companyHasEmployees(_:count:)`` for ``CompanyDeletion/refuseIfStaffed``
+    ///   while it has employees, ``EmployeesError/reassignToSameCompany(_:)``.
+    func deleteCompany(_ reference: String, handling: CompanyDeletion) throws(EmployeesError)
+        -> CompanyDeletionResult
 }
 
 extension EmployeeRepository {
     /// All employees in the store's order.
     func all() throws(EmployeesError) -> [EmployeeRecord] { try list(EmployeeQuery()) }
-}
-
-extension [EmployeeRecord] {
-    /// These records in `key` order (ties keep their order); unchanged when `key` is `nil`.
-    func sorted(by key: EmployeeSortKey?, descending: Bool) -> [EmployeeRecord] {
-        guard let key else { return descending ? reversed() : self }
-        let ordered = enumerated().sorted { lhs, rhs in
-            let order = EmployeeRecord.compare(lhs.element, rhs.element, by: key)
-            if order == 0 { return lhs.offset < rhs.offset }
-            return descending ? order > 0 : order < 0
-        }
-        return ordered.map(\.element)
-    }
-}
-
-extension EmployeeRecord {
-    /// -1, 0 or 1 as `lhs` sorts before, with or after `rhs` by `key`.
-    static func compare(_ lhs: EmployeeRecord, _ rhs: EmployeeRecord, by key: EmployeeSortKey)
-        -> Int
-    {
-        switch key {
-        case .name: return lhs.name < rhs.name ? -1 : (lhs.name == rhs.name ? 0 : 1)
-        case .designation:
-            return lhs.designation < rhs.designation
-                ? -1 : (lhs.designation == rhs.designation ? 0 : 1)
-        case .salary: return lhs.salary < rhs.salary ? -1 : (lhs.salary == rhs.salary ? 0 : 1)
-        }
-    }
 }

@@ -7,20 +7,23 @@ import Logbook
 /// Every mutating call ends with `save()`, so it is durable when it returns; a failed save is
 /// rolled back, leaving the store and the context as they were. While the repository is alive
 /// the process holds the store's writer lock: a second process gets ``EmployeesError/storeLocked(path:)``.
-/// Not thread-safe (the main context belongs to the opening thread).
+/// A store written before companies existed is migrated when it is opened (Logbook's
+/// lightweight migration: a new entity and a new optional relationship), keeping every
+/// employee. Not thread-safe (the main context belongs to the opening thread).
 final class LogbookEmployeeRepository: EmployeeRepository {
-    private let path: String
+    let path: String
     private let container: ModelContainer
-    private let context: ModelContext
+    let context: ModelContext
 
-    /// Opens (creating if needed) the store at `path`.
+    /// Opens (creating or migrating if needed) the store at `path`.
     /// - Throws: ``EmployeesError/storeLocked(path:)``, ``EmployeesError/store(_:)``.
     init(path: String) throws(EmployeesError) {
         self.path = path
         do {
-            container = try ModelContainer(for: [Employee.self], at: URL(fileURLWithPath: path))
+            container = try ModelContainer(
+                for: [Employee.self, Company.self], at: URL(fileURLWithPath: path))
         } catch {
-            throw Self.translate(error, path: path, filter: nil)
+            throw Self.translate(error, path: path)
         }
         context = container.mainContext
     }
@@ -28,95 +31,110 @@ final class LogbookEmployeeRepository: EmployeeRepository {
     deinit { try? container.close() }
 
     func add(_ draft: EmployeeDraft) throws(EmployeesError) -> EmployeeRecord {
+        let company = try draft.company.map { reference throws(EmployeesError) in
+            try companyModel(reference)
+        }
         let employee = Employee()
         employee.name = draft.name
         employee.designation = draft.designation
         employee.salary = draft.salary
         context.insert(employee)
+        employee.company = company
         try save()
         return record(employee)
     }
 
     func list(_ query: EmployeeQuery) throws(EmployeesError) -> [EmployeeRecord] {
-        let objects: [any ModelObject]
-        do {
-            objects = try context.fetch(
-                entity: Employee.entityName, where: query.filter,
-                sortBy: query.sortKey?.rawValue, ascending: !query.descending)
-        } catch {
-            throw Self.translate(error, path: path, filter: query.filter)
+        let company = try query.company.map { reference throws(EmployeesError) in
+            try companyModel(reference)
         }
+        var employees: [Employee]
+        let parsed = query.filter.map(FilterText.withoutDigitSeparators)
+        do {
+            let predicate = try parsed.map { try StringPredicate(format: $0.text, arguments: []) }
+            let descriptor = EntityFetchDescriptor(
+                entityName: Employee.entityName, predicate: predicate,
+                sortBy: query.sortKey.map { [($0.rawValue, !query.descending)] } ?? [])
+            employees = try context.fetch(descriptor).compactMap { $0 as? Employee }
+        } catch {
+            throw Self.translate(
+                error, path: path, filter: query.filter, columns: parsed?.columns ?? [])
+        }
+        if let company { employees = employees.filter { $0.company === company } }
         // Without a sort key Logbook returns the order of creation; `--desc` reverses it.
-        let records = objects.compactMap { ($0 as? Employee).map(record) }
+        let records = employees.map(record)
         return query.sortKey == nil && query.descending ? records.reversed() : records
     }
 
     func employee(id: String) throws(EmployeesError) -> EmployeeRecord {
-        record(try model(id: id))
+        record(try employeeModel(id: id))
     }
 
     func update(id: String, with changes: EmployeeChanges) throws(EmployeesError)
         -> EmployeeRecord
     {
-        let employee = try model(id: id)
+        let employee = try employeeModel(id: id)
+        var company: Company?
+        if case .assign(let reference) = changes.company { company = try companyModel(reference) }
         if let name = changes.name { employee.name = name }
         if let designation = changes.designation { employee.designation = designation }
         if let salary = changes.salary { employee.salary = salary }
+        if changes.company != nil { employee.company = company }
         try save()
         return record(employee)
     }
 
     func delete(id: String) throws(EmployeesError) {
-        context.delete(try model(id: id))
+        context.delete(try employeeModel(id: id))
         try save()
     }
 
-    private func model(id: String) throws(EmployeesError) -> Employee {
+    private func employeeModel(id: String) throws(EmployeesError) -> Employee {
         guard let identifier = PersistentIdentifier(id),
-            identifier.entityName == Employee.entityName
+            identifier.entityName == Employee.entityName,
+            let employee = try model(identifier, as: Employee.self)
         else { throw .unknownEmployee(id: id) }
-        do {
-            guard let employee = try context.model(for: identifier, as: Employee.self) else {
-                throw EmployeesError.unknownEmployee(id: id)
-            }
-            return employee
-        } catch let error as EmployeesError {
-            throw error
-        } catch {
-            throw Self.translate(error, path: path, filter: nil)
-        }
+        return employee
     }
 
-    private func save() throws(EmployeesError) {
+    /// The object with `identifier`, or `nil` if there is none.
+    func model<Model: PersistentModel>(_ identifier: PersistentIdentifier, as type: Model.Type)
+        throws(EmployeesError) -> Model?
+    {
+        try storeCall { try context.model(for: identifier, as: type) }
+    }
+
+    /// Saves, or rolls back and throws the translated error.
+    func save() throws(EmployeesError) {
+        try storeCall { try saveOrRollBack() }
+    }
+
+    /// Saves, or rolls back and throws Logbook's error as it is (for callers that turn some
+    /// of them into their own).
+    func saveOrRollBack() throws {
         do {
             try context.save()
         } catch {
             context.rollback()
-            throw Self.translate(error, path: path, filter: nil)
+            throw error
         }
     }
 
-    private func record(_ employee: Employee) -> EmployeeRecord {
+    /// `body`'s result, with any error translated to the app's.
+    func storeCall<Result>(_ body: () throws -> Result) throws(EmployeesError) -> Result {
+        do {
+            return try body()
+        } catch let error as EmployeesError {
+            throw error
+        } catch {
+            throw Self.translate(error, path: path)
+        }
+    }
+
+    func record(_ employee: Employee) -> EmployeeRecord {
         EmployeeRecord(
             id: employee.persistentModelID?.description ?? "", name: employee.name,
-            designation: employee.designation, salary: employee.salary)
-    }
-
-    /// The app's error for a Logbook error: a lock becomes ``EmployeesError/storeLocked(path:)``,
-    /// a predicate problem ``EmployeesError/invalidFilter(filter:reason:)``, the rest
-    /// ``EmployeesError/store(_:)`` with Logbook's own message.
-    static func translate(_ error: any Error, path: String, filter: String?) -> EmployeesError {
-        guard let error = error as? LogbookError else {
-            return .store("the store at \(path) failed: \(error)")
-        }
-        switch error {
-        case .store(.locked):
-            return .storeLocked(path: path)
-        case .predicateSyntax, .unsupportedPredicate, .unknownAttribute:
-            if let filter { return .invalidFilter(filter: filter, reason: error.description) }
-            return .store(error.description)
-        default:
-            return .store(error.description)
-        }
+            designation: employee.designation, salary: employee.salary,
+            company: employee.company.map(link))
     }
 }

@@ -1,21 +1,24 @@
 extension EmployeeListScreen {
     /// The key hints for the list, shown on the bottom line.
-    static let listHints = "↑↓ move · a add · Enter edit · d delete · q quit"
-    /// The key hints for the form.
+    static let listHints = "a add · Enter edit · d delete · c companies · q quit"
+    /// The key hints for a form's text fields.
     static let formHints = "Tab/↑↓ change field · Enter next/save · Esc cancel"
+    /// The key hints for the form's company field.
+    static let companyHints = "←→ change · Space list · Backspace none · Enter save"
+    /// The key hints for the company picker.
+    static let pickerHints = "↑↓ choose · type to search · Enter pick · Esc back"
 
-    /// The screen as `height` lines of at most `width` characters.
+    /// The screen as `height` lines of `width` columns.
     ///
     /// Layout: a title line, a column header (or the form), the rows, a status line and a hint
     /// line. The list scrolls so the selected row is always visible.
     func render(width: Int, height: Int) -> ScreenFrame {
-        let width = max(width, 1)
-        let height = max(height, 1)
+        if let companiesScreen { return companiesScreen.render(width: width, height: height) }
         var body: [ScreenFrame.Line]
         var cursor: (row: Int, column: Int)?
+        var heading = "Employees" + (subtitle.isEmpty ? "" : " — \(subtitle)")
         var hints = Self.listHints
-        var statusLine = ScreenFrame.Line(
-            text: " " + (status ?? ""), style: statusIsError ? .error : .dim)
+        var statusLine = status.line
         let bodyHeight = max(0, height - 3)
 
         switch mode {
@@ -27,70 +30,68 @@ extension EmployeeListScreen {
                 hints = "y delete · any other key keeps"
             }
         case .form(let form):
-            (body, cursor) = formBody(form, width: width)
-            hints = Self.formHints
+            if let picker = form.picker {
+                heading = picker.title
+                (body, cursor) = picker.body(height: bodyHeight)
+                hints = Self.pickerHints
+            } else {
+                heading = form.title
+                (body, cursor) = formBody(form)
+                hints = form.focus == .company ? Self.companyHints : Self.formHints
+            }
         }
-
-        let count = rows.count == 1 ? "1 employee" : "\(rows.count) employees"
-        let heading: String
-        switch mode {
-        case .form(let form): heading = " " + form.title
-        default: heading = " Employees" + (subtitle.isEmpty ? "" : " — \(subtitle)")
-        }
-        var lines = [
-            ScreenFrame.Line(text: .spread(heading, count + " ", width: width), style: .title)
-        ]
-        lines += body.prefix(bodyHeight)
-        while lines.count < height - 2 { lines.append(ScreenFrame.Line(text: "")) }
-        lines.append(statusLine)
-        lines.append(ScreenFrame.Line(text: " " + hints, style: .dim))
-        lines = lines.suffix(height).map {
-            ScreenFrame.Line(text: $0.text.displayable.fitted(to: width), style: $0.style)
-        }
-        if let position = cursor, position.row >= lines.count { cursor = nil }
-        return ScreenFrame(lines: lines, cursor: cursor)
+        return ScreenFrame.layout(
+            heading: heading, count: rows.count.counted("employee"), body: body, cursor: cursor,
+            status: statusLine, hints: hints, width: width, height: height)
     }
 
+    /// The column header and the rows: marker, "name — designation", company, salary flush
+    /// right. The company column is as wide as the longest name (at most a quarter of the
+    /// width) and left out when the window is too narrow for it.
     private func listBody(width: Int, height: Int) -> [ScreenFrame.Line] {
-        var lines = [
-            ScreenFrame.Line(
-                text: .spread("   NAME — DESIGNATION", "SALARY ", width: width), style: .dim)
-        ]
-        guard !rows.isEmpty else {
-            lines.append(ScreenFrame.Line(text: "   No employees yet. Press a to add one."))
-            return lines
+        let salaryWidth = max(6, rows.map { String($0.salary).count }.max() ?? 0)
+        let longestCompany = rows.compactMap { $0.company?.name.displayable.displayWidth }.max()
+        var companyWidth = min(max(7, longestCompany ?? 0), width / 4)
+        if width - 3 - salaryWidth - companyWidth - 5 < 12 { companyWidth = 0 }
+        func cells(_ company: String, _ salary: String) -> String {
+            let right = salary.alignedRight(to: salaryWidth) + " "
+            guard companyWidth > 0 else { return right }
+            return company.displayable.fitted(to: companyWidth) + "  " + right
         }
-        let visible = max(1, height - 1)
-        let top = selection < visible ? 0 : selection - visible + 1
-        for index in rows.indices.dropFirst(top).prefix(visible) {
-            let employee = rows[index]
-            let isSelected = index == selection
-            let marker = isSelected ? " > " : "   "
-            lines.append(
-                ScreenFrame.Line(
-                    text: .spread(
-                        marker + employee.title, String(employee.salary) + " ", width: width),
-                    style: isSelected ? .selected : .normal))
+        let header = ScreenFrame.Line(
+            text: .spread("   NAME — DESIGNATION", cells("COMPANY", "SALARY"), width: width),
+            style: .dim)
+        return list.lines(
+            header: header, empty: "No employees yet. Press a to add one.", width: width,
+            height: height
+        ) { employee in
+            (
+                employee.title.displayable,
+                cells(employee.company?.name ?? "", String(employee.salary))
+            )
         }
-        return lines
     }
 
-    private func formBody(_ form: EmployeeForm, width: Int)
-        -> ([ScreenFrame.Line], (row: Int, column: Int)?)
-    {
+    private func formBody(_ form: EmployeeForm) -> ([ScreenFrame.Line], (row: Int, column: Int)?) {
         var lines = [ScreenFrame.Line(text: "")]
         var cursor: (row: Int, column: Int)?
         let labelWidth = EmployeeForm.Field.allCases.map(\.label.count).max() ?? 0
         for field in EmployeeForm.Field.allCases {
-            let marker = field == form.focus ? " > " : "   "
-            let label = (field.label + ":").fitted(to: labelWidth + 2)
-            let text = marker + label + form.value(of: field)
-            if field == form.focus {
-                // +1 for the title line above the body.
-                cursor = (row: lines.count + 1, column: min(text.count, width - 1))
+            let isFocused = field == form.focus
+            let drawn: (line: ScreenFrame.Line, cursorColumn: Int?)
+            if field == .company {
+                let name = form.company.map { $0.name } ?? "No company"
+                drawn = ScreenFrame.field(
+                    field.label, labelWidth: labelWidth, value: isFocused ? "‹ \(name) ›" : name,
+                    isFocused: isFocused)
+            } else {
+                let text = form.fields[field] ?? TextField()
+                drawn = ScreenFrame.field(
+                    field.label, labelWidth: labelWidth, value: text.text, isFocused: isFocused,
+                    cursorAfter: isFocused ? text.textBeforeCursor : nil)
             }
-            lines.append(
-                ScreenFrame.Line(text: text, style: field == form.focus ? .selected : .normal))
+            if let column = drawn.cursorColumn { cursor = (row: lines.count, column: column) }
+            lines.append(drawn.line)
         }
         lines.append(ScreenFrame.Line(text: ""))
         if let error = form.error {

@@ -1,11 +1,12 @@
 /// The interactive app as a state machine: keys in, ``ScreenFrame``s out, no terminal I/O.
 ///
-/// Modes: the list (↑↓/j/k move, `a` add, Enter edit, `d` delete, `q` quit), the add/edit form,
-/// and the delete confirmation (`y` deletes, any other key keeps). Every change goes to the
-/// repository — and so to disk — at once; a failed save is shown on the status line and the
-/// form stays open with what was typed. Not thread-safe.
+/// Modes: the list (↑↓/j/k move, `a` add, Enter edit, `d` delete, `c` companies, `q` quit),
+/// the add/edit form with its company picker, the delete confirmation (`y` deletes, any other
+/// key keeps), and the ``CompaniesScreen``. Every change goes to the repository — and so to
+/// disk — at once; a failed save is shown on the status line and the form stays open with
+/// what was typed. Not thread-safe.
 final class EmployeeListScreen {
-    /// What the screen is showing.
+    /// What the screen is showing (when ``companiesScreen`` is not open).
     enum Mode: Equatable {
         case list
         case form(EmployeeForm)
@@ -15,12 +16,12 @@ final class EmployeeListScreen {
     private let repository: any EmployeeRepository
     /// Shown in the title bar (the store's path).
     let subtitle: String
-    private(set) var rows: [EmployeeRecord] = []
-    private(set) var selection = 0
+    private(set) var list = ListSelection<EmployeeRecord>()
     private(set) var mode: Mode = .list
+    /// The companies screen, while it is open; it gets every key but Ctrl-C.
+    private(set) var companiesScreen: CompaniesScreen?
     /// The last thing that happened, or the last error.
-    private(set) var status: String?
-    private(set) var statusIsError = false
+    private(set) var status = StatusMessage()
     /// Set when the user quits; the caller stops feeding keys.
     private(set) var isFinished = false
 
@@ -30,13 +31,22 @@ final class EmployeeListScreen {
         reload(selecting: nil)
     }
 
-    var selectedEmployee: EmployeeRecord? {
-        rows.indices.contains(selection) ? rows[selection] : nil
-    }
+    var rows: [EmployeeRecord] { list.rows }
+    var selection: Int { list.index }
+    var selectedEmployee: EmployeeRecord? { list.selected }
 
     func handle(_ key: Key) {
         if key == .interrupt {
             isFinished = true
+            return
+        }
+        if let companiesScreen {
+            companiesScreen.handle(key)
+            if companiesScreen.isClosed {
+                self.companiesScreen = nil
+                // Companies may have been renamed or deleted, their employees moved.
+                reload(selecting: selectedEmployee?.id)
+            }
             return
         }
         switch mode {
@@ -66,23 +76,19 @@ final class EmployeeListScreen {
     }
 
     private func handleList(_ key: Key) {
+        if list.move(for: key) { return }
         switch key {
-        case .up, .character("k"): selection = max(0, selection - 1)
-        case .down, .character("j"): selection = min(max(0, rows.count - 1), selection + 1)
-        case .home, .character("g"): selection = 0
-        case .end, .character("G"): selection = max(0, rows.count - 1)
-        case .pageUp: selection = max(0, selection - 10)
-        case .pageDown: selection = min(max(0, rows.count - 1), selection + 10)
         case .character("a"):
-            mode = .form(EmployeeForm())
-            report(nil)
+            mode = .form(EmployeeForm(companies: loadCompanies()))
         case .enter:
             guard let employee = selectedEmployee else { return }
-            mode = .form(EmployeeForm(editing: employee))
-            report(nil)
+            mode = .form(EmployeeForm(editing: employee, companies: loadCompanies()))
         case .character("d"), .delete:
             guard let employee = selectedEmployee else { return }
             mode = .confirmDelete(employee)
+        case .character("c"):
+            companiesScreen = CompaniesScreen(repository: repository)
+            report(nil)
         case .character("r"):
             reload(selecting: selectedEmployee?.id)
             report("Reloaded.")
@@ -93,12 +99,24 @@ final class EmployeeListScreen {
         }
     }
 
+    /// The companies for a form's picker; an error is shown and leaves the list empty.
+    private func loadCompanies() -> [CompanyRecord] {
+        report(nil)
+        do throws(EmployeesError) {
+            return try repository.companies()
+        } catch {
+            report(error)
+            return []
+        }
+    }
+
     private func save(_ draft: EmployeeDraft, from form: EmployeeForm) {
         do throws(EmployeesError) {
             let saved: EmployeeRecord
             if let id = form.editingID {
                 let changes = EmployeeChanges(
-                    name: draft.name, designation: draft.designation, salary: draft.salary)
+                    name: draft.name, designation: draft.designation, salary: draft.salary,
+                    company: draft.company.map { .assign($0) } ?? .remove)
                 saved = try repository.update(id: id, with: changes)
                 report("Saved \(saved.name).")
             } else {
@@ -115,21 +133,13 @@ final class EmployeeListScreen {
 
     private func reload(selecting id: String?) {
         do throws(EmployeesError) {
-            rows = try repository.all()
+            list.show(try repository.all(), selecting: id)
         } catch {
             report(error)
         }
-        if let id, let index = rows.firstIndex(where: { $0.id == id }) { selection = index }
-        selection = min(selection, max(0, rows.count - 1))
     }
 
-    private func report(_ message: String?) {
-        status = message
-        statusIsError = false
-    }
+    private func report(_ message: String?) { status.report(message) }
 
-    private func report(_ error: EmployeesError) {
-        status = error.description
-        statusIsError = true
-    }
+    private func report(_ error: EmployeesError) { status.report(error) }
 }

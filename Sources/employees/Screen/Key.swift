@@ -19,7 +19,8 @@ enum Key: Sendable, Equatable {
 
 /// Turns the bytes a raw-mode terminal sends into ``Key``s.
 ///
-/// Understands UTF-8 text, the control keys, and the VT100/xterm sequences for arrows,
+/// Understands UTF-8 text, the control keys (Ctrl-A and Ctrl-E are Home and End, as in a
+/// shell), and the VT100/xterm sequences for arrows,
 /// Home/End, Page Up/Down, Delete and Shift-Tab (`ESC [ …` and `ESC O …`). An escape byte at
 /// the end of a chunk is the Escape key: terminals send a whole sequence in one write.
 struct KeyDecoder: Sendable {
@@ -47,6 +48,8 @@ struct KeyDecoder: Sendable {
             case 0x03: keys.append(.interrupt)
             case 0x04: keys.append(.endOfInput)
             case 0x15: keys.append(.clearLine)
+            case 0x01: keys.append(.home)
+            case 0x05: keys.append(.end)
             case 0x00..<0x20: keys.append(.unknown)
             case 0x20..<0x80: keys.append(.character(Character(Unicode.Scalar(byte))))
             default:

@@ -31,10 +31,13 @@ struct EmployeesProcess {
     /// A store path inside ``directory``.
     var storePath: String { directory.appendingPathComponent("Employees.logbook").path }
 
-    /// Runs `employees` with `arguments` and `environment` added to a clean environment.
-    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs `employees` (or `tool`) with `arguments` and `environment` added to a clean
+    /// environment.
+    func run(_ arguments: [String], environment: [String: String] = [:], tool: URL? = nil)
+        throws -> Result
+    {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = tool ?? executable
         process.arguments = arguments
         var base = ["HOME": directory.path, "PATH": "/usr/bin:/bin"]
         base.merge(environment) { _, new in new }
@@ -63,21 +66,41 @@ struct EmployeesProcess {
         try run(["--store", storePath] + arguments)
     }
 
+    /// Runs `logbook ARGUMENTS…` (the tool this package builds).
+    func runLogbook(_ arguments: String...) throws -> Result {
+        guard let path = builtExecutable("logbook", overriddenBy: "LOGBOOK_EXECUTABLE") else {
+            throw LocateError(name: "logbook")
+        }
+        return try run(arguments, tool: URL(fileURLWithPath: path))
+    }
+
+    /// Checks the store with `logbook verify`: it must find nothing wrong.
+    func expectVerified(
+        _ path: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let result = try runLogbook("verify", path ?? storePath)
+        #expect(result.status == 0, "\(result.standardOutput)", sourceLocation: sourceLocation)
+        #expect(
+            result.standardOutput.contains("0 errors, 0 warnings"), "\(result.standardOutput)",
+            sourceLocation: sourceLocation)
+    }
+
     func removeDirectory() {
         try? FileManager.default.removeItem(at: directory)
     }
 
     private static func locateExecutable() throws -> URL {
         guard let path = builtExecutable("employees", overriddenBy: "EMPLOYEES_EXECUTABLE") else {
-            throw LocateError()
+            throw LocateError(name: "employees")
         }
         return URL(fileURLWithPath: path)
     }
 
     struct LocateError: Error, CustomStringConvertible {
+        var name: String
         var description: String {
-            "the employees executable was not found (run `swift build` first, or set "
-                + "EMPLOYEES_EXECUTABLE)"
+            "the \(name) executable was not found (run `swift build` first, or set "
+                + "\(name.uppercased())_EXECUTABLE)"
         }
     }
 }

@@ -96,6 +96,23 @@ final class PseudoTerminal {
         .filter { !$0.isEmpty }
     }
 
+    /// The text last drawn on each screen row (1-based), without styles: what the screen
+    /// shows now, as `TerminalRenderer` draws it (`ESC[row;1H ESC[2K` then the line).
+    var drawnRows: [Int: String] {
+        var rows: [Int: String] = [:]
+        let pattern = "\u{1B}\\[([0-9]+);1H\u{1B}\\[2K((?:[^\u{1B}]|\u{1B}\\[[0-9;]*m)*)"
+        let regex = try? NSRegularExpression(pattern: pattern)
+        let text = self.text as NSString
+        for match in regex?.matches(in: self.text, range: NSRange(location: 0, length: text.length))
+            ?? []
+        {
+            guard let row = Int(text.substring(with: match.range(at: 1))) else { continue }
+            rows[row] = text.substring(with: match.range(at: 2)).replacingOccurrences(
+                of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
+        }
+        return rows
+    }
+
     /// Whether the secondary side is back in canonical mode with echo (the terminal restored).
     var isCooked: Bool {
         var settings = termios()

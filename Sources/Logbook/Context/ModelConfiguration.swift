@@ -1,0 +1,87 @@
+import Foundation
+import LogStore
+
+/// Where and how a ``ModelContainer`` keeps its store — SwiftData's `ModelConfiguration`.
+///
+/// ```swift
+/// let container = try ModelContainer(
+///     for: Employee.self, Company.self,
+///     configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+/// ```
+/// A value type, `Sendable`.
+public struct ModelConfiguration: Sendable {
+    /// The store's directory (for an in-memory store, its name in this process's memory).
+    public var url: URL
+    /// Whether the store lives only in this process's memory: the same engine and formats, no
+    /// file, gone with the container. For tests and previews.
+    public var isStoredInMemoryOnly: Bool
+    /// Whether contexts may save; `false` opens the store read-only.
+    public var allowsSave: Bool
+    /// Engine options (durability, segment size, automatic compaction…).
+    public var options: LogStoreOptions
+
+    /// A configuration. `name` names the store (`<name>.logbook` in the default location)
+    /// unless `url` is given.
+    public init(
+        _ name: String? = nil, url: URL? = nil, isStoredInMemoryOnly: Bool = false,
+        allowsSave: Bool = true, options: LogStoreOptions = LogStoreOptions()
+    ) {
+        if let url {
+            self.url = url
+        } else if isStoredInMemoryOnly {
+            self.url = URL(
+                fileURLWithPath: "/memory/\(name ?? UUID().uuidString).logbook", isDirectory: true)
+        } else if let name {
+            self.url = ModelContainer.defaultURL.deletingLastPathComponent().appending(
+                path: "\(name).logbook", directoryHint: .isDirectory)
+        } else {
+            self.url = ModelContainer.defaultURL
+        }
+        self.isStoredInMemoryOnly = isStoredInMemoryOnly
+        self.allowsSave = allowsSave
+        self.options = options
+    }
+
+    /// The engine options this configuration opens the store with.
+    var storeOptions: LogStoreOptions {
+        var options = self.options
+        if !allowsSave { options.readOnly = true }
+        if isStoredInMemoryOnly {
+            let memory = MemoryFileSystem()
+            // The engine makes the store's directory, not its parents.
+            try? memory.makeDirectories(url.deletingLastPathComponent().path)
+            options.fileSystem = memory
+        }
+        return options
+    }
+}
+
+extension ModelContainer {
+    /// Opens (creating if needed) a store for the entities of `types`, as `configuration`
+    /// says: SwiftData's `ModelContainer(for:configurations:)`.
+    /// - Throws: as `init(for:at:options:)`.
+    public convenience init(
+        for types: any PersistentModel.Type...,
+        configurations configuration: ModelConfiguration = ModelConfiguration()
+    ) throws {
+        try self.init(for: types, configuration: configuration)
+    }
+
+    /// Opens a store for the entities of `types`, as `configuration` says.
+    /// - Throws: as `init(for:at:options:)`.
+    public convenience init(
+        for types: [any PersistentModel.Type], configuration: ModelConfiguration
+    ) throws {
+        try self.init(for: types, at: configuration.url, options: configuration.storeOptions)
+    }
+
+    /// Opens (creating if needed) the store at `url` for the entities of `types`, listed one by
+    /// one: `ModelContainer(for: Employee.self, Company.self, at: url)`.
+    /// - Throws: as `init(for:at:options:)`.
+    public convenience init(
+        for types: any PersistentModel.Type..., at url: URL?,
+        options: LogStoreOptions = LogStoreOptions()
+    ) throws {
+        try self.init(for: types, at: url, options: options)
+    }
+}

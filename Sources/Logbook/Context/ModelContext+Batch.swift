@@ -1,0 +1,415 @@
+import Foundation
+import LogStore
+
+extension ModelContext {
+    /// Deletes every stored object of `model` that `predicate` matches (every one, for `nil`),
+    /// in one atomic commit, without building the objects — SwiftData's
+    /// `delete(model:where:)`, run at once like Core Data's `NSBatchDeleteRequest`.
+    ///
+    /// The predicate is evaluated on the stored values: this context's unsaved changes take no
+    /// part, and its unsaved inserts stay pending. Delete rules apply to the objects reached
+    /// (nullify, cascade, deny). Objects registered here whose records are deleted report
+    /// ``ModelObject/isDeleted``, and their unsaved changes are dropped. Durable when it returns
+    /// (with the store's default `.sync` durability); other contexts that later save a deleted
+    /// object get a conflict, as after a ``save()`` that deleted it.
+    /// - Returns: the number of objects of `model` deleted.
+    /// - Throws: ``LogbookError/unknownEntity(_:)``,
+    ///   ``LogbookError/deleteDenied(entity:relationship:object:)`` (then nothing is deleted),
+    ///   errors the predicate throws, ``LogbookError/corruptRecord(entity:key:reason:)``,
+    ///   ``LogbookError/store(_:)``.
+    /// - Complexity: one pass over the entity's records (and over those of entities its
+    ///   relationships reach), plus one delete per match.
+    @discardableResult
+    public func delete<Model: PersistentModel>(
+        model: Model.Type, where predicate: Predicate<Model>? = nil
+    ) throws -> Int {
+        try batchDelete(try makePlan(FetchDescriptor<Model>(predicate: predicate)))
+    }
+
+    /// Deletes every stored object of `entity` that the string predicate matches, as
+    /// ``delete(model:where:)`` does.
+    ///
+    /// ```swift
+    /// try context.delete(entity: "Employee", where: "salary < %@", 1_000)
+    /// ```
+    /// - Throws: ``LogbookError/predicateSyntax(message:line:column:)`` and as
+    ///   ``delete(model:where:)``.
+    @discardableResult
+    public func delete(entity: String, where format: String? = nil, _ arguments: Any?...) throws
+        -> Int
+    {
+        let predicate = try format.map { try StringPredicate(format: $0, arguments: arguments) }
+        return try batchDelete(
+            try makePlan(EntityFetchDescriptor(entityName: entity, predicate: predicate)))
+    }
+
+    /// Changes every stored object of `model` that `predicate` matches with `change`, in one
+    /// atomic commit, without registering objects — in the spirit of Core Data's
+    /// `NSBatchUpdateRequest`.
+    ///
+    /// ```swift
+    /// try context.update(model: Employee.self, where: #Predicate { $0.designation == "Engineer" }) {
+    ///     $0.salary += 1_000
+    /// }
+    /// ```
+    /// `change` is called once per match with a scratch object holding the stored values (the
+    /// same instance each time: do not keep it, and do not save from inside `change`). The
+    /// predicate is evaluated on the stored values; unsaved changes take no part.
+    ///
+    /// Objects registered in this context take the new values, except attributes with an
+    /// unsaved change here: that change wins, and is what the next ``save()`` writes (a
+    /// ``rollback()`` goes back to the updated value). Unique attributes are checked as at a
+    /// save. Durable when it returns (with the store's default `.sync` durability).
+    /// - Returns: the number of objects updated.
+    /// - Throws: ``LogbookError/uniqueConstraint(entity:attribute:value:object:)``,
+    ///   ``LogbookError/conflict(entity:object:expectedVersion:foundVersion:)`` if another
+    ///   context kept saving the entity while the update ran, what `change` or the predicate
+    ///   throws, and as ``delete(model:where:)``. If it throws, nothing is changed.
+    @discardableResult
+    public func update<Model: PersistentModel>(
+        model: Model.Type, where predicate: Predicate<Model>? = nil,
+        set change: (Model) throws -> Void
+    ) throws -> Int {
+        let plan = try makePlan(FetchDescriptor<Model>(predicate: predicate))
+        let binding = plan.binding
+        let scratch = binding.makeObject()
+        return try batchUpdate(plan) { buffer, pk, writer in
+            let version = try binding.load(buffer, into: scratch, primaryKey: pk)
+            try change(unsafeDowncast(scratch, to: Model.self))
+            try encodeRecord(of: scratch, binding, pk: pk, version: version + 1, into: &writer)
+        }
+    }
+
+    /// Sets attributes, by name, of every stored object of `entity` that the string predicate
+    /// matches, as ``update(model:where:set:)`` does.
+    ///
+    /// ```swift
+    /// try context.update(entity: "Employee", where: "salary == %@", 2_000_000, set: ["salary": 3_000_000])
+    /// ```
+    /// - Throws: ``LogbookError/unknownAttribute(entity:attribute:)``,
+    ///   ``LogbookError/typeMismatch(entity:attribute:expected:found:)`` (also `nil` for a
+    ///   non-optional attribute), ``LogbookError/predicateSyntax(message:line:column:)``, and as
+    ///   ``update(model:where:set:)``.
+    @discardableResult
+    public func update(
+        entity: String, where format: String? = nil, _ arguments: Any?...,
+        set values: [String: Any?]
+    ) throws -> Int {
+        let predicate = try format.map { try StringPredicate(format: $0, arguments: arguments) }
+        let plan = try makePlan(EntityFetchDescriptor(entityName: entity, predicate: predicate))
+        let binding = plan.binding
+        var assignments: [(Int, AttributeValue)] = []
+        for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+            guard let i = binding.entity.attributeIndex(key) else {
+                throw LogbookError.unknownAttribute(entity: binding.entity.name, attribute: key)
+            }
+            let attribute = binding.entity.attributes[i]
+            guard let converted = AttributeValue.converting(value, to: attribute.type),
+                !converted.isNull || attribute.isOptional
+            else {
+                throw LogbookError.typeMismatch(
+                    entity: binding.entity.name, attribute: key,
+                    expected: attribute.type.description,
+                    found: value.map { String(describing: type(of: $0)) } ?? "nil")
+            }
+            assignments.append((i, converted))
+        }
+        var scratch: [AttributeValue] = binding.stored.attributes.map { $0.initialValue }
+        return try batchUpdate(plan) { buffer, pk, writer in
+            let version = try binding.codec.decode(buffer, key: String(pk)) { scratch[$0] = $1 }
+            for (i, value) in assignments { scratch[i] = value }
+            writer.bytes.removeAll(keepingCapacity: true)
+            binding.codec.encode(objectVersion: version + 1, into: &writer) { i, w in
+                if scratch[i].isNull { return false }
+                w.value(scratch[i])
+                return true
+            }
+        }
+    }
+
+    // MARK: Running a batch
+
+    /// Deletes the plan's stored matches (and what delete rules reach) in one commit.
+    private func batchDelete(_ plan: FetchPlan) throws -> Int {
+        var plan = plan
+        plan.includePendingChanges = false
+        let core = self.core
+        return try core.saveLock.withLock { _ -> Int in
+            var deletions = BatchDeletion(count: core.bindings.count)
+            let matches = try execute(plan, keepRecords: false).candidates.map(\.primaryKey)
+            try deletions.add(matches, of: plan.binding.index, context: self)
+            guard !deletions.isEmpty else { return 0 }
+            var batch = WriteBatch()
+            deletions.write(into: &batch, bindings: core.bindings)
+            try wrapStoreErrors { _ = try core.store.commit(batch) }
+            let generation = core.recordSave(of: deletions.entities, saver: serial)
+            for (entity, pks) in deletions.deleted.enumerated() {
+                for pk in pks {
+                    let e = table.lookup(entity, pk)
+                    if e >= 0 { table.markGone(e) }
+                }
+            }
+            for (entity, records) in deletions.rewritten.enumerated() {
+                for (pk, record) in records { refresh(entity, pk, record, generation: generation) }
+            }
+            return matches.count
+        }
+    }
+
+    /// Rewrites the plan's stored matches with `rewrite` (which decodes a record, changes it,
+    /// and encodes the next version into the writer) in one commit.
+    private func batchUpdate(
+        _ plan: FetchPlan,
+        _ rewrite: (UnsafeRawBufferPointer, UInt64, inout ByteWriter) throws -> Void
+    ) throws -> Int {
+        var plan = plan
+        plan.includePendingChanges = false
+        let core = self.core
+        // The records are read and rewritten before the save lock is taken, so `rewrite` (app
+        // code) does not run under it; a save of the entity by another context meanwhile makes
+        // the work stale, and it is redone (the last time under the lock).
+        for attempt in 0..<4 {
+            // The last attempt runs under the lock, so it cannot go stale.
+            let locked = attempt == 3
+            if locked {
+                return try core.saveLock.withLock { _ in
+                    try prepareUpdate(plan, rewrite).commit(self, locked: true) ?? 0
+                }
+            }
+            if let done = try prepareUpdate(plan, rewrite).commit(self, locked: false) {
+                return done
+            }
+        }
+        return 0
+    }
+
+    /// Reads the plan's matches and rewrites them into a batch, not yet committed.
+    private func prepareUpdate(
+        _ plan: FetchPlan,
+        _ rewrite: (UnsafeRawBufferPointer, UInt64, inout ByteWriter) throws -> Void
+    ) throws -> PreparedUpdate {
+        let binding = plan.binding
+        var prepared = PreparedUpdate(binding: binding, readAt: core.saveGeneration)
+        let scan = try execute(plan)
+        let (candidates, bytes) = (scan.candidates, scan.bytes)
+        var writer = ByteWriter(capacity: 128)
+        try bytes.withUnsafeBytes { raw in
+            for candidate in candidates {
+                let record = UnsafeRawBufferPointer(
+                    rebasing: raw[
+                        candidate.bytesStart..<candidate.bytesStart + candidate.bytesCount])
+                try rewrite(record, candidate.primaryKey, &writer)
+                writer.bytes.withUnsafeBytes { value in
+                    RecordCodec.withKey(candidate.primaryKey) { key in
+                        prepared.batch.put(value, for: key, in: binding.keyspace)
+                    }
+                }
+                if table.lookup(binding.index, candidate.primaryKey) >= 0 {
+                    prepared.registered.append((candidate.primaryKey, writer.bytes))
+                }
+                if !binding.uniqueAttributes.isEmpty {
+                    prepared.unique.append(
+                        (candidate.primaryKey, try uniqueAttributeValues(writer.bytes, binding)))
+                }
+            }
+        }
+        prepared.count = candidates.count
+        return prepared
+    }
+
+    /// Encodes the record of a class or dynamic object into `writer`.
+    /// - Throws: ``LogbookError/missingValue(entity:attribute:object:)``.
+    func encodeRecord(
+        of object: AnyObject, _ binding: EntityBinding, pk: UInt64, version: UInt64,
+        into writer: inout ByteWriter
+    ) throws {
+        let attributes = binding.stored.attributes
+        var missing: Int? = nil
+        writer.bytes.removeAll(keepingCapacity: true)
+        binding.codec.encode(objectVersion: version, into: &writer) { i, w in
+            if binding.encodeValue(object, i, &w) { return true }
+            if !attributes[i].isOptional && missing == nil { missing = i }
+            return false
+        }
+        if let missing {
+            throw LogbookError.missingValue(
+                entity: binding.entity.name, attribute: attributes[missing].name,
+                object: PersistentIdentifier(entityName: binding.entity.name, primaryKey: pk)
+                    .description)
+        }
+    }
+
+    /// The values of the entity's unique attributes in an encoded record.
+    private func uniqueAttributeValues(_ record: [UInt8], _ binding: EntityBinding) throws
+        -> [AttributeValue]
+    {
+        var values = [AttributeValue](repeating: .null, count: binding.uniqueAttributes.count)
+        _ = try record.withUnsafeBytes { raw in
+            try binding.codec.decode(raw, key: "") { i, v in
+                if let u = binding.uniqueAttributes.firstIndex(of: i) { values[u] = v }
+            }
+        }
+        return values
+    }
+
+    /// A registered object whose record a batch rewrote: takes the stored values, except fields
+    /// with an unsaved change here (which win, and whose saved value becomes the new one).
+    fileprivate func refresh(_ entity: Int, _ pk: UInt64, _ record: [UInt8], generation: UInt64) {
+        let e = table.lookup(entity, pk)
+        guard e >= 0, let object = table.objects[Int(e)] else { return }
+        let binding = core.bindings[entity]
+        let edited = table.entries[Int(e)].changedSlots
+        let version = record.withUnsafeBytes { raw in
+            (try? binding.codec.decode(raw, key: String(pk)) { i, value in
+                let bit: UInt64 = i < 63 ? 1 << UInt64(i) : 1 << 63
+                if edited & bit == 0 {
+                    binding.write(object, i, value)
+                } else {
+                    table.replaceSavedValue(e, slot: i, with: value)
+                }
+            }) ?? 0
+        }
+        table.entries[Int(e)].version = version
+        table.entries[Int(e)].readGeneration = generation
+    }
+}
+
+/// A batch update read and rewritten, waiting to be committed.
+private struct PreparedUpdate {
+    let binding: EntityBinding
+    /// The save generation when the records were read.
+    let readAt: UInt64
+    var batch = WriteBatch()
+    var count = 0
+    /// New records of objects registered in the context.
+    var registered: [(UInt64, [UInt8])] = []
+    /// New values of the unique attributes, by primary key.
+    var unique: [(pk: UInt64, values: [AttributeValue])] = []
+
+    /// Commits the batch unless another context saved the entity since it was read (then
+    /// returns `nil`); `locked` says the caller already holds the save lock.
+    func commit(_ context: ModelContext, locked: Bool) throws -> Int? {
+        guard count > 0 else { return 0 }
+        let core = context.core
+        func run() throws -> Int? {
+            guard
+                locked || core.latestForeignSave(of: binding.index, saver: context.serial) <= readAt
+            else { return nil }
+            try context.checkUnique(binding, unique, excluding: Set(unique.map(\.pk)))
+            try wrapStoreErrors { _ = try core.store.commit(batch) }
+            let generation = core.recordSave(of: [binding.index], saver: context.serial)
+            for (pk, record) in registered {
+                context.refresh(binding.index, pk, record, generation: generation)
+            }
+            return count
+        }
+        return locked ? try run() : try core.saveLock.withLock { _ in try run() }
+    }
+}
+
+/// What a batch delete removes, with the records its nullify rules rewrite, entity by entity.
+private struct BatchDeletion {
+    var deleted: [[UInt64]]
+    var deletedSets: [Set<UInt64>]
+    var rewritten: [[UInt64: [UInt8]]]
+
+    init(count: Int) {
+        deleted = Array(repeating: [], count: count)
+        deletedSets = Array(repeating: [], count: count)
+        rewritten = Array(repeating: [:], count: count)
+    }
+
+    var isEmpty: Bool { deleted.allSatisfy(\.isEmpty) }
+
+    var entities: Set<Int> {
+        Set(deleted.indices.filter { !deleted[$0].isEmpty || !rewritten[$0].isEmpty })
+    }
+
+    /// Adds `pks` of `entity` and applies the delete rules of its to-many relationships to the
+    /// objects that point at them (cascade adds them too; nullify rewrites them; deny throws).
+    mutating func add(_ pks: [UInt64], of entity: Int, context: ModelContext) throws {
+        let fresh = pks.filter { !deletedSets[entity].contains($0) }
+        guard !fresh.isEmpty else { return }
+        deleted[entity].append(contentsOf: fresh)
+        deletedSets[entity].formUnion(fresh)
+        let core = context.core
+        let binding = core.bindings[entity]
+        let targets = Set(fresh)
+        for relationship in binding.entity.relationships where relationship.isToMany {
+            guard let inverse = relationship.inverse,
+                let destination = try? core.binding(named: relationship.destination),
+                let r = destination.entity.relationships.firstIndex(where: { $0.name == inverse })
+            else { continue }
+            let slot = destination.relationshipSlots[r]
+            var pointing: [(pk: UInt64, target: UInt64)] = []
+            try wrapStoreErrors {
+                try core.store.forEach(in: destination.keyspace) { key, value in
+                    guard let pk = RecordCodec.primaryKey(key),
+                        !deletedSets[destination.index].contains(pk)
+                    else { return }
+                    var target: UInt64 = 0
+                    _ = try destination.codec.decode(value, key: String(pk)) { i, v in
+                        if i == slot, case .integer(let k) = v { target = UInt64(bitPattern: k) }
+                    }
+                    if target != 0 && targets.contains(target) { pointing.append((pk, target)) }
+                }
+            }
+            guard let first = pointing.first else { continue }
+            switch relationship.deleteRule {
+            case .deny:
+                throw LogbookError.deleteDenied(
+                    entity: binding.entity.name, relationship: relationship.name,
+                    object: PersistentIdentifier(
+                        entityName: binding.entity.name, primaryKey: first.target
+                    ).description)
+            case .cascade:
+                try add(pointing.map(\.pk), of: destination.index, context: context)
+            case .nullify:
+                for (pk, _) in pointing {
+                    try nullify(slot, of: pk, destination, store: core.store)
+                }
+            }
+        }
+    }
+
+    /// Rewrites record `pk` of `destination` with stored field `slot` null (the next version),
+    /// starting from an earlier rewrite of this batch if there is one.
+    private mutating func nullify(
+        _ slot: Int, of pk: UInt64, _ destination: EntityBinding, store: LogStore
+    ) throws {
+        let record =
+            try rewritten[destination.index][pk]
+            ?? wrapStoreErrors { try store.get(RecordCodec.key(pk), in: destination.keyspace) }
+        guard let record else { return }
+        var values = destination.stored.attributes.map(\.initialValue)
+        let version = try record.withUnsafeBytes { raw in
+            try destination.codec.decode(raw, key: String(pk)) { values[$0] = $1 }
+        }
+        values[slot] = .null
+        var writer = ByteWriter(capacity: record.count)
+        destination.codec.encode(objectVersion: version + 1, into: &writer) { i, w in
+            if values[i].isNull { return false }
+            w.value(values[i])
+            return true
+        }
+        rewritten[destination.index][pk] = writer.bytes
+    }
+
+    /// The deletes and rewrites, in one batch.
+    func write(into batch: inout WriteBatch, bindings: [EntityBinding]) {
+        for (entity, pks) in deleted.enumerated() {
+            for pk in pks {
+                RecordCodec.withKey(pk) {
+                    batch.delete($0, in: bindings[entity].keyspace)
+                }
+            }
+        }
+        for (entity, records) in rewritten.enumerated() {
+            for (pk, record) in records where !deletedSets[entity].contains(pk) {
+                RecordCodec.withKey(pk) { key in
+                    batch.put(record, for: Array(key), in: bindings[entity].keyspace)
+                }
+            }
+        }
+    }
+}

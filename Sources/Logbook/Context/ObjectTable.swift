@@ -1,0 +1,434 @@
+/// What a context knows of one registered object.
+struct ObjectEntry {
+    var primaryKey: UInt64
+    /// The object version of the stored record the values were read from or last saved as
+    /// (0 for a new object).
+    var version: UInt64
+    /// The container's save generation when the values were read or last saved.
+    var readGeneration: UInt64
+    /// Bit i: stored field i (i < 63) changed since the last save; bit 63: a field at 63 or
+    /// beyond did. Each changed field's saved value is in the table's change log once.
+    var changedSlots: UInt64 = 0
+    /// The entity's binding index.
+    var entity: Int32
+    var state: ObjectState
+    /// Whether a persisted object has unsaved changes (it is then in the changed list).
+    var isChanged = false
+}
+
+enum ObjectState: UInt8 {
+    /// Inserted, never saved.
+    case inserted
+    /// Stored; `isChanged` says whether its values differ from the store.
+    case persisted
+    /// Deletion pending.
+    case deleted
+    /// Deleted in the store (by a save or a batch delete); the object still reports
+    /// `isDeleted` while the app holds it. Not in the registry.
+    case gone
+    /// Not in use (the object was forgotten or pruned).
+    case free
+}
+
+/// A context's registered objects: their entries, the registry by primary key, and the lists of
+/// pending inserts, changes and deletes.
+///
+/// Ownership: the table holds every registered object strongly, and each object holds the
+/// table through its anchor field (``FieldInfo``), so a registered object and its table live
+/// together. The context breaks the cycle when it goes (``releaseAll()``). Objects that only
+/// the table holds and that have no pending change are released in amortized batches
+/// (``prune()``), so memory does not grow with objects the app no longer holds.
+///
+/// Entries are never reused while a pending list may name them: entries freed mid-transaction
+/// are retired and become free when the lists are cleared by a save or rollback.
+///
+/// Not thread-safe: used on its context's thread. (Its storage skips Swift's dynamic
+/// exclusivity checks: no method reenters another that mutates it.)
+@usableFromInline
+final class ObjectTable {
+    /// The context, while it exists.
+    weak var context: ModelContext?
+    let bindings: [EntityBinding]
+    /// Set on the table of key-path probe objects only.
+    let probe: ProbeRecord?
+
+    @exclusivity(unchecked) var entries: ContiguousArray<ObjectEntry> = []
+    @exclusivity(unchecked) var objects: ContiguousArray<AnyObject?> = []
+    @exclusivity(unchecked) private var free: [Int32] = []
+    @exclusivity(unchecked) private var retired: [Int32] = []
+    /// Registered objects by entity, then primary key, except those indexing still waits for.
+    @exclusivity(unchecked) var registry: [PrimaryKeyTable]
+    /// Objects a fetch registered but not yet in `registry`, by entity: indexing waits until a
+    /// lookup needs it.
+    @exclusivity(unchecked) private var unindexed: [[Int32]]
+    /// Pending inserts in insertion order; entries no longer `.inserted` are skipped.
+    @exclusivity(unchecked) var inserted: [Int32] = []
+    /// How many of `inserted` (from the front) are in `registry`: indexing inserts waits until
+    /// a lookup needs it, so a bulk insert and save builds no hash table.
+    @exclusivity(unchecked) var indexedInserts = 0
+    @exclusivity(unchecked) var insertedCount = 0
+    /// Inserts the app no longer held, already encoded for the next save (their objects are
+    /// gone; see ``stageDroppedInserts(_:)``), and how many there are by entity.
+    @exclusivity(unchecked) var staged = WriteBatch()
+    @exclusivity(unchecked) var stagedCount: [Int]
+    @exclusivity(unchecked) var stagedTotal = 0
+    /// Where the next look for inserts to stage starts in `inserted`.
+    @exclusivity(unchecked) var stagingCursor = 0
+    /// Persisted objects changed since the last save, in the order first changed; entries no
+    /// longer changed are skipped.
+    @exclusivity(unchecked) var changed: [Int32] = []
+    @exclusivity(unchecked) private(set) var changedCount = 0
+    /// Pending deletes; entries no longer `.deleted` are skipped.
+    @exclusivity(unchecked) var deleted: [Int32] = []
+    @exclusivity(unchecked) private(set) var deletedCount = 0
+    /// The saved value of each changed field, in the order first changed.
+    @exclusivity(unchecked) var changeLog: [(entry: Int32, slot: Int32, value: AttributeValue)] = []
+    /// Failed non-throwing writes, thrown by the next save.
+    var failures: [Int32: LogbookError] = [:]
+    /// Entries in use.
+    @exclusivity(unchecked) var liveCount = 0
+    @exclusivity(unchecked) private var pruneThreshold = ObjectTable.minimumPrune
+    /// Set while a fetch builds objects only the table holds yet.
+    @exclusivity(unchecked) private var pruningPaused = 0
+
+    static let minimumPrune = 4096
+
+    init(bindings: [EntityBinding], probe: ProbeRecord? = nil) {
+        self.bindings = bindings
+        self.probe = probe
+        registry = bindings.map { _ in PrimaryKeyTable() }
+        unindexed = Array(repeating: [], count: bindings.count)
+        stagedCount = Array(repeating: 0, count: bindings.count)
+    }
+
+    /// Whether anything is inserted, changed or deleted and not yet saved.
+    var hasPendingChanges: Bool {
+        insertedCount > 0 || stagedTotal > 0 || changedCount > 0 || deletedCount > 0
+            || !failures.isEmpty
+    }
+
+    // MARK: Registering
+
+    /// Registers `object` (already holding its values) and makes the table its owner.
+    @discardableResult
+    @inline(__always)
+    func add(
+        _ object: AnyObject, _ binding: EntityBinding, primaryKey: UInt64, state: ObjectState,
+        version: UInt64, generation: UInt64, deferIndexing: Bool = false
+    ) -> Int32 {
+        if liveCount >= pruneThreshold && pruningPaused == 0 { prune() }
+        let entry = ObjectEntry(
+            primaryKey: primaryKey, version: version, readGeneration: generation,
+            entity: Int32(binding.index), state: state)
+        let e: Int32
+        if let reused = free.popLast() {
+            e = reused
+            entries[Int(e)] = entry
+            objects[Int(e)] = object
+        } else {
+            e = Int32(entries.count)
+            entries.append(entry)
+            objects.append(object)
+        }
+        liveCount += 1
+        binding.adopt(object, table: self, entry: e)
+        if state == .inserted {
+            inserted.append(e)
+            insertedCount += 1
+        } else if deferIndexing {
+            unindexed[binding.index].append(e)
+        } else {
+            registry[binding.index].set(primaryKey, e)
+        }
+        return e
+    }
+
+    /// Makes room for `count` more objects.
+    func reserve(_ count: Int) {
+        entries.reserveCapacity(entries.count + count)
+        objects.reserveCapacity(objects.count + count)
+    }
+
+    /// Whether any object of `entity` is registered (indexed or not).
+    func hasRegistered(_ entity: Int) -> Bool {
+        registry[entity].count > 0 || !unindexed[entity].isEmpty || indexedInserts < inserted.count
+            || stagedCount[entity] > 0
+    }
+
+    /// The entry of the registered object `pk` of `entity`, or -1.
+    @inline(__always)
+    func lookup(_ entity: Int, _ pk: UInt64) -> Int32 {
+        if stagedCount[entity] > 0 { unstage() }
+        if indexedInserts < inserted.count { indexInserts() }
+        if !unindexed[entity].isEmpty { indexDeferred(entity) }
+        return registry[entity].find(pk)
+    }
+
+    private func indexInserts() {
+        for e in inserted[indexedInserts...] where entries[Int(e)].state == .inserted {
+            registry[Int(entries[Int(e)].entity)].set(entries[Int(e)].primaryKey, e)
+        }
+        indexedInserts = inserted.count
+    }
+
+    private func indexDeferred(_ entity: Int) {
+        let table = registry[entity]
+        table.reserve(unindexed[entity].count)
+        for e in unindexed[entity] {
+            let entry = entries[Int(e)]
+            if entry.state != .free && entry.state != .gone && Int(entry.entity) == entity {
+                table.set(entry.primaryKey, e)
+            }
+        }
+        unindexed[entity].removeAll()
+    }
+
+    /// Makes entry `e`, which no list names any more, reusable.
+    func freeEntry(_ e: Int32) { free.append(e) }
+
+    // MARK: Changes
+
+    /// Called (through a field's setter) before a value of a registered object changes: keeps
+    /// the field's saved value and lists the object as changed.
+    func willChange(_ e: Int32, slot: Int, object: AnyObject) {
+        guard probe == nil else { return }
+        let i = Int(e)
+        switch entries[i].state {
+        case .persisted:
+            if !entries[i].isChanged {
+                entries[i].isChanged = true
+                changed.append(e)
+                changedCount += 1
+            }
+        case .deleted: break
+        case .inserted, .gone, .free: return
+        }
+        let bit: UInt64 = slot < 63 ? 1 << UInt64(slot) : 1 << 63
+        if entries[i].changedSlots & bit == 0 || slot >= 63 {
+            if slot >= 63 && changeLog.contains(where: { $0.entry == e && $0.slot == slot }) {
+                return
+            }
+            entries[i].changedSlots |= bit
+            let binding = bindings[Int(entries[i].entity)]
+            if slot < binding.stored.attributes.count {
+                changeLog.append((e, Int32(slot), binding.read(object, slot)))
+            }
+        }
+    }
+
+    /// Lists a persisted object as changed without a field (a failed write).
+    func markChanged(_ e: Int32) {
+        let i = Int(e)
+        guard entries[i].state == .persisted, !entries[i].isChanged else { return }
+        entries[i].isChanged = true
+        changed.append(e)
+        changedCount += 1
+    }
+
+    /// Marks the object deleted (pending); a changed object stops counting as changed.
+    func markDeleted(_ e: Int32) {
+        let i = Int(e)
+        guard entries[i].state == .persisted else { return }
+        if entries[i].isChanged {
+            entries[i].isChanged = false
+            changedCount -= 1
+        }
+        entries[i].state = .deleted
+        deleted.append(e)
+        deletedCount += 1
+    }
+
+    /// A changed object whose values were refreshed from the store: no longer changed.
+    func markClean(_ e: Int32) {
+        let i = Int(e)
+        if entries[i].isChanged {
+            entries[i].isChanged = false
+            changedCount -= 1
+        }
+        entries[i].changedSlots = 0
+        changeLog.removeAll { $0.entry == e }
+        failures[e] = nil
+    }
+
+    /// Forgets an object inserted and never saved: it leaves the context as if never inserted.
+    func forget(_ e: Int32) {
+        guard entries[Int(e)].state == .inserted else { return }
+        insertedCount -= 1
+        failures[e] = nil
+        detach(e)
+    }
+
+    /// Unregisters the object of entry `e`: its fields no longer name this table, the table no
+    /// longer holds it, and the entry is retired.
+    func detach(_ e: Int32) {
+        let i = Int(e)
+        let entry = entries[i]
+        if let object = objects[i] {
+            bindings[Int(entry.entity)].adopt(object, table: nil, entry: -1)
+        }
+        if registry[Int(entry.entity)].find(entry.primaryKey) == e {
+            registry[Int(entry.entity)].remove(entry.primaryKey)
+        }
+        entries[i].state = .free
+        objects[i] = nil
+        liveCount -= 1
+        retired.append(e)
+    }
+
+    // MARK: Transaction end
+
+    /// After a save: every pending insert and change is now stored (with `generation`), every
+    /// pending delete gone; the lists clear.
+    func didSave(generation: UInt64) {
+        for (i, e) in inserted.enumerated() where entries[Int(e)].state == .inserted {
+            entries[Int(e)].state = .persisted
+            entries[Int(e)].version += 1
+            entries[Int(e)].readGeneration = generation
+            // Inserts not indexed yet are indexed when a lookup needs them, as fetched ones.
+            if i >= indexedInserts { unindexed[Int(entries[Int(e)].entity)].append(e) }
+        }
+        for e in changed where entries[Int(e)].isChanged {
+            entries[Int(e)].version += 1
+            entries[Int(e)].readGeneration = generation
+            entries[Int(e)].isChanged = false
+            entries[Int(e)].changedSlots = 0
+        }
+        for e in deleted where entries[Int(e)].state == .deleted { markGone(e) }
+        clearLists()
+    }
+
+    /// The object's record is deleted in the store: it leaves the registry and its pending
+    /// changes and deletion are dropped; it keeps reporting `isDeleted`.
+    func markGone(_ e: Int32) {
+        let i = Int(e)
+        let entry = entries[i]
+        switch entry.state {
+        case .persisted:
+            if entry.isChanged { changedCount -= 1 }
+        case .deleted: deletedCount -= 1
+        case .inserted, .gone, .free: return
+        }
+        if entry.changedSlots != 0 { changeLog.removeAll { $0.entry == e } }
+        failures[e] = nil
+        if registry[Int(entry.entity)].find(entry.primaryKey) == e {
+            registry[Int(entry.entity)].remove(entry.primaryKey)
+        }
+        entries[i].state = .gone
+        entries[i].isChanged = false
+        entries[i].changedSlots = 0
+    }
+
+    /// Discards every pending change: inserted objects are forgotten, deleted ones come back,
+    /// changed ones get their saved values again.
+    func rollback() {
+        for e in inserted where entries[Int(e)].state == .inserted { forget(e) }
+        for change in changeLog.reversed() {
+            let i = Int(change.entry)
+            guard entries[i].state != .free, let object = objects[i] else { continue }
+            bindings[Int(entries[i].entity)].write(object, Int(change.slot), change.value)
+        }
+        for e in changed where entries[Int(e)].isChanged {
+            entries[Int(e)].isChanged = false
+            entries[Int(e)].changedSlots = 0
+        }
+        for e in deleted where entries[Int(e)].state == .deleted {
+            entries[Int(e)].state = .persisted
+            entries[Int(e)].changedSlots = 0
+        }
+        clearLists()
+    }
+
+    private func clearLists() {
+        inserted.removeAll()
+        indexedInserts = 0
+        stagingCursor = 0
+        staged.removeAll()
+        stagedTotal = 0
+        for i in stagedCount.indices { stagedCount[i] = 0 }
+        changed.removeAll()
+        deleted.removeAll()
+        insertedCount = 0
+        changedCount = 0
+        deletedCount = 0
+        changeLog.removeAll()
+        failures.removeAll()
+        free.append(contentsOf: retired)
+        retired.removeAll()
+    }
+
+    // MARK: Memory
+
+    /// Releases the objects only the table holds that have no pending change, then sets the
+    /// next threshold to twice what is left (amortized O(1) per registered object).
+    func prune() {
+        for i in entries.indices
+        where (entries[i].state == .persisted && !entries[i].isChanged || entries[i].state == .gone)
+            && isKnownUniquelyReferenced(&objects[i])
+        {
+            if entries[i].state == .persisted {
+                registry[Int(entries[i].entity)].remove(entries[i].primaryKey)
+            }
+            entries[i].state = .free
+            objects[i] = nil
+            liveCount -= 1
+            free.append(Int32(i))
+        }
+        pruneThreshold = max(Self.minimumPrune, liveCount * 2)
+    }
+
+    /// Runs `body` with pruning held back, so objects registered during it stay registered
+    /// until it returns even if nothing else holds them yet.
+    func withPruningPaused<R>(_ body: () throws -> R) rethrows -> R {
+        pruningPaused += 1
+        defer { pruningPaused -= 1 }
+        return try body()
+    }
+
+    /// Lets go of every object (the context is gone). Objects the app still holds keep the
+    /// table, and so their entries, alive; their `modelContext` is `nil`.
+    func releaseAll() {
+        for i in objects.indices { objects[i] = nil }
+    }
+
+    /// The registered objects with their entries, for counting and reflection.
+    var registeredCount: Int { liveCount }
+}
+
+/// Where a probe object's getters report which field a key path read.
+final class ProbeRecord {
+    var slot = Int.min
+    var keyPath: AnyKeyPath?
+
+    func note(slot: Int, keyPath: AnyKeyPath) {
+        self.slot = slot
+        self.keyPath = keyPath
+    }
+}
+
+extension ObjectTable: CustomReflectable {
+    /// Counts only: the registered objects are the app's to inspect.
+    @usableFromInline var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "registered": liveCount, "inserted": insertedCount, "changed": changedCount,
+                "deleted": deletedCount,
+            ], displayStyle: .class)
+    }
+}
+
+extension ObjectTable {
+    /// Makes `value` the saved value of a changed field (a batch update rewrote the record
+    /// under an unsaved change): what rollback restores.
+    func replaceSavedValue(_ e: Int32, slot: Int, with value: AttributeValue) {
+        if let i = changeLog.firstIndex(where: { $0.entry == e && $0.slot == Int32(slot) }) {
+            changeLog[i].value = value
+        }
+    }
+
+    /// Keeps a failed non-throwing write for the next save, and lists the object as changed.
+    func recordFailure(_ error: LogbookError, _ e: Int32) {
+        if failures[e] == nil { failures[e] = error }
+        markChanged(e)
+    }
+}

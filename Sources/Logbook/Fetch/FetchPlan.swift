@@ -1,0 +1,252 @@
+import Foundation
+
+/// A fetch reduced to what the scan needs: how to test a record, how to order matches, which
+/// slice to keep. Built from a ``FetchDescriptor`` or an ``EntityFetchDescriptor``.
+struct FetchPlan {
+    enum Matcher {
+        case all
+        /// A filter bound to attribute positions, evaluated on decoded values.
+        case filter(FilterNode)
+        /// Evaluated on an object: the scratch object for stored records, the live one for
+        /// pending objects.
+        case object((AnyObject) throws -> Bool)
+    }
+
+    struct SortKey {
+        let attribute: Int
+        let ascending: Bool
+        /// For strings, a comparator other than code-point order.
+        let stringComparator: String.StandardComparator?
+    }
+
+    let binding: EntityBinding
+    var matcher: Matcher = .all
+    var sortKeys: [SortKey] = []
+    /// Set when some sort key is not an attribute: matches are built as objects and ordered with it.
+    var objectOrder: ((AnyObject, AnyObject) -> ComparisonResult)?
+    var limit: Int?
+    var offset: Int?
+    var includePendingChanges = true
+}
+
+/// One match of a scan: a stored record (its bytes kept in the scan's buffer) or a pending object.
+struct FetchCandidate {
+    let primaryKey: UInt64
+    /// The pending object's entry in the context's table; -1 for stored records.
+    let live: Int32
+    let bytesStart: Int
+    let bytesCount: Int
+}
+
+/// What a scan found: every match in the order the scan met it, and the order and slice the
+/// plan asks for.
+struct ScanResult {
+    /// The matches: stored records in log order, then pending objects.
+    var candidates: [FetchCandidate]
+    /// Positions in `candidates`, ordered and sliced (not sliced when the plan orders objects
+    /// with `objectOrder`, which needs them all).
+    var order: [Int]
+    /// The stored matches' bytes (empty unless records were kept).
+    var bytes: [UInt8]
+
+    /// The candidates in order.
+    var ordered: [FetchCandidate] { order.map { candidates[$0] } }
+}
+
+extension ModelContext {
+    /// Scans the entity's records (and, if asked, the pending objects) and returns the
+    /// matches with their order. With `keepRecords == false` no bytes are kept (for counts);
+    /// with `build` set, each stored match becomes a registered object during the scan (its
+    /// candidate names the object's entry).
+    func execute(
+        _ plan: FetchPlan, keepRecords: Bool = true,
+        build: ((UnsafeRawBufferPointer, UInt64) throws -> Int32)? = nil
+    ) throws -> ScanResult {
+        let binding = plan.binding
+        let entity = binding.stored
+        let keyCount = plan.sortKeys.count
+        let entity32 = Int32(binding.index)
+        var skip = Set<UInt64>()
+        var pending: [Int32] = []
+        if plan.includePendingChanges {
+            if table.stagedCount[binding.index] > 0 { table.unstage() }
+            for e in table.changed
+            where table.entries[Int(e)].isChanged && table.entries[Int(e)].entity == entity32 {
+                skip.insert(table.entries[Int(e)].primaryKey)
+                pending.append(e)
+            }
+            for e in table.deleted
+            where table.entries[Int(e)].state == .deleted
+                && table.entries[Int(e)].entity == entity32
+            {
+                skip.insert(table.entries[Int(e)].primaryKey)
+            }
+            for e in table.inserted
+            where table.entries[Int(e)].state == .inserted
+                && table.entries[Int(e)].entity == entity32
+            {
+                pending.append(e)
+            }
+        }
+        let scan = RecordScan(plan: plan, keepRecords: keepRecords, skip: skip, build: build)
+        try wrapStoreErrors {
+            try core.store.forEach(in: binding.keyspace) { key, value in
+                try scan.visit(key: key, value: value)
+            }
+        }
+        var candidates = scan.candidates
+        var keys = scan.keys
+        let bytes = scan.bytes
+        for e in pending {
+            guard let object = table.objects[Int(e)] else { continue }
+            switch plan.matcher {
+            case .all: break
+            case .filter(let node):
+                if !(try node.evaluate(
+                    ArrayFilterValues(values: binding.readAll(object), entity: entity)))
+                {
+                    continue
+                }
+            case .object(let test):
+                if !(try test(object)) { continue }
+            }
+            for key in plan.sortKeys { keys.append(binding.read(object, key.attribute)) }
+            candidates.append(
+                FetchCandidate(
+                    primaryKey: table.entries[Int(e)].primaryKey, live: e,
+                    bytesStart: 0, bytesCount: 0))
+        }
+        var order: [Int]
+        if keyCount == 1, entity.attributes[plan.sortKeys[0].attribute].type == .integer {
+            // One integer key (the common case): a radix sort of plain numbers, nulls first.
+            order = KeySort.order(
+                integerKeys: keys, primaryKeys: candidates.map(\.primaryKey),
+                ascending: plan.sortKeys[0].ascending)
+        } else if keyCount > 0 {
+            order = Array(candidates.indices)
+            let sortKeys = plan.sortKeys
+            keys.withUnsafeBufferPointer { keys in
+                order.sort { a, b in
+                    for (k, key) in sortKeys.enumerated() {
+                        let x = keys[a * keyCount + k]
+                        let y = keys[b * keyCount + k]
+                        var result: ComparisonResult
+                        if let comparator = key.stringComparator, case .string(let s) = x,
+                            case .string(let t) = y
+                        {
+                            result = comparator.compare(s, t)
+                        } else {
+                            result = AttributeValue.compare(x, y)
+                        }
+                        if result == .orderedSame { continue }
+                        return (result == .orderedAscending) == key.ascending
+                    }
+                    return candidates[a].primaryKey < candidates[b].primaryKey
+                }
+            }
+        } else if keepRecords || plan.limit != nil || plan.offset != nil {
+            order = KeySort.order(primaryKeys: candidates.map(\.primaryKey))
+        } else {
+            order = Array(candidates.indices)
+        }
+        if plan.objectOrder == nil { order = Self.slice(order, plan) }
+        return ScanResult(candidates: candidates, order: order, bytes: bytes)
+    }
+
+    static func slice<T>(_ items: [T], _ plan: FetchPlan) -> [T] {
+        let start = min(max(plan.offset ?? 0, 0), items.count)
+        let end = plan.limit.map { min(start + max($0, 0), items.count) } ?? items.count
+        return Array(items[start..<end])
+    }
+
+    /// Runs the plan and builds the objects of the result: the registered ones as they are
+    /// (uniquing), the others decoded from their records and registered.
+    ///
+    /// Without a limit or offset, every match is kept, so each is decoded straight from the
+    /// mapped log while the scan meets it; with one, the matches' bytes are kept and only the
+    /// slice is built.
+    func fetchObjects(_ plan: FetchPlan) throws -> [AnyObject] {
+        try table.withPruningPaused { try buildObjects(plan) }
+    }
+
+    private func buildObjects(_ plan: FetchPlan) throws -> [AnyObject] {
+        let generation = core.saveGeneration
+        let binding = plan.binding
+        // Only objects registered before this fetch can repeat a match: the matches are
+        // distinct, so the registry is not consulted for those this fetch adds.
+        let checkRegistry = table.hasRegistered(binding.index)
+        // The objects of stored matches in scan order, each retained once while it is in the
+        // cache; ordering the result then moves these references instead of touching every
+        // object again.
+        var built: ContiguousArray<Unmanaged<AnyObject>> = []
+        func register(_ record: UnsafeRawBufferPointer, _ pk: UInt64) throws -> Int32 {
+            if checkRegistry {
+                let known = table.lookup(binding.index, pk)
+                if known >= 0, let object = table.objects[Int(known)] {
+                    built.append(.passRetained(object))
+                    return known
+                }
+            }
+            let object = binding.makeObject()
+            let version = try binding.load(record, into: object, primaryKey: pk)
+            built.append(.passRetained(object))
+            return table.add(
+                object, binding, primaryKey: pk, state: .persisted, version: version,
+                generation: generation, deferIndexing: true)
+        }
+        let buildDuringScan = plan.limit == nil && plan.offset == nil
+        let result: ScanResult
+        do {
+            result = try buildDuringScan ? execute(plan, build: register) : execute(plan)
+        } catch {
+            for object in built { object.release() }
+            throw error
+        }
+        let candidates = result.candidates
+        var objects: [AnyObject] = []
+        if buildDuringScan {
+            // Invariant: without a limit or offset, `order` is a permutation of every
+            // candidate, so each built reference is moved exactly once.
+            objects = Array(unsafeUninitializedCapacity: result.order.count) { buffer, count in
+                for (j, i) in result.order.enumerated() {
+                    if i < built.count {
+                        (buffer.baseAddress! + j).initialize(to: built[i].takeRetainedValue())
+                    } else {
+                        // Invariant: a pending candidate's entry holds its object.
+                        (buffer.baseAddress! + j).initialize(
+                            to: table.objects[Int(candidates[i].live)].unsafelyUnwrapped)
+                    }
+                }
+                count = result.order.count
+            }
+        } else {
+            objects.reserveCapacity(result.order.count)
+            try result.bytes.withUnsafeBytes { raw in
+                for i in result.order {
+                    let candidate = candidates[i]
+                    let e =
+                        candidate.live >= 0
+                        ? candidate.live
+                        : try register(
+                            UnsafeRawBufferPointer(
+                                rebasing: raw[
+                                    candidate.bytesStart..<candidate.bytesStart
+                                        + candidate.bytesCount]),
+                            candidate.primaryKey)
+                    // Invariant: a candidate's entry holds its object until this fetch returns.
+                    objects.append(table.objects[Int(e)].unsafelyUnwrapped)
+                }
+            }
+            for object in built { object.release() }
+        }
+        if let order = plan.objectOrder {
+            let keyed = zip(objects, result.order.map { candidates[$0].primaryKey })
+            objects = Self.slice(
+                keyed.sorted { a, b in
+                    let r = order(a.0, b.0)
+                    return r == .orderedSame ? a.1 < b.1 : r == .orderedAscending
+                }.map(\.0), plan)
+        }
+        return objects
+    }
+}

@@ -1,0 +1,94 @@
+/// Orders fetch candidates without comparison sorts where the keys are integers: stable
+/// least-significant-digit radix sorts, 16 bits a pass, skipping digits that are the same in
+/// every key (primary keys and salaries share their high bits).
+enum KeySort {
+    /// Candidate positions ordered by primary key.
+    static func order(primaryKeys: [UInt64]) -> [Int] {
+        var items = primaryKeys.indices.map { Item(key: primaryKeys[$0], index: Int32($0)) }
+        sort(&items)
+        return items.map { Int($0.index) }
+    }
+
+    /// Candidate positions ordered by one integer sort key (`null` first when ascending, last
+    /// when descending), ties by primary key.
+    static func order(integerKeys: [AttributeValue], primaryKeys: [UInt64], ascending: Bool)
+        -> [Int]
+    {
+        var nulls: [Item] = []
+        var items: [Item] = []
+        items.reserveCapacity(primaryKeys.count)
+        for (i, key) in integerKeys.enumerated() {
+            if case .integer(let v) = key {
+                items.append(Item(key: primaryKeys[i], index: Int32(i), value: v))
+            } else {
+                nulls.append(Item(key: primaryKeys[i], index: Int32(i)))
+            }
+        }
+        // By primary key, then (stably) by value: ties stay in primary-key order.
+        sort(&items)
+        for i in items.indices {
+            // Order-preserving: flip the sign bit; invert for descending.
+            let ordered = UInt64(bitPattern: items[i].value) ^ (1 << 63)
+            items[i].key = ascending ? ordered : ~ordered
+        }
+        sort(&items)
+        sort(&nulls)
+        let values = items.map { Int($0.index) }
+        let nullOrder = nulls.map { Int($0.index) }
+        return ascending ? nullOrder + values : values + nullOrder
+    }
+
+    private struct Item {
+        var key: UInt64
+        var index: Int32
+        var value: Int64 = 0
+    }
+
+    /// Stable sort of `items` by `key`.
+    private static func sort(_ items: inout [Item]) {
+        guard items.count > 64 else {
+            for i in items.indices.dropFirst() {
+                let item = items[i]
+                var j = i
+                while j > 0 && items[j - 1].key > item.key {
+                    items[j] = items[j - 1]
+                    j -= 1
+                }
+                items[j] = item
+            }
+            return
+        }
+        var all: UInt64 = 0
+        var common: UInt64 = ~0
+        for item in items {
+            all |= item.key
+            common &= item.key
+        }
+        let varying = all ^ common
+        var scratch = items
+        var counts = [Int](repeating: 0, count: 1 << 16)
+        for shift in stride(from: UInt64(0), to: 64, by: 16) where (varying >> shift) & 0xFFFF != 0
+        {
+            counts.withUnsafeMutableBufferPointer { counts in
+                counts.update(repeating: 0)
+                items.withUnsafeBufferPointer { source in
+                    for item in source { counts[Int((item.key >> shift) & 0xFFFF)] += 1 }
+                    var total = 0
+                    for i in 0..<counts.count {
+                        let n = counts[i]
+                        counts[i] = total
+                        total += n
+                    }
+                    scratch.withUnsafeMutableBufferPointer { target in
+                        for item in source {
+                            let digit = Int((item.key >> shift) & 0xFFFF)
+                            target[counts[digit]] = item
+                            counts[digit] += 1
+                        }
+                    }
+                }
+            }
+            swap(&items, &scratch)
+        }
+    }
+}

@@ -1,0 +1,141 @@
+/// One pass over an entity's stored records: filters each record where it lies in the log and
+/// collects the matches, their sort keys and (optionally) their bytes.
+///
+/// Everything the per-record path reads is fixed at init and held in raw buffers or `let`s, and
+/// its outputs skip Swift's dynamic exclusivity checks, so a record that does not match costs a
+/// walk over its first fields and a comparison, with no reference counting. Used by one fetch on
+/// one thread; freed when the fetch ends.
+final class RecordScan {
+    @exclusivity(unchecked) var candidates: [FetchCandidate] = []
+    /// The matches' sort keys, `sortAttributes.count` per candidate.
+    @exclusivity(unchecked) var keys: [AttributeValue] = []
+    @exclusivity(unchecked) var bytes: [UInt8] = []
+    @exclusivity(unchecked) private var scratch: [AttributeValue]
+
+    private let binding: EntityBinding
+    private let keepRecords: Bool
+    /// When set, a match is turned into a registered object at once, from its bytes in the
+    /// log (it returns the object's entry), instead of its bytes being kept.
+    private let build: ((UnsafeRawBufferPointer, UInt64) throws -> Int32)?
+    private let skip: Set<UInt64>
+    private let checkSkip: Bool
+    /// For predicates evaluated on objects: the test and the reused object.
+    private let objectTest: ((AnyObject) throws -> Bool)?
+    private let scratchObject: AnyObject?
+    private let filter: FilterNode?
+    private let compiled: CompiledFilter?
+    private let needsValues: Bool
+    private let needed: [Bool]?
+    /// Fields located in each record: every one up to the last the filter or sort reads.
+    private let locateCount: Int
+    private let offsets: UnsafeMutableBufferPointer<Int>
+    private let types: UnsafeMutableBufferPointer<AttributeType>
+    private let sortAttributes: UnsafeMutableBufferPointer<Int>
+    private let sortCount: Int
+    private let scanLayout: RecordCodec.ScanLayout
+
+    init(
+        plan: FetchPlan, keepRecords: Bool, skip: Set<UInt64>,
+        build: ((UnsafeRawBufferPointer, UInt64) throws -> Int32)? = nil
+    ) {
+        binding = plan.binding
+        self.keepRecords = keepRecords
+        self.build = build
+        self.skip = skip
+        checkSkip = !skip.isEmpty
+        let entity = plan.binding.stored
+        scratch = entity.attributes.map(\.initialValue)
+        switch plan.matcher {
+        case .all:
+            objectTest = nil
+            filter = nil
+        case .filter(let node):
+            objectTest = nil
+            filter = node
+        case .object(let test):
+            objectTest = test
+            filter = nil
+        }
+        scratchObject = objectTest == nil ? nil : plan.binding.makeObject()
+        needsValues = filter != nil || objectTest != nil || !plan.sortKeys.isEmpty
+        if objectTest != nil {
+            needed = nil
+            locateCount = 0
+        } else {
+            var mask = [Bool](repeating: false, count: entity.attributes.count)
+            filter?.markAttributes(&mask)
+            for key in plan.sortKeys { mask[key.attribute] = true }
+            locateCount = (mask.lastIndex(of: true) ?? -1) + 1
+            needed = mask
+        }
+        offsets = .allocate(capacity: max(locateCount, 1))
+        types = .allocate(capacity: max(entity.attributes.count, 1))
+        _ = types.initialize(from: entity.attributes.map(\.type))
+        sortCount = plan.sortKeys.count
+        sortAttributes = .allocate(capacity: max(sortCount, 1))
+        _ = sortAttributes.initialize(from: plan.sortKeys.map(\.attribute))
+        compiled = filter.map { CompiledFilter($0, types: entity.attributes.map(\.type)) }
+        scanLayout = plan.binding.codec.makeScanLayout()
+    }
+
+    deinit {
+        offsets.deallocate()
+        types.deallocate()
+        sortAttributes.deallocate()
+        scanLayout.deallocate()
+    }
+
+    /// Filters one stored record and keeps it if it matches.
+    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``, errors of the predicate.
+    @inline(__always)
+    func visit(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws {
+        guard let pk = RecordCodec.primaryKey(key) else {
+            throw LogbookError.corruptRecord(
+                entity: binding.entity.name, key: "\(key.count) bytes", reason: "a key has 8 bytes")
+        }
+        if checkSkip && skip.contains(pk) { return }
+        if needsValues {
+            if let scratchObject {
+                guard try matchesObject(value, pk, scratchObject) else { return }
+            } else if RecordCodec.locate(value, offsets, count: locateCount, layout: scanLayout) {
+                let record = RecordFilterValues(
+                    buffer: value, offsets: offsets, types: UnsafeBufferPointer(types))
+                if let compiled, !(try compiled.evaluate(record)) { return }
+                for k in 0..<sortCount { keys.append(record.value(at: sortAttributes[k])) }
+            } else {
+                guard try matchesDecoded(value, pk) else { return }
+            }
+        }
+        if let build {
+            candidates.append(
+                FetchCandidate(
+                    primaryKey: pk, live: try build(value, pk), bytesStart: 0, bytesCount: 0))
+            return
+        }
+        let start = bytes.count
+        if keepRecords { bytes.append(contentsOf: value) }
+        candidates.append(
+            FetchCandidate(primaryKey: pk, live: -1, bytesStart: start, bytesCount: value.count))
+    }
+
+    /// Predicates that are not attribute comparisons run on the reused object.
+    private func matchesObject(_ value: UnsafeRawBufferPointer, _ pk: UInt64, _ object: AnyObject)
+        throws -> Bool
+    {
+        _ = try binding.load(value, into: object, primaryKey: pk)
+        if let objectTest, !(try objectTest(object)) { return false }
+        for k in 0..<sortCount { keys.append(binding.read(object, sortAttributes[k])) }
+        return true
+    }
+
+    /// Records of an older schema version (or damaged ones, which decode reports).
+    private func matchesDecoded(_ value: UnsafeRawBufferPointer, _ pk: UInt64) throws -> Bool {
+        _ = try binding.codec.decode(value, key: String(pk), only: needed) { i, v in
+            scratch[i] = v
+        }
+        let record = ArrayFilterValues(values: scratch, entity: binding.stored)
+        if let filter, !(try filter.evaluate(record)) { return false }
+        for k in 0..<sortCount { keys.append(scratch[sortAttributes[k]]) }
+        return true
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+
+/// The byte-level pieces of ``AttributeValue/TextFormat``: they append UTF-8 to a buffer, so
+/// a tool writing a million values builds no string per value.
+enum TextRendering {
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    private static let upperHexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    /// Appends the UTF-8 of `text`.
+    @inline(__always)
+    static func append(_ text: StaticString, to output: inout [UInt8]) {
+        output.append(
+            contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// `value` in decimal, `-` first when negative.
+    @inline(__always)
+    static func appendDecimal(_ value: Int64, to output: inout [UInt8]) {
+        if value < 0 { output.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            output.append(
+                contentsOf: UnsafeBufferPointer(
+                    start: digits.baseAddress! + start, count: digits.count - start))
+        }
+    }
+
+    /// `text` as a JSON string, quotes included. Escapes `"`, `\`, `\n`, `\r`, `\t`, other
+    /// characters below U+0020 and U+007F–U+009F as `\u00xx`; everything else is copied.
+    static func appendJSONString(_ text: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            var run = 0
+            var i = 0
+            while i < bytes.count {
+                let byte = bytes[i]
+                // Invariant: `bytes` is valid UTF-8, so 0xC2 starts U+0080–U+00BF.
+                let c1 = byte == 0xC2 && i + 1 < bytes.count && bytes[i + 1] < 0xA0
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F || c1 else {
+                    i += 1
+                    continue
+                }
+                output.append(
+                    contentsOf: UnsafeBufferPointer(start: bytes.baseAddress! + run, count: i - run)
+                )
+                switch byte {
+                case 0x22: append(#"\""#, to: &output)
+                case 0x5C: append(#"\\"#, to: &output)
+                case 0x0A: append(#"\n"#, to: &output)
+                case 0x0D: append(#"\r"#, to: &output)
+                case 0x09: append(#"\t"#, to: &output)
+                default:
+                    let scalar = c1 ? bytes[i + 1] : byte
+                    append(#"\u00"#, to: &output)
+                    output.append(hexDigits[Int(scalar >> 4)])
+                    output.append(hexDigits[Int(scalar & 15)])
+                }
+                i += c1 ? 2 : 1
+                run = i
+            }
+            if run < bytes.count {
+                output.append(
+                    contentsOf: UnsafeBufferPointer(
+                        start: bytes.baseAddress! + run, count: bytes.count - run))
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// `text` as a CSV field: as is, or in double quotes with quotes doubled when it holds a
+    /// comma, a quote, CR or LF.
+    static func appendCSVField(_ text: String, to output: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes in
+            let needsQuotes = bytes.contains {
+                $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D
+            }
+            if needsQuotes {
+                appendQuoted(bytes, quote: UInt8(ascii: "\""), to: &output)
+            } else {
+                output.append(contentsOf: bytes)
+            }
+        }
+    }
+
+    /// `text` as an SQL string literal: in single quotes, quotes doubled.
+    static func appendSQLString(_ text: String, to output: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { appendQuoted($0, quote: UInt8(ascii: "'"), to: &output) }
+    }
+
+    /// `bytes` between two `quote`s, each `quote` inside doubled.
+    private static func appendQuoted(
+        _ bytes: UnsafeBufferPointer<UInt8>, quote: UInt8, to output: inout [UInt8]
+    ) {
+        output.append(quote)
+        var run = 0
+        for (i, byte) in bytes.enumerated() where byte == quote {
+            // The run up to and including the quote, then the quote once more.
+            output.append(
+                contentsOf: UnsafeBufferPointer(start: bytes.baseAddress! + run, count: i + 1 - run)
+            )
+            output.append(quote)
+            run = i + 1
+        }
+        if run < bytes.count {
+            output.append(
+                contentsOf: UnsafeBufferPointer(
+                    start: bytes.baseAddress! + run, count: bytes.count - run))
+        }
+        output.append(quote)
+    }
+
+    /// Lower-case hex, two digits a byte.
+    static func appendHex(_ data: Data, to output: inout [UInt8]) {
+        data.withUnsafeBytes { bytes in
+            // Short data (keys) is written in one append from the stack.
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * min(bytes.count, 256)) {
+                digits in
+                var start = 0
+                while start < bytes.count {
+                    let end = min(start + digits.count / 2, bytes.count)
+                    for (i, byte) in bytes[start..<end].enumerated() {
+                        digits[2 * i] = hexDigits[Int(byte >> 4)]
+                        digits[2 * i + 1] = hexDigits[Int(byte & 15)]
+                    }
+                    output.append(contentsOf: digits[..<(2 * (end - start))])
+                    start = end
+                }
+            }
+        }
+    }
+
+    /// `E621E1F8-C36C-495A-93FC-0C247A3E6E5F`, as `UUID.uuidString` writes it.
+    static func appendUUID(_ uuid: UUID, to output: inout [UInt8]) {
+        withUnsafeBytes(of: uuid.uuid) { bytes in
+            for (i, byte) in bytes.enumerated() {
+                if i == 4 || i == 6 || i == 8 || i == 10 { output.append(UInt8(ascii: "-")) }
+                output.append(upperHexDigits[Int(byte >> 4)])
+                output.append(upperHexDigits[Int(byte & 15)])
+            }
+        }
+    }
+
+    /// `2024-05-01T12:00:00Z`, or `2024-05-01T12:00:00.250Z` when the date has a fraction of a
+    /// second (milliseconds, truncated).
+    static func iso8601(_ date: Date) -> String {
+        let hasFraction = date.timeIntervalSince1970.truncatingRemainder(dividingBy: 1) != 0
+        return hasFraction ? date.formatted(fractionalStyle) : date.formatted(.iso8601)
+    }
+
+    private static let fractionalStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    /// Parses ISO 8601 with or without fractional seconds.
+    static func parseISO8601(_ text: String) -> Date? {
+        if let date = try? fractionalStyle.parse(text) { return date }
+        return try? Date.ISO8601FormatStyle().parse(text)
+    }
+
+    /// Parses hex (either case) with an even number of digits.
+    static func parseHex(_ digits: some Collection<UInt8>) -> Data? {
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes = Data(capacity: digits.count / 2)
+        var high: UInt8?
+        for digit in digits {
+            let value: UInt8
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = digit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = digit - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            if let first = high {
+                bytes.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,23 @@
+import Logbook
+
+extension AttributeValue {
+    /// How the value reads in `logbook dump`'s text output: `nil`, strings quoted and escaped as
+    /// in JSON, data as `0x` and hex, the rest as in CSV (dates ISO 8601, UUIDs upper case).
+    var display: String {
+        var bytes: [UInt8] = []
+        appendDisplay(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``display`` to `output`.
+    func appendDisplay(to output: inout [UInt8]) {
+        switch self {
+        case .null: output.appendLiteral("nil")
+        case .string: append(as: .json, to: &output)
+        case .data:
+            output.appendLiteral("0x")
+            append(as: .csv, to: &output)
+        default: append(as: .csv, to: &output)
+        }
+    }
+}

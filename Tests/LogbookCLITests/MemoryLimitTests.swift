@@ -1,0 +1,152 @@
+import Foundation
+import LogStore
+import Logbook
+import TestSupport
+import Testing
+
+/// Each tool on a store whose objects hold more bytes than the memory its process may use:
+/// the child runs under `ulimit -d` (RLIMIT_DATA: heap and anonymous memory; the segment files
+/// the engine maps do not count), so a tool that holds the objects, or the file it imports,
+/// is killed or fails to allocate instead of finishing.
+@Suite(.serialized) struct MemoryLimitTests {
+    /// Notes in the store, each with a text of ``textBytes``: 48 MiB in all.
+    static let notes = 3000
+    static let textBytes = 16 << 10
+    /// The limit, in KiB: half the bytes of the texts.
+    static let limitKiB = 24 << 10
+
+    /// The text of note `n`: its number, then filler, 16 KiB.
+    static func text(_ n: Int) -> String {
+        let head = "note \(n) "
+        return head
+            + String(
+                repeating: Character(UnicodeScalar(97 + n % 26)!), count: textBytes - head.count)
+    }
+
+    /// A store of the notes, saved 500 at a time; then every tenth note, in reverse order,
+    /// saved again with a new number, so that log order is not id order.
+    static func makeStore(at path: String) throws {
+        let schema = Schema([
+            Entity(
+                name: "Note",
+                attributes: [
+                    AttributeDescription("text", .string),
+                    AttributeDescription("number", .integer, indexed: true),
+                ])
+        ])
+        let container = try ModelContainer(schema: schema, at: URL(fileURLWithPath: path))
+        defer { try? container.close() }
+        for start in stride(from: 0, to: notes, by: 500) {
+            let context = ModelContext(container)
+            for n in start..<min(start + 500, notes) {
+                try context.insert(
+                    entity: "Note", attributeValues: [.string(text(n)), .integer(Int64(n))])
+            }
+            try context.save()
+        }
+        let context = ModelContext(container)
+        for object in try context.fetch(entity: "Note", where: "number < 3000")
+        where (try object.value(forKey: "number") as? Int64 ?? 0) % 10 == 0 {
+            let number = try object.value(forKey: "number") as? Int64 ?? 0
+            try object.setValue(number + 1_000_000, forKey: "number")
+        }
+        try context.save()
+    }
+
+    /// Runs `logbook arguments…` under the limit with its standard output in `output`.
+    static func runLimited(_ arguments: [String], output: String) throws -> CLIResult {
+        let logbook = try #require(CLI.executable)
+        return try Shell.run(
+            "/bin/sh",
+            ["-c", "ulimit -d \(limitKiB) && exec \"$@\" > \"$OUT\"", "sh", logbook] + arguments,
+            environment: ["OUT": output])
+    }
+
+    /// The JSON objects of a JSON Lines file.
+    static func lines(_ path: String) -> [[String: Any]] {
+        readFile(path).split(separator: UInt8(ascii: "\n")).compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]
+        }
+    }
+
+    @Test func dumpAndExportStreamThroughAStoreLargerThanTheirMemory() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try Self.makeStore(at: path)
+
+        let dump = try Self.runLimited(
+            ["dump", path, "--format", "jsonl"], output: dir.child("dump"))
+        #expect(dump.status == 0 && !dump.crashed, "\(dump.stderr)")
+        let records = Self.lines(dir.child("dump")).filter { $0["entity"] as? String == "Note" }
+        #expect(records.count == Self.notes + Self.notes / 10)
+
+        let live = try Self.runLimited(
+            ["dump", path, "--live", "--format", "jsonl", "--entity", "Note"],
+            output: dir.child("live"))
+        #expect(live.status == 0 && !live.crashed, "\(live.stderr)")
+        let current = Self.lines(dir.child("live"))
+        #expect(current.count == Self.notes)
+        #expect(Set(current.compactMap { $0["id"] as? Int }) == Set(1...Self.notes))
+
+        let export = try Self.runLimited(["export", path], output: dir.child("export"))
+        #expect(export.status == 0 && !export.crashed, "\(export.stderr)")
+        let objects = Self.lines(dir.child("export")).dropFirst()
+        #expect(objects.map { $0["_id"] as? Int ?? 0 } == Array(1...Self.notes))
+        for object in objects {
+            let n = (object["_id"] as? Int ?? 0) - 1
+            #expect(object["text"] as? String == Self.text(n), "note \(n)")
+            #expect(object["number"] as? Int == (n % 10 == 0 ? n + 1_000_000 : n))
+        }
+
+        let sql = try Self.runLimited(
+            ["export", path, "--format", "sql"], output: dir.child("sql"))
+        #expect(sql.status == 0 && !sql.crashed, "\(sql.stderr)")
+        let inserts = readFile(dir.child("sql")).split(separator: UInt8(ascii: "\n"))
+            .filter { $0.starts(with: Array("INSERT INTO".utf8)) }
+        #expect(inserts.count == Self.notes)
+
+        let stats = try Self.runLimited(
+            ["stats", path, "--format", "json"], output: dir.child("stats"))
+        #expect(stats.status == 0 && !stats.crashed, "\(stats.stderr)")
+        #expect(
+            String(decoding: readFile(dir.child("stats")), as: UTF8.self).contains(
+                "\"objects\":3000"))
+    }
+
+    /// Export in primary-key order when log order is not, through windows of 7 keys: each
+    /// further window is collected in a pass of its own.
+    @Test func exportOrdersByIdThroughSmallKeyWindows() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        let container = try ModelContainer(for: [Employee.self], at: URL(fileURLWithPath: path))
+        let context = container.mainContext
+        let seed = testSeed("exportOrdersByIdThroughSmallKeyWindows")
+        var rng = SeededGenerator(seed: seed)
+        let employees = (0..<100).map {
+            Employee(name: "E\($0)", designation: "D", salary: Int64($0))
+        }
+        for employee in employees { context.insert(employee) }
+        try context.save()
+        for employee in employees.shuffled(using: &rng).prefix(60) {
+            employee.salary += 1000
+            try context.save()
+        }
+        for employee in employees.shuffled(using: &rng).prefix(10) { context.delete(employee) }
+        try context.save()
+        try container.close()
+        let whole = try CLI.run(["export", path])
+        let windowed = try Shell.run(
+            try #require(CLI.executable), ["export", path], environment: ["LOGBOOK_KEY_WINDOW": "7"]
+        )
+        #expect(windowed.status == 0, "seed \(seed): \(windowed.stderr)")
+        #expect(windowed.stdout == whole.stdout, "seed \(seed)")
+        let ids = whole.stdout.split(separator: "\n").dropFirst().compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["_id"]
+                as? Int
+        }
+        #expect(ids.count == 90, "seed \(seed)")
+        #expect(ids == ids.sorted(), "seed \(seed)")
+    }
+}
