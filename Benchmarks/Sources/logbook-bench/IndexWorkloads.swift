@@ -169,7 +169,7 @@ enum IndexWorkloads {
                 for employee in try lookupContext.fetch(
                     FetchDescriptor<UniqueEmployee>(predicate: #Predicate { $0.email == wanted }))
                 {
-                    ours.add(Int64(employee.persistentModelID!.primaryKey) &* 31 &+ employee.salary)
+                    ours.add(Int64(employee.persistentModelID.primaryKey) &* 31 &+ employee.salary)
                 }
             }
         }
@@ -205,7 +205,7 @@ enum IndexWorkloads {
                 descriptor.fetchLimit = 100
                 for employee in try rangeContext.fetch(descriptor) {
                     ourRanges.add(
-                        Int64(employee.persistentModelID!.primaryKey) &* 31 &+ employee.salary)
+                        Int64(employee.persistentModelID.primaryKey) &* 31 &+ employee.salary)
                 }
             }
         }
