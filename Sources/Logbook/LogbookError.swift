@@ -14,8 +14,12 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
     case typeMismatch(entity: String, attribute: String, expected: String, found: String)
     /// A non-optional attribute without a value at save. `object` is the identifier's string form.
     case missingValue(entity: String, attribute: String, object: String)
-    /// Two objects share the value of a unique attribute.
-    case uniqueConstraint(entity: String, attribute: String, value: String, object: String)
+    /// Two objects share the value of a unique attribute (or, for a compound constraint, the
+    /// values of its attributes: `attribute` is then `(a, b)` and `value` `("x", 1)`): `object`
+    /// is the one being saved, `existing` the one that has the value already (stored, or
+    /// earlier in the same save).
+    case uniqueConstraint(
+        entity: String, attribute: String, value: String, object: String, existing: String)
     /// A deleted object's relationship with the `.deny` rule still reaches an object.
     case deleteDenied(entity: String, relationship: String, object: String)
     /// The object was saved by another context since this one read it (merge policy `.error`).
@@ -67,9 +71,9 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
         case .missingValue(let entity, let attribute, let object):
             return
                 "\(entity).\(attribute) of \(object) is required but has no value; set it before saving, or make the attribute optional."
-        case .uniqueConstraint(let entity, let attribute, let value, let object):
+        case .uniqueConstraint(let entity, let attribute, let value, let object, let existing):
             return
-                "\(entity).\(attribute) must be unique, but \(object) repeats the value \(value); change one of them before saving."
+                "\(entity).\(attribute) must be unique, but \(object) repeats the value \(value) of \(existing); change one of them before saving, or make the entity's unique policy upsert."
         case .deleteDenied(let entity, let relationship, let object):
             return
                 "\(entity) \(object) cannot be deleted while \(entity).\(relationship) still reaches objects (delete rule deny); delete or reassign them first."

@@ -43,11 +43,11 @@ struct PostgreSQLReplicationTests {
     /// The store's live Contacts in the form of ``query``.
     static func expectedRows(_ context: ModelContext) throws -> String {
         let contacts = try context.fetch(FetchDescriptor<Contact>()).sorted {
-            $0.persistentModelID!.primaryKey < $1.persistentModelID!.primaryKey
+            $0.persistentModelID.primaryKey < $1.persistentModelID.primaryKey
         }
         var rows = ""
         for c in contacts {
-            var fields: [String] = [String(c.persistentModelID!.primaryKey), hex(c.email.utf8)]
+            var fields: [String] = [String(c.persistentModelID.primaryKey), hex(c.email.utf8)]
             fields.append(c.nickname.map { hex($0.utf8) } ?? "-")
             fields.append(c.age.map { String($0) } ?? "-")
             fields.append(hex(withUnsafeBytes(of: c.score.bitPattern.bigEndian) { Array($0) }))

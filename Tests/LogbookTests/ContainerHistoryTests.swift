@@ -74,7 +74,7 @@ import Testing
                         designation: designations.randomElement(using: &rng)!,
                         salary: Int64.random(in: 0..<100_000, using: &rng))
                     context.insert(e)
-                    let pk = e.persistentModelID!.primaryKey
+                    let pk = e.persistentModelID.primaryKey
                     model.state[pk] = (e.name, e.designation, e.salary)
                     changes.append(Model.Change(kind: "insert", pk: pk, attributes: []))
                     touched.insert(pk)
@@ -121,7 +121,7 @@ import Testing
     static func state(of context: ModelContext) throws -> [UInt64: Model.Row] {
         var state: [UInt64: Model.Row] = [:]
         for e in try context.fetch(FetchDescriptor<Employee>()) {
-            state[e.persistentModelID!.primaryKey] = (e.name, e.designation, e.salary)
+            state[e.persistentModelID.primaryKey] = (e.name, e.designation, e.salary)
         }
         return state
     }

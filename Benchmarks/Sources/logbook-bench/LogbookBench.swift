@@ -5,7 +5,8 @@ import Foundation
 enum LogbookBench {
     static var workloads: [Workload] {
         EngineWorkloads.all + SyncWorkloads.all + CompactWorkload.all + YCSBWorkloads.all
-            + ObjectWorkloads.all + ResourceWorkloads.all + ToolWorkloads.all + HistoryWorkloads.all
+            + ObjectWorkloads.all + IndexWorkloads.all + ResourceWorkloads.all + ToolWorkloads.all
+            + HistoryWorkloads.all
     }
 
     static func main() {
@@ -113,6 +114,9 @@ enum Machine {
                     ? " (--quick: checks correctness, not timings; LogStore segments of 64 KiB)"
                     : ""),
             "engines": "LogStore and Logbook from the root package (path ..), against SQLite",
+            "engine rows": "LogStore opened with automatic compaction off "
+                + "(autoCompactionDeadFraction = nil) in every engine, YCSB and fillsync "
+                + "workload; `compact` times one compaction on request",
             "swift": firstLine(of: ["swift", "--version"]) ?? "unknown",
             "load average at start": firstLine(of: ["cat", "/proc/loadavg"]) ?? "unknown",
             "commit": firstLine(of: ["git", "log", "-1", "--format=%h %s"]) ?? "unknown",

@@ -26,6 +26,9 @@ public final class ModelContainer: Sendable {
     /// The engine below, for tools (statistics, compaction). Writing to entity keyspaces
     /// directly bypasses validation and versioning.
     public var store: LogStore { core.store }
+    /// What opening the store found and repaired (a torn tail cut and where its bytes were
+    /// kept, damage salvage mode skipped, hint files ignored): the engine's report.
+    public var recovery: RecoveryReport { store.recovery }
 
     /// Opens (creating if needed) the store at `url` for the entities of `types`.
     /// - Parameters:
@@ -60,12 +63,13 @@ public final class ModelContainer: Sendable {
     /// A container over `core`, with its main context (a new one, unless `core` still has one).
     init(core: ContainerCore) {
         self.core = core
-        main = core.existingMainContext ?? ModelContext(mainOf: core)
+        main = core.existingMainContext ?? ModelContext.makeMain(of: core)
         core.adopt(facade: self, main: main.unsafelyUnwrapped)
     }
 
     /// The context for the thread that opened the container (an app's main thread). Like every
-    /// context, it keeps the container's store open while it is used.
+    /// context, it keeps the container's store open while it is used. It lives on the main
+    /// actor, where it autosaves (``ModelContext/autosaveEnabled``).
     public var mainContext: ModelContext {
         // Invariant: `main` is set in init.
         main.unsafelyUnwrapped
@@ -81,9 +85,15 @@ public final class ModelContainer: Sendable {
             path: "\(ProcessInfo.processInfo.processName).logbook", directoryHint: .isDirectory)
     }
 
-    /// Syncs and closes the store; contexts of this container then fail to save or fetch.
-    /// - Throws: ``LogbookError/store(_:)``.
+    /// Saves what autosaving contexts of the caller's actor have pending (see
+    /// ``ModelContext/autosaveEnabled``), then syncs and closes the store; contexts of this
+    /// container then fail to save or fetch, and ``changes()`` sequences end.
+    /// - Throws: what such an autosave throws (the store then stays open),
+    ///   ``LogbookError/store(_:)``.
     public func close() throws {
+        try core.autosaves.saveContextsOfCurrentActor()
+        core.persistIndexes()
+        core.changeHub.finish()
         try wrapStoreErrors { try core.store.close() }
     }
 }
@@ -109,12 +119,18 @@ final class ContainerCore: Sendable {
     let schema: Schema
     let store: LogStore
     let bindings: [EntityBinding]
+    /// The secondary indexes, shared by every context.
+    let indexes: ContainerIndexes
     private let bindingByName: [String: Int]
     private let bindingByType: [ObjectIdentifier: Int]
     /// Last primary key handed out, per entity.
     private let counters: Locked<[UInt64]>
     /// Held while a save checks versions and commits.
     let saveLock = Locked<Void>(())
+    /// Where commits are published to observers (``ModelContainer/changes()``).
+    let changeHub = ChangeHub()
+    /// The contexts whose pending changes ``ModelContainer/close()`` saves.
+    let autosaves = AutosaveRegistry()
     /// Save bookkeeping that lets a save skip reading stored versions when no other context
     /// saved the entity since its objects were read.
     private let saveLog: Locked<SaveLog>
@@ -209,6 +225,8 @@ final class ContainerCore: Sendable {
         self.schema = schema
         self.store = store
         self.bindings = bindings
+        self.indexes = ContainerIndexes(
+            bindings: bindings, store: store, schemaVersion: schema.version, counters: counters)
         self.bindingByName = Dictionary(
             uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
         self.bindingByType = byType
@@ -216,6 +234,8 @@ final class ContainerCore: Sendable {
         self.saveLog = Locked(
             SaveLog(entities: Array(repeating: SaveLog.Entry(), count: schema.entities.count)))
     }
+
+    deinit { if pastState == nil { persistIndexes() } }
 
     /// The core of a read-only context over `store`, a snapshot of `core`'s store at `token`.
     init(pastOf core: ContainerCore, store: LogStore, token: HistoryToken) {
@@ -226,6 +246,10 @@ final class ContainerCore: Sendable {
         bindingByName = core.bindingByName
         bindingByType = core.bindingByType
         counters = Locked(core.counters.withLock { $0 })
+        // Built from the past state's records (the sidecar describes the present).
+        indexes = ContainerIndexes(
+            bindings: core.bindings, store: store, schemaVersion: core.schema.version,
+            counters: core.counters.withLock { $0 })
         saveLog = Locked(
             SaveLog(entities: Array(repeating: SaveLog.Entry(), count: schema.entities.count)))
         storeIdentifier = core.storeIdentifier

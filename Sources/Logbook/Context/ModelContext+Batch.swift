@@ -61,7 +61,7 @@ extension ModelContext {
     /// ``rollback()`` goes back to the updated value). Unique attributes are checked as at a
     /// save. Durable when it returns (with the store's default `.sync` durability).
     /// - Returns: the number of objects updated.
-    /// - Throws: ``LogbookError/uniqueConstraint(entity:attribute:value:object:)``,
+    /// - Throws: ``LogbookError/uniqueConstraint(entity:attribute:value:object:existing:)``,
     ///   ``LogbookError/conflict(entity:object:expectedVersion:foundVersion:)`` if another
     ///   context kept saving the entity while the update ran, what `change` or the predicate
     ///   throws, and as ``delete(model:where:)``. If it throws, nothing is changed.
@@ -144,7 +144,7 @@ extension ModelContext {
             var save = SaveRecord(time: Date(), author: author)
             deletions.write(into: &batch, bindings: core.bindings, save: &save)
             batch.put(save.encoded(), for: SaveRecord.key, in: SaveRecord.keyspace)
-            try wrapStoreErrors { _ = try core.store.commit(batch) }
+            try core.commit(batch)
             let generation = core.recordSave(of: deletions.entities, saver: serial)
             for (entity, pks) in deletions.deleted.enumerated() {
                 for pk in pks {
@@ -215,9 +215,9 @@ extension ModelContext {
                 if table.lookup(binding.index, candidate.primaryKey) >= 0 {
                     prepared.registered.append((candidate.primaryKey, writer.bytes))
                 }
-                if !binding.uniqueAttributes.isEmpty {
+                if core.indexes.hasUniqueConstraints(binding.index) {
                     prepared.unique.append(
-                        (candidate.primaryKey, try uniqueAttributeValues(writer.bytes, binding)))
+                        (candidate.primaryKey, try storedValues(writer.bytes, binding)))
                 }
             }
         }
@@ -247,15 +247,13 @@ extension ModelContext {
         }
     }
 
-    /// The values of the entity's unique attributes in an encoded record.
-    private func uniqueAttributeValues(_ record: [UInt8], _ binding: EntityBinding) throws
+    /// The stored field values of an encoded record.
+    private func storedValues(_ record: [UInt8], _ binding: EntityBinding) throws
         -> [AttributeValue]
     {
-        var values = [AttributeValue](repeating: .null, count: binding.uniqueAttributes.count)
+        var values = binding.stored.attributes.map(\.initialValue)
         _ = try record.withUnsafeBytes { raw in
-            try binding.codec.decode(raw, key: "") { i, v in
-                if let u = binding.uniqueAttributes.firstIndex(of: i) { values[u] = v }
-            }
+            try binding.codec.decode(raw, key: "") { values[$0] = $1 }
         }
         return values
     }
@@ -293,7 +291,7 @@ private struct PreparedUpdate {
     var count = 0
     /// New records of objects registered in the context.
     var registered: [(UInt64, [UInt8])] = []
-    /// New values of the unique attributes, by primary key.
+    /// New stored values of entities with unique constraints, by primary key.
     var unique: [(pk: UInt64, values: [AttributeValue])] = []
 
     /// Commits the batch unless another context saved the entity since it was read (then
@@ -305,10 +303,16 @@ private struct PreparedUpdate {
             guard
                 locked || core.latestForeignSave(of: binding.index, saver: context.serial) <= readAt
             else { return nil }
-            try context.checkUnique(binding, unique, excluding: Set(unique.map(\.pk)))
+            let rewritten = Set(unique.map(\.pk))
+            for (u, definition) in core.indexes.definitions[binding.index].enumerated()
+            where definition.isUnique {
+                try UniqueCheck(definition: definition, index: u, indexes: core.indexes).check(
+                    unique.map { candidate in (candidate.pk, { candidate.values[$0] }) },
+                    rewritten: rewritten)
+            }
             var batch = batch
             batch.put(save.encoded(), for: SaveRecord.key, in: SaveRecord.keyspace)
-            try wrapStoreErrors { _ = try core.store.commit(batch) }
+            try core.commit(batch)
             let generation = core.recordSave(of: [binding.index], saver: context.serial)
             for (pk, record) in registered {
                 context.refresh(binding.index, pk, record, generation: generation)

@@ -23,6 +23,8 @@ public final class ModelContext {
     var lastLookupBinding: EntityBinding?
     /// Names this context in the container's save log.
     let serial: UInt64
+    /// The actor the context lives on, its autosave and its transactions.
+    var coordination = ContextCoordination()
 
     /// What ``save()`` does when another context saved an object since this one read it.
     public var mergePolicy: MergePolicy = .error
@@ -111,7 +113,7 @@ public final class ModelContext {
                 failures.append(
                     .notRegistered(
                         entity: modelType.entityName,
-                        object: model.persistentModelID?.description ?? modelType.entityName))
+                        object: model.persistentModelID.description))
             }
             return
         }
