@@ -7,7 +7,7 @@ import Testing
 /// A club with members whose club is nullified when it goes: batch deletes then rewrite them.
 final class Club: PersistentModel {
     @Attribute var name = ""
-    @Relationship(deleteRule: .nullify, inverse: \Member.club) var members: [Member] = []
+    @Relationship(deleteRule: .nullify, inverse: \ClubMember.club) var members: [ClubMember] = []
     init() {}
     convenience init(name: String) {
         self.init()
@@ -15,7 +15,7 @@ final class Club: PersistentModel {
     }
 }
 
-final class Member: PersistentModel {
+final class ClubMember: PersistentModel {
     @Attribute var name = ""
     @Relationship var club: Club? = nil
     init() {}
@@ -30,7 +30,7 @@ final class Member: PersistentModel {
 /// what it inserted, updated (with attribute names) and deleted, and its sequence number.
 @Suite struct ChangeNotificationTests {
     private func id(_ model: some PersistentModel) throws -> PersistentIdentifier {
-        try #require(model.persistentModelID)
+        model.persistentModelID
     }
 
     @Test func aSaveReportsItsInsertsUpdatesAndDeletesExactly() async throws {
@@ -67,21 +67,21 @@ final class Member: PersistentModel {
     @Test func savesOfEveryContextAndBatchOperationsArePublishedOncePerCommit() async throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
-        let container = try fixture.open([Club.self, Member.self])
+        let container = try fixture.open([Club.self, ClubMember.self])
         let stream = container.changes()
         let a = ModelContext(container)
         let b = ModelContext(container)
         let club = Club(name: "Chess")
-        let members = (1...3).map { Member(name: "m\($0)", club: club) }
+        let members = (1...3).map { ClubMember(name: "m\($0)", club: club) }
         a.insert(club)
         for member in members { a.insert(member) }
         try a.save()
         let memberIDs = Set(try members.map(id))
-        let bee = Member(name: "bee")
+        let bee = ClubMember(name: "bee")
         b.insert(bee)
         try b.save()
         #expect(
-            try b.update(model: Member.self, where: #Predicate { $0.name == "bee" }) {
+            try b.update(model: ClubMember.self, where: #Predicate { $0.name == "bee" }) {
                 $0.name = "Bee"
             } == 1)
         #expect(try b.delete(model: Club.self) == 1)

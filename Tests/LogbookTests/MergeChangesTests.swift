@@ -73,7 +73,7 @@ import Testing
         #expect(s.bob.isDeleted)
         #expect(!s.here.hasChanges)
         #expect(try s.here.fetch(FetchDescriptor<Employee>()).map(\.name) == ["Ann"])
-        let bobID = try #require(s.bob.persistentModelID)
+        let bobID = s.bob.persistentModelID
         #expect(try s.here.model(for: bobID, as: Employee.self) == nil)
     }
 
@@ -176,7 +176,7 @@ import Testing
         #expect(s.ann.salary == 999)
         #expect(s.ann.designation == "Engineer")
         #expect(s.bob.salary == 250)
-        let id = try #require(s.ann.persistentModelID).description
+        let id = s.ann.persistentModelID.description
         #expect(
             throws: LogbookError.conflict(
                 entity: "Employee", object: id, expectedVersion: 1, foundVersion: 2)

@@ -18,7 +18,7 @@ actor EmployeeImporter: ModelActor {
         let employees = names.map { Employee(name: $0) }
         for employee in employees { modelContext.insert(employee) }
         try modelContext.save()
-        return employees.compactMap(\.persistentModelID)
+        return employees.map(\.persistentModelID)
     }
 
     func raise(_ id: PersistentIdentifier, by amount: Int64) throws {

@@ -115,12 +115,14 @@ extension ContainerCore {
 }
 
 extension ContainerCore {
-    /// Commits a batch of a save or batch operation (under the save lock) and publishes what it
-    /// changed to the container's observers.
-    /// - Throws: ``LogbookError/store(_:)``.
-    func commit(_ batch: WriteBatch) throws {
+    /// Commits a batch of a save or batch operation (under the save lock), keeping the indexes
+    /// exact, and publishes what it changed to the container's observers.
+    /// - Throws: as ``ContainerIndexes/commit(_:to:)``.
+    @discardableResult
+    func commit(_ batch: WriteBatch) throws -> UInt64 {
         let changes = pendingChanges(of: batch)
-        let sequence = try wrapStoreErrors { try store.commit(batch) }
+        let sequence = try indexes.commit(batch, to: store)
         if let changes { changeHub.publish(changes.saved(sequence: sequence)) }
+        return sequence
     }
 }

@@ -404,10 +404,13 @@ final class ObjectTable {
 final class ProbeRecord {
     var slot = Int.min
     var keyPath: AnyKeyPath?
+    /// Every slot read since it was last cleared (a computed property may read several).
+    var slots: [Int] = []
 
     func note(slot: Int, keyPath: AnyKeyPath) {
         self.slot = slot
         self.keyPath = keyPath
+        slots.append(slot)
     }
 }
 
