@@ -114,4 +114,45 @@ import Testing
             return round
         }
     }
+
+    /// A fetch the planner answers from an index reads the entries and then the records: both
+    /// must come from one state. Round r inserts `batch` staff of designation "r" and sets
+    /// every salary to r, in one save; a fetch of one designation must see one salary.
+    @Test func aFetchThroughAnIndexSeesOneState() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open([Staff.self, Team.self])
+        let writer = OwnThread {
+            let context = ModelContext(container)
+            var everyone: [Staff] = []
+            for round in 1...Self.rounds {
+                for staff in everyone { staff.salary = Int64(round) }
+                for i in 0..<Self.batch {
+                    let staff = Staff(
+                        "\(round)-\(i)", designation: "\(round)", salary: Int64(round))
+                    context.insert(staff)
+                    everyone.append(staff)
+                }
+                try context.save()
+            }
+        }
+        let first = FetchDescriptor<Staff>(predicate: #Predicate { $0.designation == "1" })
+        var usedIndex = false
+        while !writer.isFinished {
+            let context = ModelContext(container)
+            let staff = try context.fetch(first)
+            let salaries = Set(staff.map(\.salary))
+            // Known gap: an index-planned fetch reads the index, then each record under its
+            // own lock (FetchPlan.read), so a save in between mixes states. Fixing it needs one
+            // read view of the store and the indexes for the whole fetch.
+            withKnownIssue("index-planned fetches are not snapshots yet", isIntermittent: true) {
+                #expect(
+                    staff.isEmpty || (staff.count == Self.batch && salaries.count == 1),
+                    "salaries \(salaries.sorted())")
+            }
+            if try context.explain(first).access == .index { usedIndex = true }
+        }
+        try writer.wait()
+        #expect(usedIndex, "the planner never used the index: the test proved nothing")
+    }
 }
