@@ -262,21 +262,8 @@ extension ModelContext {
     /// with an unsaved change here (which win, and whose saved value becomes the new one).
     fileprivate func refresh(_ entity: Int, _ pk: UInt64, _ record: [UInt8], generation: UInt64) {
         let e = table.lookup(entity, pk)
-        guard e >= 0, let object = table.objects[Int(e)] else { return }
-        let binding = core.bindings[entity]
-        let edited = table.entries[Int(e)].changedSlots
-        let version = record.withUnsafeBytes { raw in
-            (try? binding.codec.decode(raw, key: String(pk)) { i, value in
-                let bit: UInt64 = i < 63 ? 1 << UInt64(i) : 1 << 63
-                if edited & bit == 0 {
-                    binding.write(object, i, value)
-                } else {
-                    table.replaceSavedValue(e, slot: i, with: value)
-                }
-            }) ?? 0
-        }
-        table.entries[Int(e)].version = version
-        table.entries[Int(e)].readGeneration = generation
+        guard e >= 0 else { return }
+        record.withUnsafeBytes { refresh(e, core.bindings[entity], $0, generation: generation) }
     }
 }
 

@@ -2,7 +2,10 @@ import Foundation
 
 extension ModelContext {
     /// The objects of `descriptor`, ordered and sliced. Objects already registered in this
-    /// context are returned as they are (uniquing); the others are built and registered.
+    /// context are returned (uniquing), brought up to the state the fetch read if another
+    /// context saved them since (their unsaved edits here kept); the others are built and
+    /// registered. The result is one consistent state of the store, whatever other contexts
+    /// save meanwhile.
     ///
     /// Only the entity's records are read, each decoded once. A predicate made of attribute
     /// comparisons (`==`, `!=`, `<`, …, `&&`, `||`, `!`) is evaluated on decoded values; other

@@ -345,6 +345,7 @@ extension ModelContext {
             if checkRegistry {
                 let known = table.lookup(binding.index, pk)
                 if known >= 0, let object = table.objects[Int(known)] {
+                    refreshIfStale(known, binding, record, generation: generation)
                     built.append(.passRetained(object))
                     return known
                 }
