@@ -99,7 +99,7 @@ struct Verifier {
         var seen = 0
         outcome.report = try LogInspector.verify(storeAt: path) { record in
             seen += 1
-            if seen & 0x3FF == 0 { progress.update(meter.describe(record, records: seen)) }
+            progress.update(meter.describe(record, records: seen))
             guard record.kind == .put else { return }
             if record.keyspace == RecordDecoder.schemaKeyspace {
                 if let schemaError {
@@ -232,16 +232,18 @@ struct VerifyProgress {
         totalBytes = max(total, 1)
     }
 
+    /// `verify: segment 2 of 5, 41%, 120,000 records, 400000 records/s, 3.1 s left`.
     func describe(_ record: LogInspector.VisitedRecord, records: Int) -> String {
         let elapsed = max(Date().timeIntervalSince(started), 0.001)
-        let rate = Double(records) / elapsed
-        var line =
-            "verify: \(Formatting.count(records, "record")), "
-            + String(format: "%.0f records/s", rate)
-        guard let segment = before[record.segment] else { return line }
+        let counts =
+            "\(Formatting.count(records, "record")), "
+            + String(format: "%.0f records/s", Double(records) / elapsed)
+        guard let segment = before[record.segment] else { return "verify: " + counts }
         let done = segment.bytes + record.recordOffset
         let fraction = min(1, Double(done) / Double(totalBytes))
-        line += ", segment \(segment.index) of \(before.count), \(Int(fraction * 100))%"
+        var line =
+            "verify: segment \(segment.index) of \(before.count), \(Int(fraction * 100))%, "
+            + counts
         if fraction > 0.01 {
             line += String(format: ", %.1f s left", elapsed / fraction - elapsed)
         }
