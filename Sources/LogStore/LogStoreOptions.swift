@@ -35,6 +35,11 @@ public struct LogStoreOptions: Sendable {
     /// default) compaction keeps only the live state.
     public var historyRetention: (@Sendable (LogStore) throws -> UInt64?)?
 
+    /// With a read-only open, index only these keyspaces (the others read as empty): for a tool
+    /// that checks or copies the log itself and needs only a few keyspaces' keys, such as the
+    /// schema, without the memory of every key's index. `nil` (the default) indexes all.
+    package var indexedKeyspaces: Set<String>?
+
     /// Every system call of the store goes through this; tests swap it to inject faults.
     package var fileSystem: any FileSystem = PosixFileSystem()
 

@@ -34,15 +34,20 @@ import Testing
         var inFlightSeen = 0
         var compactionsSeen = 0
         var streamsSeen = 0
+        /// Rounds in a row in which no commit was acknowledged.
+        var stalled = 0
         let started = Date()
         for round in 0..<Self.kills {
             try? FileManager.default.removeItem(atPath: acks)
             try? FileManager.default.removeItem(atPath: pidFile)
-            // Mostly while committing; sometimes while opening (recovery) itself.
+            // Mostly while committing; sometimes while opening (recovery) itself. A child that
+            // was killed before it finished a commit gets more time next round (up to 32 times),
+            // so a large commit is finished eventually, even on a busy machine.
             let duringOpen = Int.random(in: 0..<10, using: &rng) == 0
             let delay =
                 duringOpen
-                ? Int.random(in: 0..<3_000, using: &rng) : Int.random(in: 0..<40_000, using: &rng)
+                ? Int.random(in: 0..<3_000, using: &rng)
+                : Int.random(in: 0..<(40_000 << min(stalled, 5)), using: &rng)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: child)
             process.arguments = [path, acks, pidFile, String(seed), duringOpen ? "open" : "commit"]
@@ -65,6 +70,7 @@ import Testing
                 return
             }
             let acknowledged = KillWorkload.lastAcknowledged(acks)
+            stalled = acknowledged > modelSequence || duringOpen ? 0 : stalled + 1
             let store = try openStore(path, options: KillWorkload.options)
             let last = store.lastSequence
             guard last >= max(acknowledged, modelSequence) else {

@@ -9,6 +9,8 @@ extension LogStore {
         let fs = options.fileSystem
         // 1. Seal the active segment so everything written so far can be compacted.
         try queue.exclusive { try writer.sealActiveSegment(index: index) }
+        // Bytes earlier recoveries cut and kept: their segments are all inputs now.
+        let cutFiles = try StoreFiles(storeAt: path, fileSystem: fs).cutFiles
         let (sealed, bases, definitions, sequence, directories) = try index.withLock {
             state throws(LogStoreError) in
             guard !state.closed else { throw LogStoreError.closed }
@@ -32,6 +34,7 @@ extension LogStore {
             automatic: automatic)
         let inputs = plan.inputs
         guard let last = inputs.last else {
+            try removeCutFiles(cutFiles)
             return CompactionReport(
                 segmentsCompacted: 0, bytesReclaimed: 0, bytesWritten: 0, duration: 0)
         }
@@ -107,6 +110,9 @@ extension LogStore {
             // older one's not, the older one's puts would outlive the newer one's deletes.
             try fs.syncDirectory(path)
         }
+        // 6. The kept cut bytes go with the segments they were cut from.
+        try removeCutFiles(cutFiles)
+        // 7. Hints for the outputs.
         for segment in outputs { try? Hint.write(for: segment, directory: path, fileSystem: fs) }
         let written = output.finished.reduce(Int64(0)) { $0 + Int64($1.size) }
         let report = CompactionReport(
@@ -115,6 +121,12 @@ extension LogStore {
             duration: Date().timeIntervalSince(started))
         lastCompaction.withLock { $0 = report }
         return report
+    }
+
+    /// Removes the cut files (kept bytes of torn tails) named in `names`.
+    private func removeCutFiles(_ names: [String]) throws {
+        for name in names { try options.fileSystem.remove(path + "/" + name) }
+        if !names.isEmpty { try options.fileSystem.syncDirectory(path) }
     }
 
     /// A record copied by compaction: where it was and where it went.

@@ -93,12 +93,14 @@ public final class CommitReader {
             if current < sources.count {
                 let source = sources[current]
                 let bytes = source.segment.bytes(limit: source.limit)
-                var scanner = SegmentScanner(bytes: bytes)
+                // The scanner checks each record's keyspace against the definitions read so far
+                // and learns the commit's own.
+                var scanner = SegmentScanner(bytes: bytes, keyspaces: keyspaces)
                 scanner.position = max(offset, FileHeader.size)
                 switch scanner.next() {
                 case .commit(let sequence, let start, let end):
                     offset = end
-                    try learnDefinitions(scanner, start: start, end: end, source.segment)
+                    keyspaces = scanner.keyspaces
                     if sequence <= lastSequence { continue }
                     guard sequence == lastSequence + 1 else {
                         throw LogStoreError.historyUnavailable(
@@ -108,11 +110,12 @@ public final class CommitReader {
                     return LoggedCommit(
                         sequence: sequence, segment: source.segment, start: start, end: end,
                         keyspaces: keyspaces)
-                case .damage(let commitStart, _, let reason, _):
+                case .damage(let damage):
                     // The newest segment may end in a commit that is still being written.
                     guard current == sources.count - 1 else {
                         throw LogStoreError.corruption(
-                            path: source.segment.path, offset: Int64(commitStart), reason: reason)
+                            path: source.segment.path, offset: Int64(damage.commitStart),
+                            reason: damage.reason)
                     }
                 case nil:
                     if current < sources.count - 1 {
@@ -125,22 +128,6 @@ public final class CommitReader {
             guard follow, !looked else { return nil }
             looked = true
             try refresh()
-        }
-    }
-
-    /// Applies the keyspace definitions in a commit, so later records can be named.
-    private func learnDefinitions(
-        _ scanner: SegmentScanner, start: Int, end: Int, _ segment: Segment
-    ) throws {
-        try scanner.forEachRecord(start: start, end: end) { record in
-            guard record.op == RecordOp.defineKeyspace else { return }
-            guard let name = String(validating: record.key, as: UTF8.self),
-                keyspaces.define(name, id: Int(clamping: record.keyspace))
-            else {
-                throw LogStoreError.corruption(
-                    path: segment.path, offset: Int64(record.recordOffset),
-                    reason: "keyspace definition \(record.keyspace) conflicts with an earlier one")
-            }
         }
     }
 
@@ -161,7 +148,7 @@ public final class CommitReader {
         let fs = store.options.fileSystem
         // Listed before sizes are taken: a segment that has a successor was sealed whole.
         let orders = try fs.contents(ofDirectory: store.path).compactMap {
-            Segment.order(fromFileName: $0)
+            StoreFiles.segmentOrder($0)
         }.filter { $0 & 0xFFFF == 0 }.sorted()
         let newest = sources.last?.segment.order ?? 0
         var found: [Source] = []
@@ -206,7 +193,7 @@ public struct LoggedCommit: @unchecked Sendable {  // the segment's bytes never 
     /// Calls `body` with every put and delete of the commit, in the order they were written
     /// (a later operation on the same key wins). The buffers are valid only during the call.
     public func forEachRecord(_ body: (LoggedRecord) throws -> Void) rethrows {
-        let scanner = SegmentScanner(bytes: segment.bytes(limit: end))
+        var scanner = SegmentScanner(bytes: segment.bytes(limit: end))
         try scanner.forEachRecord(start: start, end: end) { record in
             guard record.op != RecordOp.defineKeyspace,
                 let name = keyspaces.name(of: Int(clamping: record.keyspace))

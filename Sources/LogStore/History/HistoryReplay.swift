@@ -53,19 +53,19 @@ enum HistoryReplay {
     ) throws -> Bool {
         let bytes = segment.bytes()
         guard bytes.count >= FileHeader.size else { return true }
-        var scanner = SegmentScanner(bytes: bytes)
+        var scanner = SegmentScanner(bytes: bytes, keyspaces: state.keyspaces)
         while let event = scanner.next() {
             switch event {
             case .commit(let found, let start, let end):
                 // Compaction outputs carry one sequence for all their frames, so they never stop
                 // the walk: the caller checked theirs.
                 if found > sequence && !segment.isCompactionOutput { return false }
-                try state.applyCommit(scanner, start: start, end: end, segment: segment)
+                state.applyCommit(&scanner, start: start, end: end, segment: segment)
                 state.lastSequence = max(state.lastSequence, found)
-            case .damage(let commitStart, _, let reason, _):
+            case .damage(let damage):
                 throw LogStoreError.corruption(
-                    path: segment.path, offset: Int64(commitStart),
-                    reason: "\(reason); the state after this point cannot be rebuilt")
+                    path: segment.path, offset: Int64(damage.commitStart),
+                    reason: "\(damage.reason); the state after this point cannot be rebuilt")
             }
         }
         return true

@@ -26,6 +26,9 @@ public final class ModelContainer: Sendable {
     /// The engine below, for tools (statistics, compaction). Writing to entity keyspaces
     /// directly bypasses validation and versioning.
     public var store: LogStore { core.store }
+    /// What opening the store found and repaired (a torn tail cut and where its bytes were
+    /// kept, damage salvage mode skipped, hint files ignored): the engine's report.
+    public var recovery: RecoveryReport { store.recovery }
 
     /// Opens (creating if needed) the store at `url` for the entities of `types`.
     /// - Parameters:
