@@ -34,6 +34,11 @@ extension LogbookEmployeeRepository {
             let original =
                 column <= columns.count
                 ? columns[column - 1] : (columns.last ?? 0) + column - columns.count
+            // A comparison with the company gets the option that does it, not Logbook's `%@`.
+            if message.hasPrefix("company is a relationship") {
+                return "column \(original): company is a relationship to Company; to list a "
+                    + "company's employees use --company NAME"
+            }
             return "column \(original): \(message)"
         case .unknownAttribute(_, let attribute):
             let fields = EmployeeSortKey.allCases.map(\.rawValue).joined(separator: ", ")
