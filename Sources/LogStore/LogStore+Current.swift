@@ -26,7 +26,7 @@ extension LogStore {
             }
             if record.segment != segment {
                 segment = record.segment
-                segmentOrder = Segment.order(fromFileName: record.segment)
+                segmentOrder = StoreFiles.segmentOrder(record.segment)
             }
             guard let id = keyspaceID, let order = segmentOrder else { return false }
             return try store.index.withLock { state throws(LogStoreError) -> Bool in

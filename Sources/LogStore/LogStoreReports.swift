@@ -12,19 +12,44 @@ public struct RecoveryReport: Sendable, Equatable {
         public var reason: String
     }
 
+    /// A torn tail cut from the newest segment: bytes a crash left that no acknowledged commit
+    /// is in (FORMAT.md, "Recovery").
+    public struct Cut: Sendable, Equatable {
+        /// The segment that was cut.
+        public var path: String
+        /// Where the cut starts: the segment now ends here.
+        public var offset: Int64
+        /// How many bytes were cut.
+        public var length: Int64
+        /// What made them a torn tail.
+        public var reason: String
+        /// The file that keeps the cut bytes (`*.cut`, beside the segments), or `nil` if none was
+        /// needed (nothing cut, or a read-only open, which cuts nothing from the file). A later
+        /// compaction or `logbook verify --discard-cut` removes it.
+        public var keptIn: String?
+    }
+
     /// Bytes cut from the tail of the newest segment (a commit torn by a crash). A read-only open
     /// does not cut them, only ignores them.
     public var droppedTailBytes: Int64 = 0
     /// The segment whose tail was cut, if any.
     public var truncatedSegment: String?
+    /// Each torn tail cut (at most one: only the newest segment can have one).
+    public var cuts: [Cut] = []
     /// Regions skipped in salvage mode.
     public var skipped: [Skip] = []
-    /// Other things worth knowing (a hint file that did not match and was ignored, a leftover
-    /// temporary file that was removed, …).
+    /// Segments salvage mode could not read at all (their header is damaged) and so moved aside,
+    /// renamed to `NAME.seg.damaged` (a read-only open only skips them).
+    public var movedAside: [String] = []
+    /// Hint files that did not describe their segment and were ignored (the segment was scanned
+    /// instead), by path.
+    public var ignoredHints: [String] = []
+    /// Other things worth knowing (why a hint file was ignored, a leftover temporary file that
+    /// was removed, …).
     public var notes: [String] = []
 
     /// Whether open found nothing to repair or skip.
-    public var isClean: Bool { droppedTailBytes == 0 && skipped.isEmpty }
+    public var isClean: Bool { droppedTailBytes == 0 && skipped.isEmpty && movedAside.isEmpty }
 }
 
 /// Counts for one keyspace.

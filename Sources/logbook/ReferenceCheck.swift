@@ -4,11 +4,11 @@ import Logbook
 /// `verify`'s relationship check: every stored to-one relationship names an object that exists.
 enum ReferenceCheck {
     /// One finding per dangling reference, in entity, then primary-key order.
-    static func danglingReferences(in store: LogStore, path: String) throws -> [VerifyReport
+    static func danglingReferences(in store: LogStore, path: String) throws -> [VerifyOutcome
         .Finding]
     {
         let decoder = try RecordDecoder(store: store)
-        var findings: [VerifyReport.Finding] = []
+        var findings: [VerifyOutcome.Finding] = []
         for entity in decoder.schema.entities {
             let toOne = entity.relationships.filter { !$0.isToMany }
             guard !toOne.isEmpty else { continue }

@@ -1,56 +1,71 @@
+import LogStore
+
 /// `logbook verify PATH`: checks a store and reports each problem with file and offset.
 enum Verify: Subcommand {
     static let name = "verify"
-    static let summary = "check every checksum, header, frame, record and the index"
+    static let summary = "check every checksum, header, frame, record and hint file"
     static let positionals = ["PATH"]
     static let options = [
         OptionSpec(
             name: "strict", valueName: nil,
-            help: "count warnings (torn tail, stale hint, leftover .tmp file) as damage"
+            help: "count warnings (torn tail, unusable hint, leftover or cut file) as damage"
         ),
         OptionSpec(name: "quiet", valueName: nil, help: "print only the summary line"),
+        OptionSpec(
+            name: "discard-cut", valueName: nil,
+            help: "remove the bytes recovery cut from torn tails and kept aside (*.cut), then check"
+        ),
     ]
     static let discussion = """
-        Checks every file header, frame boundary and CRC32C, every record, every hint file \
-        against its segment, that the store opens read-only and that its index holds exactly \
-        what a replay of the log gives, that every object record decodes with the stored \
-        schema, and that every to-one relationship points at an object that exists. Each \
-        problem is printed with its file and offset, then one summary line.
+        Checks the store by the same rules, from the same code, as opening it: every file \
+        header (its checksum before its version), frame boundary and CRC32C, every record and \
+        keyspace number, the torn-tail rule of the newest segment, and every hint file against \
+        its segment; then that every object record decodes with the stored schema, and that \
+        every to-one relationship points at an object that exists. Each problem is printed \
+        with its file and offset, then one summary line. The store is opened read-only and \
+        nothing is changed (but for --discard-cut); memory stays bounded however large it is.
 
         A torn tail — an incomplete last commit in the newest segment, which is what a crash \
         during a write leaves — is a warning, not damage: no acknowledged commit is in it and \
-        the next open for writing cuts it. So is a hint file that does not match its segment \
-        (open ignores it and scans the segment: slower, never wrong), and so is a *.tmp file \
-        left by an interrupted compaction (the next open for writing removes it). With \
-        --strict every warning counts as damage.
+        the next open for writing cuts it, keeping the cut bytes in a *.cut file beside the \
+        segments. So is a hint file that open would ignore (it scans the segment instead: \
+        slower, never wrong), a *.tmp file left by an interrupted compaction (the next open \
+        for writing removes it), a segment salvage mode moved aside (*.seg.damaged), and a \
+        *.cut file (removed by the next compaction, or now with --discard-cut). With --strict \
+        every warning counts as damage.
 
         Exit status: 0 clean (warnings allowed), 1 damage found, 2 could not run (no store, or \
-        a format version newer than this tool reads). The store is opened read-only.
+        a format version newer than this tool reads).
         """
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let verifier = Verifier(path: arguments.positionals[0], strict: arguments.has("strict"))
-        let report = try verifier.run(progress: console.progress)
-        console.progress.clear()
+        let path = arguments.positionals[0]
         let out = console.out
-        if !arguments.has("quiet") {
-            for finding in report.errors { out.write("error: \(finding.description)\n") }
-            for finding in report.warnings { out.write("warning: \(finding.description)\n") }
+        if arguments.has("discard-cut") {
+            try StoreAccess.requireStoreDirectory(path)
+            for removed in try LogInspector.discardCutFiles(storeAt: path) {
+                out.write("removed \(removed)\n")
+            }
         }
-        guard let s = report.summary else { return 2 }
-        var line = report.isDamaged ? "verify: DAMAGED: " : "verify: OK: "
+        let verifier = Verifier(path: path, strict: arguments.has("strict"))
+        let outcome = try verifier.run(progress: console.progress)
+        console.progress.clear()
+        if !arguments.has("quiet") {
+            for finding in outcome.errors { out.write("error: \(finding.description)\n") }
+            for finding in outcome.warnings { out.write("warning: \(finding.description)\n") }
+        }
+        let s = outcome.report
+        var line = outcome.isDamaged ? "verify: DAMAGED: " : "verify: OK: "
         line += Formatting.count(s.segments, "segment") + ", "
         line += Formatting.count(s.commits, "commit") + ", "
         line += Formatting.count(s.records, "record") + ", "
-        line += Formatting.byteCount(s.bytes) + ", last sequence \(s.lastSequence), "
-        line += Formatting.count(report.keys, "key") + " in "
-        line += Formatting.count(report.keyspaces, "keyspace")
-        if report.objectsChecked > 0 {
-            line += ", " + Formatting.count(report.objectsChecked, "object record") + " decoded"
+        line += Formatting.byteCount(s.bytes) + ", last sequence \(s.lastSequence)"
+        if outcome.objectsChecked > 0 {
+            line += ", " + Formatting.count(outcome.objectsChecked, "object record") + " decoded"
         }
-        line += "; " + Formatting.count(report.errors.count, "error") + ", "
-        line += Formatting.count(report.warnings.count, "warning") + "\n"
+        line += "; " + Formatting.count(outcome.errors.count, "error") + ", "
+        line += Formatting.count(outcome.warnings.count, "warning") + "\n"
         out.write(line)
-        return report.isDamaged ? 1 : 0
+        return outcome.isDamaged ? 1 : 0
     }
 }

@@ -91,7 +91,14 @@ import Testing
                     atPath: target, withIntermediateDirectories: false)
                 try key.write(to: target)
                 do {
-                    let recovered = try openStore(target + "/store", options: options2)
+                    let (opened, disagreement) = verifyThenOpen(target + "/store") {
+                        let store = try openStore(target + "/store", options: options2)
+                        return (store, store.recovery)
+                    }
+                    if let disagreement {
+                        failures.append("after \(point) calls, \(variant): \(disagreement)")
+                    }
+                    let recovered = try opened.get()
                     let last = recovered.lastSequence
                     let found = try contents(of: recovered)
                     if last < acknowledged || (last > 0 && table[last] == nil)
@@ -104,6 +111,9 @@ import Testing
                                     last > 0 && table[last] != nil ? expected(upTo: last) : [:]))
                     }
                     try recovered.close()
+                    if let problem = verifiedRecovered(target + "/store") {
+                        failures.append("after \(point) calls, \(variant): \(problem)")
+                    }
                 } catch {
                     failures.append("after \(point) calls, \(variant): open failed: \(error)")
                 }
@@ -185,6 +195,7 @@ private final class SlowSyncFileSystem: FileSystem, Sendable {
     func truncate(_ file: OpenFile, to length: Int64) throws {
         try inner.truncate(file, to: length)
     }
+    func restrictToOwner(_ file: OpenFile) throws { try inner.restrictToOwner(file) }
     func size(_ file: OpenFile) throws -> Int64 { try inner.size(file) }
     func map(_ file: OpenFile, length: Int) throws -> UnsafeRawPointer {
         try inner.map(file, length: length)

@@ -157,6 +157,7 @@ import Testing
             let again = try openStore(path)
             #expect(again.recovery.isClean)
             try again.close()
+            try LogInspector.discardCutFiles(storeAt: path)
         }
     }
 }

@@ -112,7 +112,13 @@ func checkRecoveredObjects(
 ) -> String? {
     let allowed = recording.states.filter { $0.key >= acknowledged && $0.key <= attempted }
     do {
-        let container = try openContainer(path)
+        // The container's recovery report is the engine's (issue 16): verify agrees with it.
+        let (opened, disagreement) = verifyThenOpen(path) {
+            let container = try openContainer(path)
+            return (container, container.recovery)
+        }
+        if let disagreement { return disagreement }
+        let container = try opened.get()
         let found = try objectState(of: container)
         guard let matched = allowed.keys.sorted().first(where: { allowed[$0] == found }) else {
             try? container.close()
@@ -135,7 +141,7 @@ func checkRecoveredObjects(
         after.name = "After"
         after.salary = 7
         context.insert(after)
-        let id = after.persistentModelID!
+        let id = after.persistentModelID
         try context.save()
         try container.close()
         let highest = recording.highestKey(of: "Employee", through: matched)
@@ -152,7 +158,8 @@ func checkRecoveredObjects(
             return "after recovery and one more save, reopening gave "
                 + describeDifference(again, expected)
         }
-        return nil
+        try reopened.close()
+        return verifiedRecovered(path)
     } catch {
         return "open or fetch failed: \(error)"
     }

@@ -34,22 +34,32 @@ import Testing
         var inFlightSeen = 0
         var compactionsSeen = 0
         var streamsSeen = 0
+        /// Rounds in a row in which no commit was acknowledged.
+        var stalled = 0
         let started = Date()
         for round in 0..<Self.kills {
             try? FileManager.default.removeItem(atPath: acks)
             try? FileManager.default.removeItem(atPath: pidFile)
-            // Mostly while committing; sometimes while opening (recovery) itself.
+            // Mostly while committing; sometimes while opening (recovery) itself. A child that
+            // was killed before it finished a commit gets more time next round (up to 32 times),
+            // so a large commit is finished eventually, even on a busy machine.
             let duringOpen = Int.random(in: 0..<10, using: &rng) == 0
             let delay =
                 duringOpen
-                ? Int.random(in: 0..<3_000, using: &rng) : Int.random(in: 0..<40_000, using: &rng)
+                ? Int.random(in: 0..<3_000, using: &rng)
+                : Int.random(in: 0..<(40_000 << min(stalled, 5)), using: &rng)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: child)
             process.arguments = [path, acks, pidFile, String(seed), duringOpen ? "open" : "commit"]
             // The backtracer can take minutes over a process that is meant to die.
             process.environment = ["SWIFT_BACKTRACE": "enable=no"]
             try process.run()
-            let ready = Self.kill(process.processIdentifier, whenReady: pidFile, after: delay)
+            // While committing, the delay runs from the child's first acknowledgement, so that
+            // a loaded machine (a slow child) still gets commits between kills.
+            let ready = Self.kill(
+                process.processIdentifier, whenReady: pidFile,
+                acknowledged: duringOpen ? nil : acks,
+                after: delay)
             process.waitUntilExit()
             guard ready, process.terminationReason == .uncaughtSignal,
                 process.terminationStatus == SIGKILL
@@ -60,6 +70,7 @@ import Testing
                 return
             }
             let acknowledged = KillWorkload.lastAcknowledged(acks)
+            stalled = acknowledged > modelSequence || duringOpen ? 0 : stalled + 1
             let store = try openStore(path, options: KillWorkload.options)
             let last = store.lastSequence
             guard last >= max(acknowledged, modelSequence) else {
@@ -104,13 +115,20 @@ import Testing
         #expect(streamsSeen > 0)
     }
 
-    /// Waits for the child to write its pid file, then waits `delay` microseconds and kills it;
-    /// `false` (after killing it) if it never got that far.
-    static func kill(_ pid: Int32, whenReady pidFile: String, after delay: Int) -> Bool {
+    /// Waits for the child to write its pid file (and, given `acks`, to acknowledge a commit),
+    /// then waits `delay` microseconds and kills it; `false` (after killing it) if it never got
+    /// that far.
+    static func kill(
+        _ pid: Int32, whenReady pidFile: String, acknowledged acks: String?, after delay: Int
+    )
+        -> Bool
+    {
         let deadline = Date().addingTimeInterval(60)
         var ready = false
         while !ready && Date() < deadline {
-            ready = FileManager.default.fileExists(atPath: pidFile)
+            ready =
+                FileManager.default.fileExists(atPath: pidFile)
+                && acks.map { KillWorkload.lastAcknowledged($0) > 0 } ?? true
             if !ready { usleep(200) }
         }
         if ready { usleep(UInt32(delay)) }

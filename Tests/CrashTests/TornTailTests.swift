@@ -53,6 +53,13 @@ import Testing
                 "\(at): \(describeDifference(found, store.states[expected]!))")
             #expect(readFile(segment).count == end, "\(at): not cut back to the commit's end")
             #expect(opened.recovery.droppedTailBytes == Int64(torn.count - end), "\(at)")
+            // What was cut is kept, exactly.
+            if let kept = opened.recovery.cuts.first?.keptIn {
+                #expect(readFile(kept) == Array(torn[end...]), "\(at): the cut file")
+                try FileManager.default.removeItem(atPath: kept)
+            } else {
+                #expect(torn.count == end, "\(at): bytes cut but not kept")
+            }
             try opened.put([7], for: Array("after".utf8), in: "z")
             try opened.close()
             let again = try openStore(store.path)

@@ -80,7 +80,10 @@ import Testing
         let store = try LogStore(path: path)
         #expect(try store.keyspaces() == ["k"])
         #expect(try store.get(b("k"), in: "k") == b("v"))
-        #expect(store.recovery.notes.contains { $0.contains("conflicting keyspace") })
+        #expect(
+            store.recovery.notes.contains {
+                $0.contains("keyspace 1 is defined as \"other\", but was \"wrong\"")
+            })
     }
 
     /// A record may use longer varints than needed (FORMAT.md allows up to 10 bytes each).

@@ -114,16 +114,18 @@ import Testing
                 [UInt8](repeating: 3, count: 40), for: b("\(i)"), in: "k", durability: .buffered)
         }
         try store.close()
-        #expect(try LogInspector.hintProblems(storeAt: path).isEmpty)
-        let hint = try FileManager.default.contentsOfDirectory(atPath: path).filter {
-            $0.hasSuffix(".hint")
-        }.sorted()[0]
+        #expect(try LogInspector.verify(storeAt: path).problems.isEmpty)
+        let hint = try StoreFiles(storeAt: path).hints[0]
         var bytes = readFile(path + "/" + hint)
         bytes[30] ^= 1
         writeFile(path + "/" + hint, bytes)
-        let problems = try LogInspector.hintProblems(storeAt: path)
+        let problems = try LogInspector.verify(storeAt: path).problems
         #expect(problems.count == 1)
         #expect(problems.first?.path == path + "/" + hint)
-        #expect(problems.first?.reason == "hint checksum mismatch")
+        #expect(problems.first?.kind == .unusableHint)
+        #expect(problems.first?.reason == "checksum mismatch")
+        // Open ignores the same hint, for the same reason.
+        let reopened = try LogStore(path: path, options: options)
+        #expect(reopened.recovery.ignoredHints == [path + "/" + hint])
     }
 }

@@ -112,7 +112,7 @@ import Testing
                 sortBy: sortBy)
             descriptor.fetchLimit = limit
             results[entity] = try context.fetch(descriptor).map {
-                Row(id: $0.persistentModelID!.primaryKey, $0)
+                Row(id: $0.persistentModelID.primaryKey, $0)
             }
             let explained = try context.explain(descriptor)
             if entity == "Plain" {

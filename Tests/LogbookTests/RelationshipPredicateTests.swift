@@ -94,7 +94,7 @@ import Testing
             Set(model.filter { test($0.value) }.keys)
         }
         let t1 = try #require(teams["t1"])
-        let t1ID = try #require(t1.persistentModelID)
+        let t1ID = t1.persistentModelID
         let cases: [(String, [Any?], Set<String>)] = [
             ("team.name == 't1'", [], expect { $0 == "t1" }),
             ("team.name != 't1'", [], expect { $0 != "t1" }),
@@ -206,6 +206,6 @@ import Testing
         #expect(
             try context.fetchCount(
                 FetchDescriptor<Staff>(
-                    predicate: #Predicate { ids.contains($0.persistentModelID!) })) == 1)
+                    predicate: #Predicate { ids.contains($0.persistentModelID) })) == 1)
     }
 }

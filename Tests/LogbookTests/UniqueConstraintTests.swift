@@ -19,8 +19,8 @@ import Testing
         #expect(
             throws: LogbookError.uniqueConstraint(
                 entity: "Staff", attribute: "email", value: "\"ann@example.com\"",
-                object: copy.persistentModelID!.description,
-                existing: ann.persistentModelID!.description)
+                object: copy.persistentModelID.description,
+                existing: ann.persistentModelID.description)
         ) { try context.save() }
         #expect(try container.store.count(in: "Staff") == 1)
         #expect(context.insertedModels.count == 1)
@@ -56,7 +56,7 @@ import Testing
             Issue.record("the second save should clash")
         } catch LogbookError.uniqueConstraint(_, let attribute, _, let object, let existing) {
             #expect(attribute == "email")
-            #expect(object == late.persistentModelID!.description)
+            #expect(object == late.persistentModelID.description)
             #expect(existing.hasPrefix("Staff/"))
         }
         #expect(try container.store.count(in: "Staff") == 1)
@@ -108,7 +108,7 @@ import Testing
         {
             #expect(attribute == "(first, last)")
             #expect(value == "(\"Ann\", \"Lee\")")
-            #expect(object == clash.persistentModelID!.description)
+            #expect(object == clash.persistentModelID.description)
             #expect(existing == "Member/1")
         }
         // The batch update checks the constraint too.
@@ -129,7 +129,7 @@ import Testing
         let stored = Account("ann@example.com", name: "Ann", visits: 1)
         context.insert(stored)
         try context.save()
-        let id = try #require(stored.persistentModelID)
+        let id = stored.persistentModelID
         // In another context, which does not hold the stored object: the insert becomes it.
         let other = ModelContext(container)
         let again = Account("ann@example.com", name: "Ann Lee", visits: 2)

@@ -44,3 +44,21 @@ public func segmentFiles(_ path: String) -> [String] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
     return names.filter { $0.hasSuffix(".seg") }.sorted().map { "\(path)/\($0)" }
 }
+
+/// The little-endian CRC32C of `bytes`, as stored in frame and file headers.
+package func crcBytes(_ bytes: [UInt8]) -> [UInt8] {
+    let crc = CRC32CReference.checksum(bytes)
+    return [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 24)]
+}
+
+/// A bit-at-a-time CRC32C, independent of the library's, for tests that forge frames.
+package enum CRC32CReference {
+    package static func checksum(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+        }
+        return ~crc
+    }
+}

@@ -67,6 +67,9 @@ package final class CallLogFileSystem: FileSystem, Sendable {
     package func truncate(_ file: OpenFile, to length: Int64) throws {
         try logged("ftruncate", file.path) { try inner.truncate(file, to: length) }
     }
+    package func restrictToOwner(_ file: OpenFile) throws {
+        try logged("fchmod", file.path) { try inner.restrictToOwner(file) }
+    }
     package func size(_ file: OpenFile) throws -> Int64 { try inner.size(file) }
     package func map(_ file: OpenFile, length: Int) throws -> UnsafeRawPointer {
         try logged("mmap", file.path) { try inner.map(file, length: length) }

@@ -118,6 +118,10 @@ package final class FaultInjectingFileSystem: FileSystem, Sendable {
         try fail("ftruncate", file.path)
         try real.truncate(file, to: length)
     }
+    package func restrictToOwner(_ file: OpenFile) throws {
+        try fail("fchmod", file.path)
+        try real.restrictToOwner(file)
+    }
     package func size(_ file: OpenFile) throws -> Int64 { try real.size(file) }
     package func map(_ file: OpenFile, length: Int) throws -> UnsafeRawPointer {
         try fail("mmap", file.path)

@@ -159,6 +159,9 @@ package final class RecordingFileSystem: FileSystem, Sendable {
         record(.truncate(file: self.file(file), length: Int(length)))
     }
 
+    /// Permissions are not part of what a power loss can change: not recorded.
+    package func restrictToOwner(_ file: OpenFile) throws { try real.restrictToOwner(file) }
+
     package func size(_ file: OpenFile) throws -> Int64 { try real.size(file) }
 
     package func map(_ file: OpenFile, length: Int) throws -> UnsafeRawPointer {

@@ -113,6 +113,9 @@ enum Machine {
                     ? " (--quick: checks correctness, not timings; LogStore segments of 64 KiB)"
                     : ""),
             "engines": "LogStore and Logbook from the root package (path ..), against SQLite",
+            "engine rows": "LogStore opened with automatic compaction off "
+                + "(autoCompactionDeadFraction = nil) in every engine, YCSB and fillsync "
+                + "workload; `compact` times one compaction on request",
             "swift": firstLine(of: ["swift", "--version"]) ?? "unknown",
             "load average at start": firstLine(of: ["cat", "/proc/loadavg"]) ?? "unknown",
             "commit": firstLine(of: ["git", "log", "-1", "--format=%h %s"]) ?? "unknown",

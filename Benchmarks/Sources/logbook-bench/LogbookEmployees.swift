@@ -90,7 +90,7 @@ final class LogbookEmployees: EmployeeStore {
                     sortBy: [SortDescriptor(\.salary)]))
             {
                 summary.add(
-                    id: Int64(employee.persistentModelID?.primaryKey ?? 0), salary: employee.salary)
+                    id: Int64(employee.persistentModelID.primaryKey), salary: employee.salary)
             }
             return summary
         }
@@ -101,7 +101,7 @@ final class LogbookEmployees: EmployeeStore {
         var summary = FetchSummary()
         for employee in employees {
             summary.add(
-                id: Int64(employee.persistentModelID?.primaryKey ?? 0), salary: employee.salary)
+                id: Int64(employee.persistentModelID.primaryKey), salary: employee.salary)
         }
         return summary
     }
@@ -159,13 +159,13 @@ final class LogbookEmployees: EmployeeStore {
         if indexed {
             return try fresh.fetch(FetchDescriptor<IndexedEmployee>()).map {
                 EmployeeRow(
-                    id: Int64($0.persistentModelID?.primaryKey ?? 0), name: $0.name,
+                    id: Int64($0.persistentModelID.primaryKey), name: $0.name,
                     designation: $0.designation, salary: $0.salary)
             }
         }
         return try fresh.fetch(FetchDescriptor<Employee>()).map {
             EmployeeRow(
-                id: Int64($0.persistentModelID?.primaryKey ?? 0), name: $0.name,
+                id: Int64($0.persistentModelID.primaryKey), name: $0.name,
                 designation: $0.designation, salary: $0.salary)
         }
     }

@@ -5,7 +5,11 @@ import Synchronization
 /// Durable commits (issue 6): `fillsync`, one record per commit, each waiting for stable storage;
 /// `fillsync-threads`, the same from 1, 2, 4 and 8 threads at once, where LogStore's group
 /// commit should let one fdatasync serve several commits. SQLite runs `synchronous=FULL`, one
-/// connection per thread, one transaction per record.
+/// transaction per record: in `fillsync-threads/T` with a connection per thread (the writers
+/// contend for the database lock, `busy_timeout` backing off), in `fillsync-threads-shared/T`
+/// with one writer connection the threads take turns on, as an app using GRDB's
+/// `DatabasePool` (or any single-writer queue) does. The LogStore figure of both rows is the same
+/// run.
 enum SyncWorkloads {
     static let threadCounts = [1, 2, 4, 8]
 
@@ -27,12 +31,19 @@ enum SyncWorkloads {
             },
             Workload(
                 name: "fillsync-threads", group: "engine",
-                summary: "durable commits from 1, 2, 4, 8 threads (group commit)"
+                summary:
+                    "durable commits from 1, 2, 4, 8 threads (group commit); SQLite with a "
+                    + "connection per thread, and with one shared writer connection"
             ) { context in
                 let n = context.sizes.threadedSyncCommits
                 context.reporter.note(
                     "fillsync-threads: \(n) single-record durable commits shared among T threads; "
-                        + "µs/op is wall time / commits")
+                        + "µs/op is wall time / commits ("
+                        + LogStoreEngine.durabilitySummary(durable: true) + "; "
+                        + SQLiteEngine.durabilitySummary(durable: true)
+                        + "; fillsync-threads/T: a SQLite connection per thread; "
+                        + "fillsync-threads-shared/T: one writer connection shared by the threads, "
+                        + "as GRDB's DatabasePool)")
                 for threads in threadCounts {
                     let (ours, theirs) = try ScratchDirectory.with("fillsync-t") { mine in
                         try ScratchDirectory.with("fillsync-t") { other in
@@ -48,6 +59,10 @@ enum SyncWorkloads {
                         over: "fillsync-threads/1",
                         unit: "× the 1-thread commit rate with 8 threads")
                 }
+                context.reporter.speedup(
+                    "fillsync-threads-shared", engine: SQLiteEngine.label,
+                    of: "fillsync-threads-shared/8", over: "fillsync-threads-shared/1",
+                    unit: "× the 1-thread commit rate with 8 threads (one shared connection)")
             },
         ]
     }
@@ -128,9 +143,10 @@ enum SyncWorkloads {
         return (counts[0], counts[1])
     }
 
-    /// `threads` threads committing durably at once: into one shared LogStore, and into one
-    /// SQLite file through a connection per thread (opened before the clock starts). The engines
-    /// alternate in `rounds` rounds whose times are summed, as in ``fillsync``.
+    /// `threads` threads committing durably at once: into one shared LogStore; into one SQLite
+    /// file through a connection per thread (opened before the clock starts); and into another
+    /// through one connection the threads take turns on, under a lock. The three alternate in
+    /// `rounds` rounds whose times are summed, as in ``fillsync``.
     static func threaded(
         _ threads: Int, _ ourDirectory: String, _ theirDirectory: String, _ context: BenchContext
     ) throws -> (Int, Int) {
@@ -145,7 +161,11 @@ enum SyncWorkloads {
             let insert = try database.prepare("INSERT OR REPLACE INTO kv(k, v) VALUES (?, ?)")
             return OwnedByOneThread((database, insert))
         }
-        var seconds = [0.0, 0.0]
+        try FileManager.default.createDirectory(
+            atPath: theirDirectory + "/shared", withIntermediateDirectories: false)
+        let sharedSQLite = try SQLiteEngine(directory: theirDirectory + "/shared", durable: true)
+        let shared = try SharedConnection(path: theirDirectory + "/shared/kv.sqlite")
+        var seconds = [0.0, 0.0, 0.0]
         for round in 0..<rounds {
             /// Thread `thread` of round `round` writes ids `first + 1…first + perThread`.
             let firstID = { @Sendable (thread: Int) in (round * threads + thread) * perThread }
@@ -176,17 +196,40 @@ enum SyncWorkloads {
                     }
                 }
             }
+            seconds[2] += try runThreads(threads) { thread in
+                var key = BenchKey.make(0)
+                var value = [UInt8](repeating: 0, count: valueSize)
+                var rng = SeededGenerator(seed: Seed.data &+ UInt64(firstID(thread)))
+                for id in firstID(thread) + 1...firstID(thread) + perThread {
+                    BenchKey.write(id, into: &key)
+                    valuePool.fill(&value, using: &rng)
+                    try shared.insert(key, value)
+                }
+            }
         }
+        let bytes = commits * EngineWorkloads.recordBytes(context)
         for (index, label) in [LogStoreEngine.label, SQLiteEngine.label].enumerated() {
             context.reporter.timing(
-                "fillsync-threads/\(threads)", engine: label, operations: commits,
-                bytes: commits * EngineWorkloads.recordBytes(context), seconds: seconds[index],
-                note: "\(rounds) rounds alternating engines")
+                "fillsync-threads/\(threads)", engine: label, operations: commits, bytes: bytes,
+                seconds: seconds[index], note: "\(rounds) rounds alternating engines")
         }
+        context.reporter.timing(
+            "fillsync-threads-shared/\(threads)", engine: LogStoreEngine.label,
+            operations: commits, bytes: bytes, seconds: seconds[0],
+            note: "the run of fillsync-threads/\(threads)")
+        context.reporter.timing(
+            "fillsync-threads-shared/\(threads)", engine: SQLiteEngine.label, operations: commits,
+            bytes: bytes, seconds: seconds[2],
+            note: "\(rounds) rounds alternating engines; one connection shared by the threads")
         let ours = try store.count(in: LogStoreEngine.keyspace)
         try store.close()
         let theirs = try sqlite.count()
         try sqlite.close()
+        let sharedCount = try sharedSQLite.count()
+        try sharedSQLite.close()
+        try context.expect(
+            "fillsync-threads-shared/\(threads)", SQLiteEngine.label, "records", sharedCount,
+            equals: theirs)
         return (ours, theirs)
     }
 
@@ -217,6 +260,32 @@ enum SyncWorkloads {
             throw BenchError.setup("a thread failed: \(first)")
         }
         return seconds
+    }
+}
+
+/// One SQLite writer connection that threads take turns on, under a lock: what an app's single
+/// writer queue (GRDB's `DatabasePool` writer) does with its commits.
+final class SharedConnection: @unchecked Sendable {
+    private let lock = NSLock()
+    private let database: SQLiteDatabase
+    private let statement: SQLiteStatement
+
+    init(path: String) throws {
+        database = try SQLiteDatabase(path: path, durable: true)
+        statement = try database.prepare("INSERT OR REPLACE INTO kv(k, v) VALUES (?, ?)")
+    }
+
+    /// One durable commit of `key` → `value`, once the connection is free.
+    func insert(_ key: [UInt8], _ value: [UInt8]) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        try key.withUnsafeBytes { key in
+            try value.withUnsafeBytes { value in
+                statement.bind(1, blob: key)
+                statement.bind(2, blob: value)
+                try statement.run()
+            }
+        }
     }
 }
 

@@ -40,9 +40,13 @@ struct FileHeader: Equatable {
         return bytes
     }
 
-    /// Decodes and checks a header. `path` is for errors.
-    /// - Throws: ``LogStoreError/corruption(path:offset:reason:)`` for a short file, a wrong magic or
-    ///   a bad CRC; ``LogStoreError/unsupportedVersion(path:found:supported:)`` for a newer version.
+    /// Decodes and checks a header (FORMAT.md, "File header"), in this order: the length, the
+    /// magic, the CRC, then the version and flags. The CRC comes before the version because the
+    /// 24-byte layout is the same in every version: a version byte that a flip changed is damage,
+    /// not a newer format. `path` is for errors.
+    /// - Throws: ``LogStoreError/corruption(path:offset:reason:)`` for a short file, a wrong magic,
+    ///   a bad CRC or version 0; ``LogStoreError/unsupportedVersion(path:found:supported:)`` for a
+    ///   newer version or a flag this version does not know.
     static func decode(_ bytes: UnsafeRawBufferPointer, kind: Kind, path: String) throws
         -> FileHeader
     {
@@ -56,24 +60,20 @@ struct FileHeader: Equatable {
                 path: path, offset: 0,
                 reason: "not a Logbook \(kind == .segment ? "segment" : "hint") file (bad magic)")
         }
-        let version = bytes.loadLE(at: 8, as: UInt16.self)
-        let flags = bytes.loadLE(at: 10, as: UInt16.self)
         let stored = bytes.loadLE(at: 20, as: UInt32.self)
         let computed = Checksum.crc32c(UnsafeRawBufferPointer(rebasing: bytes[0..<20]))
-        // The version is read before the CRC: a newer version may lay its header out differently.
-        if version > currentVersion {
-            throw LogStoreError.unsupportedVersion(
-                path: path, found: version, supported: currentVersion)
-        }
         guard stored == computed else {
             throw LogStoreError.corruption(
                 path: path, offset: 20, reason: "file header checksum mismatch")
         }
+        let version = bytes.loadLE(at: 8, as: UInt16.self)
+        let flags = bytes.loadLE(at: 10, as: UInt16.self)
         guard version >= oldestReadableVersion else {
             throw LogStoreError.corruption(
                 path: path, offset: 8, reason: "format version 0 is not valid")
         }
-        guard flags == 0 else {  // a flag is a feature this version does not know
+        // A newer version, or a flag (a feature this version does not know).
+        guard version <= currentVersion, flags == 0 else {
             throw LogStoreError.unsupportedVersion(
                 path: path, found: version, supported: currentVersion)
         }

@@ -128,6 +128,8 @@ struct RecordView {
     var recordOffset: Int
     /// Bytes the record takes.
     var encodedSize: Int
+    /// Offset of the frame that holds it (set by ``SegmentScanner/forEachRecord(start:end:_:)``).
+    var frameOffset = 0
 }
 
 /// A record read by the trusted decoder: no bounds or limit checks, so only for bytes the store

@@ -39,6 +39,8 @@ package protocol FileSystem: Sendable {
     /// `fdatasync`: the file's data (and its size) reach stable storage.
     func syncData(_ file: OpenFile) throws
     func truncate(_ file: OpenFile, to length: Int64) throws
+    /// `fchmod` to owner-only (0600): for files recovery rewrites, whatever mode they had.
+    func restrictToOwner(_ file: OpenFile) throws
     func size(_ file: OpenFile) throws -> Int64
     /// Maps `length` bytes of the file read-only and shared; `length` may exceed the file's size
     /// (only bytes inside the file may be touched).
@@ -124,6 +126,12 @@ package struct PosixFileSystem: FileSystem {
     package func truncate(_ file: OpenFile, to length: Int64) throws {
         guard retrying({ ftruncate(file.descriptor, off_t(length)) }) == 0 else {
             throw LogStoreError.io(operation: "ftruncate", path: file.path, errno: errno)
+        }
+    }
+
+    package func restrictToOwner(_ file: OpenFile) throws {
+        guard retrying({ fchmod(file.descriptor, 0o600) }) == 0 else {
+            throw LogStoreError.io(operation: "fchmod", path: file.path, errno: errno)
         }
     }
 

@@ -139,6 +139,9 @@ package final class MemoryFileSystem: FileSystem, @unchecked Sendable {  // stat
         }
     }
 
+    /// Files in memory have no mode: only checks the file is open.
+    package func restrictToOwner(_ file: OpenFile) throws { _ = try node(file) }
+
     package func size(_ file: OpenFile) throws -> Int64 {
         let node = try node(file)
         return Int64(lock.withLock { _ in node.size })

@@ -1,5 +1,6 @@
 /// Hint files (FORMAT.md, "Hint files"): for one segment, where each record starts and what it
-/// does, so `open` rebuilds the index without walking frames, in table order rather than log order.
+/// does, in file order, so `open` rebuilds the index without walking the segment's frames.
+/// Building and writing them is here; the rules for using one are in `Hint+Check.swift`.
 ///
 /// ```
 /// hint    := header (kind hint, the segment's order), entry*, trailer
@@ -14,6 +15,12 @@ enum Hint {
 
     static func path(forSegment segmentPath: String) -> String {
         String(segmentPath.dropLast(4)) + ".hint"
+    }
+
+    /// The largest hint `segment` can have: an entry takes at most 11 bytes for a record of at
+    /// least 4 (a definition entry is its record), so never 4 times the segment.
+    static func sizeLimit(for segment: Segment) -> Int64 {
+        Int64(segment.size) * 4 + Int64(FileHeader.size + trailerSize)
     }
 
     /// Builds the hint of a sealed segment by scanning it. Returns `nil` if the segment holds
@@ -74,181 +81,5 @@ enum Hint {
         }
         try fs.rename(temporary, to: final)
         try fs.syncDirectory(directory)
-    }
-
-    /// One put or delete from a hint, waiting to be applied. 16 bytes: a key is at most 65,535
-    /// bytes, and a record's op and varints at most 31.
-    struct Operation {
-        static let deleted = UInt32.max  // in `valueLength`: a delete
-
-        var hash: UInt32
-        var offset: UInt32
-        var valueLength: UInt32
-        var keyLength: UInt16
-        /// Bytes of the record's op and varints (more than the shortest encoding needs if the
-        /// file says so).
-        var headerSize: UInt16  // not UInt8: a 16-byte size (not just stride) sorts faster
-
-        var encodedSize: Int { Int(headerSize) + Int(keyLength) + Int(valueLength) }
-    }
-
-    /// Why a hint cannot be used.
-    struct Unusable: Error {
-        var reason: String
-    }
-
-    /// Applies the hint in `bytes` for `segment` to `state`. Checks everything first (header,
-    /// CRC, that it describes the segment as it is, every entry's bounds) so a bad hint changes
-    /// nothing and the caller scans the segment instead.
-    static func apply(_ bytes: UnsafeRawBufferPointer, to segment: Segment, state: inout IndexState)
-        throws
-        -> UInt64
-    {
-        guard bytes.count >= FileHeader.size + trailerSize else {
-            throw Unusable(reason: "too short")
-        }
-        let header: FileHeader
-        do {
-            header = try FileHeader.decode(bytes, kind: .hint, path: segment.path)
-        } catch {
-            throw Unusable(reason: "bad header")
-        }
-        let trailer = bytes.count - trailerSize
-        guard header.fileOrder == segment.order,
-            Checksum.crc32c(
-                UnsafeRawBufferPointer(rebasing: bytes[FileHeader.size..<bytes.count - 4]))
-                == bytes.loadLE(at: bytes.count - 4, as: UInt32.self)
-        else { throw Unusable(reason: "checksum mismatch") }
-        // Compared as a u64: the field is read from the file, and may not fit an Int.
-        guard bytes.loadLE(at: trailer, as: UInt64.self) == UInt64(segment.size) else {
-            throw Unusable(reason: "it describes a segment of another size")
-        }
-        let lastSequence = bytes.loadLE(at: trailer + 8, as: UInt64.self)
-        let body = UnsafeRawBufferPointer(rebasing: bytes[..<trailer])
-        // Check every entry (nothing is applied unless all are good), collecting what to apply.
-        var definitions: [(name: String, id: Int)] = []
-        var operations: [[Operation]] = []  // by keyspace number
-        // Highest keyspace number defined so far: numbers come in order, so a hostile number
-        // cannot make `operations` huge.
-        var definedLimit = state.keyspaces.nextID - 1
-        var previous = 0
-        let segmentBytes = segment.bytes()
-        var offset = FileHeader.size
-        while offset < body.count {
-            let op = body[offset]
-            if op == RecordOp.defineKeyspace {
-                // A definition entry is a definition record (FORMAT.md, "Records").
-                guard let record = RecordFormat.decode(body, at: &offset, end: body.count),
-                    record.keyspace < 1 << 31,
-                    let name = String(validating: record.key, as: UTF8.self)
-                else { throw Unusable(reason: "bad define entry at \(offset)") }
-                let id = Int(record.keyspace)
-                guard id <= definedLimit + 1 else {
-                    throw Unusable(reason: "entry defines keyspace \(id) out of order")
-                }
-                definitions.append((name, id))
-                definedLimit = max(definedLimit, id)
-                continue
-            }
-            offset += 1
-            guard let keyspace = Varint.read(body, &offset), keyspace > 0, keyspace < 1 << 31 else {
-                throw Unusable(reason: "bad entry at \(offset)")
-            }
-            let id = Int(keyspace)
-            guard id <= definedLimit else {
-                throw Unusable(reason: "entry uses keyspace \(id) before it is defined")
-            }
-            switch op {
-            case RecordOp.put, RecordOp.delete:
-                guard let delta = Varint.read(body, &offset), delta <= UInt64(segment.size) else {
-                    throw Unusable(reason: "bad entry at \(offset)")
-                }
-                let recordOffset = previous + Int(delta)
-                previous = recordOffset
-                // The record must be there, as the entry says: reads, which trust the index,
-                // then stay inside the segment even if the hint was forged.
-                var position = recordOffset
-                guard recordOffset >= FileHeader.size, recordOffset < segment.size,
-                    let record = RecordFormat.decode(
-                        segmentBytes, at: &position, end: segment.size),
-                    record.op == op, record.keyspace == keyspace
-                else {
-                    throw Unusable(reason: "entry does not match the record at \(recordOffset)")
-                }
-                while operations.count <= id { operations.append([]) }
-                operations[id].append(
-                    Operation(
-                        hash: KeyDirectory.hash(record.key), offset: UInt32(recordOffset),
-                        valueLength: op == RecordOp.put
-                            ? UInt32(record.value!.count) : Operation.deleted,
-                        keyLength: UInt16(record.key.count),
-                        headerSize: UInt16(
-                            record.encodedSize - record.key.count - (record.value?.count ?? 0))))
-            default:
-                throw Unusable(reason: "unknown entry type \(op)")
-            }
-        }
-        // Definitions are checked on a copy of the keyspace table: a refused hint leaves `state`
-        // as it was.
-        var keyspaces = state.keyspaces
-        for definition in definitions {
-            guard keyspaces.define(definition.name, id: definition.id) else {
-                throw Unusable(reason: "conflicting keyspace")
-            }
-        }
-        for (id, list) in operations.enumerated() where !list.isEmpty {
-            guard keyspaces.name(of: id) != nil else {
-                throw Unusable(reason: "undefined keyspace")
-            }
-        }
-        // Nothing below throws.
-        for definition in definitions { _ = state.define(definition.name, id: definition.id) }
-        for (id, list) in operations.enumerated() where !list.isEmpty {
-            // Applied in the order of their home slots in the table (stable, so operations on one
-            // key keep their log order): the table is then written front to back, not at random.
-            let puts = list.reduce(0) { $0 + ($1.valueLength == Operation.deleted ? 0 : 1) }
-            state.directories[id].reserve(state.directories[id].count + puts)
-            let mask = UInt64(state.directories[id].capacity - 1)
-            var list = list
-            RadixSort.sort(&list) { UInt64($0.hash) & mask }
-            for operation in list {
-                let ref = RecordRef(segment: segment.handle, offset: operation.offset)
-                if operation.valueLength == Operation.deleted {
-                    state.applyDelete(
-                        keyspace: id,
-                        key: StoredRecord(at: segmentBytes.baseAddress! + Int(operation.offset)).key
-                    )
-                } else {
-                    state.applyPut(
-                        keyspace: id, hash: operation.hash, ref: ref,
-                        keyLength: Int(operation.keyLength),
-                        valueLength: Int(operation.valueLength), encodedSize: operation.encodedSize)
-                }
-            }
-        }
-        return lastSequence
-    }
-}
-
-extension Hint {
-    /// Why the hint in `bytes` does not describe `segment` exactly, or `nil` if it does: the same
-    /// entries, in order, as a fresh hint built from the segment (the check `logbook verify` runs).
-    static func mismatch(_ bytes: [UInt8], segment: Segment) -> String? {
-        guard let expected = build(for: segment) else { return "its segment is damaged" }
-        guard bytes.count >= FileHeader.size + trailerSize else { return "the file is too short" }
-        if bytes == expected { return nil }
-        let stored = bytes.withUnsafeBytes { raw in
-            Checksum.crc32c(UnsafeRawBufferPointer(rebasing: raw[FileHeader.size..<raw.count - 4]))
-        }
-        if stored != bytes.withUnsafeBytes({ $0.loadLE(at: $0.count - 4, as: UInt32.self) }) {
-            return "hint checksum mismatch"
-        }
-        if bytes.prefix(FileHeader.size) != expected.prefix(FileHeader.size) {
-            return "header does not match its segment"
-        }
-        let offset =
-            zip(bytes, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-            ?? min(bytes.count, expected.count)
-        return "differs from its segment's records at hint offset \(offset)"
     }
 }

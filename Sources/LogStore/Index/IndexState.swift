@@ -14,11 +14,44 @@ struct KeyspaceTable {
     /// Records that `id` names `name`; `false` (and no change) if the number is taken by another
     /// name, the name by another number, or the number is out of order.
     mutating func define(_ name: String, id: Int) -> Bool {
-        if let existing = ids[name] { return existing == id }
-        guard id == names.count else { return false }
+        definitionProblem(name, id: id) == nil
+    }
+
+    /// Why `id` cannot name `name` (FORMAT.md, "Records": numbers are given out in order and
+    /// never change), or `nil` after recording it. A repeated definition is fine.
+    private mutating func definitionProblem(_ name: String, id: Int) -> String? {
+        if let existing = ids[name] {
+            return existing == id
+                ? nil : "keyspace \"\(name.prefix(40))\" is defined as \(id), but was \(existing)"
+        }
+        if id < names.count {
+            return
+                "keyspace \(id) is defined as \"\(name.prefix(40))\", but was \"\((names[id] ?? "").prefix(40))\""
+        }
+        if id > names.count {
+            return "keyspace \(id) is defined out of order (the next number is \(names.count))"
+        }
         names.append(name)
         ids[name] = id
-        return true
+        return nil
+    }
+
+    /// Why the checked record `record` breaks the keyspace rules given what is defined so far, or
+    /// `nil` (after recording a definition): a put or delete must use a defined number, and a
+    /// definition must agree with the earlier ones.
+    @inline(__always)
+    mutating func check(_ record: RecordView) -> String? {
+        let id = Int(clamping: record.keyspace)
+        if record.op == RecordOp.defineKeyspace {
+            guard let name = String(validating: record.key, as: UTF8.self) else {
+                return "keyspace \(id) is defined with a name that is not UTF-8"
+            }
+            return definitionProblem(name, id: id)
+        }
+        guard id < names.count else {
+            return "record uses keyspace \(id), which is not defined before it"
+        }
+        return nil
     }
 }
 
@@ -31,6 +64,11 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
     var segments: [Segment?] = []
     var lastSequence: UInt64 = 0
     var closed = false
+    /// The keyspaces replay indexes, or `nil` for all: a tool that reads only a few of them
+    /// (``LogStoreOptions/indexedKeyspaces``) is spared the memory of the others' index.
+    var onlyKeyspaces: Set<String>?
+    /// By keyspace number, whether replay indexes its keys.
+    private(set) var indexed: [Bool] = [false]
 
     /// Base addresses of `segments`, kept in step with it.
     var bases: SegmentBases = []
@@ -75,49 +113,36 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
     mutating func define(_ name: String, id: Int) -> Bool {
         guard keyspaces.define(name, id: id) else { return false }
         while directories.count <= id { directories.append(KeyDirectory()) }
+        while indexed.count <= id {
+            indexed.append(
+                onlyKeyspaces.map { $0.contains(keyspaces.name(of: indexed.count) ?? "") } ?? true)
+        }
         return true
     }
 
-    /// Applies every record of a checked commit read from `segment` (recovery and compaction).
-    /// - Throws: ``LogStoreError/corruption(path:offset:reason:)`` for a record that names an
-    ///   undefined keyspace or redefines one.
-    mutating func applyCommit(_ scanner: SegmentScanner, start: Int, end: Int, segment: Segment)
-        throws
-    {
-        try scanner.forEachRecord(start: start, end: end) { record in
+    /// Applies every record of a commit that `scanner` reported complete (its keyspace use
+    /// checked too), read from `segment`: recovery, and a streaming commit's publication.
+    mutating func applyCommit(
+        _ scanner: inout SegmentScanner, start: Int, end: Int, segment: Segment
+    ) {
+        scanner.forEachRecord(start: start, end: end) { record in
             let keyspace = Int(clamping: record.keyspace)
             switch record.op {
             case RecordOp.defineKeyspace:
-                guard let name = String(validating: record.key, as: UTF8.self),
-                    define(name, id: keyspace)
-                else {
-                    throw LogStoreError.corruption(
-                        path: segment.path, offset: Int64(record.recordOffset),
-                        reason: "keyspace definition \(keyspace) conflicts with an earlier one")
-                }
+                let defined = define(String(decoding: record.key, as: UTF8.self), id: keyspace)
+                // Invariant: the scanner checked every definition against the same table.
+                assert(defined, "keyspace definition \(keyspace) conflicts")
+            case _ where !indexed[keyspace]:
+                break
             case RecordOp.put:
-                guard keyspace < directories.count, keyspaces.name(of: keyspace) != nil else {
-                    throw undefined(keyspace, record, segment)
-                }
                 applyPut(
                     keyspace: keyspace, hash: KeyDirectory.hash(record.key),
                     ref: RecordRef(segment: segment.handle, offset: UInt32(record.recordOffset)),
                     keyLength: record.key.count, valueLength: record.value!.count,
                     encodedSize: record.encodedSize)
             default:
-                guard keyspace < directories.count, keyspaces.name(of: keyspace) != nil else {
-                    throw undefined(keyspace, record, segment)
-                }
                 applyDelete(keyspace: keyspace, key: record.key)
             }
         }
-    }
-
-    private func undefined(_ keyspace: Int, _ record: RecordView, _ segment: Segment)
-        -> LogStoreError
-    {
-        .corruption(
-            path: segment.path, offset: Int64(record.recordOffset),
-            reason: "record uses keyspace \(keyspace), which is not defined before it")
     }
 }

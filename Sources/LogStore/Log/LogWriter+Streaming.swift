@@ -72,15 +72,11 @@ extension LogWriter {
         let end = stream.output.offset
         let (start, sequence, segment) = (stream.start, stream.sequence, active)
         index.withLock { state in
-            // Read back from the segment: the commit's bytes are all there, checked by no one
-            // but written by this writer, so every keyspace they use is defined.
-            let scanner = SegmentScanner(
+            // Read back from the segment: the commit's bytes are all there, unchecked but written
+            // by this writer, which defined every keyspace they use.
+            var scanner = SegmentScanner(
                 bytes: UnsafeRawBufferPointer(start: segment.base, count: end))
-            do {
-                try state.applyCommit(scanner, start: start, end: end, segment: segment)
-            } catch {
-                assertionFailure("a streaming commit does not replay: \(error)")
-            }
+            state.applyCommit(&scanner, start: start, end: end, segment: segment)
             state.lastSequence = sequence
             segment.size = end
         }

@@ -77,26 +77,17 @@ final class Segment: @unchecked Sendable {
         if last > first { fileSystem.releasePages(base + first, length: last - first) }
     }
 
-    static func fileName(order: UInt64) -> String { hex16(order) + ".seg" }
-
-    /// The order in a segment file name, or `nil` if `name` is not one.
-    static func order(fromFileName name: String) -> UInt64? {
-        guard name.hasSuffix(".seg"), name.utf8.count == 20 else { return nil }
-        return UInt64(name.prefix(16), radix: 16)
-    }
-}
-
-/// `value` as 16 lower-case hex digits.
-func hex16(_ value: UInt64) -> String {
-    let digits = String(value, radix: 16)
-    return String(repeating: "0", count: 16 - digits.count) + digits
+    static func fileName(order: UInt64) -> String { StoreFiles.segmentName(order: order) }
 }
 
 extension Segment {
-    /// Whether every frame's CRC matches and the frames tile the file exactly. Reads through
-    /// `pread` in 1 MiB pieces rather than the mapping, so checking a segment whose index comes
-    /// from its hint does not pull the whole file into this process's memory.
-    func checksumsMatch(fileSystem: any FileSystem) throws -> Bool {
+    /// If every frame's CRC matches and the frames tile the file exactly, the bytes of records
+    /// they hold (their payloads, marks' excepted); else `nil`. Reads through `pread` in 1 MiB
+    /// pieces rather than the mapping, so checking a segment whose index comes from its hint does
+    /// not pull the whole file into this process's memory.
+    func checkedRecordBytes(fileSystem: (any FileSystem)? = nil) throws -> Int? {
+        let fileSystem = fileSystem ?? self.fileSystem
+        var recordBytes = 0
         let chunk = 1 << 20
         var buffer = [UInt8](repeating: 0, count: chunk)
         var bufferStart = 0  // file offset of buffer[0]
@@ -115,18 +106,28 @@ extension Segment {
                             rebasing: raw[..<min(chunk, size - position)]),
                         at: Int64(position))
                 }
-                guard bufferCount > 0 else { return false }
+                guard bufferCount > 0 else { return nil }
             }
             let available = bufferStart + bufferCount - position
             if frameEnd == 0 {
                 // A frame header must be read whole: refill so it starts the buffer if it straddles.
-                guard size - position >= Frame.headerSize else { return false }
+                guard size - position >= Frame.headerSize else { return nil }
                 if available < Frame.headerSize {
                     bufferCount = 0
                     continue
                 }
                 let header = buffer.withUnsafeBytes { FrameHeader($0, at: position - bufferStart) }
-                guard header.length <= size - position - Frame.headerSize else { return false }
+                guard header.length <= size - position - Frame.headerSize,
+                    let type = header.type, header.sequence < Frame.sequenceLimit
+                else { return nil }
+                if type == .mark {
+                    // What a scan checks of a mark but its durable size.
+                    guard formatVersion >= 2, header.length == SyncMark.payloadSize,
+                        header.sequence == 0
+                    else { return nil }
+                } else {
+                    recordBytes += header.length
+                }
                 expected = header.crc
                 crc = 0
                 frameEnd = position + Frame.headerSize + header.length
@@ -142,10 +143,10 @@ extension Segment {
             }
             position += take
             if position == frameEnd {
-                guard crc == expected else { return false }
+                guard crc == expected else { return nil }
                 frameEnd = 0
             }
         }
-        return frameEnd == 0
+        return frameEnd == 0 ? recordBytes : nil
     }
 }

@@ -1,15 +1,33 @@
-/// Walks a segment's bytes commit by commit, checking every frame (CRC, length, type, sequence)
-/// and every record's structure before reporting a commit, so a commit is applied whole or not
-/// at all. It never reads past `bytes` and never allocates in proportion to a length it read.
-/// Sync marks between commits are checked and passed over.
+/// Walks a segment's bytes commit by commit, checking every frame (CRC, length, type, sequence),
+/// every record's structure and every keyspace number before reporting a commit, so a commit is
+/// applied whole or not at all. It never reads past `bytes` and never allocates in proportion to a
+/// length it read. Sync marks between commits are checked and passed over.
+///
+/// What a damage report means for recovery (torn tail, corruption, where salvage resumes) is
+/// decided by ``isTornWrite(_:)`` and ``findNextFrame(from:)``, which `open` and
+/// ``LogInspector/verify(storeAt:visit:)`` both use (FORMAT.md, "Recovery").
 struct SegmentScanner {
     enum Event {
         /// A complete, checked commit in `start..<end`.
         case commit(sequence: UInt64, start: Int, end: Int)
-        /// The commit (or sync mark) starting at `commitStart` is not complete or not valid; the
-        /// first bad byte found is at `offset`. `checksummed` is set when the bad
-        /// frame's CRC matched (so the bytes are as written, and the problem is not a torn write).
-        case damage(commitStart: Int, offset: Int, reason: String, checksummed: Bool)
+        /// The commit (or sync mark) at `damage.commitStart` is not complete or not valid; the
+        /// position stays there (move it with ``findNextFrame(from:)``, or stop).
+        case damage(Damage)
+    }
+
+    /// A commit or mark that is incomplete or invalid.
+    struct Damage: Equatable {
+        /// Where the damaged commit (or mark) starts: a torn tail is cut here.
+        var commitStart: Int
+        /// The first bad byte found.
+        var offset: Int
+        var reason: String
+        /// Whether the bad frame's CRC matched: the bytes are as written, so the problem is not a
+        /// torn write.
+        var checksummed: Bool
+        /// Where the search for the next valid frame starts: the byte after `offset`, or `offset`
+        /// itself when the bad frame is a whole frame of another commit.
+        var resumeSearch: Int
     }
 
     let bytes: UnsafeRawBufferPointer
@@ -17,81 +35,110 @@ struct SegmentScanner {
     var position = FileHeader.size
     /// Whether the segment's format version has sync marks (version 2 on).
     let hasMarks: Bool
+    /// The keyspace numbers defined before `position` (by earlier segments and by this one's
+    /// complete commits): a record may only use these, and a definition must agree with them.
+    private(set) var keyspaces: KeyspaceTable
+    /// Called with a range of `bytes` already checked, every 32 MiB or so, so a caller scanning
+    /// a large segment can drop those pages from memory (``Segment/releasePages(from:to:)``).
+    var releasePages: ((Int, Int) -> Void)?
+    private var releasedUpTo = 0
 
-    /// `bytes` is a whole segment, its header already checked.
-    init(bytes: UnsafeRawBufferPointer) {
+    static let releaseStride = 32 << 20
+
+    /// `bytes` is a whole segment, its header already checked; `keyspaces` are the numbers the
+    /// segments before it defined.
+    init(bytes: UnsafeRawBufferPointer, keyspaces: KeyspaceTable = KeyspaceTable()) {
         self.bytes = bytes
+        self.keyspaces = keyspaces
         hasMarks = bytes.count >= FileHeader.size && bytes.loadLE(at: 8, as: UInt16.self) >= 2
     }
 
-    /// The next commit, a damage report (the position then stays at the damaged commit; move it
-    /// with ``findNextFrame(after:)`` or stop), or `nil` at the end.
+    /// The next commit, a damage report (the position then stays at the damaged commit), or
+    /// `nil` at the end.
     mutating func next() -> Event? {
         var start = position
+        var pending = keyspaces
         var checked: Result<FrameHeader, Problem>
         while true {
             guard start < bytes.count else { return nil }
-            checked = checkFrame(at: start)
+            checked = checkFrame(at: start, keyspaces: &pending)
             guard case .success(let header) = checked, header.type == .mark else { break }
             start += SyncMark.frameSize
             position = start
         }
         switch checked {
         case .failure(let problem):
-            return .damage(
-                commitStart: start, offset: problem.offset, reason: problem.reason,
-                checksummed: problem.checksummed)
+            return .damage(problem.damage(commitStart: start))
         case .success(let header):
             var end = start + Frame.headerSize + header.length
             switch header.type {
             case .full:
-                position = end
-                return .commit(sequence: header.sequence, start: start, end: end)
+                return complete(sequence: header.sequence, start: start, end: end, pending)
             case .first:
                 while true {
-                    switch checkFrame(at: end) {
+                    switch checkFrame(at: end, keyspaces: &pending) {
                     case .failure(let problem):
-                        return .damage(
-                            commitStart: start, offset: problem.offset,
-                            reason: problem.reason, checksummed: problem.checksummed)
+                        return .damage(problem.damage(commitStart: start))
                     case .success(let next):
                         guard next.sequence == header.sequence,
                             next.type == .middle || next.type == .last
                         else {
                             return .damage(
-                                commitStart: start, offset: end,
-                                reason: "commit \(header.sequence) ends without its last frame",
-                                checksummed: true)
+                                Damage(
+                                    commitStart: start, offset: end,
+                                    reason: "commit \(header.sequence) ends without its last frame",
+                                    checksummed: true, resumeSearch: end))
                         }
                         end += Frame.headerSize + next.length
                         if next.type == .last {
-                            position = end
-                            return .commit(sequence: header.sequence, start: start, end: end)
+                            return complete(
+                                sequence: header.sequence, start: start, end: end, pending)
                         }
+                        releaseBehind(end)
                     }
                 }
             default:
                 return .damage(
-                    commitStart: start, offset: start,
-                    reason: "a continuation frame where a commit should start", checksummed: true)
+                    Damage(
+                        commitStart: start, offset: start,
+                        reason: "a continuation frame where a commit should start",
+                        checksummed: true, resumeSearch: start + 1))
             }
         }
     }
 
-    /// Whether damage that ``next()`` reported is what a crash during an append leaves, so that
-    /// recovery may cut the newest segment there (FORMAT.md, "Recovery"). Bytes that passed their
-    /// CRC are never a torn write. Otherwise, in a segment with sync marks, the damage is torn
-    /// unless a later intact mark records that the segment was durable past `commitStart`; in a
-    /// version-1 segment, unless any intact commit follows it.
-    func isTornWrite(commitStart: Int, offset: Int, checksummed: Bool) -> Bool {
-        guard !checksummed else { return false }
-        guard hasMarks else { return findNextFrame(after: offset) == nil }
-        var candidate = offset + 1
+    private mutating func complete(
+        sequence: UInt64, start: Int, end: Int, _ pending: KeyspaceTable
+    ) -> Event {
+        position = end
+        keyspaces = pending
+        return .commit(sequence: sequence, start: start, end: end)
+    }
+
+    /// Offers the checked bytes before `offset` for release once a stride has passed.
+    mutating func releaseBehind(_ offset: Int) {
+        guard let releasePages, offset - releasedUpTo >= Self.releaseStride else { return }
+        releasePages(releasedUpTo, offset)
+        releasedUpTo = offset
+    }
+
+    /// Whether `damage` is what a crash during an append leaves, so that recovery may cut the
+    /// newest segment at its commit (FORMAT.md, "Recovery"). Bytes that passed their CRC are never
+    /// a torn write. Otherwise, in a segment with sync marks, the damage is torn unless an intact
+    /// mark after its first bad byte records that the segment was durable past the damaged
+    /// commit; in a version-1 segment, unless any valid commit follows it.
+    func isTornWrite(_ damage: Damage) -> Bool {
+        guard !damage.checksummed else { return false }
+        guard hasMarks else { return findNextFrame(from: damage.offset + 1) == nil }
+        // Every byte offset after the first bad byte, in order: frames after damage need not be
+        // where the damaged lengths say.
+        var candidate = damage.offset + 1
         while candidate + SyncMark.frameSize <= bytes.count {
             if bytes[candidate + 8] == FrameType.mark.rawValue,
                 bytes.loadLE(at: candidate + 4, as: UInt32.self) == SyncMark.payloadSize,
                 case .success = checkFrame(at: candidate),
-                Int(bytes.loadLE(at: candidate + Frame.headerSize, as: UInt64.self)) > commitStart
+                Int(bytes.loadLE(at: candidate + Frame.headerSize, as: UInt64.self))
+                    > damage.commitStart
             {
                 return false
             }
@@ -100,10 +147,12 @@ struct SegmentScanner {
         return true
     }
 
-    /// The first offset after `offset` where a frame that starts a commit or a group write passes
-    /// every check, or `nil`. Salvage resumes there.
-    func findNextFrame(after offset: Int) -> Int? {
-        var candidate = offset + 1
+    /// The first offset at or after `start` where a frame that starts a commit or a group write
+    /// (`full`, `first`, or a mark from version 2 on) passes every check of ``checkFrame(at:)``,
+    /// or `nil`. Salvage and verify resume there; whether the commit it starts is complete is
+    /// found out then.
+    func findNextFrame(from start: Int) -> Int? {
+        var candidate = max(start, FileHeader.size)
         while candidate + Frame.headerSize <= bytes.count {
             let type = bytes[candidate + 8]
             if type == FrameType.full.rawValue || type == FrameType.first.rawValue
@@ -117,7 +166,9 @@ struct SegmentScanner {
     }
 
     /// Calls `body` with each record of the checked commit in `start..<end`, in order.
-    func forEachRecord(start: Int, end: Int, _ body: (RecordView) throws -> Void) rethrows {
+    mutating func forEachRecord(start: Int, end: Int, _ body: (RecordView) throws -> Void)
+        rethrows
+    {
         var frame = start
         while frame < end {
             let header = FrameHeader(bytes, at: frame)
@@ -126,12 +177,14 @@ struct SegmentScanner {
             let payloadEnd = payloadStart + header.length
             while offset < payloadEnd {
                 // Checked by checkFrame: decoding cannot fail here.
-                guard let record = RecordFormat.decode(bytes, at: &offset, end: payloadEnd) else {
+                guard var record = RecordFormat.decode(bytes, at: &offset, end: payloadEnd) else {
                     break
                 }
+                record.frameOffset = frame
                 try body(record)
             }
             frame = payloadEnd
+            releaseBehind(frame)
         }
     }
 
@@ -139,11 +192,31 @@ struct SegmentScanner {
         var offset: Int
         var reason: String
         var checksummed = false
+
+        func damage(commitStart: Int) -> Damage {
+            Damage(
+                commitStart: commitStart, offset: offset, reason: reason,
+                checksummed: checksummed, resumeSearch: offset + 1)
+        }
     }
 
     /// Checks the frame at `offset`: header in bounds, length within limits and the file, known
     /// type, CRC, and that its payload is whole, well-formed records.
     func checkFrame(at offset: Int) -> Result<FrameHeader, Problem> {
+        checkFrame(at: offset, keyspaces: nil)
+    }
+
+    /// ``checkFrame(at:)``, and that every record uses a keyspace `keyspaces` defines and every
+    /// definition agrees with it (which it then records).
+    private func checkFrame(at offset: Int, keyspaces: inout KeyspaceTable) -> Result<
+        FrameHeader, Problem
+    > {
+        withUnsafeMutablePointer(to: &keyspaces) { checkFrame(at: offset, keyspaces: $0) }
+    }
+
+    private func checkFrame(at offset: Int, keyspaces: UnsafeMutablePointer<KeyspaceTable>?)
+        -> Result<FrameHeader, Problem>
+    {
         let remaining = bytes.count - offset
         guard remaining >= Frame.headerSize else {
             return .failure(
@@ -196,11 +269,14 @@ struct SegmentScanner {
         let end = position + header.length
         while position < end {
             let recordStart = position
-            guard RecordFormat.decode(bytes, at: &position, end: end) != nil else {
+            guard let record = RecordFormat.decode(bytes, at: &position, end: end) else {
                 let op = bytes[recordStart]
                 let reason =
                     (op == RecordOp.put || op == RecordOp.delete || op == RecordOp.defineKeyspace)
                     ? "malformed record" : "unknown record type \(op)"
+                return .failure(Problem(offset: recordStart, reason: reason, checksummed: true))
+            }
+            if let keyspaces, let reason = keyspaces.pointee.check(record) {
                 return .failure(Problem(offset: recordStart, reason: reason, checksummed: true))
             }
         }

@@ -131,6 +131,7 @@ extension ModelContext {
 
     /// Deletes the plan's stored matches (and what delete rules reach) in one commit.
     private func batchDelete(_ plan: FetchPlan) throws -> Int {
+        if let past = core.pastState { throw LogbookError.pastStateIsReadOnly(token: past.token) }
         var plan = plan
         plan.includePendingChanges = false
         let core = self.core
@@ -140,7 +141,9 @@ extension ModelContext {
             try deletions.add(matches, of: plan.binding.index, context: self)
             guard !deletions.isEmpty else { return 0 }
             var batch = WriteBatch()
-            deletions.write(into: &batch, bindings: core.bindings)
+            var save = SaveRecord(time: Date(), author: author)
+            deletions.write(into: &batch, bindings: core.bindings, save: &save)
+            batch.put(save.encoded(), for: SaveRecord.key, in: SaveRecord.keyspace)
             try core.commit(batch)
             let generation = core.recordSave(of: deletions.entities, saver: serial)
             for (entity, pks) in deletions.deleted.enumerated() {
@@ -162,6 +165,7 @@ extension ModelContext {
         _ plan: FetchPlan,
         _ rewrite: (UnsafeRawBufferPointer, UInt64, inout ByteWriter) throws -> Void
     ) throws -> Int {
+        if let past = core.pastState { throw LogbookError.pastStateIsReadOnly(token: past.token) }
         var plan = plan
         plan.includePendingChanges = false
         let core = self.core
@@ -189,10 +193,13 @@ extension ModelContext {
         _ rewrite: (UnsafeRawBufferPointer, UInt64, inout ByteWriter) throws -> Void
     ) throws -> PreparedUpdate {
         let binding = plan.binding
-        var prepared = PreparedUpdate(binding: binding, readAt: core.saveGeneration)
+        var prepared = PreparedUpdate(
+            binding: binding, readAt: core.saveGeneration,
+            save: SaveRecord(time: Date(), author: author))
         let scan = try execute(plan)
         let (candidates, bytes) = (scan.candidates, scan.bytes)
         var writer = ByteWriter(capacity: 128)
+        let diff = RecordDiff(binding.codec)
         try bytes.withUnsafeBytes { raw in
             for candidate in candidates {
                 let record = UnsafeRawBufferPointer(
@@ -200,6 +207,7 @@ extension ModelContext {
                         candidate.bytesStart..<candidate.bytesStart + candidate.bytesCount])
                 try rewrite(record, candidate.primaryKey, &writer)
                 writer.bytes.withUnsafeBytes { value in
+                    prepared.save.updated(fields: diff.changedFields(record, value))
                     RecordCodec.withKey(candidate.primaryKey) { key in
                         prepared.batch.put(value, for: key, in: binding.keyspace)
                     }
@@ -278,6 +286,8 @@ private struct PreparedUpdate {
     /// The save generation when the records were read.
     let readAt: UInt64
     var batch = WriteBatch()
+    /// The save record, listing each rewrite's changed fields in batch order.
+    var save: SaveRecord
     var count = 0
     /// New records of objects registered in the context.
     var registered: [(UInt64, [UInt8])] = []
@@ -300,6 +310,8 @@ private struct PreparedUpdate {
                     unique.map { candidate in (candidate.pk, { candidate.values[$0] }) },
                     rewritten: rewritten)
             }
+            var batch = batch
+            batch.put(save.encoded(), for: SaveRecord.key, in: SaveRecord.keyspace)
             try core.commit(batch)
             let generation = core.recordSave(of: [binding.index], saver: context.serial)
             for (pk, record) in registered {
@@ -316,11 +328,14 @@ private struct BatchDeletion {
     var deleted: [[UInt64]]
     var deletedSets: [Set<UInt64>]
     var rewritten: [[UInt64: [UInt8]]]
+    /// The fields nullify rules cleared in each rewritten record (for the save record).
+    var rewrittenFields: [[UInt64: UInt64]]
 
     init(count: Int) {
         deleted = Array(repeating: [], count: count)
         deletedSets = Array(repeating: [], count: count)
         rewritten = Array(repeating: [:], count: count)
+        rewrittenFields = Array(repeating: [:], count: count)
     }
 
     var isEmpty: Bool { deleted.allSatisfy(\.isEmpty) }
@@ -397,10 +412,11 @@ private struct BatchDeletion {
             return true
         }
         rewritten[destination.index][pk] = writer.bytes
+        rewrittenFields[destination.index][pk, default: 0] |= fieldBit(slot)
     }
 
-    /// The deletes and rewrites, in one batch.
-    func write(into batch: inout WriteBatch, bindings: [EntityBinding]) {
+    /// The deletes and rewrites, in one batch; each rewrite's cleared fields go to `save`.
+    func write(into batch: inout WriteBatch, bindings: [EntityBinding], save: inout SaveRecord) {
         for (entity, pks) in deleted.enumerated() {
             for pk in pks {
                 RecordCodec.withKey(pk) {
@@ -413,6 +429,7 @@ private struct BatchDeletion {
                 RecordCodec.withKey(pk) { key in
                     batch.put(record, for: Array(key), in: bindings[entity].keyspace)
                 }
+                save.updated(fields: rewrittenFields[entity][pk] ?? 0)
             }
         }
     }

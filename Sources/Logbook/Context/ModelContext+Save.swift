@@ -1,3 +1,4 @@
+import Foundation
 import LogStore
 
 extension ModelContext {
@@ -7,7 +8,8 @@ extension ModelContext {
     /// key-value writes) and checks that no other context saved a changed or deleted object
     /// since this one read it (see ``mergePolicy``). If it throws, nothing of this save is in
     /// the store and the context still holds every change. Durable when it returns (with the
-    /// store's default `.sync` durability).
+    /// store's default `.sync` durability). Inside a ``transaction(_:)`` block it does nothing:
+    /// the transaction saves at its end.
     /// - Throws: ``LogbookError/missingValue(entity:attribute:object:)``,
     ///   ``LogbookError/typeMismatch(entity:attribute:expected:found:)``,
     ///   ``LogbookError/uniqueConstraint(entity:attribute:value:object:existing:)``,
@@ -15,7 +17,8 @@ extension ModelContext {
     ///   ``LogbookError/unknownEntity(_:)``, ``LogbookError/store(_:)``.
     /// - Complexity: O(pending objects), plus a scan of each entity with unique attributes.
     public func save() throws {
-        guard hasChanges else { return }
+        guard hasChanges, !savesDeferredByTransaction else { return }
+        if let past = core.pastState { throw LogbookError.pastStateIsReadOnly(token: past.token) }
         if let failure = failures.first { throw failure }
         let core = self.core
         try core.saveLock.withLock { _ in
@@ -52,8 +55,10 @@ extension ModelContext {
             try encode(e, into: &batch, &writer)
             insertedEntities[Int(table.entries[Int(e)].entity)] = true
         }
+        var save = SaveRecord(time: Date(), author: author)
         for e in table.changed where table.entries[Int(e)].isChanged {
             try encode(e, into: &batch, &writer)
+            save.updated(fields: table.entries[Int(e)].changedSlots)
             savedEntities[Int(table.entries[Int(e)].entity)] = true
         }
         for e in table.deleted where table.entries[Int(e)].state == .deleted {
@@ -70,7 +75,10 @@ extension ModelContext {
                 for: ContainerCore.counterKey(core.bindings[entity].entity.name),
                 in: ContainerCore.metaKeyspace)
         }
-        if !batch.isEmpty { try core.commit(batch) }
+        if !batch.isEmpty {
+            batch.put(save.encoded(), for: SaveRecord.key, in: SaveRecord.keyspace)
+            try core.commit(batch)
+        }
         let generation = core.recordSave(
             of: Set(savedEntities.indices.filter { savedEntities[$0] }), saver: serial)
         table.didSave(generation: generation)

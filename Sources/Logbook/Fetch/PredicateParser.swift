@@ -241,7 +241,8 @@ struct PredicateParser {
         default:
             if let id = raw as? PersistentIdentifier { return .identifier(id) }
             if let object = raw as? any ModelObject {
-                guard let id = object.persistentModelID else {
+                let id = object.persistentModelID
+                guard !id.isTemporary else {
                     throw error(
                         "the argument is a \(object.entityName) that is not inserted in a context, so no relationship reaches it",
                         at: token)

@@ -53,13 +53,15 @@ extension PersistentModel {
 }
 
 extension ModelObject {
-    /// The object's identifier, or `nil` before it is inserted into a context.
-    public var persistentModelID: PersistentIdentifier? {
-        registered.map {
-            PersistentIdentifier(
-                entityName: $0.binding.entity.name,
-                primaryKey: $0.table.entries[$0.index].primaryKey)
+    /// The object's identifier. Before the object is inserted into a context it is a
+    /// temporary one (``PersistentIdentifier/isTemporary``); inserting it gives it its
+    /// permanent identifier, which it keeps.
+    public var persistentModelID: PersistentIdentifier {
+        guard let r = registered else {
+            return PersistentIdentifier(temporaryFor: self, entityName: entityName)
         }
+        return PersistentIdentifier(
+            entityName: r.binding.entity.name, primaryKey: r.table.entries[r.index].primaryKey)
     }
 
     /// The context the object is registered in, or `nil`.
@@ -159,7 +161,7 @@ extension ModelObject {
         let relationship = binding.entity.relationships[index]
         guard let context = r.table.context else {
             throw LogbookError.notRegistered(
-                entity: binding.entity.name, object: persistentModelID?.description ?? "?")
+                entity: binding.entity.name, object: persistentModelID.description)
         }
         let objects: [any ModelObject]
         if let many = value as? [any ModelObject] {

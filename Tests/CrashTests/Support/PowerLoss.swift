@@ -146,11 +146,16 @@ func checkRecoveredStore(
     var options = LogStoreOptions()
     options.autoCompactionDeadFraction = nil
     do {
-        var store = try openStore(path, options: options)
+        let (opened, disagreement) = verifyThenOpen(path) {
+            let store = try openStore(path, options: options)
+            return (store, store.recovery)
+        }
+        if let disagreement { return disagreement }
+        var store = try opened.get()
         if let problem = compare(store, states, acknowledged, attempted) { return problem }
         guard writeAfter else {
             try store.close()
-            return nil
+            return verifiedRecovered(path)
         }
         let last = store.lastSequence
         var expected = states[last]!
@@ -168,7 +173,8 @@ func checkRecoveredStore(
                 + "\(store.lastSequence) and \(describeDifference(found, expected)); "
                 + "recovery: \(store.recovery)"
         }
-        return nil
+        try store.close()
+        return verifiedRecovered(path)
     } catch {
         return "open failed: \(error)"
     }
@@ -214,4 +220,73 @@ func describe(_ event: TraceEvent?, root: String) -> String {
         text = "\(event)"
     }
     return text.replacingOccurrences(of: root, with: "")
+}
+
+/// Runs ``LogInspector/verify(storeAt:visit:)`` on the crash state at `path` (it changes nothing),
+/// then `open`, which opens it for writing and returns its recovery report, and checks that the
+/// one checker and `open` agree (issue 16): open fails with corruption exactly where verify's
+/// first damage is, and otherwise verify found no damage, the torn tail it names is the one open
+/// cut (same segment, same offset), and the hints it calls unusable are the ones open ignored.
+/// Returns what `open` gave, and why they disagree, if they do.
+func verifyThenOpen<T>(
+    _ path: String, _ open: () throws -> (T, RecoveryReport)
+) -> (Result<T, Error>, String?) {
+    let verified: VerifyReport
+    do {
+        // A crash before the store's directory was durable leaves nothing to check (open makes
+        // a new store).
+        guard FileManager.default.fileExists(atPath: path) else {
+            return (Result { try open().0 }, nil)
+        }
+        verified = try LogInspector.verify(storeAt: path)
+    } catch {
+        return (.failure(error), "verify failed: \(error)")
+    }
+    let damage = verified.problems.first { $0.isDamage }
+    do {
+        let (opened, recovery) = try open()
+        if let damage {
+            return (.success(opened), "verify found damage (\(damage)) but open succeeded")
+        }
+        let cut = recovery.cuts.first.map { "\($0.path) at \($0.offset)" }
+        let torn = verified.tornTail.map { "\($0.path) at \($0.offset ?? -1)" }
+        if cut != torn {
+            return (
+                .success(opened),
+                "verify saw the torn tail \(torn ?? "none"), open cut \(cut ?? "none")"
+            )
+        }
+        let unusable = Set(verified.problems.filter { $0.kind == .unusableHint }.map(\.path))
+        if unusable != Set(recovery.ignoredHints) {
+            return (
+                .success(opened),
+                "verify found unusable hints \(unusable.sorted()), open ignored \(recovery.ignoredHints)"
+            )
+        }
+        return (.success(opened), nil)
+    } catch let LogStoreError.corruption(file, offset, reason) {
+        let error = LogStoreError.corruption(path: file, offset: offset, reason: reason)
+        guard let damage, damage.path == file, damage.offset == offset else {
+            return (
+                .failure(error),
+                "open found corruption in \(file) at \(offset) (\(reason)); verify's first damage: "
+                    + (damage.map { "\($0)" } ?? "none")
+            )
+        }
+        return (.failure(error), nil)
+    } catch {
+        return (.failure(error), nil)
+    }
+}
+
+/// Why verify finds the store at `path`, closed after recovery, anything but clean (kept cut
+/// bytes allowed), or `nil`.
+func verifiedRecovered(_ path: String) -> String? {
+    do {
+        let report = try LogInspector.verify(storeAt: path)
+        let problems = report.problems.filter { $0.kind != .cutBytes }
+        return problems.isEmpty ? nil : "verify after recovery: \(problems)"
+    } catch {
+        return "verify after recovery failed: \(error)"
+    }
 }

@@ -126,13 +126,13 @@ struct Workload: Sendable, CustomStringConvertible {
         try d.close()
     }
 
-    /// A streaming commit of 2.5 MB in five pieces (the writer hands it to the OS in several
-    /// writes before it ends), begun in a segment that already holds commits and growing past
-    /// the segment size; then a put, which starts a new segment.
+    /// A streaming commit of 1.2 MB in five pieces (the writer hands part of it to the OS before
+    /// it ends), begun in a segment that already holds commits and growing past the segment
+    /// size; then a put, which starts a new segment.
     static let streamingCommit = Workload(name: "streaming commit", segmentSize: 1 << 20) { d in
         try d.open()
         for i in 0..<3 { try d.put("k\(i)") }
-        try d.stream((0..<5).map { d.puts("s", $0 * 500..<($0 + 1) * 500, size: 1000) })
+        try d.stream((0..<5).map { d.puts("s", $0 * 240..<($0 + 1) * 240, size: 1000) })
         try d.put("k0")
         try d.delete("s7")
         try d.close()

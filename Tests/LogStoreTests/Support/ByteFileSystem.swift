@@ -57,6 +57,10 @@ struct ByteFileSystem: FileSystem {
         throw refused("truncate", file.path)
     }
 
+    func restrictToOwner(_ file: OpenFile) throws {
+        throw refused("fchmod", file.path)
+    }
+
     func size(_ file: OpenFile) throws -> Int64 { Int64(try contents(file.path).count) }
 
     func map(_ file: OpenFile, length: Int) throws -> UnsafeRawPointer {

@@ -1,0 +1,235 @@
+/// What ``LogInspector/verify(storeAt:visit:)`` found.
+public struct VerifyReport: Sendable, Equatable {
+    /// Segment files read.
+    public var segments = 0
+    /// Complete commits.
+    public var commits = 0
+    /// Records in complete commits.
+    public var records = 0
+    /// Bytes of the segment files.
+    public var bytes: Int64 = 0
+    /// The highest sequence number of a complete commit.
+    public var lastSequence: UInt64 = 0
+    /// Everything found, in replay order of the files, then the files the store never reads.
+    public var problems: [LogInspector.Problem] = []
+
+    /// Whether damage was found (`open` would refuse the store).
+    public var isDamaged: Bool { problems.contains { $0.isDamage } }
+
+    /// The torn tail `open` would cut, if any.
+    public var tornTail: LogInspector.Problem? { problems.first { $0.kind == .tornTail } }
+
+    /// An empty report.
+    public init() {}
+}
+
+extension LogInspector {
+    /// Checks the store at `path` by the rules `open` applies, from the same code, without
+    /// changing anything: every segment's header (CRC before version), every frame's length,
+    /// type, sequence and CRC, every record's grammar and keyspace, the torn-tail rule of the
+    /// newest segment (sync marks), and every hint file against its segment (what would make
+    /// `open` ignore it). Damage does not stop it: it goes on from the next valid frame, as
+    /// salvage mode would, so every damaged region is listed. Also lists the files the store
+    /// never reads (leftover `*.tmp` files, kept `*.cut` bytes, damaged segments moved aside).
+    ///
+    /// Where `open` would throw ``LogStoreError/corruption(path:offset:reason:)``, the report's
+    /// first damage names the same file and offset; where it would cut a torn tail, the report's
+    /// ``VerifyReport/tornTail`` names the same segment and offset; the hints it reports as
+    /// unusable are the ones `open` ignores.
+    ///
+    /// - Parameter visit: called with every record of every complete commit, in replay order.
+    /// - Throws: ``LogStoreError/invalidArgument(_:)`` if `path` is not a directory;
+    ///   ``LogStoreError/io(operation:path:errno:)`` if it cannot be listed; what `visit` throws.
+    /// - Complexity: O(bytes of the segments and hints). Memory is bounded, whatever the number
+    ///   of records: segments are mapped and their pages dropped behind the scan.
+    public static func verify(
+        storeAt path: String, visit: (VisitedRecord) throws -> Void = { _ in }
+    ) throws -> VerifyReport {
+        try verify(storeAt: path, fileSystem: PosixFileSystem(), visit: visit)
+    }
+
+    /// ``verify(storeAt:visit:)`` through `fileSystem`.
+    package static func verify(
+        storeAt path: String, fileSystem fs: any FileSystem,
+        visit: (VisitedRecord) throws -> Void = { _ in }
+    ) throws -> VerifyReport {
+        guard fs.kind(of: path) == .directory else {
+            throw LogStoreError.invalidArgument("\(path) is not a store directory")
+        }
+        let files = try StoreFiles(storeAt: path, fileSystem: fs)
+        var report = VerifyReport()
+        var keyspaces = KeyspaceTable()
+        for (i, file) in files.segments.enumerated() {
+            let newest = i == files.segments.count - 1
+            let segment: Segment
+            do {
+                segment = try Segment(
+                    directory: path, order: file.order, handle: 0, fileSystem: fs, growing: false)
+            } catch let error as LogStoreError {
+                report.problems.append(
+                    Problem(
+                        path: files.path(of: file.name), offset: nil, reason: error.description,
+                        kind: .corruption))
+                continue
+            }
+            report.segments += 1
+            report.bytes += Int64(segment.size)
+            try check(
+                segment, newest: newest, hasHint: files.hasHint(forSegmentOf: file.order),
+                keyspaces: &keyspaces, fileSystem: fs, report: &report, visit: visit)
+        }
+        for name in files.temporaryFiles {
+            report.problems.append(
+                Problem(
+                    path: files.path(of: name), offset: nil,
+                    reason: "a file left by an interrupted compaction, hint write or cut; never "
+                        + "read, removed by the next open for writing", kind: .leftoverFile))
+        }
+        for name in files.orphanHints {
+            report.problems.append(
+                Problem(
+                    path: files.path(of: name), offset: nil,
+                    reason: "a hint file without its segment; never read, removed by the next "
+                        + "open for writing", kind: .leftoverFile))
+        }
+        for name in files.damagedFiles {
+            report.problems.append(
+                Problem(
+                    path: files.path(of: name), offset: nil,
+                    reason: "a segment salvage mode moved aside because it could not be read; "
+                        + "never read", kind: .leftoverFile))
+        }
+        for name in files.cutFiles {
+            report.problems.append(
+                Problem(
+                    path: files.path(of: name), offset: nil,
+                    reason: "bytes recovery cut from a torn tail, kept aside; never read, removed "
+                        + "by a compaction or `logbook verify --discard-cut`", kind: .cutBytes))
+        }
+        return report
+    }
+
+    /// One segment: its header, its hint, then every frame.
+    private static func check(
+        _ segment: Segment, newest: Bool, hasHint: Bool, keyspaces: inout KeyspaceTable,
+        fileSystem fs: any FileSystem, report: inout VerifyReport,
+        visit: (VisitedRecord) throws -> Void
+    ) throws {
+        let bytes = segment.bytes()
+        switch RecoveryRules.header(
+            of: bytes, order: segment.order, newest: newest, path: segment.path)
+        {
+        case .tornCreation(let reason):
+            report.problems.append(
+                Problem(path: segment.path, offset: 0, reason: reason, kind: .tornTail))
+            return
+        case .invalid(let error):
+            var problem = Problem(
+                path: segment.path, offset: nil, reason: error.description, kind: .corruption)
+            switch error {
+            case .corruption(_, let offset, let reason):
+                problem.offset = offset
+                problem.reason = reason
+            case .unsupportedVersion:
+                problem.kind = .unsupportedVersion
+            default:
+                break
+            }
+            report.problems.append(problem)
+            return
+        case .valid(let header):
+            segment.formatVersion = header.version
+        }
+        let name = StoreFiles.segmentName(order: segment.order)
+        // The hint is checked after the frames (its problems are reported after theirs), against
+        // the keyspaces the segments before this one define, as `open` checks it.
+        let keyspacesBefore = keyspaces
+        var scanner = SegmentScanner(bytes: bytes, keyspaces: keyspaces)
+        scanner.releasePages = { segment.releasePages(from: $0, to: $1) }
+        defer {
+            keyspaces = scanner.keyspaces
+            segment.releasePages()
+        }
+        defer {
+            if hasHint {
+                checkHint(
+                    of: segment, keyspaces: keyspacesBefore, fileSystem: fs, report: &report)
+            }
+        }
+        while let event = scanner.next() {
+            switch event {
+            case .commit(let sequence, let start, let end):
+                report.commits += 1
+                report.lastSequence = max(report.lastSequence, sequence)
+                let table = scanner.keyspaces
+                try scanner.forEachRecord(start: start, end: end) { record in
+                    report.records += 1
+                    let kind: RecordKind =
+                        record.op == RecordOp.put
+                        ? .put : record.op == RecordOp.delete ? .delete : .defineKeyspace
+                    try visit(
+                        VisitedRecord(
+                            segment: name, frameOffset: Int64(record.frameOffset),
+                            recordOffset: Int64(record.recordOffset), sequence: sequence,
+                            kind: kind,
+                            keyspace: kind == .defineKeyspace
+                                ? String(decoding: record.key, as: UTF8.self)
+                                : table.name(of: Int(record.keyspace)) ?? "",
+                            key: kind == .defineKeyspace
+                                ? UnsafeRawBufferPointer(start: nil, count: 0) : record.key,
+                            value: record.value))
+                }
+            case .damage(let damage):
+                if RecoveryRules.classify(damage, in: scanner, newest: newest) == .tornTail {
+                    report.problems.append(
+                        Problem(
+                            path: segment.path, offset: Int64(damage.commitStart),
+                            reason: damage.reason, kind: .tornTail))
+                    return  // recovery drops everything after a torn write
+                }
+                report.problems.append(
+                    Problem(
+                        path: segment.path, offset: Int64(damage.offset), reason: damage.reason,
+                        kind: .corruption))
+                guard let resume = scanner.findNextFrame(from: damage.resumeSearch) else { return }
+                scanner.position = resume
+            }
+        }
+    }
+
+    /// Reports the hint of `segment` if `open` would ignore it.
+    private static func checkHint(
+        of segment: Segment, keyspaces: KeyspaceTable, fileSystem fs: any FileSystem,
+        report: inout VerifyReport
+    ) {
+        let hint = Hint.path(forSegment: segment.path)
+        do {
+            _ = try Hint.check(segment: segment, keyspaces: keyspaces, fileSystem: fs, keeping: [])
+        } catch let unusable as Hint.Unusable {
+            report.problems.append(
+                Problem(path: hint, offset: nil, reason: unusable.reason, kind: .unusableHint))
+        } catch {
+            report.problems.append(
+                Problem(path: hint, offset: nil, reason: "\(error)", kind: .unusableHint))
+        }
+    }
+
+    /// Removes the bytes recovery cut and kept aside (`*.cut` files: FORMAT.md, "Recovery"),
+    /// once you know you do not want them. Returns the paths removed.
+    /// - Throws: ``LogStoreError/io(operation:path:errno:)``.
+    @discardableResult
+    public static func discardCutFiles(storeAt path: String) throws -> [String] {
+        try discardCutFiles(storeAt: path, fileSystem: PosixFileSystem())
+    }
+
+    /// ``discardCutFiles(storeAt:)`` through `fileSystem`.
+    package static func discardCutFiles(storeAt path: String, fileSystem fs: any FileSystem)
+        throws -> [String]
+    {
+        let files = try StoreFiles(storeAt: path, fileSystem: fs)
+        let removed = files.cutFiles.map(files.path(of:))
+        for file in removed { try fs.remove(file) }
+        if !removed.isEmpty { try fs.syncDirectory(path) }
+        return removed
+    }
+}

@@ -1,0 +1,205 @@
+/// Opening's replay of a store's segments into the index (FORMAT.md, "Recovery"): every segment
+/// in order, through its hint when the hint passes every check, else by a scan; torn tails cut
+/// (and kept aside), corruption thrown or, in salvage mode, skipped. The decisions are
+/// ``RecoveryRules``', which ``LogInspector/verify(storeAt:visit:)`` reports without acting.
+struct Replay {
+    let path: String
+    let options: LogStoreOptions
+    var state = IndexState()
+    var report = RecoveryReport()
+    /// Whether the writer must start a new segment rather than append to the newest one: salvage
+    /// skipped damage in it or moved it aside (damaged files are never written to).
+    private var needsNewSegment = false
+    /// The highest order seen, damaged segments included: a new segment sorts after them all.
+    private var highestOrder: UInt64 = 0
+
+    private var fs: any FileSystem { options.fileSystem }
+    private var writable: Bool { !options.readOnly }
+
+    init(path: String, options: LogStoreOptions) {
+        self.path = path
+        self.options = options
+        state.onlyKeyspaces = options.indexedKeyspaces
+    }
+
+    /// Lists the directory, tidies it (leftover temporary files, hints whose segment is gone)
+    /// when writable, replays every segment, and makes the writer.
+    mutating func run() throws -> OpenedStore {
+        let files = try StoreFiles(storeAt: path, fileSystem: fs)
+        if writable {
+            for name in files.temporaryFiles {
+                try fs.remove(files.path(of: name))
+                report.notes.append(
+                    "removed \(name), left over from an interrupted compaction, hint or cut")
+            }
+            for name in files.orphanHints {
+                try fs.remove(files.path(of: name))  // its segment was compacted away
+            }
+        }
+        for (i, file) in files.segments.enumerated() {
+            highestOrder = max(highestOrder, file.order)
+            try replaySegment(
+                file, newest: i == files.segments.count - 1,
+                hasHint: files.hasHint(forSegmentOf: file.order))
+        }
+        for name in files.damagedFiles {
+            if let order = StoreFiles.segmentOrder(String(name.dropLast(".damaged".count))) {
+                highestOrder = max(highestOrder, order)
+            }
+        }
+        // Replay touched every page it read; reads will touch again only what they need.
+        for segment in state.segments { segment?.releasePages() }
+        var writer: LogWriter?
+        if writable {
+            let active: Segment
+            if let newest = state.segments.last ?? nil, !needsNewSegment {
+                active = newest
+            } else {
+                active = try Segment(
+                    directory: path, order: (highestOrder >> 16 + 1) << 16,
+                    handle: UInt32(state.segments.count), fileSystem: fs, growing: true,
+                    create: true)
+                try fs.syncData(active.file)
+                try fs.syncDirectory(path)
+                state.addSegment(active)
+            }
+            writer = LogWriter(
+                directory: path, fileSystem: fs, segmentSize: options.segmentSize, active: active,
+                state: state)
+        }
+        return OpenedStore(state: state, lockFile: nil, writer: writer, report: report)
+    }
+
+    /// Checks one segment's header and applies its commits, through its hint if usable.
+    private mutating func replaySegment(
+        _ file: StoreFiles.Segment, newest: Bool, hasHint: Bool
+    ) throws {
+        let segment = try Segment(
+            directory: path, order: file.order, handle: UInt32(state.segments.count),
+            fileSystem: fs, growing: newest && writable)
+        let bytes = segment.bytes()
+        switch RecoveryRules.header(
+            of: bytes, order: file.order, newest: newest, path: segment.path)
+        {
+        case .tornCreation(let reason):
+            if writable { try fs.restrictToOwner(segment.file) }
+            try cut(segment, at: 0, reason: reason)
+            if writable {
+                let header = FileHeader(kind: .segment, fileOrder: segment.order).encoded()
+                try header.withUnsafeBytes { try fs.writeAll(segment.file, $0, at: 0) }
+                try fs.syncData(segment.file)
+                segment.size = FileHeader.size
+            }
+            state.addSegment(segment)
+            return
+        case .invalid(let error):
+            guard options.salvage, case .corruption = error else { throw error }
+            try moveAside(segment, reason: error.reason)
+            return
+        case .valid(let header):
+            segment.formatVersion = header.version
+            // The segment recovery may cut and the writer appends to: owner-only, whatever
+            // mode it was given.
+            if newest && writable { try fs.restrictToOwner(segment.file) }
+        }
+        state.addSegment(segment)
+        if hasHint {
+            do {
+                // The hint says where records are; the CRCs say they are still what was written.
+                let checked = try Hint.check(
+                    segment: segment, keyspaces: state.keyspaces, fileSystem: fs,
+                    keeping: state.onlyKeyspaces)
+                Hint.apply(checked, to: segment, state: &state)
+                state.lastSequence = max(state.lastSequence, checked.lastSequence)
+                return
+            } catch let unusable as Hint.Unusable {
+                let hint = Hint.path(forSegment: segment.path)
+                report.ignoredHints.append(hint)
+                report.notes.append(
+                    "ignored the hint file of \(segment.path) (\(unusable.reason)); scanned the segment instead"
+                )
+            }
+        }
+        let skips = report.skipped.count
+        try scan(segment, newest: newest)
+        if !newest && writable && report.skipped.count == skips {
+            do {
+                try Hint.write(for: segment, directory: path, fileSystem: fs)
+            } catch {
+                report.notes.append("could not write the hint file of \(segment.path): \(error)")
+            }
+        }
+    }
+
+    /// Applies every complete commit of `segment` by walking its frames. In the newest segment,
+    /// damage no later sync mark vouches for is a torn tail: it is cut off (or, read-only,
+    /// ignored). Other damage throws, or in salvage mode is skipped.
+    private mutating func scan(_ segment: Segment, newest: Bool) throws {
+        let bytes = segment.bytes()
+        var scanner = SegmentScanner(bytes: bytes, keyspaces: state.keyspaces)
+        // Bounded memory however large the segment (or one commit in it): drop pages behind.
+        scanner.releasePages = { segment.releasePages(from: $0, to: $1) }
+        while let event = scanner.next() {
+            switch event {
+            case .commit(let sequence, let start, let end):
+                state.applyCommit(&scanner, start: start, end: end, segment: segment)
+                state.lastSequence = max(state.lastSequence, sequence)
+            case .damage(let damage):
+                if RecoveryRules.classify(damage, in: scanner, newest: newest) == .tornTail {
+                    try cut(segment, at: damage.commitStart, reason: damage.reason)
+                    return
+                }
+                guard options.salvage else {
+                    throw LogStoreError.corruption(
+                        path: segment.path, offset: Int64(damage.offset), reason: damage.reason)
+                }
+                let resume = scanner.findNextFrame(from: damage.resumeSearch)
+                report.skipped.append(
+                    RecoveryReport.Skip(
+                        path: segment.path, offset: Int64(damage.commitStart),
+                        length: Int64((resume ?? bytes.count) - damage.commitStart),
+                        reason: damage.reason))
+                if newest { needsNewSegment = true }
+                guard let resume else { return }
+                scanner.position = resume
+            }
+        }
+    }
+
+    /// Drops the bytes of the newest segment from `offset` on: when writable, keeps them in a
+    /// cut file, then truncates and syncs the segment; read-only, only hides them.
+    private mutating func cut(_ segment: Segment, at offset: Int, reason: String) throws {
+        let dropped = segment.size - offset
+        var keptIn: String?
+        if writable && dropped > 0 {
+            keptIn = try CutBytes.keep(segment, from: offset, directory: path, fileSystem: fs)
+            try fs.truncate(segment.file, to: Int64(offset))
+            try fs.syncData(segment.file)
+        }
+        segment.size = offset
+        report.droppedTailBytes += Int64(dropped)
+        report.truncatedSegment = segment.path
+        report.cuts.append(
+            RecoveryReport.Cut(
+                path: segment.path, offset: Int64(offset), length: Int64(dropped), reason: reason,
+                keptIn: keptIn))
+        report.notes.append(
+            "cut \(dropped) bytes of an incomplete commit at offset \(offset) of \(segment.path): \(reason)"
+                + (keptIn.map { "; kept in \($0)" } ?? ""))
+    }
+
+    /// Salvage: a segment whose header cannot be read is renamed `NAME.seg.damaged` (when
+    /// writable) and left out: never rewritten in place.
+    private mutating func moveAside(_ segment: Segment, reason: String) throws {
+        report.skipped.append(
+            RecoveryReport.Skip(
+                path: segment.path, offset: 0, length: Int64(segment.size), reason: reason))
+        needsNewSegment = true
+        guard writable else { return }
+        let damaged = segment.path + ".damaged"
+        try fs.rename(segment.path, to: damaged)
+        try fs.syncDirectory(path)
+        report.movedAside.append(damaged)
+        report.notes.append("moved \(segment.path) aside to \(damaged): \(reason)")
+    }
+}
