@@ -1,5 +1,5 @@
 /// A sidecar file: bytes a layer above keeps beside the segments (the object layer's indexes),
-/// describing the store as of one commit (FORMAT.md Part 1, "Sidecar files").
+/// describing the store as of one commit (FORMAT.md Part 2, "Index sidecar").
 ///
 /// The store never needs a sidecar: it is derived data, for speed. Whoever reads one compares
 /// its ``sequence`` with ``LogStore/lastSequence`` to know whether it still describes the store.

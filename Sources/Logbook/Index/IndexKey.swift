@@ -1,6 +1,6 @@
 import Foundation
 
-/// The bytes of index entries (FORMAT.md Part 2, "Index entries"): each field's value in an
+/// The bytes of index entries (FORMAT.md Part 2, "Index sidecar"): each field's value in an
 /// order-preserving encoding, then the object's primary key, so that comparing two entries'
 /// bytes (`memcmp`, shorter first on a tie) orders them as ``AttributeValue/compare(_:_:)``
 /// orders their values field by field, then by primary key.
