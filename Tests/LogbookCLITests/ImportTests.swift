@@ -203,3 +203,36 @@ extension ImportTests {
         }
     }
 }
+
+extension ImportTests {
+    /// An import saved in many pieces (`LOGBOOK_IMPORT_PIECE=7`) into one streaming commit:
+    /// a bad line after several pieces leaves nothing; a good file lands whole.
+    @Test func aFailureAfterManyPiecesImportsNothing() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.employees(at: path)
+        let before = try CLI.run(["export", path]).stdout
+        var lines = (0..<100).map { #"{"_entity":"Employee","name":"E\#($0)","salary":\#($0)}"# }
+        writeFile(dir.child("good.jsonl"), b(lines.joined(separator: "\n") + "\n"))
+        lines.append(#"{"_entity":"Employee","salary":"many"}"#)
+        writeFile(dir.child("bad.jsonl"), b(lines.joined(separator: "\n") + "\n"))
+        let logbook = try #require(CLI.executable)
+        let bad = try Shell.run(
+            logbook, ["import", path, dir.child("bad.jsonl")],
+            environment: ["LOGBOOK_IMPORT_PIECE": "7"])
+        #expect(bad.status == 1)
+        #expect(
+            bad.stderr.hasSuffix(
+                "bad.jsonl:101: Employee.salary holds Int64, not the string \"many\"; nothing was imported\n"
+            ))
+        #expect(try CLI.run(["export", path]).stdout == before)
+        #expect(try CLI.run(["verify", path]).status == 0)
+        let good = try Shell.run(
+            logbook, ["import", path, dir.child("good.jsonl")],
+            environment: ["LOGBOOK_IMPORT_PIECE": "7"])
+        #expect(good.status == 0, "\(good.stderr)")
+        let after = try CLI.run(["export", path, "--format", "csv"]).stdout
+        #expect(after.split(separator: "\r\n").count == 1 + 2 + 100)
+    }
+}

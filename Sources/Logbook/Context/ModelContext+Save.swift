@@ -14,7 +14,11 @@ extension ModelContext {
     ///   ``LogbookError/conflict(entity:object:expectedVersion:foundVersion:)``,
     ///   ``LogbookError/unknownEntity(_:)``, ``LogbookError/store(_:)``.
     /// - Complexity: O(pending objects), plus a scan of each entity with unique attributes.
-    public func save() throws {
+    public func save() throws { try save(appendingTo: nil) }
+
+    /// ``save()``, with the batch appended to `commit` instead of committed on its own
+    /// (``save(into:)``).
+    func save(appendingTo commit: StreamingCommit?) throws {
         guard hasChanges else { return }
         if let failure = failures.first { throw failure }
         let core = self.core
@@ -33,7 +37,7 @@ extension ModelContext {
             var batch = table.takeStaged()
             let staged = batch.mark()
             do {
-                try write(into: &batch)
+                try write(into: &batch, appendingTo: commit)
             } catch {
                 batch.truncate(to: staged)
                 table.restoreStaged(batch)
@@ -42,8 +46,9 @@ extension ModelContext {
         }
     }
 
-    /// Appends every pending change to `batch`, commits it, and records the save.
-    private func write(into batch: inout WriteBatch) throws {
+    /// Appends every pending change to `batch`, commits it (or appends it to `commit`), and
+    /// records the save.
+    private func write(into batch: inout WriteBatch, appendingTo commit: StreamingCommit?) throws {
         var writer = ByteWriter(capacity: 128)
         var savedEntities = [Bool](repeating: false, count: core.bindings.count)
         var insertedEntities = table.stagedCount.map { $0 > 0 }
@@ -70,7 +75,9 @@ extension ModelContext {
                 in: ContainerCore.metaKeyspace)
         }
         if !batch.isEmpty {
-            try wrapStoreErrors { _ = try core.store.commit(batch) }
+            try wrapStoreErrors {
+                if let commit { try commit.append(batch) } else { _ = try core.store.commit(batch) }
+            }
         }
         let generation = core.recordSave(
             of: Set(savedEntities.indices.filter { savedEntities[$0] }), saver: serial)
