@@ -67,14 +67,8 @@ final class CompactionWatcher: @unchecked Sendable {
             // Outputs are renamed into place at the end: then the most seen stands.
             var most: Int64 = 0
             while done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-                var written: Int64 = 0
-                for name in names where name.hasSuffix(".tmp") {
-                    let size =
-                        (try? FileManager.default.attributesOfItem(
-                            atPath: directory + "/" + name))?[.size] as? Int64
-                    written += size ?? 0
-                }
+                let files = StoreFiles(directory)
+                let written = files.sized(files.temporaries).reduce(0) { $0 + $1.size }
                 most = max(most, written)
                 if self.progress.isDue() {
                     self.progress.show(meter.describe(done: Int(most >> 10)))

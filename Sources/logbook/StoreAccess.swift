@@ -16,8 +16,7 @@ enum StoreAccess {
     static func requireStoreDirectory(_ path: String) throws {
         switch fileKind(path) {
         case .directory:
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-            guard names.contains(where: { $0 == "LOCK" || $0.hasSuffix(".seg") }) else {
+            guard StoreFiles(path).holdsStore else {
                 throw CommandError.cannotRun(
                     "no store at \(path): the directory holds no segment files and no LOCK file")
             }

@@ -32,9 +32,7 @@ struct StoreStatistics {
         schemaVersion = schema?.version
         entities = try (schema?.entities ?? []).map { ($0.name, try store.count(in: $0.name)) }
         droppedTailBytes = store.recovery.droppedTailBytes
-        hintFiles =
-            ((try? FileManager.default.contentsOfDirectory(atPath: store.path)) ?? [])
-            .filter { $0.hasSuffix(".hint") }.count
+        hintFiles = StoreFiles(store.path).hints.count
     }
 
     /// Aligned `name  value` lines, then the keyspaces and entities.
