@@ -20,6 +20,8 @@ public final class LogStore: Sendable {
     let queue = CommitQueue()
     let writer: LogWriter?
     private let lockFile: OpenFile?
+    /// Segments a view made by ``snapshot(asOf:)`` reads, which its index does not own.
+    private let viewSegments: [Segment]
     /// Held while a compaction runs: one at a time.
     let compactionLock = Locked<Void>(())
     let lastCompaction = Locked<CompactionReport?>(nil)
@@ -52,6 +54,21 @@ public final class LogStore: Sendable {
         self.index = Locked(opened.state)
         self.writer = opened.writer
         self.lockFile = opened.lockFile
+        self.viewSegments = []
+    }
+
+    /// A read-only view over `state`, which reads `segments` (``snapshot(asOf:)``).
+    init(
+        view path: String, options: LogStoreOptions, state: IndexState,
+        retaining segments: [Segment]
+    ) {
+        self.path = path
+        self.options = options
+        self.recovery = RecoveryReport()
+        self.index = Locked(state)
+        self.writer = nil
+        self.lockFile = nil
+        self.viewSegments = segments
     }
 
     deinit {
@@ -156,7 +173,9 @@ public final class LogStore: Sendable {
             !autoCompactionQueued.exchange(true, ordering: .acquiring)
         else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
-            _ = try? compact()
+            if let writer {
+                _ = try? compactionLock.withLock { _ in try runCompaction(writer, automatic: true) }
+            }
             autoCompactionQueued.store(false, ordering: .releasing)
         }
     }

@@ -22,6 +22,10 @@ public enum LogStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An earlier `fdatasync` failed, so the kernel may have dropped written pages; the store
     /// refuses writes until it is closed and opened again (which re-reads what is really on disk).
     case writesDisabled(path: String, cause: Int32)
+    /// The state or commits asked for are older than the history the store still holds:
+    /// compaction dropped them (``LogStoreOptions/historyRetention`` says what it keeps).
+    /// `oldest` is the oldest sequence number whose state is still available.
+    case historyUnavailable(requested: UInt64, oldest: UInt64)
 
     public var description: String {
         switch self {
@@ -49,6 +53,11 @@ public enum LogStoreError: Error, Sendable, Equatable, CustomStringConvertible {
             return
                 "writes to \(path) are disabled since a sync failed (\(errnoDescription(cause))); "
                 + "close and reopen the store: acknowledged commits are safe, the failed one may be lost."
+        case .historyUnavailable(let requested, let oldest):
+            return
+                "the store no longer holds its history after commit \(requested): compaction dropped "
+                + "it. The oldest state still available is after commit \(oldest); keep more "
+                + "history with a longer retention."
         }
     }
 }

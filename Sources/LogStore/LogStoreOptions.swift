@@ -28,6 +28,13 @@ public struct LogStoreOptions: Sendable {
     /// Dead bytes below which automatic compaction never runs.
     public var autoCompactionMinimumBytes: Int = 64 << 20
 
+    /// Which past states compaction keeps (FORMAT.md, "History"). Called when a compaction starts,
+    /// with the store, it returns the oldest sequence number whose state, and every commit after
+    /// it, must stay readable through ``LogStore/snapshot(asOf:)`` and
+    /// ``LogStore/commits(after:follow:)``; `nil` keeps only the live state. Without it (the
+    /// default) compaction keeps only the live state.
+    public var historyRetention: (@Sendable (LogStore) throws -> UInt64?)?
+
     /// Every system call of the store goes through this; tests swap it to inject faults.
     package var fileSystem: any FileSystem = PosixFileSystem()
 

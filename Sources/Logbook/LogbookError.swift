@@ -14,8 +14,12 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
     case typeMismatch(entity: String, attribute: String, expected: String, found: String)
     /// A non-optional attribute without a value at save. `object` is the identifier's string form.
     case missingValue(entity: String, attribute: String, object: String)
-    /// Two objects share the value of a unique attribute.
-    case uniqueConstraint(entity: String, attribute: String, value: String, object: String)
+    /// Two objects share the value of a unique attribute (or, for a compound constraint, the
+    /// values of its attributes: `attribute` is then `(a, b)` and `value` `("x", 1)`): `object`
+    /// is the one being saved, `existing` the one that has the value already (stored, or
+    /// earlier in the same save).
+    case uniqueConstraint(
+        entity: String, attribute: String, value: String, object: String, existing: String)
     /// A deleted object's relationship with the `.deny` rule still reaches an object.
     case deleteDenied(entity: String, relationship: String, object: String)
     /// The object was saved by another context since this one read it (merge policy `.error`).
@@ -38,6 +42,15 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
     case objectNotFound(String)
     /// A string does not have the `Entity/number` form of a ``PersistentIdentifier``.
     case invalidIdentifier(String)
+    /// The saves after `requested` are no longer in the store: its history retention let
+    /// compaction drop them. `oldest` is the oldest token it still has history after.
+    case historyUnavailable(requested: HistoryToken, oldest: HistoryToken)
+    /// A history token this store cannot take: from another store, or ahead of its last commit.
+    case invalidHistoryToken(String, reason: String)
+    /// The store holds no history (no Logbook that records it has opened it for writing yet).
+    case historyNotRecorded(path: String)
+    /// A context that shows a past state (``ModelContainer/context(asOf:)``) cannot save.
+    case pastStateIsReadOnly(token: HistoryToken)
     /// The engine failed; the wrapped error says how.
     case store(LogStoreError)
 
@@ -58,9 +71,9 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
         case .missingValue(let entity, let attribute, let object):
             return
                 "\(entity).\(attribute) of \(object) is required but has no value; set it before saving, or make the attribute optional."
-        case .uniqueConstraint(let entity, let attribute, let value, let object):
+        case .uniqueConstraint(let entity, let attribute, let value, let object, let existing):
             return
-                "\(entity).\(attribute) must be unique, but \(object) repeats the value \(value); change one of them before saving."
+                "\(entity).\(attribute) must be unique, but \(object) repeats the value \(value) of \(existing); change one of them before saving, or make the entity's unique policy upsert."
         case .deleteDenied(let entity, let relationship, let object):
             return
                 "\(entity) \(object) cannot be deleted while \(entity).\(relationship) still reaches objects (delete rule deny); delete or reassign them first."
@@ -87,6 +100,17 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
             return "no object \(id) in the store; it may have been deleted."
         case .invalidIdentifier(let text):
             return "\"\(text)\" is not an object identifier; expected the form Entity/42."
+        case .historyUnavailable(let requested, let oldest):
+            return
+                "the history after \(requested) is no longer in the store: its retention let compaction drop it. The oldest token still available is \(oldest); keep more with a longer history retention."
+        case .invalidHistoryToken(let token, let reason):
+            return "the history token \"\(token)\" does not fit this store: \(reason)."
+        case .historyNotRecorded(let path):
+            return
+                "the store at \(path) has no recorded history yet: it was written by a Logbook that did not record it. Open it for writing once to start its history."
+        case .pastStateIsReadOnly(let token):
+            return
+                "this context shows the store as of \(token), so it cannot save; make changes in a context of the container."
         case .store(let error):
             return error.description
         }

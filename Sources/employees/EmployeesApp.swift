@@ -26,9 +26,17 @@ enum EmployeesApp {
                     dumpStore: EmployeeStore.dump(at: path), storePath: path)
                 try story.run()
             default:
+                let output = BufferedOutput.standardOutput()
                 let runner = CommandRunner(
-                    repository: try EmployeeStore.open(at: path), print: printLine)
-                try runner.run(invocation.command)
+                    repository: try EmployeeStore.open(at: path), output: output,
+                    progress: ProgressLine.forStandardError())
+                do {
+                    try runner.run(invocation.command)
+                    try output.flush()
+                } catch {
+                    try? output.flush()
+                    throw error
+                }
             }
             return 0
         } catch {

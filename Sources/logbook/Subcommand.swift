@@ -44,7 +44,10 @@ extension Subcommand {
 enum LogbookTool {
     /// Every subcommand, in the order `--help` lists them.
     static var commands: [any Subcommand.Type] {
-        [Dump.self, Verify.self, Stats.self, Compact.self, Export.self, Import.self]
+        [
+            Dump.self, Verify.self, Stats.self, Compact.self, Export.self, Import.self, History.self,
+            Changes.self,
+        ]
     }
 
     /// The text of `logbook --help`.

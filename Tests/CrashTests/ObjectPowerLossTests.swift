@@ -135,7 +135,7 @@ func checkRecoveredObjects(
         after.name = "After"
         after.salary = 7
         context.insert(after)
-        let id = after.persistentModelID!
+        let id = after.persistentModelID
         try context.save()
         try container.close()
         let highest = recording.highestKey(of: "Employee", through: matched)

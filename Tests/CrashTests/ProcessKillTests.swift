@@ -49,7 +49,12 @@ import Testing
             // The backtracer can take minutes over a process that is meant to die.
             process.environment = ["SWIFT_BACKTRACE": "enable=no"]
             try process.run()
-            let ready = Self.kill(process.processIdentifier, whenReady: pidFile, after: delay)
+            // While committing, the delay runs from the child's first acknowledgement, so that
+            // a loaded machine (a slow child) still gets commits between kills.
+            let ready = Self.kill(
+                process.processIdentifier, whenReady: pidFile,
+                acknowledged: duringOpen ? nil : acks,
+                after: delay)
             process.waitUntilExit()
             guard ready, process.terminationReason == .uncaughtSignal,
                 process.terminationStatus == SIGKILL
@@ -104,13 +109,20 @@ import Testing
         #expect(streamsSeen > 0)
     }
 
-    /// Waits for the child to write its pid file, then waits `delay` microseconds and kills it;
-    /// `false` (after killing it) if it never got that far.
-    static func kill(_ pid: Int32, whenReady pidFile: String, after delay: Int) -> Bool {
+    /// Waits for the child to write its pid file (and, given `acks`, to acknowledge a commit),
+    /// then waits `delay` microseconds and kills it; `false` (after killing it) if it never got
+    /// that far.
+    static func kill(
+        _ pid: Int32, whenReady pidFile: String, acknowledged acks: String?, after delay: Int
+    )
+        -> Bool
+    {
         let deadline = Date().addingTimeInterval(60)
         var ready = false
         while !ready && Date() < deadline {
-            ready = FileManager.default.fileExists(atPath: pidFile)
+            ready =
+                FileManager.default.fileExists(atPath: pidFile)
+                && acks.map { KillWorkload.lastAcknowledged($0) > 0 } ?? true
             if !ready { usleep(200) }
         }
         if ready { usleep(UInt32(delay)) }

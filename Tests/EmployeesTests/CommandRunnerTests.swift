@@ -12,8 +12,8 @@ import Testing
     private func run(_ arguments: String..., on store: TemporaryRepository)
         throws(EmployeesError) -> [String]
     {
-        let output = Output()
-        let runner = CommandRunner(repository: store.repository, print: { output.lines.append($0) })
+        let output = BufferedOutput()
+        let runner = CommandRunner(repository: store.repository, output: output)
         try runner.run(try ArgumentParser.parse(arguments).command)
         return output.lines
     }

@@ -131,3 +131,53 @@ import Testing
         #expect(try store.repository.all().map(\.company) == [nil, nil, globex])
     }
 }
+
+/// The employee counts the repository keeps after asking the store once stay equal to what a
+/// freshly opened repository counts, through every kind of change.
+@Suite struct StaffCountTests {
+    @Test func countsStayExactThroughEveryChange() throws {
+        let store = try TemporaryRepository(
+            companies: DemoStory.companies, employees: DemoStory.employees)
+        func expectFresh(_ step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let kept = try store.repository.companies()
+            store.close()
+            try store.reopen()
+            #expect(
+                kept == (try store.repository.companies()), "\(step)",
+                sourceLocation: sourceLocation)
+            _ = try store.repository.companies()  // counted again, kept from here
+        }
+        let repository = { store.repository! }
+        _ = try repository().companies()
+        try expectFresh("asked once")
+        _ = try repository().add(
+            EmployeeDraft(name: "Bo", designation: "", salary: 1, company: "Globex"))
+        _ = try repository().add(EmployeeDraft(name: "Cy", designation: "", salary: 1))
+        try expectFresh("added")
+        _ = try repository().update(
+            id: "Employee/1", with: EmployeeChanges(company: .assign("Globex")))
+        _ = try repository().update(
+            id: "Employee/5", with: EmployeeChanges(company: .assign("Acme")))
+        _ = try repository().update(id: "Employee/2", with: EmployeeChanges(company: .remove))
+        _ = try repository().update(id: "Employee/4", with: EmployeeChanges(salary: 9))
+        try expectFresh("moved")
+        try repository().delete(id: "Employee/3")
+        try repository().delete(id: "Employee/5")
+        try expectFresh("deleted")
+        _ = try repository().addCompany(CompanyDraft(name: "Initech"))
+        _ = try repository().add(
+            EmployeeDraft(name: "Di", designation: "", salary: 1, company: "Initech"))
+        _ = try repository().updateCompany("Initech", with: CompanyChanges(name: "Initrode"))
+        try expectFresh("a new company")
+        #expect(throws: EmployeesError.self) {
+            try repository().deleteCompany("Globex", handling: .refuseIfStaffed)
+        }
+        try expectFresh("a refused deletion")
+        let moved = try repository().deleteCompany("Globex", handling: .reassign(to: "Initrode"))
+        #expect(moved.company.employeeCount == 2 && moved.reassignedTo?.employeeCount == 3)
+        try expectFresh("a reassigning deletion")
+        _ = try repository().deleteCompany("Initrode", handling: .releaseEmployees)
+        try expectFresh("a releasing deletion")
+        #expect(try repository().companies().map(\.employeeCount) == [0])
+    }
+}

@@ -13,14 +13,7 @@ struct InteractiveProcessTests {
     /// Starts `employees --store …` (no subcommand) on `terminal`.
     private func start(_ employees: EmployeesProcess, on terminal: PseudoTerminal) throws -> Process
     {
-        let process = Process()
-        process.executableURL = employees.executable
-        process.arguments = ["--store", employees.storePath]
-        process.environment = ["HOME": employees.directory.path, "TERM": "xterm"]
-        process.standardInput = terminal.secondaryHandle
-        process.standardOutput = terminal.secondaryHandle
-        process.standardError = terminal.secondaryHandle
-        try process.run()
+        let process = try employees.startScreen(on: terminal)
         try #require(
             terminal.read(until: { $0.contains(Self.enteredRawMode) && $0.contains("q quit") }),
             "the screen did not start: \(terminal.text)")

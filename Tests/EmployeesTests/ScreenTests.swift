@@ -313,7 +313,13 @@ final class FailingRepository: EmployeeRepository {
     func add(_ draft: EmployeeDraft) throws(EmployeesError) -> EmployeeRecord {
         throw .store("disk full")
     }
-    func list(_ query: EmployeeQuery) -> [EmployeeRecord] { [] }
+    func forEachEmployee(
+        _ query: EmployeeQuery, counted: (Int) -> Void,
+        _ body: (EmployeeRecord) throws(EmployeesError) -> Void
+    ) {}
+    func employeeWindow(filter: String?) -> any RowSource<EmployeeRecord> {
+        ArrayRows<EmployeeRecord>([])
+    }
     func employee(id: String) throws(EmployeesError) -> EmployeeRecord {
         throw .unknownEmployee(id: id)
     }

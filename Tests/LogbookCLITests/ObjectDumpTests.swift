@@ -16,11 +16,11 @@ import Testing
         #expect(
             result.stdout == """
                 SEGMENT               OFFSET  SEQ  TYPE    KEYSPACE  KEY  VALUE
-                0000000000010000.seg     180    2  put     Employee  1    name="Ann" designation="Engineer" salary=2000000
-                0000000000010000.seg     211    2  put     Employee  2    name="Bo" designation="Manager" salary=500
-                0000000000010000.seg     238    2  put     Employee  3    name="Cy" designation="Engineer" salary=1500
-                0000000000010000.seg     335    3  put     Employee  2    name="Bo" designation="Manager" salary=900
-                0000000000010000.seg     404    4  delete  Employee  3
+                0000000000010000.seg     257    2  put     Employee  1    name="Ann" designation="Engineer" salary=2000000
+                0000000000010000.seg     288    2  put     Employee  2    name="Bo" designation="Manager" salary=500
+                0000000000010000.seg     315    2  put     Employee  3    name="Cy" designation="Engineer" salary=1500
+                0000000000010000.seg     431    3  put     Employee  2    name="Bo" designation="Manager" salary=900
+                0000000000010000.seg     521    4  delete  Employee  3
 
                 """)
     }
@@ -33,16 +33,20 @@ import Testing
         let result = try CLI.run(["dump", path])
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.count == 12)
+        #expect(lines.count == 18)
         #expect(
-            lines[2]
-                == "0000000000010000.seg      58    1  put              logbook.schema  version 1  "
+            lines[3]
+                == "0000000000010000.seg      73    1  put              logbook.schema   version 1  "
                 + "        Employee(name: String, designation: String indexed, salary: Int64)")
+        // The store's identity and the start of its history (FORMAT.md Part 2, "History").
+        #expect(lines[4].contains("1  put              logbook.meta     \"storeIdentifier\"  0x"))
         #expect(
-            lines[8]
-                == "0000000000010000.seg     266    2  put              logbook.meta    "
+            lines[11]
+                == "0000000000010000.seg     343    2  put              logbook.meta     "
                 + "\"lastID:Employee\"  0x0000000000000003")
-        #expect(lines[10].hasSuffix("4  delete           Employee        3"))
+        #expect(
+            lines[12].contains("2  put              logbook.history  \"save\"             0x01"))
+        #expect(lines[15].hasSuffix("4  delete           Employee         3"))
     }
 
     @Test func whereFiltersDecodedObjects() throws {
@@ -95,7 +99,7 @@ import Testing
         #expect(result.status == 0)
         #expect(
             result.stdout
-                == #"{"segment":"0000000000010000.seg","frameOffset":183,"offset":225,"sequence":2,"type":"put","keyspace":"Contact","keyHex":"0000000000000001","key":null,"entity":"Contact","id":1,"version":1,"object":{"email":"ann@example.com","nickname":"O'Brien, \"Annie\"\nsecond line","age":41,"score":2.5,"active":false,"birthday":"2001-09-09T01:46:40.250Z","avatar":"0001feff","token":"E621E1F8-C36C-495A-93FC-0C247A3E6E5F"}}"#
+                == #"{"segment":"0000000000010000.seg","frameOffset":257,"offset":302,"sequence":2,"type":"put","keyspace":"Contact","keyHex":"0000000000000001","key":null,"entity":"Contact","id":1,"version":1,"object":{"email":"ann@example.com","nickname":"O'Brien, \"Annie\"\nsecond line","age":41,"score":2.5,"active":false,"birthday":"2001-09-09T01:46:40.250Z","avatar":"0001feff","token":"E621E1F8-C36C-495A-93FC-0C247A3E6E5F"}}"#
                 + "\n")
     }
 
@@ -110,20 +114,21 @@ import Testing
             result.stdout == """
                 segments             1
                 hint files           1
-                file bytes           440 B
-                live bytes           139 B
-                dead bytes           301 B
-                space amplification  3.17x
+                file bytes           576 B
+                live bytes           217 B
+                dead bytes           359 B
+                space amplification  2.65x
                 last sequence        4
                 schema version       1
 
                 ENTITY    OBJECTS
                 Employee        2
 
-                KEYSPACE        KEYS  LIVE BYTES
-                Employee           2          50
-                logbook.meta       1          23
-                logbook.schema     1          50
+                KEYSPACE         KEYS  LIVE BYTES
+                Employee            2          50
+                logbook.history     1          15
+                logbook.meta        3          74
+                logbook.schema      1          50
 
                 """)
     }
@@ -140,7 +145,7 @@ import Testing
         #expect(result.status == 1)
         #expect(
             result.stdout.hasPrefix(
-                "error: \(segmentFiles(path)[0]) at offset 500: object record does not decode"))
+                "error: \(segmentFiles(path)[0]) at offset 654: object record does not decode"))
         let clean = dir.child("clean")
         try ObjectStores.employees(at: clean)
         let ok = try CLI.run(["verify", clean])
@@ -160,7 +165,7 @@ import Testing
         #expect(verify.status == 1)
         #expect(
             verify.stdout.hasPrefix(
-                "error: \(segmentFiles(path)[0]) at offset 500: the stored schema does not decode"))
+                "error: \(segmentFiles(path)[0]) at offset 654: the stored schema does not decode"))
         let stats = try CLI.run(["stats", path])
         #expect(stats.status == 1)
         #expect(stats.stdout.contains("schema version       damaged: does not decode"))

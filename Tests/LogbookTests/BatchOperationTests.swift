@@ -75,7 +75,7 @@ import Testing
         // Registered objects of deleted records report it; their unsaved changes are dropped.
         #expect(e1.isDeleted && e2.isDeleted)
         #expect(!context.changedModels.contains { $0 === e2 })
-        #expect(try context.model(for: e1.persistentModelID!, as: Employee.self) == nil)
+        #expect(try context.model(for: e1.persistentModelID, as: Employee.self) == nil)
         // The rest of the pending work is untouched and saves.
         #expect(context.hasChanges)
         #expect(!newcomer.isDeleted)

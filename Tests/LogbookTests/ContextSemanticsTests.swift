@@ -23,9 +23,9 @@ import Testing
         defer { fixture.remove() }
         let container = try fixture.open()
         let ann = Employee(name: "Ann")
-        #expect(ann.persistentModelID == nil)
+        #expect(ann.persistentModelID.isTemporary)
         container.mainContext.insert(ann)
-        let id = try #require(ann.persistentModelID)
+        let id = ann.persistentModelID
         #expect(id.entityName == "Employee")
         try container.mainContext.save()
         #expect(ann.persistentModelID == id)
@@ -99,7 +99,7 @@ import Testing
             FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.salary, order: .reverse)]))
         #expect(first.count == 3)
         for employee in first { #expect(second.contains { $0 === employee }) }
-        let id = try #require(first[0].persistentModelID)
+        let id = first[0].persistentModelID
         #expect(try context.model(for: id, as: Employee.self) === first[0])
         #expect(context.registeredModel(for: id, as: Employee.self) === first[0])
     }
@@ -211,7 +211,7 @@ import Testing
                 try container.mainContext.fetch(
                     FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "Bob" })
                 ).first)
-            saved = try #require(bob.persistentModelID).description
+            saved = bob.persistentModelID.description
             #expect(saved.hasPrefix("Employee/"))
             try container.close()
         }

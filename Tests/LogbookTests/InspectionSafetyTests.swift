@@ -158,7 +158,7 @@ import Testing
         // Objects the app holds stay registered: fetching them again gives the same instance.
         for employee in held {
             let again = try reader.model(
-                for: try #require(employee.persistentModelID), as: Employee.self)
+                for: employee.persistentModelID, as: Employee.self)
             #expect(again === employee)
         }
         let registered = String(describing: reader)
@@ -184,6 +184,6 @@ import Testing
         let saved = try check.fetch(
             FetchDescriptor<Employee>(predicate: #Predicate { $0.salary > 0 }))
         #expect(saved.count == 5_000)
-        #expect(saved.allSatisfy { $0.salary == Int64($0.persistentModelID!.primaryKey) })
+        #expect(saved.allSatisfy { $0.salary == Int64($0.persistentModelID.primaryKey) })
     }
 }

@@ -38,7 +38,25 @@ import Testing
 
         let lastID = try #require(try store.get(Array("lastID:Employee".utf8), in: "logbook.meta"))
         #expect(lastID == [0, 0, 0, 0, 0, 0, 0, 1])
-        #expect(Set(try store.keyspaces()) == ["Employee", "logbook.meta", "logbook.schema"])
+        // History (FORMAT.md Part 2, "History"): the store's identity, where its history
+        // starts, and the save record of the one save.
+        let identity = try #require(
+            try store.get(Array("storeIdentifier".utf8), in: "logbook.meta"))
+        #expect(identity.count == 16)
+        #expect(
+            try store.get(Array("historySince".utf8), in: "logbook.meta")
+                == [0, 0, 0, 0, 0, 0, 0, 0])
+        let save = try #require(try store.get(Array("save".utf8), in: "logbook.history"))
+        #expect(save.count == 11)
+        #expect(save[0] == 1)  // format
+        #expect(Array(save[9...]) == [0, 0])  // no author, no updates
+        let time = save[1..<9].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        #expect(
+            abs(Double(bitPattern: time) - Date().timeIntervalSinceReferenceDate) < 600)
+        #expect(
+            Set(try store.keyspaces()) == [
+                "Employee", "logbook.history", "logbook.meta", "logbook.schema",
+            ])
     }
 
     @Test func optionalAttributesUseANullBitmap() throws {

@@ -26,7 +26,7 @@ import Testing
                     name: "e\(step)", designation: "D\(step % 3)",
                     salary: Int64.random(in: 0..<1000, using: &rng))
                 context.insert(e)
-                pending[try #require(e.persistentModelID)] = (e.name, e.salary)
+                pending[e.persistentModelID] = (e.name, e.salary)
             } else if roll < 55, let id = pending.keys.randomElement(using: &rng) {
                 let e = try #require(
                     try context.model(for: id, as: Employee.self), "step \(step) seed \(seed)")

@@ -172,7 +172,7 @@ import Testing
         try player.setValue(team, forKey: "team")
         try context.save()
         context.delete(team)
-        let id = try #require(team.persistentModelID).description
+        let id = team.persistentModelID.description
         #expect(
             throws: LogbookError.deleteDenied(entity: "Team", relationship: "members", object: id)
         ) {

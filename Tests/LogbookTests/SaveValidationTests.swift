@@ -22,7 +22,7 @@ import Testing
         let container = try fixture.open(schema: Self.people)
         let context = container.mainContext
         let nameless = try context.insert(entity: "People", values: ["email": "x@example.com"])
-        let id = try #require(nameless.persistentModelID)
+        let id = nameless.persistentModelID
         #expect(
             throws: LogbookError.missingValue(
                 entity: "People", attribute: "name", object: id.description)
@@ -55,13 +55,15 @@ import Testing
         defer { fixture.remove() }
         let container = try fixture.open(schema: Self.people)
         let context = container.mainContext
-        try context.insert(entity: "People", values: ["name": "A", "email": "same@example.com"])
+        let first = try context.insert(
+            entity: "People", values: ["name": "A", "email": "same@example.com"])
         let second = try context.insert(
             entity: "People", values: ["name": "B", "email": "same@example.com"])
         #expect(
             throws: LogbookError.uniqueConstraint(
                 entity: "People", attribute: "email", value: "\"same@example.com\"",
-                object: try #require(second.persistentModelID).description)
+                object: second.persistentModelID.description,
+                existing: first.persistentModelID.description)
         ) { try context.save() }
         #expect(try container.store.count(in: "People") == 0)
     }

@@ -60,7 +60,7 @@ import Testing
         let ann = Employee(name: "Ann")
         first.insert(ann)
         first.rollback()
-        #expect(ann.modelContext == nil && !ann.isDeleted && ann.persistentModelID == nil)
+        #expect(ann.modelContext == nil && !ann.isDeleted && ann.persistentModelID.isTemporary)
         second.insert(ann)
         try second.save()
         #expect(ann.modelContext === second)
@@ -83,7 +83,7 @@ import Testing
         let ann = Employee(name: "Ann")
         context.insert(ann)
         try context.save()
-        let id = try #require(ann.persistentModelID)
+        let id = ann.persistentModelID
         let typed: Employee? = try ModelContext(container).model(for: id)
         #expect(typed?.name == "Ann")
         let any = try ModelContext(container).model(for: id)
@@ -92,6 +92,33 @@ import Testing
         #expect(throws: LogbookError.unknownEntity("Company")) {
             _ = try context.model(for: company, as: Employee.self)
         }
+    }
+
+    @Test func everyObjectHasAnIdentifierTemporaryUntilInserted() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open()
+        let context = container.mainContext
+        let ann = Employee(name: "Ann")
+        let bob = Employee(name: "Bob")
+        #expect(ann.persistentModelID.isTemporary && bob.persistentModelID.isTemporary)
+        #expect(ann.persistentModelID == ann.persistentModelID)
+        #expect(ann.persistentModelID != bob.persistentModelID)
+        #expect(ann.persistentModelID.primaryKey == 0)
+        #expect(ann.persistentModelID.entityName == "Employee")
+        #expect(try context.model(for: ann.persistentModelID, as: Employee.self) == nil)
+        #expect(throws: EncodingError.self) { _ = try JSONEncoder().encode(ann.persistentModelID) }
+
+        context.insert(ann)
+        let inserted = ann.persistentModelID
+        #expect(!inserted.isTemporary && inserted.primaryKey > 0)
+        #expect(try context.model(for: inserted, as: Employee.self) === ann)
+        try context.save()
+        #expect(ann.persistentModelID == inserted)
+        let decoded = try JSONDecoder().decode(
+            PersistentIdentifier.self, from: JSONEncoder().encode(inserted))
+        #expect(decoded == inserted)
+        #expect(try ModelContext(container).model(for: decoded, as: Employee.self)?.name == "Ann")
     }
 
     @Test func deleteModelWhereIsSwiftDatasSpelling() throws {

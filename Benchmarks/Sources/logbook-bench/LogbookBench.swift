@@ -5,7 +5,7 @@ import Foundation
 enum LogbookBench {
     static var workloads: [Workload] {
         EngineWorkloads.all + SyncWorkloads.all + CompactWorkload.all + YCSBWorkloads.all
-            + ObjectWorkloads.all + ResourceWorkloads.all + ToolWorkloads.all
+            + ObjectWorkloads.all + IndexWorkloads.all + ResourceWorkloads.all + ToolWorkloads.all
     }
 
     static func main() {

@@ -2,7 +2,7 @@ import Foundation
 import Logbook
 
 /// The seed app's Employee, as an app declares it. `designation` is not `.indexed`: the
-/// indexed variant waits for the index issue.
+/// indexed variant is ``IndexedEmployee``.
 final class Employee: PersistentModel {
     @Attribute var name = ""
     @Attribute var designation = ""
@@ -21,6 +21,17 @@ final class Employee: PersistentModel {
     }
 }
 
+/// The same entity with `designation` indexed: reopening a store of ``Employee``s with it
+/// migrates the schema and builds the index, as SQLite's `CREATE INDEX` does.
+final class IndexedEmployee: PersistentModel {
+    static var entityName: String { "Employee" }
+    @Attribute var name = ""
+    @Attribute(.indexed) var designation = ""
+    @Attribute var salary: Int64 = 0
+
+    init() {}
+}
+
 /// A `ModelContainer` over `<directory>/employees.logbook`; every fetch run starts in a
 /// fresh context, every write method is one `save()` (durable: the store's default `.sync`).
 final class LogbookEmployees: EmployeeStore {
@@ -30,12 +41,15 @@ final class LogbookEmployees: EmployeeStore {
     static let batchDeleteSummary = "delete(model:where:), no index"
     static let deleteSummary = "fetch by id, delete, one save (fetches timed)"
 
-    private let container: ModelContainer
+    private var container: ModelContainer
     private var context: ModelContext
+    private let url: URL
+    /// Whether the container was reopened with ``IndexedEmployee``.
+    private var indexed = false
 
     init(directory: String) throws {
-        container = try ModelContainer(
-            for: [Employee.self], at: URL(fileURLWithPath: directory + "/employees.logbook"))
+        url = URL(fileURLWithPath: directory + "/employees.logbook")
+        container = try ModelContainer(for: [Employee.self], at: url)
         context = ModelContext(container)
     }
 
@@ -68,6 +82,18 @@ final class LogbookEmployees: EmployeeStore {
 
     func fetchSummary(designation: String) throws -> FetchSummary {
         let fresh = ModelContext(container)
+        if indexed {
+            var summary = FetchSummary()
+            for employee in try fresh.fetch(
+                FetchDescriptor<IndexedEmployee>(
+                    predicate: #Predicate { $0.designation == designation },
+                    sortBy: [SortDescriptor(\.salary)]))
+            {
+                summary.add(
+                    id: Int64(employee.persistentModelID.primaryKey), salary: employee.salary)
+            }
+            return summary
+        }
         let employees = try fresh.fetch(
             FetchDescriptor<Employee>(
                 predicate: #Predicate { $0.designation == designation },
@@ -75,7 +101,7 @@ final class LogbookEmployees: EmployeeStore {
         var summary = FetchSummary()
         for employee in employees {
             summary.add(
-                id: Int64(employee.persistentModelID?.primaryKey ?? 0), salary: employee.salary)
+                id: Int64(employee.persistentModelID.primaryKey), salary: employee.salary)
         }
         return summary
     }
@@ -115,7 +141,14 @@ final class LogbookEmployees: EmployeeStore {
         ) { $0.salary += raise }
     }
 
-    func createDesignationIndex() -> Bool { false }
+    func createDesignationIndex() throws -> Bool {
+        context = ModelContext(container)
+        try container.close()
+        container = try ModelContainer(for: [IndexedEmployee.self], at: url)
+        context = ModelContext(container)
+        indexed = true
+        return true
+    }
     func compact() throws -> String? {
         try container.store.compact()
         return "LogStore.compact() under the container"
@@ -123,9 +156,16 @@ final class LogbookEmployees: EmployeeStore {
 
     func all() throws -> [EmployeeRow] {
         let fresh = ModelContext(container)
+        if indexed {
+            return try fresh.fetch(FetchDescriptor<IndexedEmployee>()).map {
+                EmployeeRow(
+                    id: Int64($0.persistentModelID.primaryKey), name: $0.name,
+                    designation: $0.designation, salary: $0.salary)
+            }
+        }
         return try fresh.fetch(FetchDescriptor<Employee>()).map {
             EmployeeRow(
-                id: Int64($0.persistentModelID?.primaryKey ?? 0), name: $0.name,
+                id: Int64($0.persistentModelID.primaryKey), name: $0.name,
                 designation: $0.designation, salary: $0.salary)
         }
     }

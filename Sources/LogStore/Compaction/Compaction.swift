@@ -4,12 +4,12 @@ import Foundation
 extension LogStore {
     /// Runs one compaction (FORMAT.md, "Compaction", steps 1–6); the caller holds
     /// `compactionLock`.
-    func runCompaction(_ writer: LogWriter) throws -> CompactionReport {
+    func runCompaction(_ writer: LogWriter, automatic: Bool = false) throws -> CompactionReport {
         let started = Date()
         let fs = options.fileSystem
         // 1. Seal the active segment so everything written so far can be compacted.
         try queue.exclusive { try writer.sealActiveSegment(index: index) }
-        let (inputs, bases, definitions, sequence) = try index.withLock {
+        let (sealed, bases, definitions, sequence, directories) = try index.withLock {
             state throws(LogStoreError) in
             guard !state.closed else { throw LogStoreError.closed }
             let active = writer.active.handle
@@ -23,8 +23,14 @@ extension LogStore {
                 let name = state.keyspaces.name(of: id)!
                 RecordFormat.appendDefinition(keyspace: id, name: name, to: &definitions)
             }
-            return (inputs, state.bases, definitions, state.lastSequence)
+            // The live state and its sequence number are taken together: the outputs hold the
+            // state after that commit (FORMAT.md, "History").
+            return (inputs, state.bases, definitions, state.lastSequence, state.directories)
         }
+        let plan = try compactionPlan(
+            sealed: sealed, bases: bases, live: directories, sequence: sequence,
+            automatic: automatic)
+        let inputs = plan.inputs
         guard let last = inputs.last else {
             return CompactionReport(
                 segmentsCompacted: 0, bytesReclaimed: 0, bytesWritten: 0, duration: 0)
@@ -35,10 +41,12 @@ extension LogStore {
         let output = CompactionOutput(
             directory: path, fileSystem: fs, segmentSize: options.segmentSize,
             firstOrder: last.order + 1,
-            sequence: sequence, definitions: definitions)
+            sequence: plan.sequence, definitions: definitions)
         var moves: [Move] = []
         do {
-            try copyLive(from: inputs, bases: bases, into: output, moves: &moves)
+            try copyLive(
+                from: inputs, directories: plan.directories, bases: bases, into: output,
+                moves: &moves)
             try output.finish()
             // 3. Put the new segments in place: rename, then make the renames durable.
             for file in output.finished { try fs.rename(file.temporaryPath, to: file.finalPath) }
@@ -117,14 +125,14 @@ extension LogStore {
         var newOffset: UInt32
     }
 
-    /// Copies the live put records of `inputs` to `output`, keyspace by keyspace, each in log
-    /// order. The live set comes from the index (a snapshot: copy-on-write), so dead records are
-    /// never looked at; records overwritten while this runs are copied but left behind at the swap.
+    /// Copies the records of `inputs` that `directories` point at (the live state, or the
+    /// state history needs) to `output`, keyspace by keyspace, each in log order. Dead records
+    /// are never looked at; records overwritten while this runs are copied but left behind at the
+    /// swap.
     private func copyLive(
-        from inputs: [Segment], bases: SegmentBases, into output: CompactionOutput,
-        moves: inout [Move]
+        from inputs: [Segment], directories: [KeyDirectory], bases: SegmentBases,
+        into output: CompactionOutput, moves: inout [Move]
     ) throws {
-        let directories = index.withLock { $0.directories }
         var handles = [Bool](repeating: false, count: bases.count)
         for input in inputs { handles[Int(input.handle)] = true }
         for (keyspace, directory) in directories.enumerated() where directory.count > 0 {

@@ -53,8 +53,10 @@ final class CompactionOutput {
         return (finished.count, UInt32(offset))
     }
 
-    /// Seals and syncs the last file.
+    /// Seals and syncs the last file. A compaction writes at least one file, even when nothing
+    /// is live: its frames record the sequence number the state is of (FORMAT.md, "History").
     func finish() throws {
+        if current == nil && finished.isEmpty { try startFile() }
         if current != nil { try finishFile() }
     }
 

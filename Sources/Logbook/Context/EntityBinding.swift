@@ -96,7 +96,14 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         _ = kinds.initialize(from: storedFields.map(\.kind))
         valueOffsets = .allocate(capacity: max(storedFields.count, 1))
         _ = valueOffsets.initialize(from: storedFields.map(\.valueOffset))
-        uniqueAttributes = entity.attributes.indices.filter { entity.attributes[$0].isUnique }
+        // Every stored field of a unique constraint, single or compound.
+        uniqueAttributes = Array(
+            Set(
+                entity.attributes.indices.filter { entity.attributes[$0].isUnique }
+                    + entity.indexes.filter(\.isUnique).flatMap {
+                        $0.fields.compactMap { stored.attributeIndex($0) }
+                    })
+        ).sorted()
     }
 
     deinit {

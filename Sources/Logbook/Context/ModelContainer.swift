@@ -60,12 +60,13 @@ public final class ModelContainer: Sendable {
     /// A container over `core`, with its main context (a new one, unless `core` still has one).
     init(core: ContainerCore) {
         self.core = core
-        main = core.existingMainContext ?? ModelContext(mainOf: core)
+        main = core.existingMainContext ?? ModelContext.makeMain(of: core)
         core.adopt(facade: self, main: main.unsafelyUnwrapped)
     }
 
     /// The context for the thread that opened the container (an app's main thread). Like every
-    /// context, it keeps the container's store open while it is used.
+    /// context, it keeps the container's store open while it is used. It lives on the main
+    /// actor, where it autosaves (``ModelContext/autosaveEnabled``).
     public var mainContext: ModelContext {
         // Invariant: `main` is set in init.
         main.unsafelyUnwrapped
@@ -81,9 +82,15 @@ public final class ModelContainer: Sendable {
             path: "\(ProcessInfo.processInfo.processName).logbook", directoryHint: .isDirectory)
     }
 
-    /// Syncs and closes the store; contexts of this container then fail to save or fetch.
-    /// - Throws: ``LogbookError/store(_:)``.
+    /// Saves what autosaving contexts of the caller's actor have pending (see
+    /// ``ModelContext/autosaveEnabled``), then syncs and closes the store; contexts of this
+    /// container then fail to save or fetch, and ``changes()`` sequences end.
+    /// - Throws: what such an autosave throws (the store then stays open),
+    ///   ``LogbookError/store(_:)``.
     public func close() throws {
+        try core.autosaves.saveContextsOfCurrentActor()
+        core.persistIndexes()
+        core.changeHub.finish()
         try wrapStoreErrors { try core.store.close() }
     }
 }
@@ -109,12 +116,18 @@ final class ContainerCore: Sendable {
     let schema: Schema
     let store: LogStore
     let bindings: [EntityBinding]
+    /// The secondary indexes, shared by every context.
+    let indexes: ContainerIndexes
     private let bindingByName: [String: Int]
     private let bindingByType: [ObjectIdentifier: Int]
     /// Last primary key handed out, per entity.
     private let counters: Locked<[UInt64]>
     /// Held while a save checks versions and commits.
     let saveLock = Locked<Void>(())
+    /// Where commits are published to observers (``ModelContainer/changes()``).
+    let changeHub = ChangeHub()
+    /// The contexts whose pending changes ``ModelContainer/close()`` saves.
+    let autosaves = AutosaveRegistry()
     /// Save bookkeeping that lets a save skip reading stored versions when no other context
     /// saved the entity since its objects were read.
     private let saveLog: Locked<SaveLog>
@@ -124,6 +137,13 @@ final class ContainerCore: Sendable {
     /// The container the app holds and its main context, while they exist.
     private let facade = Locked<(container: WeakBox<ModelContainer>, main: WeakBox<ModelContext>)>(
         (WeakBox(), WeakBox()))
+    /// The store's identity in history tokens (`nil`: a store no Logbook that keeps history has
+    /// written, opened read-only), and the sequence number its recorded history starts after.
+    let storeIdentifier: UUID?
+    let historySince: UInt64
+    /// For the core of a context that shows a past state (``ModelContainer/context(asOf:)``):
+    /// that state's token, and the core of the container it was made from.
+    let pastState: (token: HistoryToken, of: ContainerCore)?
 
     /// Keyspace of counters and other bookkeeping.
     static let metaKeyspace = "logbook.meta"
@@ -141,8 +161,13 @@ final class ContainerCore: Sendable {
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700])
         }
+        var options = options
+        if options.historyRetention == nil {
+            options.historyRetention = { try HistoryRetention.retainedSequence(in: $0) }
+        }
         let store = try wrapStoreErrors { try LogStore(path: url.path, options: options) }
         var history = try SchemaHistory.read(from: store)
+        let isNew = history.current == nil
         var schema: Schema
         if let current = history.current {
             schema = try requested.map { try current.migrated(to: $0) } ?? current
@@ -164,15 +189,17 @@ final class ContainerCore: Sendable {
             schema = requested
             schema.version = 1
         }
+        // The schema and the store's identity (history) are written in one commit.
+        var setup = WriteBatch()
         if history.versions[schema.version] == nil {
             history.add(schema)
-            let record = SchemaCodec.encode(schema)
-            try wrapStoreErrors {
-                try store.put(
-                    record, for: SchemaCodec.key(version: schema.version),
-                    in: SchemaHistory.keyspace)
-            }
+            setup.put(
+                SchemaCodec.encode(schema), for: SchemaCodec.key(version: schema.version),
+                in: SchemaHistory.keyspace)
         }
+        (storeIdentifier, historySince) = try Self.settleIdentity(
+            of: store, isNew: isNew, readOnly: options.readOnly, writing: &setup)
+        if !setup.isEmpty { try wrapStoreErrors { _ = try store.commit(setup) } }
         var bindings: [EntityBinding] = []
         var byType: [ObjectIdentifier: Int] = [:]
         for (i, entity) in schema.entities.enumerated() {
@@ -190,16 +217,41 @@ final class ContainerCore: Sendable {
             counters.append(
                 stored.flatMap { $0.withUnsafeBytes { RecordCodec.primaryKey($0) } } ?? 0)
         }
+        pastState = nil
         self.url = url
         self.schema = schema
         self.store = store
         self.bindings = bindings
+        self.indexes = ContainerIndexes(
+            bindings: bindings, store: store, schemaVersion: schema.version, counters: counters)
         self.bindingByName = Dictionary(
             uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
         self.bindingByType = byType
         self.counters = Locked(counters)
         self.saveLog = Locked(
             SaveLog(entities: Array(repeating: SaveLog.Entry(), count: schema.entities.count)))
+    }
+
+    deinit { if pastState == nil { persistIndexes() } }
+
+    /// The core of a read-only context over `store`, a snapshot of `core`'s store at `token`.
+    init(pastOf core: ContainerCore, store: LogStore, token: HistoryToken) {
+        url = core.url
+        schema = core.schema
+        self.store = store
+        bindings = core.bindings
+        bindingByName = core.bindingByName
+        bindingByType = core.bindingByType
+        counters = Locked(core.counters.withLock { $0 })
+        // Built from the past state's records (the sidecar describes the present).
+        indexes = ContainerIndexes(
+            bindings: core.bindings, store: store, schemaVersion: core.schema.version,
+            counters: core.counters.withLock { $0 })
+        saveLog = Locked(
+            SaveLog(entities: Array(repeating: SaveLog.Entry(), count: schema.entities.count)))
+        storeIdentifier = core.storeIdentifier
+        historySince = core.historySince
+        pastState = (token, core)
     }
 
     /// The main context still alive from an earlier container of this core, if any.
@@ -215,6 +267,7 @@ final class ContainerCore: Sendable {
 
     /// The container the app holds, or a new one over this core if the app let it go.
     var container: ModelContainer {
+        if let pastState { return pastState.of.container }
         if let known = facade.withLock({ $0.container.value }) { return known }
         return ModelContainer(core: self)
     }

@@ -61,7 +61,7 @@ extension ModelContext {
     /// ``rollback()`` goes back to the updated value). Unique attributes are checked as at a
     /// save. Durable when it returns (with the store's default `.sync` durability).
     /// - Returns: the number of objects updated.
-    /// - Throws: ``LogbookError/uniqueConstraint(entity:attribute:value:object:)``,
+    /// - Throws: ``LogbookError/uniqueConstraint(entity:attribute:value:object:existing:)``,
     ///   ``LogbookError/conflict(entity:object:expectedVersion:foundVersion:)`` if another
     ///   context kept saving the entity while the update ran, what `change` or the predicate
     ///   throws, and as ``delete(model:where:)``. If it throws, nothing is changed.
@@ -131,6 +131,7 @@ extension ModelContext {
 
     /// Deletes the plan's stored matches (and what delete rules reach) in one commit.
     private func batchDelete(_ plan: FetchPlan) throws -> Int {
+        if let past = core.pastState { throw LogbookError.pastStateIsReadOnly(token: past.token) }
         var plan = plan
         plan.includePendingChanges = false
         let core = self.core
@@ -140,8 +141,10 @@ extension ModelContext {
             try deletions.add(matches, of: plan.binding.index, context: self)
             guard !deletions.isEmpty else { return 0 }
             var batch = WriteBatch()
-            deletions.write(into: &batch, bindings: core.bindings)
-            try wrapStoreErrors { _ = try core.store.commit(batch) }
+            var save = SaveRecord(time: Date(), author: author)
+            deletions.write(into: &batch, bindings: core.bindings, save: &save)
+            batch.put(save.encoded(), for: SaveRecord.key, in: SaveRecord.keyspace)
+            try core.commit(batch)
             let generation = core.recordSave(of: deletions.entities, saver: serial)
             for (entity, pks) in deletions.deleted.enumerated() {
                 for pk in pks {
@@ -162,6 +165,7 @@ extension ModelContext {
         _ plan: FetchPlan,
         _ rewrite: (UnsafeRawBufferPointer, UInt64, inout ByteWriter) throws -> Void
     ) throws -> Int {
+        if let past = core.pastState { throw LogbookError.pastStateIsReadOnly(token: past.token) }
         var plan = plan
         plan.includePendingChanges = false
         let core = self.core
@@ -189,10 +193,13 @@ extension ModelContext {
         _ rewrite: (UnsafeRawBufferPointer, UInt64, inout ByteWriter) throws -> Void
     ) throws -> PreparedUpdate {
         let binding = plan.binding
-        var prepared = PreparedUpdate(binding: binding, readAt: core.saveGeneration)
+        var prepared = PreparedUpdate(
+            binding: binding, readAt: core.saveGeneration,
+            save: SaveRecord(time: Date(), author: author))
         let scan = try execute(plan)
         let (candidates, bytes) = (scan.candidates, scan.bytes)
         var writer = ByteWriter(capacity: 128)
+        let diff = RecordDiff(binding.codec)
         try bytes.withUnsafeBytes { raw in
             for candidate in candidates {
                 let record = UnsafeRawBufferPointer(
@@ -200,6 +207,7 @@ extension ModelContext {
                         candidate.bytesStart..<candidate.bytesStart + candidate.bytesCount])
                 try rewrite(record, candidate.primaryKey, &writer)
                 writer.bytes.withUnsafeBytes { value in
+                    prepared.save.updated(fields: diff.changedFields(record, value))
                     RecordCodec.withKey(candidate.primaryKey) { key in
                         prepared.batch.put(value, for: key, in: binding.keyspace)
                     }
@@ -207,9 +215,9 @@ extension ModelContext {
                 if table.lookup(binding.index, candidate.primaryKey) >= 0 {
                     prepared.registered.append((candidate.primaryKey, writer.bytes))
                 }
-                if !binding.uniqueAttributes.isEmpty {
+                if core.indexes.hasUniqueConstraints(binding.index) {
                     prepared.unique.append(
-                        (candidate.primaryKey, try uniqueAttributeValues(writer.bytes, binding)))
+                        (candidate.primaryKey, try storedValues(writer.bytes, binding)))
                 }
             }
         }
@@ -239,15 +247,13 @@ extension ModelContext {
         }
     }
 
-    /// The values of the entity's unique attributes in an encoded record.
-    private func uniqueAttributeValues(_ record: [UInt8], _ binding: EntityBinding) throws
+    /// The stored field values of an encoded record.
+    private func storedValues(_ record: [UInt8], _ binding: EntityBinding) throws
         -> [AttributeValue]
     {
-        var values = [AttributeValue](repeating: .null, count: binding.uniqueAttributes.count)
+        var values = binding.stored.attributes.map(\.initialValue)
         _ = try record.withUnsafeBytes { raw in
-            try binding.codec.decode(raw, key: "") { i, v in
-                if let u = binding.uniqueAttributes.firstIndex(of: i) { values[u] = v }
-            }
+            try binding.codec.decode(raw, key: "") { values[$0] = $1 }
         }
         return values
     }
@@ -280,10 +286,12 @@ private struct PreparedUpdate {
     /// The save generation when the records were read.
     let readAt: UInt64
     var batch = WriteBatch()
+    /// The save record, listing each rewrite's changed fields in batch order.
+    var save: SaveRecord
     var count = 0
     /// New records of objects registered in the context.
     var registered: [(UInt64, [UInt8])] = []
-    /// New values of the unique attributes, by primary key.
+    /// New stored values of entities with unique constraints, by primary key.
     var unique: [(pk: UInt64, values: [AttributeValue])] = []
 
     /// Commits the batch unless another context saved the entity since it was read (then
@@ -295,8 +303,16 @@ private struct PreparedUpdate {
             guard
                 locked || core.latestForeignSave(of: binding.index, saver: context.serial) <= readAt
             else { return nil }
-            try context.checkUnique(binding, unique, excluding: Set(unique.map(\.pk)))
-            try wrapStoreErrors { _ = try core.store.commit(batch) }
+            let rewritten = Set(unique.map(\.pk))
+            for (u, definition) in core.indexes.definitions[binding.index].enumerated()
+            where definition.isUnique {
+                try UniqueCheck(definition: definition, index: u, indexes: core.indexes).check(
+                    unique.map { candidate in (candidate.pk, { candidate.values[$0] }) },
+                    rewritten: rewritten)
+            }
+            var batch = batch
+            batch.put(save.encoded(), for: SaveRecord.key, in: SaveRecord.keyspace)
+            try core.commit(batch)
             let generation = core.recordSave(of: [binding.index], saver: context.serial)
             for (pk, record) in registered {
                 context.refresh(binding.index, pk, record, generation: generation)
@@ -312,11 +328,14 @@ private struct BatchDeletion {
     var deleted: [[UInt64]]
     var deletedSets: [Set<UInt64>]
     var rewritten: [[UInt64: [UInt8]]]
+    /// The fields nullify rules cleared in each rewritten record (for the save record).
+    var rewrittenFields: [[UInt64: UInt64]]
 
     init(count: Int) {
         deleted = Array(repeating: [], count: count)
         deletedSets = Array(repeating: [], count: count)
         rewritten = Array(repeating: [:], count: count)
+        rewrittenFields = Array(repeating: [:], count: count)
     }
 
     var isEmpty: Bool { deleted.allSatisfy(\.isEmpty) }
@@ -393,10 +412,11 @@ private struct BatchDeletion {
             return true
         }
         rewritten[destination.index][pk] = writer.bytes
+        rewrittenFields[destination.index][pk, default: 0] |= fieldBit(slot)
     }
 
-    /// The deletes and rewrites, in one batch.
-    func write(into batch: inout WriteBatch, bindings: [EntityBinding]) {
+    /// The deletes and rewrites, in one batch; each rewrite's cleared fields go to `save`.
+    func write(into batch: inout WriteBatch, bindings: [EntityBinding], save: inout SaveRecord) {
         for (entity, pks) in deleted.enumerated() {
             for pk in pks {
                 RecordCodec.withKey(pk) {
@@ -409,6 +429,7 @@ private struct BatchDeletion {
                 RecordCodec.withKey(pk) { key in
                     batch.put(record, for: Array(key), in: bindings[entity].keyspace)
                 }
+                save.updated(fields: rewrittenFields[entity][pk] ?? 0)
             }
         }
     }

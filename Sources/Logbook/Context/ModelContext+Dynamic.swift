@@ -68,7 +68,7 @@ extension ModelContext {
     public func fetchCount(_ descriptor: EntityFetchDescriptor) throws -> Int {
         var plan = try makePlan(descriptor)
         plan.sortKeys = []
-        return try execute(plan, keepRecords: false).order.count
+        return try count(plan).count
     }
 
     /// The identifiers an ``EntityFetchDescriptor`` would fetch, in order.
@@ -85,7 +85,7 @@ extension ModelContext {
         let binding = try core.binding(named: descriptor.entityName)
         var plan = FetchPlan(binding: binding)
         if let predicate = descriptor.predicate {
-            plan.matcher = .filter(try predicate.root.bound(to: binding.entity))
+            plan.matcher = .filter(try predicate.bound(to: binding.entity, schema: core.schema))
         }
         plan.sortKeys = try descriptor.sortBy.map { key, ascending in
             guard let i = binding.entity.attributeIndex(key) else {

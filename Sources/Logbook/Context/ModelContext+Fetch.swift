@@ -35,7 +35,7 @@ extension ModelContext {
         var plan = try makePlan(descriptor)
         plan.objectOrder = nil
         plan.sortKeys = []
-        return try execute(plan, keepRecords: false).order.count
+        return try count(plan).count
     }
 
     /// The identifiers of the objects `descriptor` would fetch, in order, without building them
@@ -161,12 +161,18 @@ extension ModelContext {
         plan.includePendingChanges = descriptor.includePendingChanges
         let resolver = KeyPathResolver(binding: binding)
         if let predicate = descriptor.predicate {
-            if let node = PredicateTranslator(resolver: resolver).translate(predicate) {
+            let core = self.core
+            if let node = PredicateTranslator.translate(
+                predicate, resolver: resolver, binding: { try? core.binding(named: $0) })
+            {
                 plan.matcher = .filter(node)
             } else {
-                plan.matcher = .object {
+                let test: (AnyObject) throws -> Bool = {
                     try predicate.evaluate(unsafeDowncast($0, to: Model.self))
                 }
+                plan.matcher =
+                    PredicateInspection.readsOnlyAttributes(predicate, resolver: resolver)
+                    ? .object(test) : .registeredObject(test)
             }
         }
         var keys: [FetchPlan.SortKey] = []

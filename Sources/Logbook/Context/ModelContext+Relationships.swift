@@ -88,8 +88,8 @@ extension ModelContext {
             binding.relationshipFields[r].setTarget(object, target)
         } else {
             let key =
-                target.flatMap { ($0 as? any ModelObject)?.persistentModelID }.map {
-                    AttributeValue.integer(Int64(bitPattern: $0.primaryKey))
+                target.flatMap { ($0 as? any ModelObject)?.persistentModelID }.flatMap {
+                    $0.isTemporary ? nil : AttributeValue.integer(Int64(bitPattern: $0.primaryKey))
                 } ?? .null
             binding.write(object, slot, key)
         }

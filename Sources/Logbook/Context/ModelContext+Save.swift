@@ -1,3 +1,4 @@
+import Foundation
 import LogStore
 
 extension ModelContext {
@@ -7,10 +8,11 @@ extension ModelContext {
     /// key-value writes) and checks that no other context saved a changed or deleted object
     /// since this one read it (see ``mergePolicy``). If it throws, nothing of this save is in
     /// the store and the context still holds every change. Durable when it returns (with the
-    /// store's default `.sync` durability).
+    /// store's default `.sync` durability). Inside a ``transaction(_:)`` block it does nothing:
+    /// the transaction saves at its end.
     /// - Throws: ``LogbookError/missingValue(entity:attribute:object:)``,
     ///   ``LogbookError/typeMismatch(entity:attribute:expected:found:)``,
-    ///   ``LogbookError/uniqueConstraint(entity:attribute:value:object:)``,
+    ///   ``LogbookError/uniqueConstraint(entity:attribute:value:object:existing:)``,
     ///   ``LogbookError/conflict(entity:object:expectedVersion:foundVersion:)``,
     ///   ``LogbookError/unknownEntity(_:)``, ``LogbookError/store(_:)``.
     /// - Complexity: O(pending objects), plus a scan of each entity with unique attributes.
@@ -19,7 +21,8 @@ extension ModelContext {
     /// ``save()``, with the batch appended to `commit` instead of committed on its own
     /// (``save(into:)``).
     func save(appendingTo commit: StreamingCommit?) throws {
-        guard hasChanges else { return }
+        guard hasChanges, !savesDeferredByTransaction else { return }
+        if let past = core.pastState { throw LogbookError.pastStateIsReadOnly(token: past.token) }
         if let failure = failures.first { throw failure }
         let core = self.core
         try core.saveLock.withLock { _ in
@@ -29,6 +32,7 @@ extension ModelContext {
             for e in table.changed where table.entries[Int(e)].isChanged {
                 if let failure = table.failures[e] { throw failure }
             }
+            try applyUpserts()
             try checkUniqueness()
             try checkDenyRules()
             try resolveConflicts(core.store)
@@ -56,8 +60,10 @@ extension ModelContext {
             try encode(e, into: &batch, &writer)
             insertedEntities[Int(table.entries[Int(e)].entity)] = true
         }
+        var save = SaveRecord(time: Date(), author: author)
         for e in table.changed where table.entries[Int(e)].isChanged {
             try encode(e, into: &batch, &writer)
+            save.updated(fields: table.entries[Int(e)].changedSlots)
             savedEntities[Int(table.entries[Int(e)].entity)] = true
         }
         for e in table.deleted where table.entries[Int(e)].state == .deleted {
@@ -75,8 +81,13 @@ extension ModelContext {
                 in: ContainerCore.metaKeyspace)
         }
         if !batch.isEmpty {
-            try wrapStoreErrors {
-                if let commit { try commit.append(batch) } else { _ = try core.store.commit(batch) }
+            batch.put(save.encoded(), for: SaveRecord.key, in: SaveRecord.keyspace)
+            if let commit {
+                // Not visible until the commit ends: the indexes and observers do not follow it.
+                core.indexes.stopPersisting()
+                try wrapStoreErrors { try commit.append(batch) }
+            } else {
+                try core.commit(batch)
             }
         }
         let generation = core.recordSave(
@@ -153,80 +164,113 @@ extension ModelContext {
         }
     }
 
-    /// Throws if two objects to be stored share a unique value, or one repeats a value stored
-    /// for another object.
+    /// Throws if two objects to be stored share the values of a unique constraint, or one
+    /// repeats those of a stored object this save does not rewrite. Answered by the unique
+    /// indexes: O(log n) per object whose constrained values change, never a scan.
     private func checkUniqueness() throws {
-        guard core.bindings.contains(where: { !$0.uniqueAttributes.isEmpty }) else { return }
-        var byEntity: [Int: [Int32]] = [:]
-        for e in table.inserted where table.entries[Int(e)].state == .inserted {
-            let entity = Int(table.entries[Int(e)].entity)
-            if !core.bindings[entity].uniqueAttributes.isEmpty {
-                byEntity[entity, default: []].append(e)
+        let indexes = core.indexes
+        for binding in core.bindings where indexes.hasUniqueConstraints(binding.index) {
+            let entity32 = Int32(binding.index)
+            var objects: [(pk: UInt64, changedSlots: UInt64, object: AnyObject)] = []
+            var deleted = Set<UInt64>()
+            for e in table.inserted
+            where table.entries[Int(e)].state == .inserted
+                && table.entries[Int(e)].entity == entity32
+            {
+                // Invariant: pending entries hold their objects.
+                objects.append((table.entries[Int(e)].primaryKey, ~0, table.objects[Int(e)]!))
+            }
+            for e in table.changed
+            where table.entries[Int(e)].isChanged && table.entries[Int(e)].entity == entity32 {
+                let entry = table.entries[Int(e)]
+                objects.append((entry.primaryKey, entry.changedSlots, table.objects[Int(e)]!))
+            }
+            for e in table.deleted
+            where table.entries[Int(e)].state == .deleted
+                && table.entries[Int(e)].entity == entity32
+            {
+                deleted.insert(table.entries[Int(e)].primaryKey)
+            }
+            guard !objects.isEmpty else { continue }
+            for (u, definition) in indexes.definitions[binding.index].enumerated()
+            where definition.isUnique {
+                // Objects whose constrained fields did not change keep their stored entries,
+                // which then count as other objects' values.
+                let touched = objects.filter { candidate in
+                    definition.fields.contains { UniqueCheck.changed(candidate.changedSlots, $0) }
+                }
+                var rewritten = deleted
+                for candidate in touched { rewritten.insert(candidate.pk) }
+                try UniqueCheck(definition: definition, index: u, indexes: indexes).check(
+                    touched.map { candidate in
+                        (candidate.pk, { binding.read(candidate.object, $0) })
+                    }, rewritten: rewritten)
             }
         }
-        for e in table.changed where table.entries[Int(e)].isChanged {
-            let entity = Int(table.entries[Int(e)].entity)
-            if !core.bindings[entity].uniqueAttributes.isEmpty {
-                byEntity[entity, default: []].append(e)
+    }
+}
+
+/// One unique constraint checked for a set of objects about to be stored.
+struct UniqueCheck {
+    let definition: IndexDefinition
+    /// The constraint's position among the entity's indexes.
+    let index: Int
+    let indexes: ContainerIndexes
+
+    /// Whether stored field `slot` is among the changed slots (bit 63: any slot from 63 on).
+    static func changed(_ slots: UInt64, _ slot: Int) -> Bool {
+        slots & (slot < 63 ? 1 << UInt64(slot) : 1 << 63) != 0
+    }
+
+    /// Throws if two candidates share the constrained values, or one has the values of a
+    /// stored object not in `rewritten` (whose stored entries this commit replaces). Objects
+    /// with a `nil` among the values never clash.
+    /// - Throws: ``LogbookError/uniqueConstraint(entity:attribute:value:object:existing:)``;
+    ///   the error that made the entity's indexes unavailable.
+    func check(
+        _ candidates: [(pk: UInt64, value: (Int) -> AttributeValue)], rewritten: Set<UInt64>
+    ) throws {
+        if let failure = indexes.failure(of: definition.entity) { throw failure }
+        var seen: [[UInt8]: Int] = [:]
+        var keys: [(key: [UInt8], candidate: Int)] = []
+        for (i, candidate) in candidates.enumerated() {
+            guard let key = prefix(candidate.value) else { continue }
+            if let other = seen.updateValue(i, forKey: key) {
+                throw clash(candidate.pk, candidates[other].pk, candidate.value)
             }
+            keys.append((key, i))
         }
-        for (entity, entries) in byEntity.sorted(by: { $0.key < $1.key }) {
-            let binding = core.bindings[entity]
-            var excluded = Set(
-                table.deleted.filter {
-                    table.entries[Int($0)].state == .deleted
-                        && Int(table.entries[Int($0)].entity) == entity
-                }.map { table.entries[Int($0)].primaryKey })
-            let candidates = entries.compactMap { e -> (pk: UInt64, values: [AttributeValue])? in
-                guard let object = table.objects[Int(e)] else { return nil }
-                return (
-                    table.entries[Int(e)].primaryKey,
-                    binding.uniqueAttributes.map { binding.read(object, $0) }
-                )
-            }
-            excluded.formUnion(candidates.map(\.pk))
-            try checkUnique(binding, candidates, excluding: excluded)
+        let found = indexes.firstStored(
+            definition.entity, index: index, prefixes: keys.map(\.key), excluding: rewritten)
+        for (key, stored) in zip(keys, found) {
+            guard let stored else { continue }
+            let candidate = candidates[key.candidate]
+            throw clash(candidate.pk, stored, candidate.value)
         }
     }
 
-    /// Throws if two of `candidates` (a primary key with the values of the entity's unique
-    /// attributes, in `uniqueAttributes` order) share a value, or one repeats the value of a
-    /// stored object not in `excluding`.
-    /// - Throws: ``LogbookError/uniqueConstraint(entity:attribute:value:object:)``.
-    func checkUnique(
-        _ binding: EntityBinding, _ candidates: [(pk: UInt64, values: [AttributeValue])],
-        excluding: Set<UInt64>
-    ) throws {
-        guard !binding.uniqueAttributes.isEmpty, !candidates.isEmpty else { return }
-        let entity = binding.entity.name
-        for (u, attribute) in binding.uniqueAttributes.enumerated() {
-            let name = binding.entity.attributes[attribute].name
-            var seen: [AttributeValue: UInt64] = [:]
-            for candidate in candidates where !candidate.values[u].isNull {
-                if seen.updateValue(candidate.pk, forKey: candidate.values[u]) != nil {
-                    throw LogbookError.uniqueConstraint(
-                        entity: entity, attribute: name, value: candidate.values[u].description,
-                        object: PersistentIdentifier(entityName: entity, primaryKey: candidate.pk)
-                            .description)
-                }
-            }
-            try wrapStoreErrors {
-                try core.store.forEach(in: binding.keyspace) { key, value in
-                    guard let pk = RecordCodec.primaryKey(key), !excluding.contains(pk) else {
-                        return
-                    }
-                    var storedValue = AttributeValue.null
-                    _ = try binding.codec.decode(value, key: String(pk)) { i, v in
-                        if i == attribute { storedValue = v }
-                    }
-                    if let other = seen[storedValue] {
-                        throw LogbookError.uniqueConstraint(
-                            entity: entity, attribute: name, value: storedValue.description,
-                            object: PersistentIdentifier(entityName: entity, primaryKey: other)
-                                .description)
-                    }
-                }
-            }
+    /// The entry prefix of the constrained values, or `nil` if one is `nil`.
+    func prefix(_ value: (Int) -> AttributeValue) -> [UInt8]? {
+        var key: [UInt8] = []
+        for field in definition.fields {
+            let v = value(field)
+            if v.isNull { return nil }
+            IndexKey.append(v, to: &key)
         }
+        return key
+    }
+
+    func clash(_ pk: UInt64, _ existing: UInt64, _ value: (Int) -> AttributeValue)
+        -> LogbookError
+    {
+        let entity = definition.entityName
+        let values = definition.fields.map { value($0).description }
+        return .uniqueConstraint(
+            entity: entity,
+            attribute: definition.names.count == 1
+                ? definition.names[0] : "(\(definition.names.joined(separator: ", ")))",
+            value: values.count == 1 ? values[0] : "(\(values.joined(separator: ", ")))",
+            object: PersistentIdentifier(entityName: entity, primaryKey: pk).description,
+            existing: PersistentIdentifier(entityName: entity, primaryKey: existing).description)
     }
 }

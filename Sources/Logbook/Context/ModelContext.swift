@@ -23,9 +23,16 @@ public final class ModelContext {
     var lastLookupBinding: EntityBinding?
     /// Names this context in the container's save log.
     let serial: UInt64
+    /// The actor the context lives on, its autosave and its transactions.
+    var coordination = ContextCoordination()
 
     /// What ``save()`` does when another context saved an object since this one read it.
     public var mergePolicy: MergePolicy = .error
+
+    /// Who is saving, recorded with each save and batch operation of this context in the
+    /// store's history (``HistoryTransaction/author``): an app's name for the user, a process or
+    /// an import. `nil` (the default) records none.
+    public var author: String?
 
     /// A new, empty context on `container`.
     public convenience init(_ container: ModelContainer) {
@@ -106,7 +113,7 @@ public final class ModelContext {
                 failures.append(
                     .notRegistered(
                         entity: modelType.entityName,
-                        object: model.persistentModelID?.description ?? modelType.entityName))
+                        object: model.persistentModelID.description))
             }
             return
         }

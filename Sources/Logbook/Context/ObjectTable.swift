@@ -90,6 +90,8 @@ final class ObjectTable {
     @exclusivity(unchecked) private var pruneThreshold = ObjectTable.minimumPrune
     /// Set while a fetch builds objects only the table holds yet.
     @exclusivity(unchecked) private var pruningPaused = 0
+    /// Set while the context wants to hear of the next change (to schedule an autosave).
+    @exclusivity(unchecked) var reportsNextChange = false
 
     static let minimumPrune = 4096
 
@@ -135,6 +137,7 @@ final class ObjectTable {
         if state == .inserted {
             inserted.append(e)
             insertedCount += 1
+            if reportsNextChange { context?.changeWasMade() }
         } else if deferIndexing {
             unindexed[binding.index].append(e)
         } else {
@@ -192,6 +195,7 @@ final class ObjectTable {
     /// the field's saved value and lists the object as changed.
     func willChange(_ e: Int32, slot: Int, object: AnyObject) {
         guard probe == nil else { return }
+        if reportsNextChange { context?.changeWasMade() }
         let i = Int(e)
         switch entries[i].state {
         case .persisted:
@@ -220,6 +224,7 @@ final class ObjectTable {
     func markChanged(_ e: Int32) {
         let i = Int(e)
         guard entries[i].state == .persisted, !entries[i].isChanged else { return }
+        if reportsNextChange { context?.changeWasMade() }
         entries[i].isChanged = true
         changed.append(e)
         changedCount += 1
@@ -229,6 +234,7 @@ final class ObjectTable {
     func markDeleted(_ e: Int32) {
         let i = Int(e)
         guard entries[i].state == .persisted else { return }
+        if reportsNextChange { context?.changeWasMade() }
         if entries[i].isChanged {
             entries[i].isChanged = false
             changedCount -= 1
@@ -398,10 +404,13 @@ final class ObjectTable {
 final class ProbeRecord {
     var slot = Int.min
     var keyPath: AnyKeyPath?
+    /// Every slot read since it was last cleared (a computed property may read several).
+    var slots: [Int] = []
 
     func note(slot: Int, keyPath: AnyKeyPath) {
         self.slot = slot
         self.keyPath = keyPath
+        slots.append(slot)
     }
 }
 

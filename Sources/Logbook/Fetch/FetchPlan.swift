@@ -10,6 +10,10 @@ struct FetchPlan {
         /// Evaluated on an object: the scratch object for stored records, the live one for
         /// pending objects.
         case object((AnyObject) throws -> Bool)
+        /// Evaluated on objects of a context (for predicates a scratch object cannot answer:
+        /// relationships, identifiers): this context's for stored records, unless pending
+        /// changes are left out (then a fresh context's), and the live ones for pending objects.
+        case registeredObject((AnyObject) throws -> Bool)
     }
 
     struct SortKey {
@@ -27,6 +31,9 @@ struct FetchPlan {
     var limit: Int?
     var offset: Int?
     var includePendingChanges = true
+    /// Set when pending objects are tested otherwise than stored records (a predicate only
+    /// objects answer, whose stored matches were found first).
+    var pendingTest: ((AnyObject) throws -> Bool)?
 }
 
 /// One match of a scan: a stored record (its bytes kept in the scan's buffer) or a pending object.
@@ -48,67 +55,77 @@ struct ScanResult {
     var order: [Int]
     /// The stored matches' bytes (empty unless records were kept).
     var bytes: [UInt8]
+    /// How the matches were found.
+    var explanation = FetchExplanation()
 
     /// The candidates in order.
     var ordered: [FetchCandidate] { order.map { candidates[$0] } }
 }
 
 extension ModelContext {
-    /// Scans the entity's records (and, if asked, the pending objects) and returns the
-    /// matches with their order. With `keepRecords == false` no bytes are kept (for counts);
-    /// with `build` set, each stored match becomes a registered object during the scan (its
-    /// candidate names the object's entry).
+    /// Finds the plan's stored matches (through an index where the planner picks one, else by
+    /// scanning the entity's records) and, if asked, the pending objects that match, and
+    /// returns them with their order. With `keepRecords == false` no bytes are kept (for
+    /// counts); with `build` set, each stored match becomes a registered object as it is met
+    /// (its candidate names the object's entry).
     func execute(
         _ plan: FetchPlan, keepRecords: Bool = true,
         build: ((UnsafeRawBufferPointer, UInt64) throws -> Int32)? = nil
     ) throws -> ScanResult {
+        let plan = try resolved(plan)
         let binding = plan.binding
         let entity = binding.stored
         let keyCount = plan.sortKeys.count
-        let entity32 = Int32(binding.index)
-        var skip = Set<UInt64>()
-        var pending: [Int32] = []
-        if plan.includePendingChanges {
-            if table.stagedCount[binding.index] > 0 { table.unstage() }
-            for e in table.changed
-            where table.entries[Int(e)].isChanged && table.entries[Int(e)].entity == entity32 {
-                skip.insert(table.entries[Int(e)].primaryKey)
-                pending.append(e)
-            }
-            for e in table.deleted
-            where table.entries[Int(e)].state == .deleted
-                && table.entries[Int(e)].entity == entity32
-            {
-                skip.insert(table.entries[Int(e)].primaryKey)
-            }
-            for e in table.inserted
-            where table.entries[Int(e)].state == .inserted
-                && table.entries[Int(e)].entity == entity32
-            {
-                pending.append(e)
-            }
-        }
+        let (skip, pending) = pendingEntries(plan)
+        var explanation = FetchExplanation()
+        let access = accessPlan(plan)
+        explanation.note(access, definitions: core.indexes.definitions[binding.index])
         let scan = RecordScan(plan: plan, keepRecords: keepRecords, skip: skip, build: build)
         try wrapStoreErrors {
-            try core.store.forEach(in: binding.keyspace) { key, value in
-                try scan.visit(key: key, value: value)
+            switch access.access {
+            case .nothing:
+                break
+            case .scan:
+                explanation.candidates = try core.store.count(in: binding.keyspace)
+                try core.store.forEach(in: binding.keyspace) { key, value in
+                    try scan.visit(key: key, value: value)
+                }
+            case .ranges(let index, let ranges) where access.ordered && ranges.count == 1:
+                try readOrdered(
+                    plan, index: index, range: ranges[0], reverse: access.reverse, scan, skip,
+                    &explanation)
+            default:
+                let (keys, visited) = core.indexes.primaryKeys(
+                    access.access, entity: binding.index)
+                explanation.candidates = keys.count
+                explanation.entriesVisited = visited
+                try read(keys, binding, scan, skip)
             }
         }
+        explanation.recordsRead = scan.visited
         var candidates = scan.candidates
         var keys = scan.keys
         let bytes = scan.bytes
+        let storedMatches = candidates.count
         for e in pending {
             guard let object = table.objects[Int(e)] else { continue }
-            switch plan.matcher {
-            case .all: break
-            case .filter(let node):
-                if !(try node.evaluate(
-                    ArrayFilterValues(values: binding.readAll(object), entity: entity)))
-                {
-                    continue
-                }
-            case .object(let test):
+            explanation.pendingObjects += 1
+            if let test = plan.pendingTest {
                 if !(try test(object)) { continue }
+            } else {
+                switch plan.matcher {
+                case .all: break
+                case .filter(let node):
+                    if !(try node.evaluate(
+                        ArrayFilterValues(
+                            values: binding.readAll(object), entity: entity,
+                            primaryKey: table.entries[Int(e)].primaryKey)))
+                    {
+                        continue
+                    }
+                case .object(let test), .registeredObject(let test):
+                    if !(try test(object)) { continue }
+                }
             }
             for key in plan.sortKeys { keys.append(binding.read(object, key.attribute)) }
             candidates.append(
@@ -117,7 +134,11 @@ extension ModelContext {
                     bytesStart: 0, bytesCount: 0))
         }
         var order: [Int]
-        if keyCount == 1, entity.attributes[plan.sortKeys[0].attribute].type == .integer {
+        if access.ordered && candidates.count == storedMatches {
+            // In index order already: no sort step.
+            order = Array(candidates.indices)
+            explanation.sortedByIndex = keyCount > 0
+        } else if keyCount == 1, entity.attributes[plan.sortKeys[0].attribute].type == .integer {
             // One integer key (the common case): a radix sort of plain numbers, nulls first.
             order = KeySort.order(
                 integerKeys: keys, primaryKeys: candidates.map(\.primaryKey),
@@ -150,7 +171,137 @@ extension ModelContext {
             order = Array(candidates.indices)
         }
         if plan.objectOrder == nil { order = Self.slice(order, plan) }
-        return ScanResult(candidates: candidates, order: order, bytes: bytes)
+        explanation.results = order.count
+        return ScanResult(
+            candidates: candidates, order: order, bytes: bytes, explanation: explanation)
+    }
+
+    /// The stored matches' count without reading records where an exact index access and no
+    /// pending object of the entity allow it; else by running the plan.
+    func count(_ plan: FetchPlan) throws -> (count: Int, explanation: FetchExplanation) {
+        var plan = try resolved(plan)
+        plan.objectOrder = nil
+        plan.sortKeys = []
+        let (skip, pending) = pendingEntries(plan)
+        if skip.isEmpty && pending.isEmpty {
+            let access = accessPlan(plan)
+            if access.exact && access.access.isIndex {
+                var explanation = FetchExplanation()
+                explanation.note(access, definitions: core.indexes.definitions[plan.binding.index])
+                var total: Int
+                if case .identifiers(let keys) = access.access {
+                    let keyspace = plan.binding.keyspace
+                    total = try wrapStoreErrors {
+                        try keys.filter {
+                            try core.store.contains(RecordCodec.key($0), in: keyspace)
+                        }
+                        .count
+                    }
+                } else {
+                    let (keys, visited) = core.indexes.primaryKeys(
+                        access.access, entity: plan.binding.index)
+                    total = keys.count
+                    explanation.entriesVisited = visited
+                }
+                explanation.candidates = total
+                total = Self.slice(Array(0..<total), plan).count
+                explanation.results = total
+                return (total, explanation)
+            }
+        }
+        let result = try execute(plan, keepRecords: false)
+        return (result.order.count, result.explanation)
+    }
+
+    /// The pending changes of the plan's entity: the stored keys they hide (changed and
+    /// deleted objects) and the entries to test (inserted and changed objects).
+    private func pendingEntries(_ plan: FetchPlan) -> (skip: Set<UInt64>, pending: [Int32]) {
+        var skip = Set<UInt64>()
+        var pending: [Int32] = []
+        guard plan.includePendingChanges else { return (skip, pending) }
+        let binding = plan.binding
+        let entity32 = Int32(binding.index)
+        if table.stagedCount[binding.index] > 0 { table.unstage() }
+        for e in table.changed
+        where table.entries[Int(e)].isChanged && table.entries[Int(e)].entity == entity32 {
+            skip.insert(table.entries[Int(e)].primaryKey)
+            pending.append(e)
+        }
+        for e in table.deleted
+        where table.entries[Int(e)].state == .deleted && table.entries[Int(e)].entity == entity32 {
+            skip.insert(table.entries[Int(e)].primaryKey)
+        }
+        for e in table.inserted
+        where table.entries[Int(e)].state == .inserted && table.entries[Int(e)].entity == entity32 {
+            pending.append(e)
+        }
+        return (skip, pending)
+    }
+
+    /// How the plan's stored candidates are found.
+    private func accessPlan(_ plan: FetchPlan) -> AccessPlan {
+        let filter: FilterNode?
+        switch plan.matcher {
+        case .all: filter = nil
+        case .filter(let node): filter = node
+        case .object, .registeredObject: return AccessPlan()
+        }
+        // An index can give the order only of keys it compares as the sort does.
+        let sortable =
+            plan.objectOrder == nil && plan.sortKeys.allSatisfy { $0.stringComparator == nil }
+        let sort = sortable ? plan.sortKeys.map { ($0.attribute, $0.ascending) } : []
+        guard filter != nil || !sort.isEmpty else { return AccessPlan() }
+        let wanted = plan.limit.map { max($0, 0) + max(plan.offset ?? 0, 0) }
+        let records = (try? core.store.count(in: plan.binding.keyspace)) ?? 0
+        var access = core.indexes.plan(
+            plan.binding.index, filter: filter, sort: sort, wanted: sortable ? wanted : nil,
+            recordCount: records)
+        if sort.isEmpty && !access.access.isIndex { access.ordered = false }
+        return access
+    }
+
+    /// Reads and tests the records of `keys` (ascending), skipping those in `skip`.
+    private func read(
+        _ keys: [UInt64], _ binding: EntityBinding, _ scan: RecordScan, _ skip: Set<UInt64>
+    ) throws {
+        for pk in keys where !skip.contains(pk) {
+            var key = pk.bigEndian
+            try withUnsafeBytes(of: &key) { key in
+                _ = try core.store.withValue(forKey: key, in: binding.keyspace) { value in
+                    try scan.visit(key: key, value: value)
+                }
+            }
+        }
+    }
+
+    /// Reads candidates in index order until the plan has as many matches as it keeps.
+    private func readOrdered(
+        _ plan: FetchPlan, index: Int, range: KeyRange, reverse: Bool, _ scan: RecordScan,
+        _ skip: Set<UInt64>, _ explanation: inout FetchExplanation
+    ) throws {
+        let wanted = plan.limit.map { max($0, 0) + max(plan.offset ?? 0, 0) }
+        var cursor: [UInt8]? = nil
+        repeat {
+            let missing = wanted.map { $0 - scan.candidates.count } ?? Int.max
+            guard missing > 0 else {
+                explanation.stoppedEarly = true
+                return
+            }
+            let batch = wanted == nil ? Int.max : max(32, missing * 2)
+            let (keys, next) = core.indexes.orderedKeys(
+                plan.binding.index, index: index, range: range, reverse: reverse,
+                after: cursor, limit: batch)
+            explanation.candidates += keys.count
+            explanation.entriesVisited += keys.count
+            for pk in keys {
+                if let wanted, scan.candidates.count >= wanted {
+                    explanation.stoppedEarly = true
+                    return
+                }
+                try read([pk], plan.binding, scan, skip)
+            }
+            cursor = next
+        } while cursor != nil
     }
 
     static func slice<T>(_ items: [T], _ plan: FetchPlan) -> [T] {
@@ -166,10 +317,21 @@ extension ModelContext {
     /// mapped log while the scan meets it; with one, the matches' bytes are kept and only the
     /// slice is built.
     func fetchObjects(_ plan: FetchPlan) throws -> [AnyObject] {
-        try table.withPruningPaused { try buildObjects(plan) }
+        try fetchObjects(explaining: plan).objects
     }
 
-    private func buildObjects(_ plan: FetchPlan) throws -> [AnyObject] {
+    /// The objects of the plan, and how they were found.
+    func fetchObjects(explaining plan: FetchPlan) throws -> (
+        objects: [AnyObject], explanation: FetchExplanation
+    ) {
+        // Resolved before pruning pauses: resolving may build many objects it then lets go.
+        let plan = try resolved(plan)
+        return try table.withPruningPaused { try buildObjects(plan) }
+    }
+
+    private func buildObjects(_ plan: FetchPlan) throws -> (
+        objects: [AnyObject], explanation: FetchExplanation
+    ) {
         let generation = core.saveGeneration
         let binding = plan.binding
         // Only objects registered before this fetch can repeat a match: the matches are
@@ -247,6 +409,8 @@ extension ModelContext {
                     return r == .orderedSame ? a.1 < b.1 : r == .orderedAscending
                 }.map(\.0), plan)
         }
-        return objects
+        var explanation = result.explanation
+        explanation.results = objects.count
+        return (objects, explanation)
     }
 }

@@ -7,12 +7,19 @@ enum FilterOperator: Sendable, Hashable {
 }
 
 /// One side of a comparison: an attribute (by name until bound to an entity, then by
-/// position), a constant, or a list of constants.
+/// position among the stored fields), a constant, or a list of constants.
 enum FilterOperand: Sendable, Hashable {
     case key(String)
     case attribute(Int)
     case value(AttributeValue)
     case list([AttributeValue])
+    /// The object's own identifier (`persistentModelID`).
+    case primaryKey
+    /// An object given as a constant: a model object or a ``PersistentIdentifier``; `nil` for
+    /// an object not inserted anywhere, which nothing reaches.
+    case identifier(PersistentIdentifier?)
+    /// Objects given as constants, after IN.
+    case identifiers([PersistentIdentifier])
 }
 
 /// Where a filter reads attribute values from.
@@ -22,10 +29,13 @@ protocol FilterValues {
     /// Whether attribute `index` equals `constant`, when this can be told without building the
     /// value; `nil` to compare the values.
     func equals(at index: Int, _ constant: AttributeValue) -> Bool?
+    /// The object's primary key (0 where there is none, as for tools' decoded records).
+    var primaryKey: UInt64 { get }
 }
 
 extension FilterValues {
     func equals(at index: Int, _ constant: AttributeValue) -> Bool? { nil }
+    var primaryKey: UInt64 { 0 }
 }
 
 /// The tree both string predicates and translated `#Predicate`s become: evaluated against a
@@ -40,32 +50,22 @@ indirect enum FilterNode: Sendable, Hashable {
         FilterOperand, FilterOperator, FilterOperand, caseInsensitive: Bool,
         diacriticInsensitive: Bool)
     case between(FilterOperand, lower: FilterOperand, upper: FilterOperand)
+    /// The to-one relationship at stored field `slot` reaches an object of `destination` that
+    /// satisfies `node`, or reaches none and `whenMissing` is true. A fetch resolves it into
+    /// ``keyIn(_:_:)`` (through a fetch of the destination) before evaluating anything.
+    case related(slot: Int, destination: String, node: FilterNode, whenMissing: Bool)
+    /// Stored field `field` (an integer: a to-one relationship's key) is one of `keys`.
+    case keyIn(Int, Set<UInt64>)
+    /// The object's primary key is one of `keys`.
+    case identifierIn(Set<UInt64>)
 
-    /// The same filter with attribute names replaced by positions in `entity`.
+    /// The same filter with attribute names replaced by positions in `entity` (see
+    /// ``FilterBinder``; no relationships can be followed without a schema).
     /// - Throws: ``LogbookError/unknownAttribute(entity:attribute:)``,
-    ///   ``LogbookError/unsupportedPredicate(_:)`` for key paths through relationships.
+    ///   ``LogbookError/unsupportedPredicate(_:)``, ``LogbookError/predicateSyntax(message:line:column:)``.
     func bound(to entity: Entity) throws -> FilterNode {
-        func operand(_ o: FilterOperand) throws -> FilterOperand {
-            guard case .key(let name) = o else { return o }
-            if let i = entity.attributeIndex(name) { return .attribute(i) }
-            if name.contains(".") {
-                throw LogbookError.unsupportedPredicate(
-                    "the key path \(name) goes through a relationship, which \(entity.name) fetches do not support"
-                )
-            }
-            throw LogbookError.unknownAttribute(entity: entity.name, attribute: name)
-        }
-        switch self {
-        case .constant: return self
-        case .and(let a, let b): return .and(try a.bound(to: entity), try b.bound(to: entity))
-        case .or(let a, let b): return .or(try a.bound(to: entity), try b.bound(to: entity))
-        case .not(let a): return .not(try a.bound(to: entity))
-        case .compare(let l, let op, let r, let c, let d):
-            return .compare(
-                try operand(l), op, try operand(r), caseInsensitive: c, diacriticInsensitive: d)
-        case .between(let v, let lo, let hi):
-            return .between(try operand(v), lower: try operand(lo), upper: try operand(hi))
-        }
+        var binder = FilterBinder(schema: nil, positions: [])
+        return try binder.bind(self, to: entity)
     }
 
     /// Marks in `mask` every attribute position the filter reads.
@@ -86,6 +86,9 @@ indirect enum FilterNode: Sendable, Hashable {
             mark(v)
             mark(lo)
             mark(hi)
+        case .related(let slot, _, _, _): mark(.attribute(slot))
+        case .keyIn(let field, _): mark(.attribute(field))
+        case .identifierIn: break
         }
     }
 
@@ -118,6 +121,15 @@ indirect enum FilterNode: Sendable, Hashable {
             let value = try Self.resolve(v, values)
             return try Self.compare(value, .greaterOrEqual, Self.resolve(lo, values), false, false)
                 && Self.compare(value, .lessOrEqual, Self.resolve(hi, values), false, false)
+        case .related(_, let destination, _, _):
+            throw LogbookError.unsupportedPredicate(
+                "a comparison through a relationship to \(destination) can only be evaluated by a fetch"
+            )
+        case .keyIn(let field, let keys):
+            guard case .integer(let key) = values.value(at: field) else { return false }
+            return keys.contains(UInt64(bitPattern: key))
+        case .identifierIn(let keys):
+            return keys.contains(values.primaryKey)
         }
     }
 
@@ -132,6 +144,13 @@ indirect enum FilterNode: Sendable, Hashable {
         case .list:
             throw LogbookError.unsupportedPredicate(
                 "a list {…} is only allowed after IN or BETWEEN")
+        case .primaryKey: return .integer(Int64(bitPattern: values.primaryKey))
+        case .identifier(let id):
+            // A key no object has, for an object not inserted anywhere.
+            return .integer(Int64(bitPattern: id?.primaryKey ?? 0))
+        case .identifiers:
+            throw LogbookError.unsupportedPredicate(
+                "a list of objects can only be compared by a fetch")
         }
     }
 
@@ -203,6 +222,7 @@ indirect enum FilterNode: Sendable, Hashable {
 struct ArrayFilterValues: FilterValues {
     let values: [AttributeValue]
     let entity: Entity
+    var primaryKey: UInt64 = 0
     func value(forKey key: String) throws -> AttributeValue {
         guard let i = entity.attributeIndex(key) else {
             throw LogbookError.unknownAttribute(entity: entity.name, attribute: key)

@@ -1,53 +1,145 @@
-/// Finds which attribute a key path of a model class reads, by applying it to a probe object
-/// whose `@Attribute` getters report themselves. Only a key path that is exactly an attribute
-/// (`\Employee.salary`, not `\Employee.name.count`) resolves.
+import LogStore
+
+/// Finds which attribute or relationship a key path of a model class reads, by applying it to
+/// a probe object whose `@Attribute` and `@Relationship` getters report themselves. Only a key
+/// path that is exactly one field (`\Employee.salary`, not `\Employee.name.count`) resolves to
+/// it. What a key path reads is a property of the class, so it is found once per class and key
+/// path and kept (the probe is made only then).
+///
+/// Not thread-safe (the probe): one resolver per use; the cache it consults is shared.
 final class KeyPathResolver {
-    private let probe: AnyObject
-    private let record = ProbeRecord()
     private let binding: EntityBinding
-    /// Holds the probe's fields' table (the probe names it without retaining it otherwise).
-    private let table: ObjectTable
+    private var probing: (probe: AnyObject, record: ProbeRecord, table: ObjectTable)?
 
     init(binding: EntityBinding) {
         self.binding = binding
-        probe = binding.makeObject()
-        table = ObjectTable(bindings: [binding], probe: record)
-        binding.adopt(probe, table: table, entry: 0, probe: true)
     }
 
-    deinit { binding.adopt(probe, table: nil, entry: -1) }
-
-    /// The attribute `keyPath` reads, or `nil`.
-    func attributeIndex(_ keyPath: AnyKeyPath) -> Int? {
-        guard binding.layout != nil else { return nil }
-        record.slot = -1
-        record.keyPath = nil
-        _ = (probe as Any)[keyPath: keyPath]
-        guard record.slot >= 0, record.keyPath == keyPath,
-            record.slot < binding.stored.attributes.count
-        else { return nil }
-        return record.slot
+    deinit {
+        if let probing { binding.adopt(probing.probe, table: nil, entry: -1) }
     }
 
-    /// The name of the attribute or relationship `keyPath` reads, or `nil`.
-    func fieldName(_ keyPath: AnyKeyPath) -> String? {
-        guard binding.layout != nil else { return nil }
+    /// The entity's binding.
+    var entityBinding: EntityBinding { binding }
+
+    /// What a key path of a class reads.
+    private enum Reading: Sendable {
+        /// Exactly the field of this name (an attribute or a relationship).
+        case field(String)
+        /// The object's `persistentModelID`.
+        case identifier
+        /// Something computed; `attributesOnly` when it read attributes and nothing else.
+        case derived(attributesOnly: Bool)
+    }
+
+    private struct Key: Hashable, @unchecked Sendable {  // key paths are immutable
+        let type: ObjectIdentifier
+        let keyPath: AnyKeyPath
+    }
+
+    private static let readings = Locked<[Key: Reading]>([:])
+
+    private func reading(_ keyPath: AnyKeyPath) -> Reading? {
+        guard let layout = binding.layout else { return nil }
+        let key = Key(type: ObjectIdentifier(layout.modelType), keyPath: keyPath)
+        if let known = Self.readings.withLock({ $0[key] }) { return known }
+        let found = probe(keyPath, layout)
+        Self.readings.withLock { $0[key] = found }
+        return found
+    }
+
+    /// Applies `keyPath` to the probe object and tells what it read.
+    private func probe(_ keyPath: AnyKeyPath, _ layout: ModelLayout) -> Reading {
+        if probing == nil {
+            let record = ProbeRecord()
+            let probe = binding.makeObject()
+            let table = ObjectTable(bindings: [binding], probe: record)
+            binding.adopt(probe, table: table, entry: 0, probe: true)
+            probing = (probe, record, table)
+        }
+        // Invariant: set above.
+        let (probe, record, _) = probing!
         record.slot = Int.min
         record.keyPath = nil
+        record.slots.removeAll()
         _ = (probe as Any)[keyPath: keyPath]
-        guard record.keyPath == keyPath, record.slot != Int.min else { return nil }
-        let slot = record.slot
+        if record.keyPath == keyPath, record.slot != Int.min, let name = name(ofSlot: record.slot) {
+            return .field(name)
+        }
+        let type = type(of: keyPath).valueType
+        if type == PersistentIdentifier?.self || type == PersistentIdentifier.self,
+            keyPath == Self.identifierKeyPath(layout.modelType)
+        {
+            return .identifier
+        }
+        let attributes = binding.entity.attributes.count
+        return .derived(
+            attributesOnly: !record.slots.isEmpty
+                && record.slots.allSatisfy { $0 >= 0 && $0 < attributes })
+    }
+
+    private static func identifierKeyPath<Model: PersistentModel>(_ type: Model.Type) -> AnyKeyPath
+    {
+        \Model.persistentModelID
+    }
+
+    /// The field a probe slot names: a stored position, or `-(2 + r)` for to-many `r`.
+    private func name(ofSlot slot: Int) -> String? {
         if slot >= 0 {
-            if slot < binding.entity.attributes.count {
-                return binding.entity.attributes[slot].name
-            }
-            // A to-one relationship's stored slot.
-            return binding.relationshipSlots.firstIndex(of: slot).map {
-                binding.entity.relationships[$0].name
-            }
+            return slot < binding.stored.attributes.count
+                ? binding.stored.attributes[slot].name : nil
         }
         let r = -(slot + 2)
         return r >= 0 && r < binding.entity.relationships.count
             ? binding.entity.relationships[r].name : nil
+    }
+
+    /// Whether `keyPath` is the object's `persistentModelID`.
+    func isIdentifier(_ keyPath: AnyKeyPath) -> Bool {
+        if case .identifier? = reading(keyPath) { return true }
+        return false
+    }
+
+    /// The stored position (an attribute's, or a to-one relationship's key) `keyPath` reads,
+    /// or `nil`.
+    func attributeIndex(_ keyPath: AnyKeyPath) -> Int? {
+        guard case .field(let name)? = reading(keyPath) else { return nil }
+        return binding.stored.attributeIndex(name)
+    }
+
+    /// The name of the attribute or relationship `keyPath` reads, or `nil`.
+    func fieldName(_ keyPath: AnyKeyPath) -> String? {
+        guard case .field(let name)? = reading(keyPath) else { return nil }
+        return name
+    }
+
+    /// The stored slot and destination of the to-one relationship `keyPath` reads, or `nil`.
+    func toOne(_ keyPath: AnyKeyPath) -> (slot: Int, destination: String)? {
+        guard let name = fieldName(keyPath),
+            let r = binding.entity.relationships.firstIndex(where: { $0.name == name }),
+            !binding.entity.relationships[r].isToMany
+        else { return nil }
+        return (binding.relationshipSlots[r], binding.entity.relationships[r].destination)
+    }
+
+    /// What reading `keyPath` on an object touches.
+    enum Reads {
+        /// Only attributes (values a record holds).
+        case attributes
+        /// A relationship, or something of the object's registration (its identifier,
+        /// context): what a scratch object cannot answer.
+        case more
+    }
+
+    /// What `keyPath` reads when applied to an object of the entity.
+    func reads(_ keyPath: AnyKeyPath) -> Reads {
+        switch reading(keyPath) {
+        case .field(let name)?:
+            return binding.entity.attributeIndex(name) != nil ? .attributes : .more
+        case .derived(let attributesOnly)?:
+            return attributesOnly ? .attributes : .more
+        case .identifier?, nil:
+            return .more
+        }
     }
 }

@@ -1,5 +1,20 @@
 import Foundation
 
+/// Where a comparison's two operands start in a string predicate (1-based).
+struct PredicatePosition: Sendable, Hashable {
+    let lhsLine: Int
+    let lhsColumn: Int
+    let rhsLine: Int
+    let rhsColumn: Int
+
+    init(lhs: PredicateToken, rhs: PredicateToken) {
+        lhsLine = lhs.line
+        lhsColumn = lhs.column
+        rhsLine = rhs.line
+        rhsColumn = rhs.column
+    }
+}
+
 /// Parses the Core Data predicate format subset into a ``FilterNode``.
 ///
 /// ```
@@ -19,16 +34,22 @@ struct PredicateParser {
     private var position = 0
     private var arguments: [Any?]
     private var nextArgument = 0
+    /// Where each comparison's operands start, in the order the comparisons were parsed.
+    private var positions: [PredicatePosition] = []
 
+    /// - Returns: the filter and where each of its comparisons' operands are (for errors found
+    ///   when it is bound to an entity).
     /// - Throws: ``LogbookError/predicateSyntax(message:line:column:)``.
-    static func parse(_ text: String, arguments: [Any?]) throws -> FilterNode {
+    static func parse(_ text: String, arguments: [Any?]) throws -> (
+        FilterNode, [PredicatePosition]
+    ) {
         var parser = PredicateParser(
             tokens: try PredicateLexer.tokenize(text), arguments: arguments)
         let node = try parser.parseOr()
         guard parser.current.kind == .end else {
             throw parser.error("expected AND, OR or the end of the predicate")
         }
-        return node
+        return (node, parser.positions)
     }
 
     private init(tokens: [PredicateToken], arguments: [Any?]) {
@@ -94,12 +115,15 @@ struct PredicateParser {
             throw error(
                 "\(k) applies to to-many relationships, which string predicates do not support")
         }
+        let lhsToken = current
         let lhs = try parseOperand()
         let opToken = current
         if accept(keyword: "BETWEEN") {
+            let rangeToken = current
             let range = try parseOperand()
             switch range {
             case .list(let bounds) where bounds.count == 2:
+                positions.append(PredicatePosition(lhs: lhsToken, rhs: rangeToken))
                 return .between(lhs, lower: .value(bounds[0]), upper: .value(bounds[1]))
             default:
                 throw error("BETWEEN needs two bounds, such as {1, 10}", at: opToken)
@@ -139,6 +163,7 @@ struct PredicateParser {
         if op == .in, case .value(let v) = rhs, !v.isNull {
             throw error("IN needs a list, such as {\"a\", \"b\"} or %@ with an array", at: rhsToken)
         }
+        positions.append(PredicatePosition(lhs: lhsToken, rhs: rhsToken))
         return .compare(
             lhs, op, rhs, caseInsensitive: caseInsensitive,
             diacriticInsensitive: diacriticInsensitive)
@@ -214,6 +239,16 @@ struct PredicateParser {
             }
             return .value(.integer(i))
         default:
+            if let id = raw as? PersistentIdentifier { return .identifier(id) }
+            if let object = raw as? any ModelObject {
+                let id = object.persistentModelID
+                guard !id.isTemporary else {
+                    throw error(
+                        "the argument is a \(object.entityName) that is not inserted in a context, so no relationship reaches it",
+                        at: token)
+                }
+                return .identifier(id)
+            }
             if let list = raw as? [Any?] {
                 return .list(try list.map { try constant($0, token) })
             }
@@ -226,6 +261,11 @@ struct PredicateParser {
 
     private func constant(_ raw: Any?, _ token: PredicateToken) throws -> AttributeValue {
         guard let raw else { return .null }
+        if raw is PersistentIdentifier || raw is any ModelObject {
+            throw error(
+                "a list holds values; compare a relationship with one object, as company == %@",
+                at: token)
+        }
         if let v = raw as? AttributeValue { return v }
         for type in AttributeType.allCases {
             if let v = AttributeValue.converting(raw, to: type),

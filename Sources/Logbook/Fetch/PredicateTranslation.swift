@@ -1,27 +1,109 @@
 import Foundation
 
 /// Turns a Foundation `#Predicate` into a ``FilterNode`` when every part of it is one we can
-/// evaluate on stored values directly (attribute key paths, constants, `==`, `!=`, `<`, `<=`,
-/// `>`, `>=`, `&&`, `||`, `!`, `nil`). Anything else returns `nil`, and the fetch evaluates the
-/// predicate on a scratch object instead — same results, more time.
+/// evaluate on stored values directly: attribute key paths, constants, `==`, `!=`, `<`, `<=`,
+/// `>`, `>=`, `&&`, `||`, `!`, `nil`, `contains` on a constant array, ranges (`(a...b).contains`),
+/// `starts(with:)`, `persistentModelID`, and to-one relationships compared with `nil` or
+/// followed with `?.` (`$0.company?.name == "Acme"`). Anything else returns `nil`, and the fetch
+/// evaluates the predicate on objects instead (see ``PredicateInspection``).
 struct PredicateTranslator {
-    let resolver: KeyPathResolver
+    /// The resolver of each variable in scope: the predicate's input, and the objects a `?.`
+    /// reaches.
+    private var scopes: [PredicateExpressions.VariableID: KeyPathResolver]
+    /// The container's bindings by entity name, for the destinations of relationships.
+    let binding: (String) -> EntityBinding?
 
-    func translate<Model>(_ predicate: Predicate<Model>) -> FilterNode? {
-        (predicate.expression as? any FilterTranslatable)?.filterNode(self)
+    init(
+        resolver: KeyPathResolver, variable: PredicateExpressions.VariableID,
+        binding: @escaping (String) -> EntityBinding?
+    ) {
+        scopes = [variable: resolver]
+        self.binding = binding
+    }
+
+    static func translate<Model: PersistentModel>(
+        _ predicate: Predicate<Model>, resolver: KeyPathResolver,
+        binding: @escaping (String) -> EntityBinding?
+    ) -> FilterNode? {
+        PredicateTranslator(resolver: resolver, variable: predicate.variable.key, binding: binding)
+            .node(predicate.expression)
     }
 
     func node(_ expression: Any) -> FilterNode? {
         (expression as? any FilterTranslatable)?.filterNode(self)
     }
 
-    func operand(_ expression: Any) -> FilterOperand? {
+    /// What an expression yields as one side of a comparison.
+    indirect enum Operand {
+        case plain(FilterOperand)
+        /// A value of the object a to-one relationship (stored field `slot`) reaches.
+        case through(slot: Int, destination: String, Operand)
+    }
+
+    func operand(_ expression: Any) -> Operand? {
         (expression as? any OperandTranslatable)?.filterOperand(self)
     }
 
+    /// The resolver of the variable `expression` is, if it is one in scope.
+    func resolver(of expression: Any) -> KeyPathResolver? {
+        (expression as? any PredicateVariableMarker).flatMap { scopes[$0.variableID] }
+    }
+
+    /// This translator with `variable` bound to objects of `destination`.
+    func entering(_ variable: PredicateExpressions.VariableID, destination: String)
+        -> PredicateTranslator?
+    {
+        guard let target = binding(destination), target.layout != nil else { return nil }
+        var inner = self
+        inner.scopes[variable] = KeyPathResolver(binding: target)
+        return inner
+    }
+
+    /// A comparison of two operands; through a relationship, the comparison is made on what
+    /// it reaches (and is `op` applied to `nil` when it reaches nothing).
     func compare(_ lhs: Any, _ op: FilterOperator, _ rhs: Any) -> FilterNode? {
         guard let l = operand(lhs), let r = operand(rhs) else { return nil }
-        return .compare(l, op, r, caseInsensitive: false, diacriticInsensitive: false)
+        return compare(l, op, r)
+    }
+
+    func compare(_ l: Operand, _ op: FilterOperator, _ r: Operand) -> FilterNode? {
+        switch (l, r) {
+        case (.plain(let a), .plain(let b)):
+            return .compare(a, op, b, caseInsensitive: false, diacriticInsensitive: false)
+        case (.through(let slot, let destination, let inner), .plain(let b)):
+            guard let node = compare(inner, op, .plain(b)) else { return nil }
+            return .related(
+                slot: slot, destination: destination, node: node,
+                whenMissing: Self.missing(op, b, nullOnLeft: true))
+        case (.plain(let a), .through(let slot, let destination, let inner)):
+            guard let node = compare(.plain(a), op, inner) else { return nil }
+            return .related(
+                slot: slot, destination: destination, node: node,
+                whenMissing: Self.missing(op, a, nullOnLeft: false))
+        case (.through, .through):
+            return nil
+        }
+    }
+
+    /// The comparison's result when the relationship reaches nothing (the value is `nil`).
+    private static func missing(_ op: FilterOperator, _ other: FilterOperand, nullOnLeft: Bool)
+        -> Bool
+    {
+        let node: FilterNode =
+            nullOnLeft
+            ? .compare(
+                .value(.null), op, other, caseInsensitive: false, diacriticInsensitive: false)
+            : .compare(
+                other, op, .value(.null), caseInsensitive: false, diacriticInsensitive: false)
+        return
+            (try? node.evaluate(
+                ArrayFilterValues(values: [], entity: Entity(name: "", attributes: []))))
+            ?? false
+    }
+
+    /// The hops of a chain of to-one relationships (`$0.company`, `$0.company?.parent`), or `nil`.
+    func relationshipPath(_ expression: Any) -> [(slot: Int, destination: String)]? {
+        (expression as? any RelationshipPathTranslatable)?.relationshipPath(self)
     }
 }
 
@@ -30,35 +112,137 @@ protocol FilterTranslatable {
 }
 
 protocol OperandTranslatable {
-    func filterOperand(_ t: PredicateTranslator) -> FilterOperand?
+    func filterOperand(_ t: PredicateTranslator) -> PredicateTranslator.Operand?
 }
 
-/// Marks the predicate's input variable.
-protocol PredicateVariableMarker {}
+protocol RelationshipPathTranslatable {
+    func relationshipPath(_ t: PredicateTranslator) -> [(slot: Int, destination: String)]?
+}
 
-extension PredicateExpressions.Variable: PredicateVariableMarker {}
+/// Marks a predicate's variables.
+protocol PredicateVariableMarker {
+    var variableID: PredicateExpressions.VariableID { get }
+}
+
+extension PredicateExpressions.Variable: PredicateVariableMarker {
+    var variableID: PredicateExpressions.VariableID { key }
+}
 
 extension PredicateExpressions.KeyPath: OperandTranslatable {
-    func filterOperand(_ t: PredicateTranslator) -> FilterOperand? {
-        guard root is any PredicateVariableMarker, let index = t.resolver.attributeIndex(keyPath)
+    func filterOperand(_ t: PredicateTranslator) -> PredicateTranslator.Operand? {
+        guard let resolver = t.resolver(of: root) else { return nil }
+        if resolver.isIdentifier(keyPath) { return .plain(.primaryKey) }
+        if let index = resolver.attributeIndex(keyPath) { return .plain(.attribute(index)) }
+        // A to-one relationship itself (compared with nil).
+        if let (slot, _) = resolver.toOne(keyPath) { return .plain(.attribute(slot)) }
+        return nil
+    }
+}
+
+extension PredicateExpressions.KeyPath: RelationshipPathTranslatable {
+    func relationshipPath(_ t: PredicateTranslator) -> [(slot: Int, destination: String)]? {
+        guard let resolver = t.resolver(of: root), let hop = resolver.toOne(keyPath) else {
+            return nil
+        }
+        return [hop]
+    }
+}
+
+extension PredicateExpressions.OptionalFlatMap: RelationshipPathTranslatable {
+    func relationshipPath(_ t: PredicateTranslator) -> [(slot: Int, destination: String)]? {
+        guard let path = t.relationshipPath(wrapped), let last = path.last,
+            let inner = t.entering(variable.key, destination: last.destination),
+            let next = inner.relationshipPath(transform)
         else { return nil }
-        return .attribute(index)
+        return path + next
+    }
+}
+
+extension PredicateExpressions.OptionalFlatMap: OperandTranslatable {
+    /// `$0.company?.name`: a value of the object the relationship reaches.
+    func filterOperand(_ t: PredicateTranslator) -> PredicateTranslator.Operand? {
+        guard let path = t.relationshipPath(wrapped), let last = path.last,
+            let inner = t.entering(variable.key, destination: last.destination),
+            let value = inner.operand(transform)
+        else { return nil }
+        return path.reversed().reduce(value) { operand, hop in
+            .through(slot: hop.slot, destination: hop.destination, operand)
+        }
+    }
+}
+
+extension PredicateExpressions.OptionalFlatMap {
+    /// `$0.company.flatMap { $0.name == "A" }` with what it is when the relationship reaches
+    /// nothing.
+    func relatedNode(_ t: PredicateTranslator, whenMissing: Bool) -> FilterNode? {
+        guard let path = t.relationshipPath(wrapped), let last = path.last,
+            let inner = t.entering(variable.key, destination: last.destination),
+            let node = inner.node(transform)
+        else { return nil }
+        return path.reversed().reduce(node) { node, hop in
+            .related(
+                slot: hop.slot, destination: hop.destination, node: node, whenMissing: whenMissing)
+        }
+    }
+}
+
+/// A `Bool?` made by following a relationship, as `OptionalFlatMap` is.
+protocol OptionalBoolTranslatable {
+    func relatedNode(_ t: PredicateTranslator, whenMissing: Bool) -> FilterNode?
+}
+
+extension PredicateExpressions.OptionalFlatMap: OptionalBoolTranslatable {}
+
+extension PredicateExpressions.NilCoalesce: FilterTranslatable {
+    /// `x ?? false` over a `Bool?` from a relationship (what `if let` also becomes).
+    func filterNode(_ t: PredicateTranslator) -> FilterNode? {
+        guard let optional = lhs as? any OptionalBoolTranslatable,
+            let fallback = (rhs as? PredicateExpressions.Value<Bool>)?.value
+        else { return nil }
+        return optional.relatedNode(t, whenMissing: fallback)
     }
 }
 
 extension PredicateExpressions.Value: OperandTranslatable {
-    func filterOperand(_ t: PredicateTranslator) -> FilterOperand? {
+    func filterOperand(_ t: PredicateTranslator) -> PredicateTranslator.Operand? {
+        if let id = value as? PersistentIdentifier { return .plain(.identifier(id)) }
+        if let optional = value as? any OptionalProtocol, optional.isNone {
+            return .plain(.value(.null))
+        }
+        if let id = value as? PersistentIdentifier? { return .plain(.identifier(id)) }
         guard let storable = value as? any AttributeStorable else { return nil }
-        return .value(storable.attributeValue)
+        return .plain(.value(storable.attributeValue))
     }
 }
 
 extension PredicateExpressions.NilLiteral: OperandTranslatable {
-    func filterOperand(_ t: PredicateTranslator) -> FilterOperand? { .value(.null) }
+    func filterOperand(_ t: PredicateTranslator) -> PredicateTranslator.Operand? {
+        .plain(.value(.null))
+    }
 }
 
 extension PredicateExpressions.Equal: FilterTranslatable {
-    func filterNode(_ t: PredicateTranslator) -> FilterNode? { t.compare(lhs, .equal, rhs) }
+    func filterNode(_ t: PredicateTranslator) -> FilterNode? {
+        if let node = t.compare(lhs, .equal, rhs) { return node }
+        // `$0.company.flatMap { … } == true` / `== false`.
+        if let optional = lhs as? any OptionalBoolTranslatable,
+            let wanted = (rhs as? PredicateExpressions.Value<Bool?>)?.value ?? nil
+        {
+            return optional.relatedNode(t, whenMissing: false).map {
+                wanted ? $0 : Self.negated($0)
+            }
+        }
+        return nil
+    }
+
+    /// `related(…, node)` with `node` negated inside (what is true when the value is `false`).
+    private static func negated(_ node: FilterNode) -> FilterNode {
+        guard case .related(let slot, let destination, let inner, let missing) = node else {
+            return .not(node)
+        }
+        return .related(
+            slot: slot, destination: destination, node: negated(inner), whenMissing: missing)
+    }
 }
 
 extension PredicateExpressions.NotEqual: FilterTranslatable {
@@ -97,4 +281,86 @@ extension PredicateExpressions.Negation: FilterTranslatable {
 
 extension PredicateExpressions.Value: FilterTranslatable where Output == Bool {
     func filterNode(_ t: PredicateTranslator) -> FilterNode? { .constant(value) }
+}
+
+extension PredicateExpressions.SequenceContains: FilterTranslatable {
+    /// `["a", "b"].contains($0.name)`: IN.
+    func filterNode(_ t: PredicateTranslator) -> FilterNode? {
+        guard let values = (sequence as? any ConstantSequence)?.elements,
+            case .plain(let element)? = t.operand(self.element)
+        else { return nil }
+        let ids = values.compactMap { $0 as? PersistentIdentifier }
+        if !values.isEmpty && ids.count == values.count {
+            return .compare(
+                element, .in, .identifiers(ids), caseInsensitive: false,
+                diacriticInsensitive: false)
+        }
+        let converted = values.compactMap { ($0 as? any AttributeStorable)?.attributeValue }
+        guard converted.count == values.count else { return nil }
+        return .compare(
+            element, .in, .list(converted), caseInsensitive: false, diacriticInsensitive: false)
+    }
+}
+
+/// A constant array in a predicate (`Value<[T]>`).
+protocol ConstantSequence {
+    var elements: [Any] { get }
+}
+
+extension PredicateExpressions.Value: ConstantSequence where Output: Sequence {
+    var elements: [Any] { value.map { $0 as Any } }
+}
+
+extension PredicateExpressions.RangeExpressionContains: FilterTranslatable {
+    /// `(a...b).contains($0.salary)`: BETWEEN; `(a..<b)`: `>= a && < b`.
+    func filterNode(_ t: PredicateTranslator) -> FilterNode? {
+        guard case .plain(let element)? = t.operand(self.element) else { return nil }
+        if let closed = range as? any ConstantRange, let (lower, upper) = closed.bounds(t) {
+            return closed.isClosed
+                ? .between(element, lower: lower, upper: upper)
+                : .and(
+                    .compare(
+                        element, .greaterOrEqual, lower, caseInsensitive: false,
+                        diacriticInsensitive: false),
+                    .compare(
+                        element, .less, upper, caseInsensitive: false, diacriticInsensitive: false))
+        }
+        return nil
+    }
+}
+
+/// A range of two constants in a predicate.
+protocol ConstantRange {
+    var isClosed: Bool { get }
+    func bounds(_ t: PredicateTranslator) -> (FilterOperand, FilterOperand)?
+}
+
+extension PredicateExpressions.ClosedRange: ConstantRange {
+    var isClosed: Bool { true }
+    func bounds(_ t: PredicateTranslator) -> (FilterOperand, FilterOperand)? {
+        guard case .plain(let l)? = t.operand(lower), case .plain(let u)? = t.operand(upper)
+        else { return nil }
+        return (l, u)
+    }
+}
+
+extension PredicateExpressions.Range: ConstantRange {
+    var isClosed: Bool { false }
+    func bounds(_ t: PredicateTranslator) -> (FilterOperand, FilterOperand)? {
+        guard case .plain(let l)? = t.operand(lower), case .plain(let u)? = t.operand(upper)
+        else { return nil }
+        return (l, u)
+    }
+}
+
+extension PredicateExpressions.SequenceStartsWith: FilterTranslatable {
+    /// `$0.name.starts(with: "A")`: BEGINSWITH.
+    func filterNode(_ t: PredicateTranslator) -> FilterNode? {
+        guard case .plain(let element)? = t.operand(base),
+            case .plain(.value(.string(let text)))? = t.operand(prefix)
+        else { return nil }
+        return .compare(
+            element, .beginsWith, .value(.string(text)), caseInsensitive: false,
+            diacriticInsensitive: false)
+    }
 }

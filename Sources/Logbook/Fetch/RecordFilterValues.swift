@@ -11,6 +11,7 @@ struct RecordFilterValues: FilterValues {
     let buffer: UnsafeRawBufferPointer
     let offsets: UnsafeMutableBufferPointer<Int>
     let types: UnsafeBufferPointer<AttributeType>
+    let primaryKey: UInt64
 
     /// Filters reaching here are bound to positions; a name means a bug in binding.
     func value(forKey key: String) throws -> AttributeValue {

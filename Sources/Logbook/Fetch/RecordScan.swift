@@ -10,6 +10,8 @@ final class RecordScan {
     /// The matches' sort keys, `sortAttributes.count` per candidate.
     @exclusivity(unchecked) var keys: [AttributeValue] = []
     @exclusivity(unchecked) var bytes: [UInt8] = []
+    /// Records met (tested or kept).
+    @exclusivity(unchecked) var visited = 0
     @exclusivity(unchecked) private var scratch: [AttributeValue]
 
     private let binding: EntityBinding
@@ -52,7 +54,9 @@ final class RecordScan {
         case .filter(let node):
             objectTest = nil
             filter = node
-        case .object(let test):
+        case .object(let test), .registeredObject(let test):
+            // Invariant: a plan is resolved before it is scanned, so `registeredObject` is
+            // gone by then; a scratch object would answer it wrongly.
             objectTest = test
             filter = nil
         }
@@ -94,12 +98,14 @@ final class RecordScan {
                 entity: binding.entity.name, key: "\(key.count) bytes", reason: "a key has 8 bytes")
         }
         if checkSkip && skip.contains(pk) { return }
+        visited += 1
         if needsValues {
             if let scratchObject {
                 guard try matchesObject(value, pk, scratchObject) else { return }
             } else if RecordCodec.locate(value, offsets, count: locateCount, layout: scanLayout) {
                 let record = RecordFilterValues(
-                    buffer: value, offsets: offsets, types: UnsafeBufferPointer(types))
+                    buffer: value, offsets: offsets, types: UnsafeBufferPointer(types),
+                    primaryKey: pk)
                 if let compiled, !(try compiled.evaluate(record)) { return }
                 for k in 0..<sortCount { keys.append(record.value(at: sortAttributes[k])) }
             } else {
@@ -133,7 +139,7 @@ final class RecordScan {
         _ = try binding.codec.decode(value, key: String(pk), only: needed) { i, v in
             scratch[i] = v
         }
-        let record = ArrayFilterValues(values: scratch, entity: binding.stored)
+        let record = ArrayFilterValues(values: scratch, entity: binding.stored, primaryKey: pk)
         if let filter, !(try filter.evaluate(record)) { return false }
         for k in 0..<sortCount { keys.append(scratch[sortAttributes[k]]) }
         return true

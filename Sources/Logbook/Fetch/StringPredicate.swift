@@ -14,6 +14,8 @@ public struct StringPredicate: Sendable, CustomStringConvertible {
     /// The text it was parsed from.
     public let format: String
     let root: FilterNode
+    /// Where each comparison's operands are in `format`, for errors found when binding.
+    let positions: [PredicatePosition]
 
     /// Parses `format`, substituting `arguments` for `%@`, `%d`, `%K` in order.
     /// - Throws: ``LogbookError/predicateSyntax(message:line:column:)`` pointing at the problem.
@@ -25,7 +27,7 @@ public struct StringPredicate: Sendable, CustomStringConvertible {
     /// - Throws: ``LogbookError/predicateSyntax(message:line:column:)``.
     public init(format: String, arguments: [Any?]) throws {
         self.format = format
-        self.root = try PredicateParser.parse(format, arguments: arguments)
+        (root, positions) = try PredicateParser.parse(format, arguments: arguments)
     }
 
     /// Whether a record's values (by attribute name, as ``RecordDecoder`` gives them) satisfy
@@ -40,7 +42,13 @@ public struct StringPredicate: Sendable, CustomStringConvertible {
     /// - Throws: ``LogbookError/unknownAttribute(entity:attribute:)``,
     ///   ``LogbookError/unsupportedPredicate(_:)``.
     public func validate(for entity: Entity) throws {
-        _ = try root.bound(to: entity)
+        _ = try bound(to: entity, schema: nil)
+    }
+
+    /// The filter bound to `entity`, following relationships through `schema`.
+    func bound(to entity: Entity, schema: Schema?) throws -> FilterNode {
+        var binder = FilterBinder(schema: schema, positions: positions)
+        return try binder.bind(root, to: entity)
     }
 
     public var description: String { format }

@@ -33,7 +33,7 @@ public final class ManagedObject: ModelObject, CustomStringConvertible, CustomRe
     public var description: String {
         let pairs = zip(binding.stored.attributes, values).map { "\($0.name): \($1)" }
             .joined(separator: ", ")
-        let id = persistentModelID?.description ?? "\(entity.name) (not inserted)"
+        let id = persistentModelID.description
         return "\(id) {\(pairs)}"
     }
 

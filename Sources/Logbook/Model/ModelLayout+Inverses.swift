@@ -60,6 +60,9 @@ extension ModelLayout {
                 }
             }
         }
+        for (i, layout) in layouts.enumerated() {
+            entities[i] = try layout.withDeclaredIndexes(entities[i])
+        }
         return entities
     }
 }

@@ -19,26 +19,49 @@ public protocol ModelObject: AnyObject {}
 /// recorded in the schema and fills the attribute in objects stored before it existed; one
 /// that is not (`Date()`, `UUID()`) is not recorded. Make the class `final` (properties of
 /// superclasses are not reflected).
-public protocol PersistentModel: ModelObject {
+public protocol PersistentModel: ModelObject, Hashable {
     /// A new object with default values; Logbook calls it to build fetched objects.
     init()
     /// The entity's name (default: the class name). It names the keyspace, so keep it stable.
     static var entityName: String { get }
+    /// The class whose key paths ``indexes`` names: the class itself. (An associated type,
+    /// not `Self`, so that a non-final model class can conform; its subclasses inherit its
+    /// indexes.)
+    associatedtype IndexRoot: PersistentModel = Self
+    /// Indexes and unique constraints over several properties (default: none; single
+    /// properties take `@Attribute(.indexed)` or `@Attribute(.unique)`).
+    static var indexes: [ModelIndex<IndexRoot>] { get }
+    /// What a save does with an insert that repeats another object's unique values (default
+    /// ``UniquePolicy/error``).
+    static var uniquePolicy: UniquePolicy { get }
 }
 
 extension PersistentModel {
     /// The class name.
     public static var entityName: String { String(describing: self) }
+    /// None.
+    public static var indexes: [ModelIndex<IndexRoot>] { [] }
+    /// ``UniquePolicy/error``.
+    public static var uniquePolicy: UniquePolicy { .error }
+
+    /// Identity: one object per identifier per context makes it the identifier's equality
+    /// there. (What lets `#Predicate` compare a to-one relationship with `nil`.)
+    public static func == (a: Self, b: Self) -> Bool { a === b }
+
+    /// Hashes the object's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
 extension ModelObject {
-    /// The object's identifier, or `nil` before it is inserted into a context.
-    public var persistentModelID: PersistentIdentifier? {
-        registered.map {
-            PersistentIdentifier(
-                entityName: $0.binding.entity.name,
-                primaryKey: $0.table.entries[$0.index].primaryKey)
+    /// The object's identifier. Before the object is inserted into a context it is a
+    /// temporary one (``PersistentIdentifier/isTemporary``); inserting it gives it its
+    /// permanent identifier, which it keeps.
+    public var persistentModelID: PersistentIdentifier {
+        guard let r = registered else {
+            return PersistentIdentifier(temporaryFor: self, entityName: entityName)
         }
+        return PersistentIdentifier(
+            entityName: r.binding.entity.name, primaryKey: r.table.entries[r.index].primaryKey)
     }
 
     /// The context the object is registered in, or `nil`.
@@ -138,7 +161,7 @@ extension ModelObject {
         let relationship = binding.entity.relationships[index]
         guard let context = r.table.context else {
             throw LogbookError.notRegistered(
-                entity: binding.entity.name, object: persistentModelID?.description ?? "?")
+                entity: binding.entity.name, object: persistentModelID.description)
         }
         let objects: [any ModelObject]
         if let many = value as? [any ModelObject] {

@@ -120,7 +120,7 @@ public struct Relationship<Value: RelationshipValue> {
             object[keyPath: storageKeyPath].value = newValue
             object[keyPath: storageKeyPath].isResolved = true
             object[keyPath: storageKeyPath].key =
-                newValue.relatedObjects.first?.persistentModelID?.primaryKey ?? 0
+                newValue.relatedObjects.first?.persistentModelID.primaryKey ?? 0
         }
     }
 
@@ -209,7 +209,7 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
         let f = field(object).pointee
         if f.isResolved {
             guard let target = f.value.relatedObjects.first, !target.isDeleted,
-                let id = target.persistentModelID
+                case let id = target.persistentModelID, !id.isTemporary
             else { return .null }
             return .integer(Int64(bitPattern: id.primaryKey))
         }
@@ -250,7 +250,7 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
         let typed = (target as? Value.Destination).map { [$0] } ?? []
         field(object).pointee.value = Value(relatedObjects: typed)
         field(object).pointee.isResolved = true
-        field(object).pointee.key = typed.first?.persistentModelID?.primaryKey ?? 0
+        field(object).pointee.key = typed.first?.persistentModelID.primaryKey ?? 0
     }
 
     func takeEarlyMembers(_ object: AnyObject) -> [AnyObject] {

@@ -44,15 +44,23 @@ public struct Entity: Sendable, Hashable {
     public var attributes: [AttributeDescription]
     /// Relationships; to-one ones are stored after the attributes, in this order.
     public var relationships: [RelationshipDescription]
+    /// Indexes beyond the single attributes marked `indexed` or `unique`: compound ones, in
+    /// declaration order.
+    public var indexes: [IndexDescription]
+    /// What a save does with an insert that repeats another object's unique values.
+    public var uniquePolicy: UniquePolicy
 
     /// Describes an entity.
     public init(
         name: String, attributes: [AttributeDescription],
-        relationships: [RelationshipDescription] = []
+        relationships: [RelationshipDescription] = [], indexes: [IndexDescription] = [],
+        uniquePolicy: UniquePolicy = .error
     ) {
         self.name = name
         self.attributes = attributes
         self.relationships = relationships
+        self.indexes = indexes
+        self.uniquePolicy = uniquePolicy
     }
 
     /// The relationship called `name`, or `nil`.

@@ -71,6 +71,25 @@ public struct Schema: Sendable, Hashable {
             for relationship in entity.relationships {
                 try validate(relationship, of: entity, names: &names)
             }
+            for index in entity.indexes { try validate(index, of: entity) }
+        }
+    }
+
+    private func validate(_ index: IndexDescription, of entity: Entity) throws {
+        guard !index.fields.isEmpty else {
+            throw LogbookError.invalidSchema("an index of \(entity.name) names no fields")
+        }
+        guard Set(index.fields).count == index.fields.count else {
+            throw LogbookError.invalidSchema(
+                "the index \(index) of \(entity.name) names a field twice")
+        }
+        for field in index.fields
+        where entity.attributeIndex(field) == nil
+            && entity.relationship(named: field).map({ $0.isToMany }) != false
+        {
+            throw LogbookError.invalidSchema(
+                "the index \(index) of \(entity.name) names \"\(field)\", which is neither an attribute nor a to-one relationship"
+            )
         }
     }
 
@@ -168,6 +187,9 @@ public struct Schema: Sendable, Hashable {
             merged.relationships =
                 old.relationships.map { new.relationship(named: $0.name) ?? $0 }
                 + new.relationships.filter { old.relationship(named: $0.name) == nil }
+            // Indexes are derived data: the requested ones replace the stored ones.
+            merged.indexes = new.indexes
+            merged.uniquePolicy = new.uniquePolicy
             result.append(merged)
         }
         for entity in requested.entities where self.entity(named: entity.name) == nil {

@@ -1,11 +1,15 @@
 /// Encodes and decodes a ``Schema`` (FORMAT.md Part 2, "Schema records").
 enum SchemaCodec {
-    /// The encoding's own format number, first byte of every schema record.
-    static let formatVersion: UInt8 = 1
+    /// The encoding's own format number, first byte of every schema record: 1, or 2 for a
+    /// schema that declares compound indexes or a unique policy (format 1 has no place for them,
+    /// so a schema without them keeps its format-1 bytes and fingerprint).
+    static let formatVersion: UInt8 = 2
 
     static func encode(_ schema: Schema) -> [UInt8] {
+        let format: UInt8 =
+            schema.entities.contains { !$0.indexes.isEmpty || $0.uniquePolicy != .error } ? 2 : 1
         var w = ByteWriter(capacity: 256)
-        w.bytes.append(formatVersion)
+        w.bytes.append(format)
         w.varint(UInt64(schema.version))
         w.varint(UInt64(schema.entities.count))
         for entity in schema.entities {
@@ -24,9 +28,9 @@ enum SchemaCodec {
                 if hasDefault, let value = attribute.defaultValue { w.value(value) }
             }
         }
-        // Relationships: a trailing section, present only when some entity has any, so
-        // schemas without relationships keep their bytes.
-        if schema.entities.contains(where: { !$0.relationships.isEmpty }) {
+        // Relationships: a trailing section, present only when some entity has any (or in
+        // format 2), so schemas without relationships keep their bytes.
+        if format == 2 || schema.entities.contains(where: { !$0.relationships.isEmpty }) {
             for entity in schema.entities {
                 w.varint(UInt64(entity.relationships.count))
                 for relationship in entity.relationships {
@@ -35,6 +39,17 @@ enum SchemaCodec {
                     w.bytes.append(relationship.isToMany ? 1 : 0)
                     w.string(relationship.inverse ?? "")
                     w.bytes.append(relationship.deleteRule.rawValue)
+                }
+            }
+        }
+        if format == 2 {
+            for entity in schema.entities {
+                w.bytes.append(entity.uniquePolicy.rawValue)
+                w.varint(UInt64(entity.indexes.count))
+                for index in entity.indexes {
+                    w.bytes.append(index.isUnique ? 1 : 0)
+                    w.varint(UInt64(index.fields.count))
+                    for field in index.fields { w.string(field) }
                 }
             }
         }
@@ -49,9 +64,9 @@ enum SchemaCodec {
         var r = ByteReader(bytes)
         do {
             let format = try r.byte()
-            guard format == formatVersion else {
+            guard format == 1 || format == formatVersion else {
                 throw corrupt(
-                    "schema format \(format) is not supported (this library reads \(formatVersion))"
+                    "schema format \(format) is not supported (this library reads formats 1 to \(formatVersion))"
                 )
             }
             let version = try r.varint()
@@ -86,7 +101,7 @@ enum SchemaCodec {
                 }
                 entities.append(Entity(name: name, attributes: attributes))
             }
-            if !r.isAtEnd {
+            if format == 2 || !r.isAtEnd {
                 for e in entities.indices {
                     let count = try r.varint()
                     guard count <= UInt64(bytes.count) else {
@@ -108,6 +123,30 @@ enum SchemaCodec {
                             RelationshipDescription(
                                 name, destination: destination, toMany: flags == 1,
                                 inverse: inverse.isEmpty ? nil : inverse, deleteRule: rule))
+                    }
+                }
+            }
+            if format == 2 {
+                for e in entities.indices {
+                    let rawPolicy = try r.byte()
+                    guard let policy = UniquePolicy(rawValue: rawPolicy) else {
+                        throw corrupt("unknown unique policy \(rawPolicy)")
+                    }
+                    entities[e].uniquePolicy = policy
+                    let count = try r.varint()
+                    guard count <= UInt64(bytes.count) else {
+                        throw corrupt("index count \(count) too large")
+                    }
+                    for _ in 0..<count {
+                        let unique = try r.byte()
+                        guard unique <= 1 else { throw corrupt("unknown index flags \(unique)") }
+                        let fieldCount = try r.varint()
+                        guard fieldCount <= UInt64(bytes.count) else {
+                            throw corrupt("index field count \(fieldCount) too large")
+                        }
+                        var fields: [String] = []
+                        for _ in 0..<fieldCount { fields.append(try r.string()) }
+                        entities[e].indexes.append(IndexDescription(fields, unique: unique == 1))
                     }
                 }
             }

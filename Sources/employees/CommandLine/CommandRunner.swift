@@ -1,39 +1,48 @@
-/// Runs one non-interactive subcommand against a repository and prints its result through
-/// `print`, one line per call (no trailing newline). Knows nothing of processes or terminals.
+/// Runs one non-interactive subcommand against a repository and writes its result to
+/// `output`. Knows nothing of processes or terminals.
+///
+/// `list` streams: employees are read from the store a batch at a time and written as they
+/// come (the table keeps its rows compactly until it knows its column widths), so its memory
+/// does not grow with the store.
 struct CommandRunner {
     var repository: any EmployeeRepository
-    var print: (String) -> Void
+    var output: BufferedOutput
+    /// Shows how far a long `list` has got, when there is somewhere to show it.
+    var progress: ProgressLine?
+
+    init(
+        repository: any EmployeeRepository, output: BufferedOutput, progress: ProgressLine? = nil
+    ) {
+        self.repository = repository
+        self.output = output
+        self.progress = progress
+    }
 
     /// - Throws: the repository's ``EmployeesError``s (unknown id or company, bad filter, the
-    ///   deny rule, store failures).
+    ///   deny rule, store failures), ``EmployeesError/output(_:)``.
     func run(_ command: Invocation.Command) throws(EmployeesError) {
         switch command {
         case .interactive, .help, .demo:
-            print(HelpText.text)
+            try print(HelpText.text)
         case .add(let draft):
-            print(try repository.add(draft).id)
+            try print(try repository.add(draft).id)
         case .list(let options):
-            let employees = try repository.list(options.query)
-            if options.json {
-                print(OutputFormat.json(employees))
-            } else {
-                OutputFormat.table(employees).forEach(print)
-            }
+            try list(options)
         case .update(let id, let changes):
             let employee = try repository.update(id: id, with: changes)
-            print("updated \(employee.id): \(OutputFormat.summary(employee))")
+            try print("updated \(employee.id): \(OutputFormat.summary(employee))")
         case .delete(let id):
             let employee = try repository.employee(id: id)
             try repository.delete(id: id)
-            print("deleted \(employee.id): \(employee.title)")
+            try print("deleted \(employee.id): \(employee.title)")
         case .addCompany(let draft):
-            print(try repository.addCompany(draft).id)
+            try print(try repository.addCompany(draft).id)
         case .listCompanies(let json):
             let companies = try repository.companies()
             if json {
-                print(OutputFormat.json(companies))
+                try print(OutputFormat.json(companies))
             } else {
-                OutputFormat.table(companies).forEach(print)
+                for line in OutputFormat.table(companies) { try print(line) }
             }
         case .renameCompany(let reference, let changes):
             let before = try repository.company(reference)
@@ -43,7 +52,7 @@ struct CommandRunner {
                 ? "updated \(after.id): \(after.name)"
                 : "renamed \(after.id): \(before.name) → \(after.name)"
             if changes.city != nil { line += after.city.map { ", city \($0)" } ?? ", no city" }
-            print(line)
+            try print(line)
         case .deleteCompany(let reference, let handling):
             let result = try repository.deleteCompany(reference, handling: handling)
             let company = result.company
@@ -57,7 +66,32 @@ struct CommandRunner {
                         "; \(staff) now \(company.employeeCount == 1 ? "has" : "have") no company"
                 }
             }
-            print(line)
+            try print(line)
         }
     }
+
+    /// `list`: the table or the JSON, written as the employees are read.
+    private func list(_ options: Invocation.ListOptions) throws(EmployeesError) {
+        let progress = options.json ? nil : self.progress
+        defer { progress?.clear() }
+        if options.json {
+            let json = EmployeeJSON(output: output)
+            try repository.forEachEmployee(options.query, counted: { _ in }) {
+                employee throws(EmployeesError) in try json.add(employee)
+            }
+            try json.finish()
+            return
+        }
+        let table = EmployeeTable(output: output)
+        var total = 0
+        try repository.forEachEmployee(options.query, counted: { total = $0 }) {
+            employee throws(EmployeesError) in
+            try table.add(employee)
+            progress?.update(progress?.describe("list", done: table.count, total: total) ?? "")
+        }
+        progress?.show("list: writing \(table.count) rows")
+        try table.finish()
+    }
+
+    private func print(_ line: String) throws(EmployeesError) { try output.writeLine(line) }
 }

@@ -91,7 +91,7 @@ struct DemoStory {
 
     /// Says whether the store is new or the demo adds to what it holds.
     private func describeStore() throws(EmployeesError) {
-        let employees = try repository.all().count
+        let employees = try repository.employeeWindow(filter: nil).count
         let companies = try repository.companies().count
         if employees == 0 && companies == 0 {
             print("The store is empty; the demo fills it.")
@@ -107,13 +107,11 @@ struct DemoStory {
     @discardableResult
     private func run(_ arguments: [String]) throws(EmployeesError) -> [String] {
         print("$ employees " + arguments.map(Self.quoted).joined(separator: " "))
-        var lines: [String] = []
-        let runner = CommandRunner(repository: repository) { line in
-            lines.append(line)
-            print(line)
-        }
-        try runner.run(try ArgumentParser.parse(arguments).command)
-        return lines
+        let output = BufferedOutput()
+        defer { output.lines.forEach(print) }
+        try CommandRunner(repository: repository, output: output).run(
+            try ArgumentParser.parse(arguments).command)
+        return output.lines
     }
 
     private func step(_ number: Int, _ title: String) {

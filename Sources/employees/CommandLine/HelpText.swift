@@ -5,7 +5,8 @@ enum HelpText {
 
         USAGE
           employees                          the interactive list (on a terminal): a add,
-                                             Enter edit, d delete, c companies, q quit
+                                             Enter edit, d delete, c companies, / search
+                                             (a FILTER, as for list), q quit
           employees add --name N [--designation D] --salary S [--company COMPANY]
                                              add an employee; prints its id
           employees list [--where FILTER] [--sort name|designation|salary] [--desc]

@@ -1,18 +1,9 @@
 import Foundation
 
-/// How `list` and `company list` print: tables for people (columns measured in terminal
-/// columns, so wide characters keep them aligned) and JSON for scripts.
+/// How `company list` prints — a table for people (columns measured in terminal columns, so wide
+/// characters keep them aligned) and JSON for scripts — and the one-line summary of an
+/// employee. `list` streams instead (``EmployeeTable``, ``EmployeeJSON``).
 enum OutputFormat {
-    /// A table like the seed's list: id, "name — designation", company, salary flush right.
-    static func table(_ employees: [EmployeeRecord]) -> [String] {
-        guard !employees.isEmpty else { return ["(no employees)"] }
-        let rows = employees.map {
-            [$0.id, $0.title, $0.company?.name ?? "", String($0.salary)].map(\.displayable)
-        }
-        return columns(
-            ["ID", "NAME — DESIGNATION", "COMPANY", "SALARY"], rows, minimum: [2, 20, 7, 6])
-    }
-
     /// A table of companies: id, name, city, how many employees.
     static func table(_ companies: [CompanyRecord]) -> [String] {
         guard !companies.isEmpty else { return ["(no companies)"] }
@@ -26,29 +17,6 @@ enum OutputFormat {
     static func summary(_ employee: EmployeeRecord) -> String {
         let company = employee.company.map { ", company \($0.name)" } ?? ""
         return "\(employee.title), salary \(employee.salary)\(company)"
-    }
-
-    /// A JSON array of `{"company", "designation", "id", "name", "salary"}` objects, keys
-    /// sorted; `company` is `{"id", "name"}` or `null`.
-    static func json(_ employees: [EmployeeRecord]) -> String {
-        struct Company: Encodable {
-            var id: String
-            var name: String
-        }
-        struct Row: Encodable {
-            var record: EmployeeRecord
-            enum Keys: String, CodingKey { case id, name, designation, salary, company }
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: Keys.self)
-                try container.encode(record.id, forKey: .id)
-                try container.encode(record.name, forKey: .name)
-                try container.encode(record.designation, forKey: .designation)
-                try container.encode(record.salary, forKey: .salary)
-                let company = record.company.map { Company(id: $0.id, name: $0.name) }
-                try container.encode(company, forKey: .company)
-            }
-        }
-        return encode(employees.map(Row.init))
     }
 
     /// A JSON array of `{"city", "employees", "id", "name"}` objects, keys sorted; `city` is

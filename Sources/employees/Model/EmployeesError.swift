@@ -26,13 +26,15 @@ enum EmployeesError: Error, Sendable, Equatable, CustomStringConvertible {
     case storeLocked(path: String)
     /// Any other failure of the store, with its own message.
     case store(String)
+    /// The output could not be written (a full disk, a closed pipe); `reason` is the system's.
+    case output(String)
 
     /// The process exit status for this error.
     var exitCode: Int32 {
         switch self {
         case .usage, .invalidSalary, .invalidFilter, .invalidCompanyName: return 2
         case .unknownEmployee, .unknownCompany, .ambiguousCompany, .duplicateCompany,
-            .companyHasEmployees, .reassignToSameCompany, .storeLocked, .store:
+            .companyHasEmployees, .reassignToSameCompany, .storeLocked, .store, .output:
             return 1
         }
     }
@@ -80,6 +82,8 @@ enum EmployeesError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "and try again"
         case .store(let message):
             return message
+        case .output(let reason):
+            return "cannot write the output: \(reason)"
         }
     }
 }

@@ -6,6 +6,10 @@ import Logbook
 /// so it must stay stable. `company` was added in the app's second schema version; stores
 /// written before it open by lightweight migration, their employees without a company.
 final class Employee: PersistentModel {
+    /// Spelled out rather than derived from the class name (which costs a reflection on every
+    /// use, and Logbook asks for it on hot paths).
+    static let entityName = "Employee"
+
     @Attribute var name = ""
     @Attribute(.indexed) var designation = ""
     @Attribute var salary: Int64 = 0
@@ -19,6 +23,8 @@ final class Employee: PersistentModel {
 /// Deleting a company that still has employees is refused by the store (the `deny` rule);
 /// the app moves or releases them first when asked to.
 final class Company: PersistentModel {
+    static let entityName = "Company"
+
     @Attribute(.unique) var name = ""
     @Attribute var city: String? = nil
     @Relationship(deleteRule: .deny, inverse: \Employee.company) var employees: [Employee] = []

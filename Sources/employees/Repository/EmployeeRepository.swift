@@ -10,10 +10,20 @@ protocol EmployeeRepository: AnyObject {
     /// - Throws: ``EmployeesError/unknownCompany(_:)``, ``EmployeesError/ambiguousCompany(_:matches:)``.
     func add(_ draft: EmployeeDraft) throws(EmployeesError) -> EmployeeRecord
 
-    /// The employees matching `query`, in its order.
+    /// Calls `body` with each employee matching `query`, in its order, reading the store a
+    /// batch at a time: the employees are never all in memory. `counted` is called once before
+    /// the first, with how many are to come (at most).
     /// - Throws: ``EmployeesError/invalidFilter(filter:reason:)`` for a filter that does not
-    ///   parse; the company errors for `query.company`.
-    func list(_ query: EmployeeQuery) throws(EmployeesError) -> [EmployeeRecord]
+    ///   parse; the company errors for `query.company`; what `body` throws (which stops it).
+    func forEachEmployee(
+        _ query: EmployeeQuery, counted: (Int) -> Void,
+        _ body: (EmployeeRecord) throws(EmployeesError) -> Void
+    ) throws(EmployeesError)
+
+    /// The employees matching `filter` (all for `nil`) in the store's order, as a window for a
+    /// list screen: their number at once, their rows when a range of them is shown.
+    /// - Throws: ``EmployeesError/invalidFilter(filter:reason:)``.
+    func employeeWindow(filter: String?) throws(EmployeesError) -> any RowSource<EmployeeRecord>
 
     /// The employee with this id.
     /// - Throws: ``EmployeesError/unknownEmployee(id:)``.
@@ -55,6 +65,16 @@ protocol EmployeeRepository: AnyObject {
 }
 
 extension EmployeeRepository {
+    /// The employees matching `query`, in its order, in one array (for small stores and tests;
+    /// ``forEachEmployee(_:_:)`` streams them).
+    func list(_ query: EmployeeQuery) throws(EmployeesError) -> [EmployeeRecord] {
+        var records: [EmployeeRecord] = []
+        try forEachEmployee(query, counted: { records.reserveCapacity($0) }) {
+            records.append($0)
+        }
+        return records
+    }
+
     /// All employees in the store's order.
     func all() throws(EmployeesError) -> [EmployeeRecord] { try list(EmployeeQuery()) }
 }

@@ -12,8 +12,14 @@ import Logbook
 /// employee. Not thread-safe (the main context belongs to the opening thread).
 final class LogbookEmployeeRepository: EmployeeRepository {
     let path: String
-    private let container: ModelContainer
+    let container: ModelContainer
     let context: ModelContext
+    /// Employees per company, once asked (see ``staffCounts(of:)``).
+    var staffCounts = StaffCounts()
+    /// Whether the store filters employees by company (see ``throughCompany(_:filter:_:)``).
+    var relationshipPredicates = RelationshipPredicates.unknown
+    /// The links to companies shown beside employees.
+    let companyLinks = CompanyLinkCache()
 
     /// Opens (creating or migrating if needed) the store at `path`.
     /// - Throws: ``EmployeesError/storeLocked(path:)``, ``EmployeesError/store(_:)``.
@@ -41,29 +47,8 @@ final class LogbookEmployeeRepository: EmployeeRepository {
         context.insert(employee)
         employee.company = company
         try save()
+        staffCounts.changed(company, by: 1)
         return record(employee)
-    }
-
-    func list(_ query: EmployeeQuery) throws(EmployeesError) -> [EmployeeRecord] {
-        let company = try query.company.map { reference throws(EmployeesError) in
-            try companyModel(reference)
-        }
-        var employees: [Employee]
-        let parsed = query.filter.map(FilterText.withoutDigitSeparators)
-        do {
-            let predicate = try parsed.map { try StringPredicate(format: $0.text, arguments: []) }
-            let descriptor = EntityFetchDescriptor(
-                entityName: Employee.entityName, predicate: predicate,
-                sortBy: query.sortKey.map { [($0.rawValue, !query.descending)] } ?? [])
-            employees = try context.fetch(descriptor).compactMap { $0 as? Employee }
-        } catch {
-            throw Self.translate(
-                error, path: path, filter: query.filter, columns: parsed?.columns ?? [])
-        }
-        if let company { employees = employees.filter { $0.company === company } }
-        // Without a sort key Logbook returns the order of creation; `--desc` reverses it.
-        let records = employees.map(record)
-        return query.sortKey == nil && query.descending ? records.reversed() : records
     }
 
     func employee(id: String) throws(EmployeesError) -> EmployeeRecord {
@@ -76,17 +61,25 @@ final class LogbookEmployeeRepository: EmployeeRepository {
         let employee = try employeeModel(id: id)
         var company: Company?
         if case .assign(let reference) = changes.company { company = try companyModel(reference) }
+        let formerCompany = employee.company
         if let name = changes.name { employee.name = name }
         if let designation = changes.designation { employee.designation = designation }
         if let salary = changes.salary { employee.salary = salary }
         if changes.company != nil { employee.company = company }
         try save()
+        if changes.company != nil && formerCompany !== company {
+            staffCounts.changed(formerCompany, by: -1)
+            staffCounts.changed(company, by: 1)
+        }
         return record(employee)
     }
 
     func delete(id: String) throws(EmployeesError) {
-        context.delete(try employeeModel(id: id))
+        let employee = try employeeModel(id: id)
+        let company = employee.company
+        context.delete(employee)
         try save()
+        staffCounts.changed(company, by: -1)
     }
 
     private func employeeModel(id: String) throws(EmployeesError) -> Employee {
@@ -132,9 +125,8 @@ final class LogbookEmployeeRepository: EmployeeRepository {
     }
 
     func record(_ employee: Employee) -> EmployeeRecord {
-        EmployeeRecord(
-            id: employee.persistentModelID?.description ?? "", name: employee.name,
-            designation: employee.designation, salary: employee.salary,
+        record(
+            employee, primaryKey: employee.persistentModelID.primaryKey,
             company: employee.company.map(link))
     }
 }

@@ -28,7 +28,8 @@ final class CompaniesScreen {
         reload(selecting: nil)
     }
 
-    var rows: [CompanyRecord] { list.rows }
+    /// Every company, by name (there are few enough to hold).
+    private(set) var rows: [CompanyRecord] = []
     var selectedCompany: CompanyRecord? { list.selected }
 
     func handle(_ key: Key) {
@@ -140,7 +141,8 @@ final class CompaniesScreen {
 
     private func reload(selecting id: String?) {
         do throws(EmployeesError) {
-            list.show(try repository.companies(), selecting: id)
+            rows = try repository.companies()
+            list.show(ArrayRows(rows), selecting: id)
         } catch {
             report(error)
         }

@@ -35,12 +35,24 @@ extension Character {
 
 extension String {
     /// The columns a terminal uses to draw this text.
-    var displayWidth: Int { reduce(0) { $0 + $1.displayWidth } }
+    var displayWidth: Int {
+        isPrintableASCII ? utf8.count : reduce(0) { $0 + $1.displayWidth }
+    }
+
+    /// Whether the text is all printable ASCII (space to `~`): then it is its own
+    /// ``displayable`` form and takes one column a byte. Checked on the bytes, for speed.
+    var isPrintableASCII: Bool {
+        utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.allSatisfy { $0 &- 0x20 < 0x5F }
+        } ?? utf8.allSatisfy { $0 &- 0x20 < 0x5F }
+    }
 
     /// The text with control characters (which would move the cursor or inject escape
     /// sequences) shown as `�`.
     var displayable: String {
-        guard unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !isPrintableASCII,
+            unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
             return self
         }
         return String(

@@ -1,6 +1,11 @@
 extension EmployeeListScreen {
-    /// The key hints for the list, shown on the bottom line.
-    static let listHints = "a add · Enter edit · d delete · c companies · q quit"
+    /// The key hints for the list, shown on the bottom line (60 columns).
+    static let listHints = "a add · ↵ edit · d delete · c companies · / search · q quit"
+    /// The key hints for the list while a search is shown.
+    static let searchedHints = "a add · ↵ edit · d delete · / search · Esc clear · q quit"
+    /// The key hints for the search field.
+    static let searchHints =
+        "Enter search · Esc back · e.g. salary > 100000, name BEGINSWITH[c] 'a'"
     /// The key hints for a form's text fields.
     static let formHints = "Tab/↑↓ change field · Enter next/save · Esc cancel"
     /// The key hints for the form's company field.
@@ -16,12 +21,21 @@ extension EmployeeListScreen {
         if let companiesScreen { return companiesScreen.render(width: width, height: height) }
         var body: [ScreenFrame.Line]
         var cursor: (row: Int, column: Int)?
-        var heading = "Employees" + (subtitle.isEmpty ? "" : " — \(subtitle)")
-        var hints = Self.listHints
+        var heading =
+            "Employees" + (filter.map { " where \($0)" } ?? "")
+            + (subtitle.isEmpty ? "" : " — \(subtitle)")
+        var hints = filter == nil ? Self.listHints : Self.searchedHints
         var statusLine = status.line
         let bodyHeight = max(0, height - 3)
 
         switch mode {
+        case .search(let field):
+            let drawn = ScreenFrame.field(
+                "Search", labelWidth: 6, value: field.text, isFocused: true,
+                cursorAfter: field.textBeforeCursor)
+            body = [drawn.line] + listBody(width: width, height: bodyHeight - 1)
+            cursor = drawn.cursorColumn.map { (row: 0, column: $0) }
+            hints = Self.searchHints
         case .list, .confirmDelete:
             body = listBody(width: width, height: bodyHeight)
             if case .confirmDelete(let employee) = mode {
@@ -41,15 +55,17 @@ extension EmployeeListScreen {
             }
         }
         return ScreenFrame.layout(
-            heading: heading, count: rows.count.counted("employee"), body: body, cursor: cursor,
+            heading: heading, count: list.count.counted("employee"), body: body, cursor: cursor,
             status: statusLine, hints: hints, width: width, height: height)
     }
 
-    /// The column header and the rows: marker, "name — designation", company, salary flush
-    /// right. The company column is as wide as the longest name (at most a quarter of the
-    /// width) and left out when the window is too narrow for it.
+    /// The column header and the rows on screen: marker, "name — designation", company, salary
+    /// flush right. The company column is as wide as the longest name on screen (at most a
+    /// quarter of the width) and left out when the window is too narrow for it; the salary
+    /// column as wide as the widest salary on screen.
     private func listBody(width: Int, height: Int) -> [ScreenFrame.Line] {
-        let salaryWidth = max(6, rows.map { String($0.salary).count }.max() ?? 0)
+        let rows = list.visibleRows(height: height)
+        let salaryWidth = max(6, rows.map { decimalWidth($0.salary) }.max() ?? 0)
         let longestCompany = rows.compactMap { $0.company?.name.displayable.displayWidth }.max()
         var companyWidth = min(max(7, longestCompany ?? 0), width / 4)
         if width - 3 - salaryWidth - companyWidth - 5 < 12 { companyWidth = 0 }

@@ -1,16 +1,25 @@
 /// The interactive app as a state machine: keys in, ``ScreenFrame``s out, no terminal I/O.
 ///
-/// Modes: the list (↑↓/j/k move, `a` add, Enter edit, `d` delete, `c` companies, `q` quit),
-/// the add/edit form with its company picker, the delete confirmation (`y` deletes, any other
-/// key keeps), and the ``CompaniesScreen``. Every change goes to the repository — and so to
-/// disk — at once; a failed save is shown on the status line and the form stays open with
-/// what was typed. Not thread-safe.
+/// Modes: the list (↑↓/j/k move, `a` add, Enter edit, `d` delete, `c` companies, `/` search,
+/// `q` quit), the add/edit form with its company picker, the delete confirmation (`y` deletes,
+/// any other key keeps), the search field, and the ``CompaniesScreen``. Every change goes to
+/// the repository — and so to disk — at once; a failed save is shown on the status line and
+/// the form stays open with what was typed. Not thread-safe.
+///
+/// The list pages through the store (``EmployeeRepository/employeeWindow(filter:)``): opening
+/// it reads which employees there are, and drawing reads only the rows on screen.
+///
+/// A search is a string predicate (`salary > 100000 AND name BEGINSWITH[c] 'a'`) that the
+/// store evaluates; one it rejects keeps the field open and shows why on the status line.
+/// Esc in the list drops the search (and quits when there is none).
 final class EmployeeListScreen {
     /// What the screen is showing (when ``companiesScreen`` is not open).
     enum Mode: Equatable {
         case list
         case form(EmployeeForm)
         case confirmDelete(EmployeeRecord)
+        /// Typing a search; the list below still shows the current one.
+        case search(TextField)
     }
 
     private let repository: any EmployeeRepository
@@ -18,6 +27,8 @@ final class EmployeeListScreen {
     let subtitle: String
     private(set) var list = ListSelection<EmployeeRecord>()
     private(set) var mode: Mode = .list
+    /// The search the list shows, if any.
+    private(set) var filter: String?
     /// The companies screen, while it is open; it gets every key but Ctrl-C.
     private(set) var companiesScreen: CompaniesScreen?
     /// The last thing that happened, or the last error.
@@ -31,7 +42,6 @@ final class EmployeeListScreen {
         reload(selecting: nil)
     }
 
-    var rows: [EmployeeRecord] { list.rows }
     var selection: Int { list.index }
     var selectedEmployee: EmployeeRecord? { list.selected }
 
@@ -59,6 +69,8 @@ final class EmployeeListScreen {
                 report(nil)
             case .submitted(let draft): save(draft, from: form)
             }
+        case .search(let field):
+            handleSearch(key, field)
         case .confirmDelete(let employee):
             mode = .list
             if key == .character("y") || key == .character("Y") {
@@ -92,10 +104,47 @@ final class EmployeeListScreen {
         case .character("r"):
             reload(selecting: selectedEmployee?.id)
             report("Reloaded.")
+        case .character("/"):
+            mode = .search(TextField(filter ?? ""))
+            report(nil)
+        case .escape where filter != nil:
+            filter = nil
+            reload(selecting: selectedEmployee?.id)
+            report("Showing every employee.")
         case .character("q"), .escape, .endOfInput:
             isFinished = true
         default:
             break
+        }
+    }
+
+    /// Keys in the search field: Enter searches (an empty field shows everyone), Esc goes back.
+    private func handleSearch(_ key: Key, _ field: TextField) {
+        var field = field
+        switch key {
+        case .escape:
+            mode = .list
+            report(nil)
+        case .enter:
+            let text = field.text.trimmingSpaces()
+            let wanted = text.isEmpty ? nil : text
+            do throws(EmployeesError) {
+                list.show(
+                    try repository.employeeWindow(filter: wanted), selecting: selectedEmployee?.id)
+                filter = wanted
+                mode = .list
+                report(
+                    wanted == nil
+                        ? "Showing every employee."
+                        : list.count == 1
+                            ? "1 employee matches." : "\(list.count) employees match.")
+            } catch {
+                mode = .search(field)
+                report(error)
+            }
+        default:
+            _ = field.handle(key)
+            mode = .search(field)
         }
     }
 
@@ -133,7 +182,7 @@ final class EmployeeListScreen {
 
     private func reload(selecting id: String?) {
         do throws(EmployeesError) {
-            list.show(try repository.all(), selecting: id)
+            list.show(try repository.employeeWindow(filter: filter), selecting: id)
         } catch {
             report(error)
         }

@@ -20,24 +20,6 @@ private func restoreTerminalSettings() {
     restoreSequence.withUnsafeBytes { _ = write(STDOUT_FILENO, $0.baseAddress, $0.count) }
 }
 
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int)
-    -> Int
-{
-    #if canImport(Glibc)
-        return Glibc.read(descriptor, buffer, count)
-    #else
-        return Darwin.read(descriptor, buffer, count)
-    #endif
-}
-
-private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-        return Glibc.write(descriptor, buffer, count)
-    #else
-        return Darwin.write(descriptor, buffer, count)
-    #endif
-}
-
 /// Restores the terminal, then dies of the same signal so the parent sees why we stopped.
 private func restoreAndReraise(_ signalNumber: Int32) {
     restoreTerminalSettings()

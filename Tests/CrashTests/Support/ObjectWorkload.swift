@@ -50,15 +50,15 @@ func objectState(of container: ModelContainer) throws -> ObjectState {
     let context = ModelContext(container)
     var state: ObjectState = [:]
     for employee in try context.fetch(FetchDescriptor<MigratedEmployee>()) {
-        state[employee.persistentModelID!] = ObjectRow.employee(
+        state[employee.persistentModelID] = ObjectRow.employee(
             employee.name, employee.designation, salary: employee.salary, level: employee.level)
     }
     for company in try context.fetch(FetchDescriptor<Company>()) {
-        state[company.persistentModelID!] = ObjectRow.company(
-            company.name, employees: company.employees.compactMap(\.persistentModelID))
+        state[company.persistentModelID] = ObjectRow.company(
+            company.name, employees: company.employees.map(\.persistentModelID))
     }
     for employee in try context.fetch(FetchDescriptor<StaffedEmployee>()) {
-        state[employee.persistentModelID!] = ObjectRow.staffed(
+        state[employee.persistentModelID] = ObjectRow.staffed(
             employee.name, salary: employee.salary, company: employee.company?.persistentModelID)
     }
     return state
@@ -137,15 +137,15 @@ private final class ObjectWorkloadDriver {
         for employee in [ann, bob, cid] { context.insert(employee) }
         try save { model in
             for employee in [ann, bob, cid] {
-                model[employee.persistentModelID!] = ObjectRow.employee(
+                model[employee.persistentModelID] = ObjectRow.employee(
                     employee.name, employee.designation, salary: employee.salary)
             }
         }
         ann.salary = 3_000_000
         try save {
-            $0[ann.persistentModelID!] = ObjectRow.employee("Ann", "Engineer", salary: 3_000_000)
+            $0[ann.persistentModelID] = ObjectRow.employee("Ann", "Engineer", salary: 3_000_000)
         }
-        let bobID = bob.persistentModelID!
+        let bobID = bob.persistentModelID
         context.delete(bob)
         try save { $0[bobID] = nil }
         // One save of 1,000 inserts: many sectors, all or nothing.
@@ -159,7 +159,7 @@ private final class ObjectWorkloadDriver {
         }
         try save { model in
             for employee in bulk {
-                model[employee.persistentModelID!] = ObjectRow.employee(
+                model[employee.persistentModelID] = ObjectRow.employee(
                     employee.name, employee.designation, salary: employee.salary)
             }
         }
@@ -174,8 +174,8 @@ private final class ObjectWorkloadDriver {
         let fay = StaffedEmployee(name: "Fay", salary: 30, company: globex)
         for employee in [dee, eve, fay] { context.insert(employee) }
         let ids = (
-            acme: acme.persistentModelID!, globex: globex.persistentModelID!,
-            dee: dee.persistentModelID!, eve: eve.persistentModelID!, fay: fay.persistentModelID!
+            acme: acme.persistentModelID, globex: globex.persistentModelID,
+            dee: dee.persistentModelID, eve: eve.persistentModelID, fay: fay.persistentModelID
         )
         try save { model in
             model[ids.acme] = ObjectRow.company("Acme", employees: [ids.dee, ids.eve])
@@ -198,7 +198,7 @@ private final class ObjectWorkloadDriver {
         // after the reopen the segment grows past what its hint covers.
         fay.salary = 35
         try save { $0[ids.fay] = ObjectRow.staffed("Fay", salary: 35, company: ids.globex) }
-        let cidID = cid.persistentModelID!
+        let cidID = cid.persistentModelID
         try close()
         // The migration: reopening writes schema version 2; then a save that uses `level`.
         try open(migratedModels)
@@ -213,7 +213,7 @@ private final class ObjectWorkloadDriver {
         context.insert(gus)
         try save { model in
             model[cidID] = ObjectRow.employee("Cid", "Manager", salary: 2_600_000, level: 2)
-            model[gus.persistentModelID!] = ObjectRow.employee(
+            model[gus.persistentModelID] = ObjectRow.employee(
                 "Gus", "Engineer", salary: 1_800_000, level: 3)
         }
         try close()

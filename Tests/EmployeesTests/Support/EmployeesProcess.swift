@@ -85,6 +85,20 @@ struct EmployeesProcess {
             sourceLocation: sourceLocation)
     }
 
+    /// Starts the interactive screen (`employees --store …`, no subcommand) with `terminal` as
+    /// its standard input, output and error; it has not necessarily drawn anything yet.
+    func startScreen(on terminal: PseudoTerminal) throws -> Process {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["--store", storePath]
+        process.environment = ["HOME": directory.path, "TERM": "xterm"]
+        process.standardInput = terminal.secondaryHandle
+        process.standardOutput = terminal.secondaryHandle
+        process.standardError = terminal.secondaryHandle
+        try process.run()
+        return process
+    }
+
     func removeDirectory() {
         try? FileManager.default.removeItem(at: directory)
     }

@@ -1,0 +1,154 @@
+/// A sidecar file: bytes a layer above keeps beside the segments (the object layer's indexes),
+/// describing the store as of one commit (FORMAT.md Part 1, "Sidecar files").
+///
+/// The store never needs a sidecar: it is derived data, for speed. Whoever reads one compares
+/// its ``sequence`` with ``LogStore/lastSequence`` to know whether it still describes the store.
+public struct Sidecar: Sendable, Equatable {
+    /// The sequence number of the last commit the contents describe.
+    public let sequence: UInt64
+    /// The bytes as written.
+    public let contents: [UInt8]
+}
+
+extension LogStore {
+    /// File name suffix of sidecar files.
+    static let sidecarSuffix = ".sidecar"
+    /// The sidecar file's own format version.
+    static let sidecarVersion: UInt16 = 1
+    static let sidecarMagic = Array("LBKSDC\r\n".utf8)
+    /// Header (24 bytes) and trailer (length u64 before the contents, CRC u32 after).
+    static let sidecarOverhead = 24 + 8 + 4
+
+    /// Writes `contents` as the sidecar `name`, describing the store as of commit `sequence`,
+    /// replacing any earlier one. Every commit up to `sequence` is made durable first, so the
+    /// sidecar never describes commits a crash could lose. Crash-safe: the file is written under
+    /// a temporary name, synced, renamed into place and the directory synced; after a crash
+    /// either the old sidecar or the new one is there.
+    /// - Parameter name: 1 to 64 letters, digits, `-`, `_` or `.`.
+    /// - Throws: ``LogStoreError/invalidArgument(_:)`` for a bad name or a `sequence` beyond
+    ///   ``lastSequence``; ``LogStoreError/readOnly(path:)``; ``LogStoreError/closed``;
+    ///   ``LogStoreError/io(operation:path:errno:)``.
+    /// - Complexity: O(contents), plus one sync of the log and two of the file system.
+    public func writeSidecar(named name: String, contents: [UInt8], sequence: UInt64) throws {
+        try Self.checkSidecarName(name)
+        guard writer != nil else { throw LogStoreError.readOnly(path: path) }
+        guard sequence <= lastSequence else {
+            throw LogStoreError.invalidArgument(
+                "a sidecar cannot describe commit \(sequence): the last commit is \(lastSequence)")
+        }
+        try index.withLock { state throws(LogStoreError) in
+            if state.closed { throw .closed }
+        }
+        try sync()
+        var bytes = Self.sidecarMagic
+        bytes.reserveCapacity(contents.count + Self.sidecarOverhead)
+        bytes.appendLE(Self.sidecarVersion)
+        bytes.appendLE(UInt16(0))
+        bytes.appendLE(sequence)
+        bytes.appendLE(bytes.withUnsafeBytes { Checksum.crc32c($0) })
+        bytes.appendLE(UInt64(contents.count))
+        bytes.append(contentsOf: contents)
+        bytes.appendLE(
+            bytes.withUnsafeBytes { Checksum.crc32c(UnsafeRawBufferPointer(rebasing: $0[24...])) })
+        let fs = options.fileSystem
+        let final = sidecarPath(name)
+        let temporary = final + ".tmp"
+        let file = try fs.open(temporary, create: true, readOnly: false)
+        do {
+            try fs.truncate(file, to: 0)
+            try bytes.withUnsafeBytes { try fs.writeAll(file, $0, at: 0) }
+            try fs.syncData(file)
+            try fs.close(file)
+        } catch {
+            try? fs.close(file)
+            try? fs.remove(temporary)
+            throw error
+        }
+        try fs.rename(temporary, to: final)
+        try fs.syncDirectory(path)
+    }
+
+    /// The sidecar `name`, or `nil` if there is none.
+    /// - Throws: ``LogStoreError/corruption(path:offset:reason:)`` for a file that does not
+    ///   check (short, bad magic, lengths, CRCs); ``LogStoreError/unsupportedVersion(path:found:supported:)``
+    ///   for a newer format; ``LogStoreError/invalidArgument(_:)`` for a bad name;
+    ///   ``LogStoreError/io(operation:path:errno:)``.
+    /// - Complexity: O(size of the file).
+    public func readSidecar(named name: String) throws -> Sidecar? {
+        try Self.checkSidecarName(name)
+        let fs = options.fileSystem
+        let file = sidecarPath(name)
+        guard fs.kind(of: file) == .file else { return nil }
+        let handle = try fs.open(file, create: false, readOnly: true)
+        defer { try? fs.close(handle) }
+        let size = try fs.size(handle)
+        func damaged(_ offset: Int64, _ reason: String) -> LogStoreError {
+            .corruption(path: file, offset: offset, reason: reason)
+        }
+        guard size >= Int64(Self.sidecarOverhead) else {
+            throw damaged(
+                0, "a sidecar file is at least \(Self.sidecarOverhead) bytes, not \(size)")
+        }
+        guard size <= Int64(Int32.max) * 16 else {
+            throw damaged(0, "a sidecar file of \(size) bytes is over the limit")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        let read = try bytes.withUnsafeMutableBytes { try fs.read(handle, into: $0, at: 0) }
+        guard read == bytes.count else { throw damaged(Int64(read), "the file ended early") }
+        return try bytes.withUnsafeBytes { raw throws -> Sidecar in
+            guard raw.prefix(8).elementsEqual(Self.sidecarMagic) else {
+                throw damaged(0, "not a Logbook sidecar file (bad magic)")
+            }
+            let version = raw.loadLE(at: 8, as: UInt16.self)
+            if version > Self.sidecarVersion {
+                throw LogStoreError.unsupportedVersion(
+                    path: file, found: version, supported: Self.sidecarVersion)
+            }
+            guard
+                raw.loadLE(at: 20, as: UInt32.self)
+                    == Checksum.crc32c(UnsafeRawBufferPointer(rebasing: raw[0..<20]))
+            else { throw damaged(20, "file header checksum mismatch") }
+            guard version >= 1, raw.loadLE(at: 10, as: UInt16.self) == 0 else {
+                throw damaged(8, "unknown format version \(version) or flags")
+            }
+            let length = raw.loadLE(at: 24, as: UInt64.self)
+            guard length == UInt64(raw.count - Self.sidecarOverhead) else {
+                throw damaged(24, "the length \(length) does not match the file's size")
+            }
+            guard
+                raw.loadLE(at: raw.count - 4, as: UInt32.self)
+                    == Checksum.crc32c(UnsafeRawBufferPointer(rebasing: raw[24..<(raw.count - 4)]))
+            else { throw damaged(Int64(raw.count - 4), "contents checksum mismatch") }
+            return Sidecar(
+                sequence: raw.loadLE(at: 12, as: UInt64.self),
+                contents: Array(raw[32..<(raw.count - 4)]))
+        }
+    }
+
+    /// Removes the sidecar `name` if there is one.
+    /// - Throws: ``LogStoreError/invalidArgument(_:)``, ``LogStoreError/readOnly(path:)``,
+    ///   ``LogStoreError/io(operation:path:errno:)``.
+    public func removeSidecar(named name: String) throws {
+        try Self.checkSidecarName(name)
+        guard writer != nil else { throw LogStoreError.readOnly(path: path) }
+        let fs = options.fileSystem
+        let file = sidecarPath(name)
+        guard fs.kind(of: file) != .missing else { return }
+        try fs.remove(file)
+        try fs.syncDirectory(path)
+    }
+
+    private func sidecarPath(_ name: String) -> String { path + "/" + name + Self.sidecarSuffix }
+
+    private static func checkSidecarName(_ name: String) throws {
+        let allowed = name.utf8.allSatisfy {
+            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
+                || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E
+        }
+        guard allowed, (1...64).contains(name.utf8.count) else {
+            throw LogStoreError.invalidArgument(
+                "a sidecar name is 1 to 64 letters, digits, \"-\", \"_\" or \".\", not \"\(name.prefix(70))\""
+            )
+        }
+    }
+}

@@ -1,0 +1,227 @@
+/// Binds a parsed string predicate to an entity: attribute names become stored-field
+/// positions, key paths through a to-one relationship (`company.name`) become
+/// ``FilterNode/related(slot:destination:node:whenMissing:)`` nodes, and every constant is
+/// checked against the type of what it is compared with, so `salary == 'x'` is an error that
+/// points at `'x'` rather than a comparison that is silently false.
+struct FilterBinder {
+    /// Where relationships lead; `nil` when none may be followed (tools' decoded records).
+    let schema: Schema?
+    /// Where each comparison's operands are, in parse order (empty: unknown).
+    let positions: [PredicatePosition]
+    private var next = 0
+
+    init(schema: Schema?, positions: [PredicatePosition]) {
+        self.schema = schema
+        self.positions = positions
+    }
+
+    /// `node` bound to `entity`.
+    /// - Throws: ``LogbookError/unknownAttribute(entity:attribute:)``,
+    ///   ``LogbookError/predicateSyntax(message:line:column:)`` for a constant of the wrong
+    ///   type, ``LogbookError/unsupportedPredicate(_:)`` for key paths that cannot be followed.
+    mutating func bind(_ node: FilterNode, to entity: Entity) throws -> FilterNode {
+        switch node {
+        case .constant, .keyIn, .identifierIn, .related: return node
+        case .and(let a, let b):
+            let left = try bind(a, to: entity)
+            return .and(left, try bind(b, to: entity))
+        case .or(let a, let b):
+            let left = try bind(a, to: entity)
+            return .or(left, try bind(b, to: entity))
+        case .not(let a): return .not(try bind(a, to: entity))
+        case .compare, .between:
+            let position = next < positions.count ? positions[next] : nil
+            next += 1
+            return try bindLeaf(node, to: entity, position)
+        }
+    }
+
+    /// What a key names in an entity.
+    private enum Resolved {
+        case attribute(Int, AttributeType)
+        /// A to-one relationship: its stored slot and destination entity.
+        case relationship(Int, String)
+        /// A key path through a to-one relationship: its slot, destination and the rest.
+        case through(Int, String, rest: String)
+    }
+
+    private func resolve(_ name: String, in entity: Entity) throws -> Resolved {
+        let stored = entity.storedFields
+        if let i = entity.attributeIndex(name) { return .attribute(i, entity.attributes[i].type) }
+        if let relationship = entity.relationship(named: name) {
+            guard !relationship.isToMany else { throw toMany(relationship, of: entity) }
+            // Invariant: a to-one relationship is a stored field of its name.
+            return .relationship(stored.attributeIndex(name)!, relationship.destination)
+        }
+        if let dot = name.firstIndex(of: ".") {
+            let head = String(name[..<dot])
+            let rest = String(name[name.index(after: dot)...])
+            guard let relationship = entity.relationship(named: head) else {
+                throw LogbookError.unknownAttribute(entity: entity.name, attribute: head)
+            }
+            guard !relationship.isToMany else { throw toMany(relationship, of: entity) }
+            guard schema?.entity(named: relationship.destination) != nil else {
+                throw LogbookError.unsupportedPredicate(
+                    "the key path \(name) goes through a relationship, which these records cannot follow"
+                )
+            }
+            return .through(stored.attributeIndex(head)!, relationship.destination, rest: rest)
+        }
+        throw LogbookError.unknownAttribute(entity: entity.name, attribute: name)
+    }
+
+    private func toMany(_ relationship: RelationshipDescription, of entity: Entity)
+        -> LogbookError
+    {
+        .unsupportedPredicate(
+            "\(entity.name).\(relationship.name) is a to-many relationship; predicates follow to-one relationships only (fetch \(relationship.destination) by its inverse instead)"
+        )
+    }
+
+    private func bindLeaf(_ node: FilterNode, to entity: Entity, _ position: PredicatePosition?)
+        throws -> FilterNode
+    {
+        // The operands, with which is a key.
+        let operands: [FilterOperand]
+        switch node {
+        case .compare(let l, _, let r, _, _): operands = [l, r]
+        case .between(let v, let lo, let hi): operands = [v, lo, hi]
+        default: return node
+        }
+        let keyed = operands.indices.filter {
+            if case .key = operands[$0] { return true } else { return false }
+        }
+        var resolved: [Int: Resolved] = [:]
+        for i in keyed {
+            guard case .key(let name) = operands[i] else { continue }
+            resolved[i] = try resolve(name, in: entity)
+        }
+        // A key path through a relationship: the comparison is made on the destination.
+        if let (i, through) = resolved.first(where: {
+            if case .through = $0.value { return true } else { return false }
+        }) {
+            guard keyed.count == 1, case .through(let slot, let destination, let rest) = through,
+                let target = schema?.entity(named: destination)
+            else {
+                throw LogbookError.unsupportedPredicate(
+                    "a comparison through a relationship must compare it with constants")
+            }
+            var inner = operands
+            inner[i] = .key(rest)
+            let innerNode = rebuilt(node, inner)
+            var missing = operands
+            missing[i] = .value(.null)
+            let whenMissing = (try? rebuilt(node, missing).evaluate(NoValues())) ?? false
+            let binder = FilterBinder(schema: schema, positions: [])
+            let bound = try binder.bindLeaf(innerNode, to: target, position)
+            return .related(
+                slot: slot, destination: destination, node: bound, whenMissing: whenMissing)
+        }
+        var bound = operands
+        for (i, what) in resolved {
+            switch what {
+            case .attribute(let index, _), .relationship(let index, _): bound[i] = .attribute(index)
+            case .through: break
+            }
+        }
+        try check(node, operands, resolved, entity, position)
+        return rebuilt(node, bound)
+    }
+
+    private func rebuilt(_ node: FilterNode, _ operands: [FilterOperand]) -> FilterNode {
+        switch node {
+        case .compare(_, let op, _, let c, let d):
+            return .compare(
+                operands[0], op, operands[1], caseInsensitive: c, diacriticInsensitive: d)
+        case .between: return .between(operands[0], lower: operands[1], upper: operands[2])
+        default: return node
+        }
+    }
+
+    /// Throws if a constant cannot be compared with the key it meets.
+    private func check(
+        _ node: FilterNode, _ operands: [FilterOperand], _ resolved: [Int: Resolved],
+        _ entity: Entity, _ position: PredicatePosition?
+    ) throws {
+        var op: FilterOperator = .equal
+        if case .compare(_, let o, _, _, _) = node { op = o }
+        if case .between = node { op = .greaterOrEqual }
+        for (k, what) in resolved {
+            for (c, constant) in operands.enumerated() where c != k {
+                // The constant's position: the right operand's, or the left's when the key is right.
+                let line = c == 0 ? position?.lhsLine : position?.rhsLine
+                let column = c == 0 ? position?.lhsColumn : position?.rhsColumn
+                func fail(_ message: String) -> LogbookError {
+                    guard let line, let column else { return .unsupportedPredicate(message) }
+                    return .predicateSyntax(message: message, line: line, column: column)
+                }
+                let keyName: String
+                if case .key(let name) = operands[k] { keyName = name } else { keyName = "?" }
+                switch what {
+                case .relationship(_, let destination):
+                    guard op == .equal || op == .notEqual else {
+                        throw fail(
+                            "\(keyName) is a relationship; compare it with == or != to nil or an object"
+                        )
+                    }
+                    switch constant {
+                    case .value(.null): continue
+                    case .identifier(let id):
+                        if let id, id.entityName != destination {
+                            throw fail("\(keyName) reaches \(destination), not \(id)")
+                        }
+                    default:
+                        throw fail(
+                            "\(keyName) is a relationship to \(destination); compare it with nil or an object (%@)"
+                        )
+                    }
+                case .attribute(_, let type):
+                    let values: [AttributeValue]
+                    switch constant {
+                    case .value(let v): values = [v]
+                    case .list(let vs): values = vs
+                    case .identifier:
+                        throw fail(
+                            "\(keyName) holds \(type) values; an object compares only with a relationship"
+                        )
+                    case .key(let other):
+                        if case .attribute(_, let otherType)? = resolved[c],
+                            !Self.comparable(type, otherType)
+                        {
+                            throw fail(
+                                "\(keyName) (\(type)) cannot be compared with \(other) (\(otherType))"
+                            )
+                        }
+                        continue
+                    default: continue
+                    }
+                    if [.beginsWith, .endsWith, .contains].contains(op) && type != .string {
+                        throw fail(
+                            "\(keyName) holds \(type) values; BEGINSWITH, ENDSWITH and CONTAINS compare strings"
+                        )
+                    }
+                    for value in values {
+                        guard let found = value.type, !Self.accepts(type, found) else { continue }
+                        throw fail("\(keyName) holds \(type) values, not the \(found) \(value)")
+                    }
+                case .through: continue
+                }
+            }
+        }
+    }
+
+    /// Whether a constant of type `found` compares meaningfully with a field of type `type`.
+    static func accepts(_ type: AttributeType, _ found: AttributeType) -> Bool {
+        comparable(type, found)
+    }
+
+    private static func comparable(_ a: AttributeType, _ b: AttributeType) -> Bool {
+        a == b || (a == .integer && b == .double) || (a == .double && b == .integer)
+    }
+}
+
+/// Values of no object: what a comparison through a relationship sees when it reaches none.
+private struct NoValues: FilterValues {
+    func value(forKey key: String) throws -> AttributeValue { .null }
+    func value(at index: Int) -> AttributeValue { .null }
+}

@@ -1,0 +1,11 @@
+import LogStore
+
+extension ContainerCore {
+    /// Writes the indexes beside the store when they changed, so the next open need not
+    /// build them. Best effort: a store opens without them, only more slowly.
+    func persistIndexes() {
+        saveLock.withLock { _ in
+            try? indexes.persist(to: store, schemaVersion: schema.version)
+        }
+    }
+}

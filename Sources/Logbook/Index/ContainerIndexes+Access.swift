@@ -1,0 +1,155 @@
+extension ContainerIndexes {
+    /// Runs the planner for `entity` under the lock; a scan when the entity has no indexes.
+    func plan(
+        _ entity: Int, filter: FilterNode?, sort: [(field: Int, ascending: Bool)], wanted: Int?,
+        recordCount: Int
+    ) -> AccessPlan {
+        withIndexes(of: entity) { indexes in
+            guard let indexes else {
+                if let filter,
+                    QueryPlanner.conjuncts(filter).contains(where: {
+                        if case .constant(false) = $0 { true } else { false }
+                    })
+                {
+                    return AccessPlan(access: .nothing, exact: true, ordered: true)
+                }
+                if case .identifierIn(let keys)? = filter {
+                    return AccessPlan(
+                        access: .identifiers(keys.sorted()), exact: true, estimate: keys.count)
+                }
+                return AccessPlan()
+            }
+            return QueryPlanner(
+                definitions: definitions[entity], indexes: indexes, recordCount: recordCount
+            ).plan(filter, sort: sort, wanted: wanted)
+        }
+    }
+
+    /// The primary keys `access` finds, ascending and distinct, and the index entries it
+    /// visited.
+    func primaryKeys(_ access: StoredAccess, entity: Int) -> (keys: [UInt64], visited: Int) {
+        withIndexes(of: entity) { indexes in
+            var visited = 0
+            let keys = Self.collect(access, indexes ?? [], &visited)
+            return (keys, visited)
+        }
+    }
+
+    private static func collect(
+        _ access: StoredAccess, _ indexes: [OrderedIndex], _ visited: inout Int
+    ) -> [UInt64] {
+        switch access {
+        case .scan, .nothing: return []
+        case .identifiers(let keys): return keys
+        case .ranges(let i, let ranges):
+            var keys: [UInt64] = []
+            let index = indexes[i]
+            for range in ranges {
+                let from = range.lower.withUnsafeBytes { index.lowerBound($0) }
+                let to =
+                    range.upper.map { u in u.withUnsafeBytes { index.lowerBound($0) } } ?? index.end
+                keys.reserveCapacity(keys.count + index.count(from: from, to: to))
+                index.forEach(from: from, to: to) { entry in
+                    keys.append(IndexKey.primaryKey(entry))
+                    return true
+                }
+            }
+            visited += keys.count
+            return sortedDistinct(keys)
+        case .union(let parts):
+            return sortedDistinct(parts.flatMap { collect($0, indexes, &visited) })
+        case .intersection(let parts):
+            var result: [UInt64]? = nil
+            for part in parts {
+                let keys = collect(part, indexes, &visited)
+                guard let known = result else {
+                    result = keys
+                    continue
+                }
+                // Both ascending: a merge.
+                var merged: [UInt64] = []
+                var (i, j) = (0, 0)
+                while i < known.count && j < keys.count {
+                    if known[i] == keys[j] {
+                        merged.append(known[i])
+                        i += 1
+                        j += 1
+                    } else if known[i] < keys[j] {
+                        i += 1
+                    } else {
+                        j += 1
+                    }
+                }
+                result = merged
+            }
+            return result ?? []
+        }
+    }
+
+    private static func sortedDistinct(_ keys: [UInt64]) -> [UInt64] {
+        var keys = keys
+        keys.sort()
+        var last: UInt64? = nil
+        return keys.filter { key in
+            defer { last = key }
+            return key != last
+        }
+    }
+
+    /// Up to `limit` primary keys of index `index` of `entity` in `range`, in index order
+    /// (descending with `reverse`, ties still ascending by primary key), continuing after
+    /// `cursor` (an entry a previous call returned), with the cursor to continue from; `nil`
+    /// when the range is exhausted.
+    func orderedKeys(
+        _ entity: Int, index i: Int, range: KeyRange, reverse: Bool, after cursor: [UInt8]?,
+        limit: Int
+    ) -> (keys: [UInt64], cursor: [UInt8]?) {
+        withIndexes(of: entity) { indexes in
+            guard let index = indexes?[i] else { return ([], nil) }
+            var from = range.lower.withUnsafeBytes { index.lowerBound($0) }
+            var to =
+                range.upper.map { u in u.withUnsafeBytes { index.lowerBound($0) } } ?? index.end
+            if let cursor {
+                if reverse {
+                    to = cursor.withUnsafeBytes { index.lowerBound($0) }
+                } else {
+                    from = (cursor + [0]).withUnsafeBytes { index.lowerBound($0) }
+                }
+            }
+            var keys: [UInt64] = []
+            var last: [UInt8]? = nil
+            if !reverse {
+                index.forEach(from: from, to: to) { entry in
+                    guard keys.count < limit else { return false }
+                    keys.append(IndexKey.primaryKey(entry))
+                    last = Array(entry)
+                    return true
+                }
+                return (keys, keys.count < limit ? nil : last)
+            }
+            // Descending: whole runs of one value, each given back in ascending key order.
+            var run: [UInt64] = []
+            var runValue: [UInt8]? = nil
+            var stopped = false
+            index.forEachReversed(from: from, to: to) { entry in
+                let value = Array(entry.dropLast(8))
+                if value != runValue {
+                    keys.append(contentsOf: run.reversed())
+                    run.removeAll()
+                    runValue = value
+                    if keys.count >= limit {
+                        stopped = true
+                        return false
+                    }
+                }
+                run.append(IndexKey.primaryKey(entry))
+                last = Array(entry)
+                return true
+            }
+            // Runs are taken whole, so `last` is the lowest entry taken: continue below it.
+            if stopped { return (keys, last) }
+            keys.append(contentsOf: run.reversed())
+            return (keys, nil)
+        }
+    }
+}

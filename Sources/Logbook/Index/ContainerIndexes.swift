@@ -1,0 +1,295 @@
+import LogStore
+
+/// The secondary indexes of a container, shared by all its contexts: for each entity, one
+/// ``OrderedIndex`` per ``IndexDefinition``, holding the entries of the *stored* objects.
+///
+/// Exactness: every commit of the object layer goes through ``commit(_:to:)``, which reads the
+/// records the batch replaces or deletes before committing and applies the difference after,
+/// so the indexes follow the store commit by commit. Pending changes of a context are not in
+/// them; fetches add those themselves. An entity whose records could not all be read when the
+/// indexes were built (a damaged record) has no indexes: its fetches scan, and saves that need
+/// its unique constraints throw the damage.
+///
+/// Thread safety: `Sendable`. Reads and the application of a commit take an internal lock;
+/// ``commit(_:to:)`` and ``persist(to:)`` must be called under the container's save lock.
+final class ContainerIndexes: @unchecked Sendable {  // mutable state below is guarded by `lock`
+    /// Per binding index: the entity's indexes (empty for none).
+    let definitions: [[IndexDefinition]]
+    /// Per binding index: the maker of its entries (`nil` for an entity without indexes).
+    let makers: [IndexEntryMaker?]
+    private let keyspaces: [String: Int]
+    private let lock = Locked<Void>(())
+    /// Per binding index: the indexes, or `nil` while they are unavailable (see `failures`).
+    private nonisolated(unsafe) var indexes: [[OrderedIndex]?]
+    /// Why an entity's indexes are unavailable.
+    private nonisolated(unsafe) var failures: [LogbookError?]
+    /// Per binding index: no stored record has a primary key above this, so a put above it
+    /// replaces nothing (bulk inserts read no old records).
+    private nonisolated(unsafe) var maxStoredKey: [UInt64]
+    /// Whether the indexes changed since they were read from or written to the store's sidecar.
+    private nonisolated(unsafe) var changed = false
+    /// Set by a save into a streaming commit, which these indexes do not follow: then they are
+    /// never written to the sidecar (the next open builds them).
+    private nonisolated(unsafe) var unpersistable = false
+    /// What opening found about the sidecar, for the explanation of a slow open.
+    private(set) nonisolated(unsafe) var openNote: String?
+    /// Whether opening read every index from the sidecar (decoding no record).
+    private(set) nonisolated(unsafe) var readFromSidecar = false
+
+    /// Whether any entity has an index.
+    var isEmpty: Bool { makers.allSatisfy { $0 == nil } }
+
+    /// The indexes of `bindings`, read from the store's sidecar where it still describes the
+    /// store, else built from the records.
+    /// - Parameter counters: the last primary key handed out, per binding.
+    init(bindings: [EntityBinding], store: LogStore, schemaVersion: UInt32, counters: [UInt64]) {
+        let definitions = bindings.map { IndexDefinition.all(of: $0.entity, binding: $0.index) }
+        self.definitions = definitions
+        makers = zip(definitions, bindings).map { definitions, binding in
+            definitions.isEmpty ? nil : IndexEntryMaker(definitions: definitions, binding: binding)
+        }
+        var keyspaces: [String: Int] = [:]
+        for binding in bindings where !definitions[binding.index].isEmpty {
+            keyspaces[binding.keyspace] = binding.index
+        }
+        self.keyspaces = keyspaces
+        indexes = definitions.map { $0.isEmpty ? [] : nil }
+        failures = Array(repeating: nil, count: bindings.count)
+        maxStoredKey = counters
+        guard !isEmpty else { return }
+        let snapshot = IndexSnapshot.load(
+            from: store, definitions: definitions, schemaVersion: schemaVersion)
+        openNote = snapshot.note
+        readFromSidecar = true
+        for binding in bindings where !definitions[binding.index].isEmpty {
+            let e = binding.index
+            if let loaded = snapshot.indexes[e] {
+                indexes[e] = loaded
+                maxStoredKey[e] = max(maxStoredKey[e], snapshot.maxStoredKeys[e])
+                continue
+            }
+            readFromSidecar = false
+            do {
+                let (built, highest) = try build(binding, from: store)
+                indexes[e] = built
+                maxStoredKey[e] = max(maxStoredKey[e], highest)
+                changed = true
+            } catch let error as LogbookError {
+                failures[e] = error
+            } catch {
+                failures[e] = .unsupportedPredicate(
+                    "the indexes of \(binding.entity.name) could not be built: \(error)")
+            }
+        }
+    }
+
+    /// Builds the indexes of one entity from its stored records.
+    /// - Returns: the indexes and the highest primary key met.
+    private func build(_ binding: EntityBinding, from store: LogStore) throws -> (
+        [OrderedIndex], UInt64
+    ) {
+        // Invariant: called only for entities with indexes.
+        let maker = makers[binding.index]!
+        var lists = maker.emptyLists
+        var highest: UInt64 = 0
+        try wrapStoreErrors {
+            try store.forEach(in: binding.keyspace) { key, value in
+                guard let pk = RecordCodec.primaryKey(key) else {
+                    throw LogbookError.corruptRecord(
+                        entity: binding.entity.name, key: "\(key.count) bytes",
+                        reason: "a key has 8 bytes")
+                }
+                highest = max(highest, pk)
+                try maker.appendEntries(record: value, pk: pk, to: &lists)
+            }
+        }
+        return (lists.map { OrderedIndex(sorted: $0.sorted()) }, highest)
+    }
+
+    // MARK: Reading
+
+    /// Runs `body` with the indexes of `entity` (in ``definitions`` order), or `nil` when the
+    /// entity has none available, under the lock: `body` must not call the store or the
+    /// container.
+    func withIndexes<R>(of entity: Int, _ body: ([OrderedIndex]?) throws -> R) rethrows -> R {
+        try lock.withLock { _ in try body(indexes[entity]) }
+    }
+
+    /// Whether `entity` has a unique constraint.
+    func hasUniqueConstraints(_ entity: Int) -> Bool {
+        definitions[entity].contains { $0.isUnique }
+    }
+
+    /// For each prefix, the first stored object (in index `index` of `entity`) whose entry
+    /// starts with it and that is not in `excluding`; `nil` where there is none.
+    func firstStored(
+        _ entity: Int, index: Int, prefixes: [[UInt8]], excluding: Set<UInt64>
+    ) -> [UInt64?] {
+        lock.withLock { _ in
+            guard let ordered = indexes[entity]?[index] else {
+                return Array(repeating: nil, count: prefixes.count)
+            }
+            return prefixes.map { prefix -> UInt64? in
+                var found: UInt64?
+                prefix.withUnsafeBytes { prefix in
+                    ordered.forEach(from: ordered.lowerBound(prefix), to: ordered.end) { entry in
+                        guard IndexBytes.hasPrefix(entry, prefix) else { return false }
+                        let pk = IndexKey.primaryKey(entry)
+                        if excluding.contains(pk) { return true }
+                        found = pk
+                        return false
+                    }
+                }
+                return found
+            }
+        }
+    }
+
+    /// Why the indexes of `entity` are unavailable, if they are.
+    func failure(of entity: Int) -> LogbookError? { lock.withLock { _ in failures[entity] } }
+
+    // MARK: Writing
+
+    /// Commits `batch` and brings the indexes along: the records it replaces or deletes are
+    /// read first, and their entries swapped for the new records' once the commit is done.
+    /// Call under the container's save lock. Keys in one keyspace of `batch` must be distinct.
+    /// - Returns: the commit's sequence number.
+    /// - Throws: ``LogbookError/store(_:)``; ``LogbookError/corruptRecord(entity:key:reason:)``
+    ///   for a replaced record that does not decode (then nothing is committed).
+    @discardableResult
+    func commit(_ batch: WriteBatch, to store: LogStore) throws -> UInt64 {
+        guard !isEmpty else { return try wrapStoreErrors { try store.commit(batch) } }
+        let delta = try self.delta(of: batch, in: store)
+        let sequence = try wrapStoreErrors { try store.commit(batch) }
+        lock.withLock { _ in apply(delta) }
+        return sequence
+    }
+
+    /// The entries a commit of `batch` removes and adds, per entity and index.
+    private func delta(of batch: WriteBatch, in store: LogStore) throws -> IndexDelta {
+        var delta = IndexDelta(makers: makers)
+        let ceiling = lock.withLock { _ in maxStoredKey }
+        var lastKeyspace = ""
+        var entity = -1
+        var old = [IndexEntries]()
+        var new = [IndexEntries]()
+        try batch.forEachOperation { keyspace, key, value in
+            if keyspace != lastKeyspace {
+                lastKeyspace = keyspace
+                entity = keyspaces[keyspace] ?? -1
+                if entity >= 0, let maker = makers[entity] {
+                    old = maker.emptyLists
+                    new = maker.emptyLists
+                }
+            }
+            guard entity >= 0, indexes[entity] != nil, let maker = makers[entity],
+                let pk = RecordCodec.primaryKey(key)
+            else { return }
+            for i in old.indices {
+                old[i].bytes.removeAll(keepingCapacity: true)
+                old[i].ends.removeAll(keepingCapacity: true)
+                new[i].bytes.removeAll(keepingCapacity: true)
+                new[i].ends.removeAll(keepingCapacity: true)
+            }
+            if pk <= ceiling[entity] {
+                try wrapStoreErrors {
+                    _ = try store.withValue(forKey: key, in: keyspace) { record in
+                        try maker.appendEntries(record: record, pk: pk, to: &old)
+                    }
+                }
+            }
+            if let value { try maker.appendEntries(record: value, pk: pk, to: &new) }
+            delta.highest[entity] = max(delta.highest[entity], pk)
+            for i in old.indices {
+                let before = old[i].isEmpty ? nil : old[i]
+                let after = new[i].isEmpty ? nil : new[i]
+                if let before, let after, before.bytes == after.bytes { continue }
+                if let before { delta.removals[entity][i].append(contentsOf: before) }
+                if let after { delta.additions[entity][i].append(contentsOf: after) }
+            }
+        }
+        return delta
+    }
+
+    /// Applies a committed delta. Called under the lock.
+    private func apply(_ delta: IndexDelta) {
+        for entity in delta.removals.indices {
+            guard let entityIndexes = indexes[entity] else { continue }
+            maxStoredKey[entity] = max(maxStoredKey[entity], delta.highest[entity])
+            for (i, index) in entityIndexes.enumerated() {
+                let removals = delta.removals[entity][i]
+                let additions = delta.additions[entity][i]
+                guard !removals.isEmpty || !additions.isEmpty else { continue }
+                changed = true
+                // Many changes: one merge pass; few: one by one.
+                if removals.count + additions.count > max(index.count / 16, 64) {
+                    index.rebuild(removing: removals.sorted(), adding: additions.sorted())
+                } else {
+                    removals.forEach { index.remove($0) }
+                    additions.forEach { index.insert($0) }
+                }
+            }
+        }
+    }
+
+    // MARK: Persisting
+
+    /// The sidecar holding the indexes.
+    static let sidecarName = "logbook-indexes"
+
+    /// Writes the indexes to the store's sidecar if they changed since it was read or
+    /// written, so the next open reads them instead of building them. Call under the
+    /// container's save lock, with the store open for writing.
+    /// - Throws: ``LogbookError/store(_:)``.
+    func persist(to store: LogStore, schemaVersion: UInt32) throws {
+        guard !isEmpty else { return }
+        let contents: [UInt8]? = lock.withLock { _ in
+            guard changed, !unpersistable else { return nil }
+            return IndexSnapshot.encode(
+                definitions: definitions, indexes: indexes, maxStoredKeys: maxStoredKey,
+                schemaVersion: schemaVersion)
+        }
+        guard let contents else { return }
+        try wrapStoreErrors {
+            try store.writeSidecar(
+                named: Self.sidecarName, contents: contents, sequence: store.lastSequence)
+        }
+        lock.withLock { _ in changed = false }
+    }
+
+    /// Keeps these indexes out of the sidecar for good: a save went into a streaming commit
+    /// they do not follow.
+    func stopPersisting() { lock.withLock { _ in unpersistable = true } }
+
+    /// Entry counts and memory of every index, in schema order.
+    func statistics() -> [IndexStatistics] {
+        lock.withLock { _ in
+            var result: [IndexStatistics] = []
+            for (e, entityDefinitions) in definitions.enumerated() {
+                for (i, definition) in entityDefinitions.enumerated() {
+                    let index = indexes[e]?[i]
+                    result.append(
+                        IndexStatistics(
+                            entity: definition.entityName, fields: definition.names,
+                            isUnique: definition.isUnique, entries: index?.count ?? 0,
+                            memoryBytes: index?.memoryBytes ?? 0))
+                }
+            }
+            return result
+        }
+    }
+}
+
+/// What one commit does to the indexes: entries removed and added, per entity and index.
+struct IndexDelta {
+    var removals: [[IndexEntries]]
+    var additions: [[IndexEntries]]
+    /// The highest primary key put, per entity.
+    var highest: [UInt64]
+
+    init(makers: [IndexEntryMaker?]) {
+        removals = makers.map { $0?.emptyLists ?? [] }
+        additions = removals
+        highest = Array(repeating: 0, count: makers.count)
+    }
+}

@@ -1,0 +1,87 @@
+/// One index of an entity, resolved to stored field positions: what the planner, the save's
+/// uniqueness check and index upkeep work with. Immutable.
+struct IndexDefinition: Sendable, Hashable {
+    /// The entity's binding index.
+    let entity: Int
+    let entityName: String
+    /// Stored field positions (attributes, then to-one keys; ``Entity/storedFields``), most
+    /// significant first.
+    let fields: [Int]
+    /// Their names and types.
+    let names: [String]
+    let types: [AttributeType]
+    let isUnique: Bool
+    /// `Employee(designation, salary)`.
+    let name: String
+
+    init(
+        entity: Int, entityName: String, fields: [Int], names: [String], types: [AttributeType],
+        isUnique: Bool
+    ) {
+        self.entity = entity
+        self.entityName = entityName
+        self.fields = fields
+        self.names = names
+        self.types = types
+        self.isUnique = isUnique
+        name = "\(entityName)(\(names.joined(separator: ", ")))"
+    }
+
+    /// The indexes of `entity` (binding `index`): one per attribute marked indexed or unique,
+    /// one per declared index, one per to-one relationship; duplicates merged (unique if any
+    /// of them is).
+    static func all(of entity: Entity, binding index: Int) -> [IndexDefinition] {
+        let stored = entity.storedFields
+        var declared: [(fields: [Int], unique: Bool)] = []
+        func add(_ fields: [Int], unique: Bool) {
+            if let i = declared.firstIndex(where: { $0.fields == fields }) {
+                declared[i].unique = declared[i].unique || unique
+            } else {
+                declared.append((fields, unique))
+            }
+        }
+        for (i, attribute) in entity.attributes.enumerated()
+        where attribute.isIndexed || attribute.isUnique {
+            add([i], unique: attribute.isUnique)
+        }
+        for description in entity.indexes {
+            // Invariant: the schema was validated, so every field is stored.
+            let fields = description.fields.compactMap { stored.attributeIndex($0) }
+            if fields.count == description.fields.count {
+                add(fields, unique: description.isUnique)
+            }
+        }
+        for relationship in entity.toOneRelationships {
+            if let slot = stored.attributeIndex(relationship.name) { add([slot], unique: false) }
+        }
+        return declared.map { fields, unique in
+            IndexDefinition(
+                entity: index, entityName: entity.name, fields: fields,
+                names: fields.map { stored.attributes[$0].name },
+                types: fields.map { stored.attributes[$0].type }, isUnique: unique)
+        }
+    }
+}
+
+/// An index as ``ModelContainer/indexStatistics()`` reports it. A value type.
+public struct IndexStatistics: Sendable, Hashable, CustomStringConvertible {
+    /// The entity.
+    public let entity: String
+    /// The fields, most significant first.
+    public let fields: [String]
+    /// Whether it enforces a unique constraint.
+    public let isUnique: Bool
+    /// Entries: one per object of the entity.
+    public let entries: Int
+    /// Bytes of memory the index takes.
+    public let memoryBytes: Int
+
+    /// Memory per entry (0 for an empty index).
+    public var bytesPerEntry: Double { entries == 0 ? 0 : Double(memoryBytes) / Double(entries) }
+
+    /// `Employee(designation, salary): 1000000 entries, 23.1 MB`.
+    public var description: String {
+        "\(entity)(\(fields.joined(separator: ", ")))\(isUnique ? " unique" : ""): "
+            + "\(entries) entries, \(memoryBytes) bytes"
+    }
+}

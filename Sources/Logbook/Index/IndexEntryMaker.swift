@@ -1,0 +1,77 @@
+import LogStore
+
+/// Makes the index entries of one entity's records: for each of the entity's indexes, its
+/// fields' encodings and the primary key (``IndexKey``). Records of the current schema version
+/// are read in place; older ones are decoded first.
+///
+/// Immutable and `Sendable`; its scan layout is read only.
+final class IndexEntryMaker: @unchecked Sendable {  // raw buffers below are written once in init
+    let definitions: [IndexDefinition]
+    private let codec: RecordCodec
+    /// Fields located in a record: every one up to the last an index reads.
+    private let locateCount: Int
+    private let layout: RecordCodec.ScanLayout
+    private let storedCount: Int
+
+    init(definitions: [IndexDefinition], binding: EntityBinding) {
+        self.definitions = definitions
+        codec = binding.codec
+        locateCount = (definitions.flatMap(\.fields).max() ?? -1) + 1
+        layout = binding.codec.makeScanLayout()
+        storedCount = binding.stored.attributes.count
+    }
+
+    deinit { layout.deallocate() }
+
+    /// Appends to `out[i]` the entry of index i for the record `pk`.
+    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)`` for a record that does not
+    ///   decode.
+    func appendEntries(
+        record: UnsafeRawBufferPointer, pk: UInt64, to out: inout [IndexEntries]
+    ) throws {
+        let done = withUnsafeTemporaryAllocation(of: Int.self, capacity: max(locateCount, 1)) {
+            offsets -> Bool in
+            guard RecordCodec.locate(record, offsets, count: locateCount, layout: layout) else {
+                return false
+            }
+            for (i, definition) in definitions.enumerated() {
+                let mark = out[i].bytes.count
+                for (f, field) in definition.fields.enumerated() {
+                    guard
+                        IndexKey.appendField(
+                            record, at: offsets[field], type: definition.types[f],
+                            to: &out[i].bytes)
+                    else {
+                        // A value `locate` stepped over but that does not decode: let the full
+                        // decode below report it.
+                        out[i].bytes.removeSubrange(mark...)
+                        for j in 0..<i { out[j].removeLast() }
+                        return false
+                    }
+                }
+                IndexKey.appendPrimaryKey(pk, to: &out[i].bytes)
+                out[i].close()
+            }
+            return true
+        }
+        if done { return }
+        var values = [AttributeValue](repeating: .null, count: storedCount)
+        _ = try codec.decode(record, key: String(pk)) { values[$0] = $1 }
+        appendEntries(pk: pk, to: &out) { values[$0] }
+    }
+
+    /// Appends to `out[i]` the entry of index i for an object `pk` whose stored field j has
+    /// the value `value(j)`.
+    func appendEntries(
+        pk: UInt64, to out: inout [IndexEntries], value: (Int) -> AttributeValue
+    ) {
+        for (i, definition) in definitions.enumerated() {
+            for field in definition.fields { IndexKey.append(value(field), to: &out[i].bytes) }
+            IndexKey.appendPrimaryKey(pk, to: &out[i].bytes)
+            out[i].close()
+        }
+    }
+
+    /// One empty list per index.
+    var emptyLists: [IndexEntries] { Array(repeating: IndexEntries(), count: definitions.count) }
+}

@@ -1,0 +1,178 @@
+import Foundation
+
+/// The bytes of index entries (FORMAT.md Part 2, "Index entries"): each field's value in an
+/// order-preserving encoding, then the object's primary key, so that comparing two entries'
+/// bytes (`memcmp`, shorter first on a tie) orders them as ``AttributeValue/compare(_:_:)``
+/// orders their values field by field, then by primary key.
+///
+/// ```
+/// field := 0x00                          // null: before every value
+///        | 0x01 payload                  // a value
+/// payload (by type) :=
+///   integer:      u64 big-endian of (value XOR 1 << 63)
+///   double, date: u64 big-endian of the IEEE bits, sign bit flipped for positives, all bits
+///                 flipped for negatives (-0 is stored as +0, every NaN as one NaN, after +inf)
+///   bool:         u8 0 or 1
+///   string:       NFC-normalized UTF-8, each 0x00 byte as 0x00 0xFF, then 0x00 0x01
+///   data:         the bytes, each 0x00 as 0x00 0xFF, then 0x00 0x01
+///   uuid:         the 16 bytes
+/// entry := field… primaryKey: u64 big-endian
+/// ```
+/// Every field's encoding is self-delimiting, so the entries of one value of the first fields
+/// are exactly those that start with their bytes.
+enum IndexKey {
+    static let nullTag: UInt8 = 0
+    static let valueTag: UInt8 = 1
+
+    /// Appends `value` (of the field's type, or `null`).
+    /// Invariant: `value` is `null` or of type `type` (an integer for a to-one relationship).
+    static func append(_ value: AttributeValue, to out: inout [UInt8]) {
+        switch value {
+        case .null: out.append(nullTag)
+        case .integer(let v):
+            out.append(valueTag)
+            appendInteger(v, to: &out)
+        case .double(let v):
+            out.append(valueTag)
+            appendDouble(v, to: &out)
+        case .date(let v):
+            out.append(valueTag)
+            appendDouble(v.timeIntervalSinceReferenceDate, to: &out)
+        case .bool(let v):
+            out.append(valueTag)
+            out.append(v ? 1 : 0)
+        case .string(let v):
+            out.append(valueTag)
+            appendEscaped(normalized(v), to: &out)
+            appendTerminator(to: &out)
+        case .data(let v):
+            out.append(valueTag)
+            appendEscaped(v, to: &out)
+            appendTerminator(to: &out)
+        case .uuid(let v):
+            out.append(valueTag)
+            withUnsafeBytes(of: v.uuid) { out.append(contentsOf: $0) }
+        }
+    }
+
+    @inline(__always)
+    static func appendInteger(_ v: Int64, to out: inout [UInt8]) {
+        appendBigEndian(UInt64(bitPattern: v) ^ (1 << 63), to: &out)
+    }
+
+    @inline(__always)
+    static func appendDouble(_ v: Double, to out: inout [UInt8]) {
+        let canonical = v.isNaN ? Double.nan : (v == 0 ? 0 : v)
+        let bits = canonical.bitPattern
+        appendBigEndian(bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63), to: &out)
+    }
+
+    @inline(__always)
+    static func appendBigEndian(_ v: UInt64, to out: inout [UInt8]) {
+        withUnsafeBytes(of: v.bigEndian) { out.append(contentsOf: $0) }
+    }
+
+    /// Appends the primary key that ends every entry.
+    @inline(__always)
+    static func appendPrimaryKey(_ pk: UInt64, to out: inout [UInt8]) {
+        appendBigEndian(pk, to: &out)
+    }
+
+    /// The primary key at the end of an entry.
+    /// Invariant: `entry` has at least 9 bytes (checked when entries are loaded).
+    @inline(__always)
+    static func primaryKey(_ entry: UnsafeRawBufferPointer) -> UInt64 {
+        UInt64(bigEndian: entry.loadUnaligned(fromByteOffset: entry.count - 8, as: UInt64.self))
+    }
+
+    /// The text as stored: NFC, so that canonically equal strings (which Swift compares equal)
+    /// have the same bytes. ASCII is returned as it is.
+    @inline(__always)
+    static func normalized(_ text: String) -> String.UTF8View {
+        var text = text
+        let ascii = text.withUTF8 { $0.allSatisfy { $0 < 0x80 } }
+        return ascii ? text.utf8 : text.precomposedStringWithCanonicalMapping.utf8
+    }
+
+    /// Appends bytes with 0x00 written as 0x00 0xFF.
+    @inline(__always)
+    static func appendEscaped<C: Collection<UInt8>>(_ bytes: C, to out: inout [UInt8]) {
+        if !bytes.contains(0) {
+            out.append(contentsOf: bytes)
+            return
+        }
+        for byte in bytes {
+            out.append(byte)
+            if byte == 0 { out.append(0xFF) }
+        }
+    }
+
+    @inline(__always)
+    static func appendTerminator(to out: inout [UInt8]) {
+        out.append(0)
+        out.append(1)
+    }
+
+    /// The prefix every string value starting with `text` has (BEGINSWITH), or `nil` when the
+    /// index cannot answer it exactly (text that is not ASCII, whose normalization may join it
+    /// with what follows).
+    static func stringPrefix(_ text: String) -> [UInt8]? {
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        var out: [UInt8] = [valueTag]
+        appendEscaped(text.utf8, to: &out)
+        return out
+    }
+
+    /// The smallest byte string greater than every string that starts with `prefix`, or `nil`
+    /// when there is none (the prefix is empty or all 0xFF).
+    static func successor(of prefix: [UInt8]) -> [UInt8]? {
+        var bytes = prefix
+        while let last = bytes.last {
+            if last < 0xFF {
+                bytes[bytes.count - 1] = last + 1
+                return bytes
+            }
+            bytes.removeLast()
+        }
+        return nil
+    }
+
+    /// Appends the encoding of the field at `offset` of a record (located by
+    /// ``RecordCodec/locate(_:_:count:layout:)``; -1 for `null`) without building a value.
+    /// - Returns: `false` if the bytes there do not decode (a damaged record).
+    @inline(__always)
+    static func appendField(
+        _ record: UnsafeRawBufferPointer, at offset: Int, type: AttributeType,
+        to out: inout [UInt8]
+    ) -> Bool {
+        if offset < 0 {
+            out.append(nullTag)
+            return true
+        }
+        var r = ByteReader(record)
+        r.offset = offset
+        switch type {
+        case .integer:
+            guard let v = try? r.zigzag() else { return false }
+            out.append(valueTag)
+            appendInteger(v, to: &out)
+        case .string:
+            guard let bytes = try? r.lengthPrefixed() else { return false }
+            out.append(valueTag)
+            if bytes.allSatisfy({ $0 < 0x80 }) {
+                appendEscaped(bytes, to: &out)
+            } else {
+                appendEscaped(normalized(String(decoding: bytes, as: UTF8.self)), to: &out)
+            }
+            appendTerminator(to: &out)
+        case .double, .date:
+            guard let v = try? r.double() else { return false }
+            out.append(valueTag)
+            appendDouble(v, to: &out)
+        case .bool, .data, .uuid:
+            guard let v = try? r.value(type) else { return false }
+            append(v, to: &out)
+        }
+        return true
+    }
+}

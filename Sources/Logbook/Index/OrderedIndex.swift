@@ -1,0 +1,347 @@
+import Foundation
+
+/// A run of index entries in order, packed in one byte array.
+final class IndexChunk {
+    var bytes: [UInt8]
+    /// End offset of each entry in `bytes`.
+    var ends: [UInt32]
+
+    init(bytes: [UInt8] = [], ends: [UInt32] = []) {
+        self.bytes = bytes
+        self.ends = ends
+    }
+
+    var count: Int { ends.count }
+
+    @inline(__always) func start(_ i: Int) -> Int { i == 0 ? 0 : Int(ends[i - 1]) }
+
+    /// The first slot whose entry is not below `key` (`count` if none).
+    func lowerBound(_ key: UnsafeRawBufferPointer) -> Int {
+        bytes.withUnsafeBytes { raw in
+            var lo = 0
+            var hi = ends.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                let entry = UnsafeRawBufferPointer(rebasing: raw[start(mid)..<Int(ends[mid])])
+                if IndexBytes.compare(entry, key) < 0 { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+    }
+
+    @inline(__always)
+    func withEntry<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBytes { raw in
+            try body(UnsafeRawBufferPointer(rebasing: raw[start(i)..<Int(ends[i])]))
+        }
+    }
+
+    func insert(_ entry: UnsafeRawBufferPointer, at slot: Int) {
+        let offset = start(slot)
+        bytes.insert(contentsOf: entry, at: offset)
+        let n = UInt32(entry.count)
+        ends.insert(UInt32(offset) + n, at: slot)
+        ends.withUnsafeMutableBufferPointer { ends in
+            for i in (slot + 1)..<ends.count { ends[i] += n }
+        }
+    }
+
+    func remove(at slot: Int) {
+        let (s, e) = (start(slot), Int(ends[slot]))
+        bytes.removeSubrange(s..<e)
+        ends.remove(at: slot)
+        let n = UInt32(e - s)
+        ends.withUnsafeMutableBufferPointer { ends in
+            for i in slot..<ends.count { ends[i] -= n }
+        }
+    }
+
+    /// Moves the entries from `slot` on into a new chunk.
+    func split(at slot: Int) -> IndexChunk {
+        let offset = start(slot)
+        let tail = IndexChunk(
+            bytes: Array(bytes[offset...]), ends: ends[slot...].map { $0 - UInt32(offset) })
+        bytes.removeSubrange(offset...)
+        ends.removeSubrange(slot...)
+        return tail
+    }
+
+    var memoryBytes: Int { bytes.capacity + ends.capacity * 4 + 96 }
+}
+
+/// An in-memory ordered set of index entries (byte strings compared as ``IndexBytes``): a
+/// sorted list of chunks of a few KiB each, found by binary search, so a lookup, an insert or
+/// a removal costs O(log n) comparisons and a move of at most one chunk's bytes.
+///
+/// Not thread-safe: guarded by its owner (``ContainerIndexes``).
+final class OrderedIndex {
+    private(set) var chunks: [IndexChunk] = []
+    private(set) var count = 0
+
+    /// Chunk size a bulk build aims at, and the size that makes a chunk split.
+    static let targetChunkBytes = 4096
+    static let maxChunkBytes = 8192
+
+    /// A place between entries: before entry `slot` of chunk `chunk`. The end is
+    /// `(chunks.count, 0)`; a slot is always below its chunk's count otherwise.
+    struct Position: Equatable {
+        var chunk: Int
+        var slot: Int
+    }
+
+    init() {}
+
+    /// An index of `entries`, which must be sorted and distinct.
+    init(sorted entries: IndexEntries) {
+        append(sorted: entries)
+    }
+
+    var start: Position { Position(chunk: 0, slot: 0) }
+    var end: Position { Position(chunk: chunks.count, slot: 0) }
+
+    // MARK: Finding
+
+    /// The position of the first entry not below `key`.
+    func lowerBound(_ key: UnsafeRawBufferPointer) -> Position {
+        // The last chunk whose first entry is not above `key`.
+        var lo = 0
+        var hi = chunks.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if chunks[mid].withEntry(0, { IndexBytes.compare($0, key) }) <= 0 {
+                lo = mid + 1
+            } else {
+                hi = mid
+            }
+        }
+        guard lo > 0 else { return start }
+        return normalized(Position(chunk: lo - 1, slot: chunks[lo - 1].lowerBound(key)))
+    }
+
+    func lowerBound(_ key: [UInt8]) -> Position {
+        key.withUnsafeBytes { lowerBound($0) }
+    }
+
+    @inline(__always)
+    private func normalized(_ p: Position) -> Position {
+        p.chunk < chunks.count && p.slot >= chunks[p.chunk].count
+            ? Position(chunk: p.chunk + 1, slot: 0) : p
+    }
+
+    /// Whether `entry` is in the index.
+    func contains(_ entry: UnsafeRawBufferPointer) -> Bool {
+        let p = lowerBound(entry)
+        return p != end && chunks[p.chunk].withEntry(p.slot) { IndexBytes.compare($0, entry) == 0 }
+    }
+
+    /// Entries from `from` up to (not including) `to`.
+    func count(from: Position, to: Position) -> Int {
+        guard from.chunk < to.chunk || (from.chunk == to.chunk && from.slot < to.slot) else {
+            return 0
+        }
+        var total = to.slot - from.slot
+        for c in from.chunk..<to.chunk { total += chunks[c].count }
+        return total
+    }
+
+    /// Calls `body` with each entry from `from` up to `to`, ascending, until it returns `false`.
+    func forEach(
+        from: Position, to: Position, _ body: (UnsafeRawBufferPointer) throws -> Bool
+    ) rethrows {
+        var c = from.chunk
+        var slot = from.slot
+        while c < to.chunk || (c == to.chunk && slot < to.slot) {
+            let chunk = chunks[c]
+            let last = c == to.chunk ? to.slot : chunk.count
+            let more = try chunk.bytes.withUnsafeBytes { raw -> Bool in
+                while slot < last {
+                    let entry = UnsafeRawBufferPointer(
+                        rebasing: raw[chunk.start(slot)..<Int(chunk.ends[slot])])
+                    guard try body(entry) else { return false }
+                    slot += 1
+                }
+                return true
+            }
+            guard more else { return }
+            c += 1
+            slot = 0
+        }
+    }
+
+    /// Calls `body` with each entry from `from` up to `to`, descending, until it returns `false`.
+    func forEachReversed(
+        from: Position, to: Position, _ body: (UnsafeRawBufferPointer) throws -> Bool
+    ) rethrows {
+        var c = to.chunk
+        var slot = to.slot
+        while c > from.chunk || (c == from.chunk && slot > from.slot) {
+            if slot == 0 {
+                c -= 1
+                slot = chunks[c].count
+                continue
+            }
+            let chunk = chunks[c]
+            let first = c == from.chunk ? from.slot : 0
+            let more = try chunk.bytes.withUnsafeBytes { raw -> Bool in
+                while slot > first {
+                    slot -= 1
+                    let entry = UnsafeRawBufferPointer(
+                        rebasing: raw[chunk.start(slot)..<Int(chunk.ends[slot])])
+                    guard try body(entry) else { return false }
+                }
+                return true
+            }
+            guard more else { return }
+        }
+    }
+
+    // MARK: Changing
+
+    /// Adds `entry`; `false` if it was there.
+    @discardableResult
+    func insert(_ entry: UnsafeRawBufferPointer) -> Bool {
+        if chunks.isEmpty {
+            let chunk = IndexChunk()
+            chunk.insert(entry, at: 0)
+            chunks.append(chunk)
+            count = 1
+            return true
+        }
+        var p = lowerBound(entry)
+        if p != end, chunks[p.chunk].withEntry(p.slot, { IndexBytes.compare($0, entry) == 0 }) {
+            return false
+        }
+        // An entry between two chunks goes at the end of the earlier one.
+        if p.slot == 0 && p.chunk > 0 {
+            p = Position(chunk: p.chunk - 1, slot: chunks[p.chunk - 1].count)
+        }
+        let chunk = chunks[p.chunk]
+        chunk.insert(entry, at: p.slot)
+        count += 1
+        if chunk.bytes.count > Self.maxChunkBytes && chunk.count > 1 {
+            chunks.insert(chunk.split(at: chunk.count / 2), at: p.chunk + 1)
+        }
+        return true
+    }
+
+    /// Removes `entry`; `false` if it was not there.
+    @discardableResult
+    func remove(_ entry: UnsafeRawBufferPointer) -> Bool {
+        let p = lowerBound(entry)
+        guard p != end,
+            chunks[p.chunk].withEntry(p.slot, { IndexBytes.compare($0, entry) == 0 })
+        else { return false }
+        let chunk = chunks[p.chunk]
+        chunk.remove(at: p.slot)
+        count -= 1
+        if chunk.count == 0 {
+            chunks.remove(at: p.chunk)
+        } else if p.chunk + 1 < chunks.count,
+            chunk.bytes.count + chunks[p.chunk + 1].bytes.count <= Self.targetChunkBytes
+        {
+            // Two small neighbours become one, so removals do not leave many tiny chunks.
+            let next = chunks.remove(at: p.chunk + 1)
+            let base = UInt32(chunk.bytes.count)
+            chunk.bytes.append(contentsOf: next.bytes)
+            chunk.ends.append(contentsOf: next.ends.lazy.map { $0 + base })
+        }
+        return true
+    }
+
+    /// Applies sorted removals and sorted additions at once: one merge pass over the index,
+    /// for changes too many to apply one by one.
+    func rebuild(removing removals: IndexEntries, adding additions: IndexEntries) {
+        let old = chunks
+        chunks = []
+        count = 0
+        var merged = IndexEntries()
+        merged.bytes.reserveCapacity(Self.targetChunkBytes * 2)
+        var r = 0
+        var a = 0
+        func flush(force: Bool) {
+            if merged.bytes.count >= Self.targetChunkBytes || (force && !merged.isEmpty) {
+                append(sorted: merged)
+                merged = IndexEntries()
+            }
+        }
+        func take(_ entry: UnsafeRawBufferPointer) {
+            merged.append(entry)
+            flush(force: false)
+        }
+        removals.bytes.withUnsafeBytes { removed in
+            additions.bytes.withUnsafeBytes { added in
+                func addition(_ i: Int) -> UnsafeRawBufferPointer {
+                    UnsafeRawBufferPointer(rebasing: added[additions.start(i)..<additions.ends[i]])
+                }
+                func removal(_ i: Int) -> UnsafeRawBufferPointer {
+                    UnsafeRawBufferPointer(rebasing: removed[removals.start(i)..<removals.ends[i]])
+                }
+                for chunk in old {
+                    chunk.bytes.withUnsafeBytes { raw in
+                        for slot in 0..<chunk.count {
+                            let entry = UnsafeRawBufferPointer(
+                                rebasing: raw[chunk.start(slot)..<Int(chunk.ends[slot])])
+                            while a < additions.count && IndexBytes.compare(addition(a), entry) < 0
+                            {
+                                take(addition(a))
+                                a += 1
+                            }
+                            var added = false
+                            if a < additions.count && IndexBytes.compare(addition(a), entry) == 0 {
+                                a += 1
+                                added = true
+                            }
+                            while r < removals.count && IndexBytes.compare(removal(r), entry) < 0 {
+                                r += 1
+                            }
+                            var removed = false
+                            if r < removals.count && IndexBytes.compare(removal(r), entry) == 0 {
+                                r += 1
+                                removed = true
+                            }
+                            if added || !removed { take(entry) }
+                        }
+                    }
+                }
+                while a < additions.count {
+                    take(addition(a))
+                    a += 1
+                }
+            }
+        }
+        flush(force: true)
+    }
+
+    /// Appends sorted entries that all sort after the index's, packed into new chunks.
+    private func append(sorted entries: IndexEntries) {
+        guard !entries.isEmpty else { return }
+        entries.bytes.withUnsafeBytes { raw in
+            var first = 0
+            while first < entries.count {
+                let base = entries.start(first)
+                var last = first
+                while last + 1 < entries.count
+                    && entries.ends[last + 1] - base <= Self.targetChunkBytes
+                {
+                    last += 1
+                }
+                let chunk = IndexChunk(
+                    bytes: Array(raw[base..<entries.ends[last]]),
+                    ends: entries.ends[first...last].map { UInt32($0 - base) })
+                chunks.append(chunk)
+                count += chunk.count
+                first = last + 1
+            }
+        }
+    }
+
+    /// Adds a chunk read from a snapshot.
+    /// Invariant: its entries sort after every entry already in the index.
+    func appendLoaded(_ chunk: IndexChunk) {
+        chunks.append(chunk)
+        count += chunk.count
+    }
+
+    /// Bytes the index holds.
+    var memoryBytes: Int { chunks.reduce(chunks.capacity * 8 + 64) { $0 + $1.memoryBytes } }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import LogStore
+import Logbook
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `logbook changes PATH [--since TOKEN] --format jsonl|sql [--follow]`: the saves after a token
+/// as upserts and deletes, then the token to resume from — a change feed, for example into
+/// PostgreSQL (`| psql`).
+enum Changes: Subcommand {
+    static let name = "changes"
+    static let summary = "write the saves after a token as upserts and deletes (a change feed)"
+    static let positionals = ["PATH"]
+    static let options = [
+        HistoryAccess.sinceOption,
+        OptionSpec(
+            name: "format", valueName: "FORMAT", help: "jsonl (default) or sql (PostgreSQL)"),
+        OptionSpec(
+            name: "follow", valueName: nil,
+            help: "keep writing saves as another process makes them, until SIGINT or SIGTERM"),
+    ]
+    static let discussion = """
+        Each insert or update is an upsert carrying the object's whole stored state after the \
+        save; each delete names the object. Applied in order, from any token at or before the \
+        last one applied, they leave the target with exactly the store's objects.
+        sql: CREATE TABLE IF NOT EXISTS for every entity (BIGINT, DOUBLE PRECISION, BOOLEAN, \
+        TEXT, TIMESTAMPTZ, BYTEA, UUID), then per save BEGIN; INSERT … ON CONFLICT ("id") DO \
+        UPDATE …; DELETE …; COMMIT; and a `-- token TOKEN` line. The last line is `-- resume \
+        TOKEN`.
+        jsonl: per change {"_op": "upsert"|"delete", "_entity": …, "_id": …, fields…}, per save \
+        {"_token": …, "_sequence": …, "_time": …, "_author": …}; the last line {"_resume": TOKEN}.
+        --follow reads through the read-only open while another process writes; on SIGINT or \
+        SIGTERM it finishes the save it is writing, writes the resume token and exits with 0.
+        A token of another store, one ahead of the store, or one older than its retention keeps \
+        is an error (exit status 1).
+        """
+
+    static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let path = arguments.positionals[0]
+        let format = ChangeFeedFormat(
+            rawValue: try arguments.choice(
+                "format", of: ChangeFeedFormat.allCases.map(\.rawValue), default: "jsonl"))!
+        let since = try HistoryAccess.since(arguments)
+        let follow = arguments.has("follow")
+        if follow { StopSignal.install() }
+        let container = try HistoryAccess.open(path)
+        defer { try? container.close() }
+        let reader = try HistoryAccess.reporting {
+            try container.historyReader(after: since, follow: follow, values: true)
+        }
+        let writer = ChangeFeedWriter(format: format, schema: container.schema)
+        let out = console.out
+        out.write(writer.header())
+        repeat {
+            while !StopSignal.isRequested,
+                let transaction = try HistoryAccess.reporting({ try reader.next() })
+            {
+                out.render { writer.write(transaction, to: &$0) }
+            }
+            guard follow, !StopSignal.isRequested else { break }
+            out.flush()
+            usleep(50_000)
+        } while !StopSignal.isRequested
+        out.write(writer.footer(resume: reader.token))
+        return 0
+    }
+}

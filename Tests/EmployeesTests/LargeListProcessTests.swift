@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+/// `employees list` on a store whose employees hold more bytes than the process may use: the
+/// child runs under `ulimit -d` (RLIMIT_DATA — heap and anonymous memory; the store's segment
+/// files, which the engine maps, do not count), so a `list` that held the employees, or built
+/// its table in memory, would fail to allocate instead of finishing.
+@Suite(.serialized) struct LargeListProcessTests {
+    /// 3000 employees with names of 16 KiB: 48 MiB of names.
+    static let count = 3000
+    static let nameBytes = 16 << 10
+    /// The limit, in KiB: half the bytes of the names.
+    static let limitKiB = 24 << 10
+
+    /// A process directory with the large store made in it.
+    private static func makeStore() throws -> EmployeesProcess {
+        let employees = try EmployeesProcess()
+        try LargeStore.make(at: employees.storePath, employees: count, nameBytes: nameBytes)
+        return employees
+    }
+
+    /// Runs `employees --store … arguments…` under the limit, its output in `output`.
+    private static func runLimited(
+        _ employees: EmployeesProcess, _ arguments: [String], output: String,
+        environment: [String: String] = [:]
+    ) throws -> EmployeesProcess.Result {
+        try employees.run(
+            [
+                "-c", "ulimit -d \(limitKiB) && exec \"$@\" > \"$OUT\"", "sh",
+                employees.executable.path, "--store", employees.storePath,
+            ] + arguments, environment: environment.merging(["OUT": output]) { a, _ in a },
+            tool: URL(fileURLWithPath: "/bin/sh"))
+    }
+
+    private static func lines(_ path: String) throws -> [Substring] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+    }
+
+    @Test func theTableAndTheJSONStreamThroughAStoreLargerThanTheirMemory() throws {
+        let employees = try Self.makeStore()
+        defer { employees.removeDirectory() }
+        let table = employees.directory.appendingPathComponent("table").path
+        let result = try Self.runLimited(employees, ["list"], output: table)
+        #expect(result.status == 0, "\(result.standardError)")
+        let rows = try Self.lines(table)
+        try #require(rows.count == Self.count + 1)
+        // Every row as wide as the widest: the name column is padded to the longest title.
+        #expect(Set(rows.dropFirst().map { $0.utf8.count }).count <= 2, "aligned")
+        for n in [1, 2, 1500, Self.count] {
+            let name = LargeStore.name(n, nameBytes: Self.nameBytes)
+            let company = LargeStore.company(of: n).map { LargeStore.companyNames[$0] } ?? ""
+            let row = rows[n]
+            #expect(row.hasPrefix("Employee/\(n) "), "row \(n)")
+            #expect(row.contains("  \(name) — Staff  "), "row \(n)")
+            #expect(row.hasSuffix(" \(n)") && row.contains("  \(company)"), "row \(n)")
+        }
+
+        let json = employees.directory.appendingPathComponent("json").path
+        let jsonResult = try Self.runLimited(
+            employees, ["list", "--json", "--sort", "salary", "--desc"], output: json)
+        #expect(jsonResult.status == 0, "\(jsonResult.standardError)")
+        let objects =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json)))
+            as? [[String: Any]] ?? []
+        #expect(objects.count == Self.count)
+        #expect(objects.map { $0["salary"] as? Int ?? 0 } == Array((1...Self.count).reversed()))
+        #expect(objects.last?["name"] as? String == LargeStore.name(1, nameBytes: Self.nameBytes))
+
+        let acme = employees.directory.appendingPathComponent("acme").path
+        let acmeResult = try Self.runLimited(
+            employees, ["list", "--company", "Acme", "--where", "salary <= 100"], output: acme)
+        #expect(acmeResult.status == 0, "\(acmeResult.standardError)")
+        let expected = (1...100).filter { LargeStore.company(of: $0) == 0 }
+        #expect(
+            try Self.lines(acme).dropFirst().map { $0.prefix { $0 != " " } }
+                == expected.map { "Employee/\($0)"[...] })
+    }
+
+    @Test func aTableThatCannotKeepItsRowsSaysWhereAndWhy() throws {
+        let employees = try Self.makeStore()
+        defer { employees.removeDirectory() }
+        let missing = employees.directory.appendingPathComponent("no-such-directory").path
+        let result = try Self.runLimited(
+            employees, ["list"], output: "/dev/null", environment: ["TMPDIR": missing])
+        #expect(result.status == 1)
+        #expect(
+            result.standardError
+                == "employees: cannot write the output: cannot make the temporary file that "
+                + "holds the rows in \(missing) (No such file or directory); set TMPDIR to a "
+                + "directory with room\n")
+        // JSON keeps nothing: it needs no temporary file.
+        let json = try Self.runLimited(
+            employees, ["list", "--json"], output: "/dev/null", environment: ["TMPDIR": missing])
+        #expect(json.status == 0, "\(json.standardError)")
+    }
+
+    @Test func outputThatCannotBeWrittenIsAnError() throws {
+        let employees = try EmployeesProcess()
+        defer { employees.removeDirectory() }
+        try LargeStore.make(at: employees.storePath, employees: 5000)
+        for arguments in [["list"], ["list", "--json"], ["company", "list"]] {
+            let result = try employees.run(
+                [
+                    "-c", "exec \"$@\" > /dev/full", "sh", employees.executable.path, "--store",
+                    employees.storePath,
+                ] + arguments, tool: URL(fileURLWithPath: "/bin/sh"))
+            #expect(result.status == 1, "\(arguments)")
+            #expect(
+                result.standardError
+                    == "employees: cannot write the output: No space left on device\n",
+                "\(arguments)")
+        }
+    }
+}
