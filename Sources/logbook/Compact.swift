@@ -67,14 +67,8 @@ final class CompactionWatcher: @unchecked Sendable {
             // Outputs are renamed into place at the end: then the most seen stands.
             var most: Int64 = 0
             while done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-                var written: Int64 = 0
-                for name in names where name.hasSuffix(".tmp") {
-                    let size =
-                        (try? FileManager.default.attributesOfItem(
-                            atPath: directory + "/" + name))?[.size] as? Int64
-                    written += size ?? 0
-                }
+                let outputs = (try? StoreFiles(storeAt: directory))?.temporaryFiles ?? []
+                let written = outputs.reduce(Int64(0)) { $0 + Self.size(of: directory + "/" + $1) }
                 most = max(most, written)
                 if self.progress.isDue() {
                     self.progress.show(meter.describe(done: Int(most >> 10)))
@@ -82,6 +76,12 @@ final class CompactionWatcher: @unchecked Sendable {
             }
             finished.signal()
         }
+    }
+
+    /// The size of the file at `path`, 0 if it is gone (an output renamed into place).
+    private static func size(of path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?
+            .int64Value ?? 0
     }
 
     /// Stops watching; returns once the thread has stopped drawing.

@@ -8,10 +8,11 @@ import Logbook
     import Darwin
 #endif
 
-/// `logbook import PATH FILE`: adds the objects of a JSON Lines file in one atomic save.
+/// `logbook import PATH FILE`: adds the objects of a JSON Lines or CSV file in one atomic
+/// commit.
 enum Import: Subcommand {
     static let name = "import"
-    static let summary = "add the objects of a JSON Lines file in one atomic save"
+    static let summary = "add the objects of a JSON Lines or CSV file in one atomic commit"
     static let positionals = ["PATH", "FILE"]
     static let options = [
         OptionSpec(
@@ -21,13 +22,16 @@ enum Import: Subcommand {
     ]
     static let discussion = """
         FILE is JSON Lines as `logbook export --format jsonl` writes it (`-` reads standard \
-        input): one object per line, {"_entity": "Employee", "name": "Ann", …}. Every line is \
-        checked against the store's schema first — an unknown entity or attribute, a value of \
-        the wrong type, a missing required attribute — and the first problem is reported with \
-        its line number; then all objects are saved as one batch, so either all are imported or \
-        none. A store without a schema (or a new one: PATH is created if missing) takes the \
-        file's {"_schema": …} line. Objects get new ids from the store. Takes the writer lock: \
-        a store open elsewhere for writing is refused (exit status 1).
+        input): one object per line, {"_entity": "Employee", "name": "Ann", …}. Lines are read \
+        and saved a few megabytes at a time into one atomic commit: either every object is \
+        imported or none is, also when the import is interrupted. Every line is checked against \
+        the store's schema — an unknown entity or attribute, a value of the wrong type, a missing \
+        required attribute, a repeated unique value — and the first problem is reported with its \
+        line number; then nothing is imported. A store without a schema (or a new one: PATH is \
+        created if missing, and removed again if the import fails) takes the file's \
+        {"_schema": …} line, which must come before the objects. Objects get new ids from the \
+        store. Takes the writer lock: a store open elsewhere for writing is refused (exit \
+        status 1).
 
         CSV (--format csv, or a FILE ending in .csv) as `export --format csv` writes it: a \
         header row naming the attributes (an id column is skipped), rows of one entity named \
@@ -80,9 +84,12 @@ enum Import: Subcommand {
         let size = input.fileSize
         let saved: Int
         do {
+            var read: Int64 = 0
             while let object = try source.next() {
                 try unique.add(object, file: label)
-                try saver.insert(object, fileSchema: source.fileSchema)
+                try saver.insert(
+                    object, bytes: Int(input.consumed - read), fileSchema: source.fileSchema)
+                read = input.consumed
                 if console.progress.isDue() {
                     console.progress.show(
                         meter.describe(
@@ -95,7 +102,8 @@ enum Import: Subcommand {
                     "cannot read \(label): \(String(cString: strerror(failure))); nothing was imported"
                 )
             }
-            console.progress.show("import: saving \(Formatting.count(saver.count, "object"))…")
+            console.progress.show(
+                "import: finishing the commit of \(Formatting.count(saver.count, "object"))…")
             saved = try saver.finish(fileSchema: source.fileSchema)
         } catch {
             console.progress.clear()

@@ -14,7 +14,10 @@ final class InputReader {
 
     private let descriptor: Int32
     private let ownsDescriptor: Bool
-    private var buffer: [UInt8] = []
+    /// `count` bytes read, of which those from `start` on are unread.
+    private var buffer: UnsafeMutablePointer<UInt8>
+    private var capacity = 1 << 20
+    private var count = 0
     private var start = 0
     private var atEnd = false
     /// Bytes consumed so far (for progress).
@@ -33,11 +36,12 @@ final class InputReader {
             guard descriptor >= 0 else { return nil }
             ownsDescriptor = true
         }
-        buffer.reserveCapacity(1 << 20)
+        buffer = .allocate(capacity: capacity)
     }
 
     deinit {
         if ownsDescriptor { close(descriptor) }
+        buffer.deallocate()
     }
 
     /// The size of the file, if it is a regular file (for progress).
@@ -55,35 +59,40 @@ final class InputReader {
         _ parse: (_ bytes: UnsafeBufferPointer<UInt8>, _ isLast: Bool) throws -> (Item, Int)?
     ) throws -> Item? {
         while true {
-            if start == buffer.count && atEnd { return nil }
-            let parsed = try buffer.withUnsafeBufferPointer { all in
-                try parse(all.part(start..<all.count), atEnd)
-            }
+            if start == count && atEnd { return nil }
+            let parsed = try parse(
+                UnsafeBufferPointer(start: buffer + start, count: count - start), atEnd)
             if let (item, length) = parsed {
                 start += length
                 consumed += Int64(length)
                 return item
             }
             guard !atEnd else { return nil }
-            guard buffer.count - start < Self.maximumItem else { throw ItemTooLong() }
+            guard count - start < Self.maximumItem else { throw ItemTooLong() }
             fill()
         }
     }
 
-    /// Reads the next chunk after the unread bytes.
+    /// Reads the next chunk after the unread bytes, into at least half the buffer: it doubles
+    /// when the unread bytes (a long item) take more than half.
     private func fill() {
         if start > 0 {
-            buffer.removeSubrange(..<start)
+            memmove(buffer, buffer + start, count - start)
+            count -= start
             start = 0
         }
-        let chunk = max(1 << 20, buffer.count)
-        let old = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: chunk))
+        if capacity - count < capacity / 2 {
+            let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2)
+            larger.initialize(from: buffer, count: count)
+            buffer.deallocate()
+            buffer = larger
+            capacity *= 2
+        }
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + old, chunk) }
+            let n = read(descriptor, buffer + count, capacity - count)
             if n < 0 && errno == EINTR { continue }
             if n < 0 { failure = errno }
-            buffer.removeLast(chunk - max(n, 0))
+            count += max(n, 0)
             if n <= 0 { atEnd = true }
             return
         }

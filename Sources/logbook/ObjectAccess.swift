@@ -55,15 +55,30 @@ struct ObjectFilter: Sendable {
 }
 
 /// Saves imported objects through the object layer, with its validation, as one atomic
-/// commit: either every object inserted lands or none does.
+/// commit written in pieces: every few megabytes of input the objects inserted so far are
+/// saved into one ``StreamingCommit``, which ``finish(fileSchema:)`` ends. Either every object
+/// lands or none does, also if the process dies on the way; memory holds one piece, not the
+/// file.
 ///
 /// The store is opened for writing when the first object comes (or at ``finish(fileSchema:)``
 /// for a file without objects), so a file that fails before its first object changes nothing.
 final class ObjectSaver {
+    /// The input bytes and objects after which the inserted objects are saved into the commit;
+    /// `LOGBOOK_IMPORT_PIECE` sets the objects (for tests).
+    static let pieceBytes = 2 << 20
+    static let pieceObjects =
+        ProcessInfo.processInfo.environment["LOGBOOK_IMPORT_PIECE"].flatMap { Int($0) }.map {
+            max($0, 1)
+        } ?? 100_000
+
     private let path: String
     private let storeHasSchema: Bool
     private var container: ModelContainer?
+    private var commit: StreamingCommit?
     private var context: ModelContext?
+    private var pendingObjects = 0
+    private var pendingBytes = 0
+    /// Objects inserted so far.
     private(set) var count = 0
 
     /// A saver into the store at `path` (created if missing), which holds a schema or not.
@@ -72,35 +87,54 @@ final class ObjectSaver {
         self.storeHasSchema = storeHasSchema
     }
 
-    deinit { try? container?.close() }
+    deinit { abandon() }
 
-    /// Inserts `object`; `fileSchema` is the schema a store without one is created with.
+    /// Inserts `object`, read from `bytes` of input; `fileSchema` is the schema a store without
+    /// one is created with.
     /// - Throws: ``CommandError/failed(_:)`` when another process writes the store; the object
     ///   layer's errors.
-    func insert(_ object: ImportedObject, fileSchema: Schema?) throws {
-        let context = try open(fileSchema)
+    func insert(_ object: ImportedObject, bytes: Int, fileSchema: Schema?) throws {
+        let (context, commit) = try open(fileSchema)
         try context.insert(entity: object.entity.name, attributeValues: object.values)
         count += 1
+        pendingObjects += 1
+        pendingBytes += bytes
+        if pendingObjects >= Self.pieceObjects || pendingBytes >= Self.pieceBytes {
+            try context.save(into: commit)
+            // A fresh context for the next piece: the saved objects go with this one.
+            if let container { self.context = ModelContext(container) }
+            pendingObjects = 0
+            pendingBytes = 0
+        }
     }
 
-    /// Saves what was inserted and closes the store; returns how many objects were saved.
-    /// - Throws: as ``insert(_:fileSchema:)``; the object layer's validation errors.
+    /// Saves the rest, ends the commit (durably: the store's default) and closes the store;
+    /// returns how many objects were saved.
+    /// - Throws: as ``insert(_:bytes:fileSchema:)``; the object layer's validation errors; the
+    ///   engine's error for a commit that cannot finish.
     func finish(fileSchema: Schema?) throws -> Int {
-        try open(fileSchema).save()
+        let (context, commit) = try open(fileSchema)
+        try context.save(into: commit)
+        try wrapped { _ = try commit.finish() }
+        self.context = nil
+        self.commit = nil
         try container?.close()
         container = nil
         return count
     }
 
-    /// Closes the store without saving anything inserted.
+    /// Cancels the commit (nothing inserted lands) and closes the store.
     func abandon() {
+        commit?.cancel()
+        commit = nil
         context = nil
         try? container?.close()
         container = nil
     }
 
-    private func open(_ fileSchema: Schema?) throws -> ModelContext {
-        if let context { return context }
+    private func open(_ fileSchema: Schema?) throws -> (ModelContext, StreamingCommit) {
+        if let context, let commit { return (context, commit) }
+        let container: ModelContainer
         do {
             // The store's own schema wins; the file's is for a store that has none.
             container = try ModelContainer(
@@ -109,8 +143,18 @@ final class ObjectSaver {
             throw CommandError.failed(
                 "the store at \(path) is open for writing by another process; close it there first")
         }
-        let context = container!.mainContext
+        self.container = container
+        let commit = try wrapped { try container.store.beginCommit() }
+        let context = container.mainContext
         self.context = context
-        return context
+        self.commit = commit
+        return (context, commit)
+    }
+
+    /// Runs `body`, reporting the engine's errors as the object layer does.
+    private func wrapped<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as LogStoreError {
+            throw LogbookError.store(error)
+        }
     }
 }

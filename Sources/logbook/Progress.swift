@@ -80,14 +80,10 @@ struct WalkProgress {
     /// Progress of `label` (the command's name) over the segments of the store at `path`.
     init(_ label: String, storeAt path: String) {
         self.label = label
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
-            .filter { $0.hasSuffix(".seg") }.sorted()
+        let files = (try? StoreFiles(storeAt: path, sizes: true))?.segments ?? []
         var segments: [String: (index: Int, size: Int64)] = [:]
-        for (i, name) in names.enumerated() {
-            let size =
-                (try? FileManager.default.attributesOfItem(atPath: path + "/" + name))?[
-                    .size] as? Int64
-            segments[name] = (i + 1, max(size ?? 1, 1))
+        for (i, file) in files.enumerated() {
+            segments[file.name] = (i + 1, max(file.bytes, 1))
         }
         self.segments = segments
     }

@@ -4,9 +4,9 @@ import Logbook
 import TestSupport
 import Testing
 
-/// `import` killed with SIGKILL at random points: afterwards the store holds every imported
-/// object or none of them, verifies clean (an unfinished commit is a torn tail) and opens for
-/// writing.
+/// `import` killed with SIGKILL at random points, while it writes the pieces of its one
+/// streaming commit: afterwards the store holds every imported object or none of them,
+/// verifies clean (an unfinished commit is a torn tail) and opens for writing.
 @Suite struct ImportKillTests {
     static let objects = 20_000
 
@@ -42,7 +42,8 @@ import Testing
                     "\"$0\" import \"$1\" \"$2\" & pid=$!; sleep \(delay); kill -9 $pid; wait $pid",
                     logbook, store, file,
                 ],
-                environment: ["SWIFT_BACKTRACE": "enable=no"])
+                // Pieces of 1,000: kills land between the pieces of one streaming commit.
+                environment: ["SWIFT_BACKTRACE": "enable=no", "LOGBOOK_IMPORT_PIECE": "1000"])
             let count = try employees(in: store)
             #expect(
                 count == 2 || count == 2 + Self.objects,

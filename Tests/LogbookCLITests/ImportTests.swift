@@ -203,3 +203,73 @@ extension ImportTests {
         }
     }
 }
+
+extension ImportTests {
+    /// An import saved in many pieces (`LOGBOOK_IMPORT_PIECE=7`) into one streaming commit:
+    /// a bad line after several pieces leaves nothing; a good file lands whole.
+    @Test func aFailureAfterManyPiecesImportsNothing() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.employees(at: path)
+        let before = try CLI.run(["export", path]).stdout
+        var lines = (0..<100).map { #"{"_entity":"Employee","name":"E\#($0)","salary":\#($0)}"# }
+        writeFile(dir.child("good.jsonl"), b(lines.joined(separator: "\n") + "\n"))
+        lines.append(#"{"_entity":"Employee","salary":"many"}"#)
+        writeFile(dir.child("bad.jsonl"), b(lines.joined(separator: "\n") + "\n"))
+        let logbook = try #require(CLI.executable)
+        let bad = try Shell.run(
+            logbook, ["import", path, dir.child("bad.jsonl")],
+            environment: ["LOGBOOK_IMPORT_PIECE": "7"])
+        #expect(bad.status == 1)
+        #expect(
+            bad.stderr.hasSuffix(
+                "bad.jsonl:101: Employee.salary holds Int64, not the string \"many\"; nothing was imported\n"
+            ))
+        #expect(try CLI.run(["export", path]).stdout == before)
+        #expect(try CLI.run(["verify", path]).status == 0)
+        let good = try Shell.run(
+            logbook, ["import", path, dir.child("good.jsonl")],
+            environment: ["LOGBOOK_IMPORT_PIECE": "7"])
+        #expect(good.status == 0, "\(good.stderr)")
+        let after = try CLI.run(["export", path, "--format", "csv"]).stdout
+        #expect(after.split(separator: "\r\n").count == 1 + 2 + 100)
+    }
+}
+
+extension ImportTests {
+    /// The store's secondary index (Employee.designation) after imports in many pieces: a
+    /// failed import leaves what it answers unchanged, a good one adds every object to it.
+    @Test func indexedFetchesSeeExactlyTheImportedObjects() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.employees(at: path)
+        func engineers() throws -> Int {
+            let container = try ModelContainer(
+                for: [Employee.self], at: URL(fileURLWithPath: path))
+            defer { try? container.close() }
+            return try container.mainContext.fetch(
+                FetchDescriptor<Employee>(predicate: #Predicate { $0.designation == "Engineer" })
+            ).count
+        }
+        #expect(try engineers() == 1)
+        var lines = (0..<50).map {
+            #"{"_entity":"Employee","name":"E\#($0)","designation":"Engineer","salary":\#($0)}"#
+        }
+        writeFile(dir.child("good.jsonl"), b(lines.joined(separator: "\n") + "\n"))
+        lines.append(#"{"_entity":"Employee","designation":7}"#)
+        writeFile(dir.child("bad.jsonl"), b(lines.joined(separator: "\n") + "\n"))
+        let logbook = try #require(CLI.executable)
+        let piece = ["LOGBOOK_IMPORT_PIECE": "7"]
+        let bad = try Shell.run(
+            logbook, ["import", path, dir.child("bad.jsonl")], environment: piece)
+        #expect(bad.status == 1)
+        #expect(try engineers() == 1)
+        let good = try Shell.run(
+            logbook, ["import", path, dir.child("good.jsonl")], environment: piece)
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(try engineers() == 51)
+        #expect(try engineers() == 51, "read again from the sidecar the last open wrote")
+    }
+}

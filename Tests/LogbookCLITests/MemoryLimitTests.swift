@@ -114,6 +114,33 @@ import Testing
                 "\"objects\":3000"))
     }
 
+    /// `import` of a file larger than its memory: it reads the file a line at a time and
+    /// saves pieces into one streaming commit, and the copy exports as the original does.
+    @Test func importStreamsAFileLargerThanItsMemory() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try Self.makeStore(at: path)
+        let export = try CLI.run(["export", path, "--output", dir.child("notes.jsonl")])
+        #expect(export.status == 0, "\(export.stderr)")
+        let copy = dir.child("copy")
+        let imported = try Self.runLimited(
+            ["import", copy, dir.child("notes.jsonl")], output: dir.child("import"))
+        #expect(imported.status == 0 && !imported.crashed, "\(imported.stderr)")
+        #expect(
+            String(decoding: readFile(dir.child("import")), as: UTF8.self)
+                == "imported \(Self.notes) objects into \(copy)\n")
+        // The copy's objects are numbered 1… in the export's order, which is the original's.
+        let again = try CLI.run(["export", copy, "--output", dir.child("again.jsonl")])
+        #expect(again.status == 0)
+        // Compared as one Bool: a failed comparison of 48 MiB arrays would be diffed for ever.
+        let same =
+            readFile(dir.child("again.jsonl")).dropFirst(200)
+            == readFile(dir.child("notes.jsonl")).dropFirst(200)
+        #expect(same, "the copy exports other objects than the original")
+        #expect(try CLI.run(["verify", copy]).status == 0)
+    }
+
     /// Export in primary-key order when log order is not, through windows of 7 keys: each
     /// further window is collected in a pass of its own.
     @Test func exportOrdersByIdThroughSmallKeyWindows() throws {

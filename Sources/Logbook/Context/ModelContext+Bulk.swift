@@ -31,4 +31,22 @@ extension ModelContext {
         }
         return model
     }
+
+    /// Saves like ``save()``, but into `commit`, a ``StreamingCommit`` of this container's
+    /// store, instead of in a commit of its own: the changes become visible, all at once with
+    /// everything else in `commit`, when it finishes — or never, if it is cancelled. For a
+    /// change too large to hold until one save, such as an import of millions of objects: save
+    /// into one commit every so many inserts, then finish it.
+    ///
+    /// Once this returns, the context counts the changes as saved, but this container does not
+    /// follow them: its secondary indexes and change observers never see them (and its indexes
+    /// are no longer written beside the store, so the next open builds them). Close the
+    /// container once `commit` ends, and open it again to read what it wrote. Unique attributes
+    /// are checked against what is visible in the store, not against earlier saves into the
+    /// same `commit`.
+    /// - Throws: as ``save()``; ``LogbookError/store(_:)`` with the error of
+    ///   ``StreamingCommit/append(_:)`` (then the whole commit is abandoned).
+    public func save(into commit: StreamingCommit) throws {
+        try save(appendingTo: commit)
+    }
 }

@@ -16,7 +16,11 @@ extension ModelContext {
     ///   ``LogbookError/conflict(entity:object:expectedVersion:foundVersion:)``,
     ///   ``LogbookError/unknownEntity(_:)``, ``LogbookError/store(_:)``.
     /// - Complexity: O(pending objects), plus a scan of each entity with unique attributes.
-    public func save() throws {
+    public func save() throws { try save(appendingTo: nil) }
+
+    /// ``save()``, with the batch appended to `commit` instead of committed on its own
+    /// (``save(into:)``).
+    func save(appendingTo commit: StreamingCommit?) throws {
         guard hasChanges, !savesDeferredByTransaction else { return }
         if let past = core.pastState { throw LogbookError.pastStateIsReadOnly(token: past.token) }
         if let failure = failures.first { throw failure }
@@ -37,7 +41,7 @@ extension ModelContext {
             var batch = table.takeStaged()
             let staged = batch.mark()
             do {
-                try write(into: &batch)
+                try write(into: &batch, appendingTo: commit)
             } catch {
                 batch.truncate(to: staged)
                 table.restoreStaged(batch)
@@ -46,8 +50,9 @@ extension ModelContext {
         }
     }
 
-    /// Appends every pending change to `batch`, commits it, and records the save.
-    private func write(into batch: inout WriteBatch) throws {
+    /// Appends every pending change to `batch`, commits it (or appends it to `commit`), and
+    /// records the save.
+    private func write(into batch: inout WriteBatch, appendingTo commit: StreamingCommit?) throws {
         var writer = ByteWriter(capacity: 128)
         var savedEntities = [Bool](repeating: false, count: core.bindings.count)
         var insertedEntities = table.stagedCount.map { $0 > 0 }
@@ -77,7 +82,13 @@ extension ModelContext {
         }
         if !batch.isEmpty {
             batch.put(save.encoded(), for: SaveRecord.key, in: SaveRecord.keyspace)
-            try core.commit(batch)
+            if let commit {
+                // Not visible until the commit ends: the indexes and observers do not follow it.
+                core.indexes.stopPersisting()
+                try wrapStoreErrors { try commit.append(batch) }
+            } else {
+                try core.commit(batch)
+            }
         }
         let generation = core.recordSave(
             of: Set(savedEntities.indices.filter { savedEntities[$0] }), saver: serial)

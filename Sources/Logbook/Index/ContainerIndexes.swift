@@ -28,6 +28,9 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     private nonisolated(unsafe) var maxStoredKey: [UInt64]
     /// Whether the indexes changed since they were read from or written to the store's sidecar.
     private nonisolated(unsafe) var changed = false
+    /// Set by a save into a streaming commit, which these indexes do not follow: then they are
+    /// never written to the sidecar (the next open builds them).
+    private nonisolated(unsafe) var unpersistable = false
     /// What opening found about the sidecar, for the explanation of a slow open.
     private(set) nonisolated(unsafe) var openNote: String?
     /// Whether opening read every index from the sidecar (decoding no record).
@@ -241,7 +244,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     func persist(to store: LogStore, schemaVersion: UInt32) throws {
         guard !isEmpty else { return }
         let contents: [UInt8]? = lock.withLock { _ in
-            guard changed else { return nil }
+            guard changed, !unpersistable else { return nil }
             return IndexSnapshot.encode(
                 definitions: definitions, indexes: indexes, maxStoredKeys: maxStoredKey,
                 schemaVersion: schemaVersion)
@@ -253,6 +256,10 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         }
         lock.withLock { _ in changed = false }
     }
+
+    /// Keeps these indexes out of the sidecar for good: a save went into a streaming commit
+    /// they do not follow.
+    func stopPersisting() { lock.withLock { _ in unpersistable = true } }
 
     /// Entry counts and memory of every index, in schema order.
     func statistics() -> [IndexStatistics] {
