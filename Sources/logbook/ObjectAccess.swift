@@ -127,6 +127,7 @@ final class ObjectSaver {
     func abandon() {
         commit?.cancel()
         commit = nil
+        context?.rollback()
         context = nil
         try? container?.close()
         container = nil
@@ -145,7 +146,8 @@ final class ObjectSaver {
         }
         self.container = container
         let commit = try wrapped { try container.store.beginCommit() }
-        let context = container.mainContext
+        // Not the main context: it autosaves at close, which would land a refused import.
+        let context = ModelContext(container)
         self.context = context
         self.commit = commit
         return (context, commit)
