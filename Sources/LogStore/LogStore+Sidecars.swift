@@ -51,21 +51,9 @@ extension LogStore {
         bytes.appendLE(
             bytes.withUnsafeBytes { Checksum.crc32c(UnsafeRawBufferPointer(rebasing: $0[24...])) })
         let fs = options.fileSystem
-        let final = sidecarPath(name)
-        let temporary = final + ".tmp"
-        let file = try fs.open(temporary, create: true, readOnly: false)
-        do {
-            try fs.truncate(file, to: 0)
-            try bytes.withUnsafeBytes { try fs.writeAll(file, $0, at: 0) }
-            try fs.syncData(file)
-            try fs.close(file)
-        } catch {
-            try? fs.close(file)
-            try? fs.remove(temporary)
-            throw error
+        try bytes.withUnsafeBytes {
+            try fs.writeAtomically($0, to: sidecarPath(name), directory: path)
         }
-        try fs.rename(temporary, to: final)
-        try fs.syncDirectory(path)
     }
 
     /// The sidecar `name`, or `nil` if there is none.

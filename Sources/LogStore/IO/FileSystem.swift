@@ -276,3 +276,35 @@ extension FileSystem {
         }
     }
 }
+
+extension FileSystem {
+    /// Puts `bytes` at `path` crash-safely: written to `path.tmp` (a piece at a time, so a
+    /// mapping is not pulled into memory whole), synced, renamed over `path`, and `directory`
+    /// synced. After a crash `path` holds its old bytes or all the new ones.
+    /// - Throws: ``LogStoreError/io(operation:path:errno:)``; the temporary file is removed.
+    func writeAtomically(_ bytes: UnsafeRawBufferPointer, to path: String, directory: String)
+        throws
+    {
+        let temporary = path + ".tmp"
+        let file = try open(temporary, create: true, readOnly: false)
+        do {
+            try truncate(file, to: 0)
+            var done = 0
+            while done < bytes.count {
+                let piece = min(SegmentOutput.flushThreshold, bytes.count - done)
+                try writeAll(
+                    file, UnsafeRawBufferPointer(rebasing: bytes[done..<done + piece]),
+                    at: Int64(done))
+                done += piece
+            }
+            try syncData(file)
+            try close(file)
+        } catch {
+            try? close(file)
+            try? remove(temporary)
+            throw error
+        }
+        try rename(temporary, to: path)
+        try syncDirectory(directory)
+    }
+}

@@ -66,20 +66,8 @@ enum Hint {
     static func write(for segment: Segment, directory: String, fileSystem fs: any FileSystem) throws
     {
         guard let hint = build(for: segment) else { return }
-        let final = path(forSegment: segment.path)
-        let temporary = final + ".tmp"
-        let file = try fs.open(temporary, create: true, readOnly: false)
-        do {
-            try fs.truncate(file, to: 0)
-            try hint.withUnsafeBytes { try fs.writeAll(file, $0, at: 0) }
-            try fs.syncData(file)
-            try fs.close(file)
-        } catch {
-            try? fs.close(file)
-            try? fs.remove(temporary)
-            throw error
+        try hint.withUnsafeBytes {
+            try fs.writeAtomically($0, to: path(forSegment: segment.path), directory: directory)
         }
-        try fs.rename(temporary, to: final)
-        try fs.syncDirectory(directory)
     }
 }

@@ -24,7 +24,7 @@ enum CutBytes {
                 directory + "/" + fileName(order: segment.order, offset: offset, attempt: attempt)
             switch fs.kind(of: path) {
             case .missing:
-                try write(bytes, to: path, directory: directory, fileSystem: fs)
+                try fs.writeAtomically(bytes, to: path, directory: directory)
                 return path
             case .file where try holds(bytes, path: path, fileSystem: fs):
                 return path
@@ -32,34 +32,6 @@ enum CutBytes {
                 attempt += 1
             }
         }
-    }
-
-    private static func write(
-        _ bytes: UnsafeRawBufferPointer, to path: String, directory: String,
-        fileSystem fs: any FileSystem
-    ) throws {
-        let temporary = path + ".tmp"
-        let file = try fs.open(temporary, create: true, readOnly: false)
-        do {
-            try fs.truncate(file, to: 0)
-            // In pieces: the mapping is read a piece at a time, not all pulled into memory.
-            var done = 0
-            while done < bytes.count {
-                let piece = min(SegmentOutput.flushThreshold, bytes.count - done)
-                try fs.writeAll(
-                    file, UnsafeRawBufferPointer(rebasing: bytes[done..<done + piece]),
-                    at: Int64(done))
-                done += piece
-            }
-            try fs.syncData(file)
-            try fs.close(file)
-        } catch {
-            try? fs.close(file)
-            try? fs.remove(temporary)
-            throw error
-        }
-        try fs.rename(temporary, to: path)
-        try fs.syncDirectory(directory)
     }
 
     /// Whether the file at `path` holds exactly `bytes`.

@@ -58,11 +58,17 @@ enum KeySort {
             }
             return
         }
+        radixSort(&items) { $0.key }
+    }
+
+    /// Stable sort of `items` by `key`: least significant 16-bit digit first, skipping digits
+    /// that are the same in every key.
+    static func radixSort<Element>(_ items: inout [Element], by key: (Element) -> UInt64) {
         var all: UInt64 = 0
         var common: UInt64 = ~0
         for item in items {
-            all |= item.key
-            common &= item.key
+            all |= key(item)
+            common &= key(item)
         }
         let varying = all ^ common
         var scratch = items
@@ -72,7 +78,7 @@ enum KeySort {
             counts.withUnsafeMutableBufferPointer { counts in
                 counts.update(repeating: 0)
                 items.withUnsafeBufferPointer { source in
-                    for item in source { counts[Int((item.key >> shift) & 0xFFFF)] += 1 }
+                    for item in source { counts[Int((key(item) >> shift) & 0xFFFF)] += 1 }
                     var total = 0
                     for i in 0..<counts.count {
                         let n = counts[i]
@@ -81,7 +87,7 @@ enum KeySort {
                     }
                     scratch.withUnsafeMutableBufferPointer { target in
                         for item in source {
-                            let digit = Int((item.key >> shift) & 0xFFFF)
+                            let digit = Int((key(item) >> shift) & 0xFFFF)
                             target[counts[digit]] = item
                             counts[digit] += 1
                         }

@@ -51,7 +51,7 @@ struct IndexEntries {
             var items = (0..<count).map { i -> SortItem in
                 SortItem(prefix: Self.prefix(raw, start(i), ends[i]), entry: Int32(i))
             }
-            Self.radixSort(&items)
+            KeySort.radixSort(&items) { $0.prefix }
             var runStart = 0
             while runStart < items.count {
                 var runEnd = runStart + 1
@@ -83,43 +83,6 @@ struct IndexEntries {
                 previous = item.entry
             }
             return result
-        }
-    }
-
-    /// Stable sort by prefix: least significant 16-bit digit first, skipping digits that are
-    /// the same in every prefix.
-    private static func radixSort(_ items: inout [SortItem]) {
-        var all: UInt64 = 0
-        var common: UInt64 = ~0
-        for item in items {
-            all |= item.prefix
-            common &= item.prefix
-        }
-        let varying = all ^ common
-        var scratch = items
-        var counts = [Int](repeating: 0, count: 1 << 16)
-        for shift in stride(from: UInt64(0), to: 64, by: 16) where (varying >> shift) & 0xFFFF != 0
-        {
-            counts.withUnsafeMutableBufferPointer { counts in
-                counts.update(repeating: 0)
-                items.withUnsafeBufferPointer { source in
-                    for item in source { counts[Int((item.prefix >> shift) & 0xFFFF)] += 1 }
-                    var total = 0
-                    for i in 0..<counts.count {
-                        let n = counts[i]
-                        counts[i] = total
-                        total += n
-                    }
-                    scratch.withUnsafeMutableBufferPointer { target in
-                        for item in source {
-                            let digit = Int((item.prefix >> shift) & 0xFFFF)
-                            target[counts[digit]] = item
-                            counts[digit] += 1
-                        }
-                    }
-                }
-            }
-            swap(&items, &scratch)
         }
     }
 
