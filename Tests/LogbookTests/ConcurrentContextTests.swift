@@ -14,12 +14,16 @@ actor BatchImporter: ModelActor {
         modelExecutor = DefaultSerialModelExecutor(modelContext: ModelContext(modelContainer))
     }
 
-    func importBatches(_ batches: Int, of size: Int) throws {
+    /// Saves `batches` batches of `size`, calling `between` after each save but the last.
+    func importBatches(
+        _ batches: Int, of size: Int, between: @Sendable () async -> Void = {}
+    ) async throws {
         for b in 0..<batches {
             for i in 0..<size {
                 modelContext.insert(Employee(name: "\(b)-\(i)", designation: "batch \(b)"))
             }
             try modelContext.save()
+            if b < batches - 1 { await between() }
         }
     }
 }
@@ -33,15 +37,25 @@ actor BatchImporter: ModelActor {
         let (batches, size) = (10, 10_000)
         let importer = BatchImporter(modelContainer: container)
         let finished = Locked(false)
+        // Fetches begun: after each save the importer waits (up to 10 s) for one to begin, so
+        // on a loaded machine the import cannot run whole between two fetches.
+        let begun = Locked(0)
         let importing = Task {
             defer { finished.withLock { $0 = true } }
-            try await importer.importBatches(batches, of: size)
+            try await importer.importBatches(batches, of: size) {
+                let before = begun.withLock { $0 }
+                let deadline = Date().addingTimeInterval(10)
+                while begun.withLock({ $0 }) == before && Date() < deadline {
+                    try? await Task.sleep(nanoseconds: 1_000_000)
+                }
+            }
         }
         let context = container.mainContext
         var between = 0
         var fetches = 0
         while true {
             let done = finished.withLock { $0 }
+            begun.withLock { $0 += 1 }
             let employees = try context.fetch(FetchDescriptor<Employee>())
             fetches += 1
             let perBatch = Dictionary(grouping: employees, by: \.designation).mapValues(\.count)
