@@ -37,7 +37,9 @@ extension LogInspector {
     /// ``VerifyReport/tornTail`` names the same segment and offset; the hints it reports as
     /// unusable are the ones `open` ignores.
     ///
-    /// - Parameter visit: called with every record of every complete commit, in replay order.
+    /// - Parameters:
+    ///   - path: the store's directory.
+    ///   - visit: called with every record of every complete commit, in replay order.
     /// - Throws: ``LogStoreError/invalidArgument(_:)`` if `path` is not a directory;
     ///   ``LogStoreError/io(operation:path:errno:)`` if it cannot be listed; what `visit` throws.
     /// - Complexity: O(bytes of the segments and hints). Memory is bounded, whatever the number

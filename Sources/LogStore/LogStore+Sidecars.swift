@@ -24,7 +24,10 @@ extension LogStore {
     /// sidecar never describes commits a crash could lose. Crash-safe: the file is written under
     /// a temporary name, synced, renamed into place and the directory synced; after a crash
     /// either the old sidecar or the new one is there.
-    /// - Parameter name: 1 to 64 letters, digits, `-`, `_` or `.`.
+    /// - Parameters:
+    ///   - name: 1 to 64 letters, digits, `-`, `_` or `.`.
+    ///   - contents: the bytes to keep.
+    ///   - sequence: the commit the contents describe, at most the store's last.
     /// - Throws: ``LogStoreError/invalidArgument(_:)`` for a bad name or a `sequence` beyond
     ///   ``lastSequence``; ``LogStoreError/readOnly(path:)``; ``LogStoreError/closed``;
     ///   ``LogStoreError/io(operation:path:errno:)``.

@@ -32,7 +32,9 @@ public struct StoreFiles: Sendable, Equatable {
     public var otherFiles: [String] = []
 
     /// Lists the store directory at `path`.
-    /// - Parameter sizes: whether to read each segment's size (one `open` and `fstat` each).
+    /// - Parameters:
+    ///   - path: the store's directory.
+    ///   - sizes: whether to read each segment's size (one `open` and `fstat` each).
     /// - Throws: ``LogStoreError/io(operation:path:errno:)`` if the directory cannot be listed
     ///   (`ENOENT` if it is missing, `ENOTDIR` if it is a file).
     public init(storeAt path: String, sizes: Bool = false) throws {

@@ -9,7 +9,7 @@ import LogStore
 /// record (a delete of an object already gone is not listed). Merge it into another context
 /// with ``ModelContext/merge(_:)``.
 public struct SavedChanges: Sendable, Hashable, CustomStringConvertible {
-    /// The store's sequence number of the commit (``LogStore/lastSequence`` once it is visible).
+    /// The store's sequence number of the commit (`LogStore.lastSequence` once it is visible).
     public let sequence: UInt64
     /// Objects the commit created.
     public let inserted: Set<PersistentIdentifier>

@@ -32,7 +32,7 @@ extension ModelContext {
         return model
     }
 
-    /// Saves like ``save()``, but into `commit`, a ``StreamingCommit`` of this container's
+    /// Saves like ``save()``, but into `commit`, a `StreamingCommit` of this container's
     /// store, instead of in a commit of its own: the changes become visible, all at once with
     /// everything else in `commit`, when it finishes — or never, if it is cancelled. For a
     /// change too large to hold until one save, such as an import of millions of objects: save
@@ -45,7 +45,7 @@ extension ModelContext {
     /// are checked against what is visible in the store, not against earlier saves into the
     /// same `commit`.
     /// - Throws: as ``save()``; ``LogbookError/store(_:)`` with the error of
-    ///   ``StreamingCommit/append(_:)`` (then the whole commit is abandoned).
+    ///   `StreamingCommit.append(_:)` (then the whole commit is abandoned).
     public func save(into commit: StreamingCommit) throws {
         try save(appendingTo: commit)
     }

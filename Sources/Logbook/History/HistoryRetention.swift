@@ -72,8 +72,8 @@ public enum HistoryRetention: Sendable, Hashable {
 
     /// The oldest sequence number whose state compaction must keep in `store` under the policy
     /// stored in it, or `nil` when it keeps nothing beyond the current state: what
-    /// ``LogStoreOptions/historyRetention`` asks. A ``ModelContainer`` installs it; a tool that
-    /// compacts a Logbook store through ``LogStore`` alone should too.
+    /// `LogStoreOptions.historyRetention` asks. A ``ModelContainer`` installs it; a tool that
+    /// compacts a Logbook store through `LogStore` alone should too.
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``, ``LogbookError/store(_:)``.
     /// - Complexity: O(bytes of the commits the store holds since its last compaction).
     public static func retainedSequence(in store: LogStore) throws -> UInt64? {
