@@ -42,6 +42,8 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
     case objectNotFound(String)
     /// A string does not have the `Entity/number` form of a ``PersistentIdentifier``.
     case invalidIdentifier(String)
+    /// Values given by position do not match the entity's attributes one for one.
+    case valueCount(entity: String, expected: Int, found: Int)
     /// The saves after `requested` are no longer in the store: its history retention let
     /// compaction drop them. `oldest` is the oldest token it still has history after.
     case historyUnavailable(requested: HistoryToken, oldest: HistoryToken)
@@ -100,6 +102,8 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
             return "no object \(id) in the store; it may have been deleted."
         case .invalidIdentifier(let text):
             return "\"\(text)\" is not an object identifier; expected the form Entity/42."
+        case .valueCount(let entity, let expected, let found):
+            return "\(entity) has \(expected) attributes, but \(found) values were given."
         case .historyUnavailable(let requested, let oldest):
             return
                 "the history after \(requested) is no longer in the store: its retention let compaction drop it. The oldest token still available is \(oldest); keep more with a longer history retention."

@@ -19,6 +19,16 @@ import Testing
         }
     }
 
+    @Test func valuesByPositionMustMatchTheAttributesOneForOne() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let context = ModelContext(try fixture.open())
+        #expect(throws: LogbookError.valueCount(entity: "Employee", expected: 3, found: 1)) {
+            try context.insert(entity: "Employee", attributeValues: [.string("Ann")])
+        }
+        #expect(!context.hasChanges)
+    }
+
     @Test func droppedInsertsAreReleasedAndAllSaved() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }

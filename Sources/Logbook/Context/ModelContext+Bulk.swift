@@ -3,8 +3,8 @@ extension ModelContext {
     /// ``Entity/attributes`` order, `nil` for the attribute's default. The form of
     /// ``insert(entity:values:)`` for tools that hold values already typed (an import of a
     /// million lines), without a dictionary or a conversion per value.
-    /// - Precondition: `values` has one element per attribute.
-    /// - Throws: ``LogbookError/unknownEntity(_:)``; ``LogbookError/typeMismatch(entity:attribute:expected:found:)``
+    /// - Throws: ``LogbookError/unknownEntity(_:)``; ``LogbookError/valueCount(entity:expected:found:)``
+    ///   unless there is one value per attribute; ``LogbookError/typeMismatch(entity:attribute:expected:found:)``
     ///   for a value of another type or `null` where the object's class cannot hold it (then
     ///   nothing is inserted).
     @discardableResult
@@ -13,7 +13,10 @@ extension ModelContext {
     {
         let binding = try core.binding(named: entity)
         let attributes = binding.entity.attributes
-        precondition(values.count == attributes.count, "one value per attribute of \(entity)")
+        guard values.count == attributes.count else {
+            throw LogbookError.valueCount(
+                entity: entity, expected: attributes.count, found: values.count)
+        }
         for (i, value) in values.enumerated() {
             guard let value, !binding.canHold(value, at: i) else { continue }
             throw LogbookError.typeMismatch(
