@@ -145,7 +145,7 @@ import Testing
         options.segmentSize = 512
         let container = try ModelContainer(
             for: [Employee.self], at: URL(fileURLWithPath: path), options: options)
-        let context = container.mainContext
+        let context = ModelContext(container)
         let first = try container.currentHistoryToken
         for i in 0..<40 {
             context.insert(Employee(name: "e\(i)", designation: "Engineer", salary: Int64(i)))
@@ -170,7 +170,7 @@ import Testing
         defer { dir.remove() }
         let path = dir.child("store")
         let container = try ModelContainer(for: [Employee.self], at: URL(fileURLWithPath: path))
-        let context = container.mainContext
+        let context = ModelContext(container)
         context.insert(Employee(name: "before", designation: "Engineer", salary: 1))
         try context.save()
         let start = try container.currentHistoryToken

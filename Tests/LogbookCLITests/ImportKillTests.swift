@@ -54,7 +54,7 @@ import Testing
             #expect(verify.status == 0, "seed \(seed) round \(round): \(verify.stdout)")
             let container = try ModelContainer(
                 for: [Employee.self], at: URL(fileURLWithPath: store))
-            #expect(try container.mainContext.fetchCount(FetchDescriptor<Employee>()) == count)
+            #expect(try ModelContext(container).fetchCount(FetchDescriptor<Employee>()) == count)
             try container.close()
         }
         print("importKilledAtRandomPointsIsAllOrNothing: outcomes \(outcomes.sorted())")

@@ -42,7 +42,7 @@ import Testing
         #expect(result.stdout == "imported 2 objects into \(path)\n")
         let container = try ModelContainer(for: [Employee.self], at: URL(fileURLWithPath: path))
         defer { try? container.close() }
-        let names = try container.mainContext.fetch(FetchDescriptor<Employee>()).map(\.name)
+        let names = try ModelContext(container).fetch(FetchDescriptor<Employee>()).map(\.name)
             .sorted()
         #expect(names == ["Ann", "Bo", "Dee", "Eve"])
     }
@@ -249,7 +249,7 @@ extension ImportTests {
             let container = try ModelContainer(
                 for: [Employee.self], at: URL(fileURLWithPath: path))
             defer { try? container.close() }
-            return try container.mainContext.fetch(
+            return try ModelContext(container).fetch(
                 FetchDescriptor<Employee>(predicate: #Predicate { $0.designation == "Engineer" })
             ).count
         }

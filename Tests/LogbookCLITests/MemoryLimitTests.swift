@@ -148,7 +148,7 @@ import Testing
         defer { dir.remove() }
         let path = dir.child("store")
         let container = try ModelContainer(for: [Employee.self], at: URL(fileURLWithPath: path))
-        let context = container.mainContext
+        let context = ModelContext(container)
         let seed = testSeed("exportOrdersByIdThroughSmallKeyWindows")
         var rng = SeededGenerator(seed: seed)
         let employees = (0..<100).map {

@@ -9,7 +9,7 @@ enum ObjectStores {
     /// together; then Bo's salary raised to 900; then Cy deleted.
     static func employees(at path: String) throws {
         let container = try ModelContainer(for: [Employee.self], at: URL(fileURLWithPath: path))
-        let context = container.mainContext
+        let context = ModelContext(container)
         let ann = Employee(name: "Ann", designation: "Engineer", salary: 2_000_000)
         let bo = Employee(name: "Bo", designation: "Manager", salary: 500)
         let cy = Employee(name: "Cy", designation: "Engineer", salary: 1_500)
@@ -26,7 +26,7 @@ enum ObjectStores {
     /// quoting in JSON, CSV and SQL.
     static func contacts(at path: String) throws {
         let container = try ModelContainer(for: [Contact.self], at: URL(fileURLWithPath: path))
-        let context = container.mainContext
+        let context = ModelContext(container)
         let full = Contact(
             email: "ann@example.com", nickname: "O'Brien, \"Annie\"\nsecond line", age: 41)
         full.score = 2.5

@@ -123,7 +123,7 @@ struct PostgreSQLReplicationTests {
         defer { dir.remove() }
         let path = dir.child("store")
         let container = try ModelContainer(for: [Contact.self], at: URL(fileURLWithPath: path))
-        let context = container.mainContext
+        let context = ModelContext(container)
         var tokens = [try container.currentHistoryToken]
         var live: [Contact] = []
         var inserted = 0

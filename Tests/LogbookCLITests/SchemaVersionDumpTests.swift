@@ -17,8 +17,9 @@ import Testing
                 ])
         ])
         let first = try ModelContainer(schema: v1, at: url)
-        try first.mainContext.insert(entity: "Employee", values: ["name": "Ann", "salary": 10])
-        try first.mainContext.save()
+        let firstContext = ModelContext(first)
+        try firstContext.insert(entity: "Employee", values: ["name": "Ann", "salary": 10])
+        try firstContext.save()
         try first.close()
         let v2 = Schema([
             Entity(
@@ -38,7 +39,7 @@ import Testing
                 ]),
         ])
         let second = try ModelContainer(schema: v2, at: url)
-        let context = second.mainContext
+        let context = ModelContext(second)
         let acme = try context.insert(entity: "Company", values: ["name": "Acme"])
         let bo = try context.insert(entity: "Employee", values: ["name": "Bo", "salary": 20])
         try bo.setValue(acme, forKey: "company")

@@ -8,7 +8,7 @@ import Testing
     private func companyStore(at path: String) throws {
         let container = try ModelContainer(
             for: [Company.self, StaffedEmployee.self], at: URL(filePath: path))
-        let context = container.mainContext
+        let context = ModelContext(container)
         let acme = Company(name: "Acme")
         context.insert(acme)
         context.insert(StaffedEmployee(name: "Ann", salary: 2_000_000, company: acme))

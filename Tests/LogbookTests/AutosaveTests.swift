@@ -21,7 +21,7 @@ import Testing
         ).map(\.name)
     }
 
-    @Test func onlyTheMainContextAutosavesByDefault() throws {
+    @MainActor @Test func onlyTheMainContextAutosavesByDefault() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try fixture.open()

@@ -5,7 +5,7 @@ import Testing
 
 /// Batch deletes and updates by predicate (issue 12): atomic commits that build no objects,
 /// with the context's registered objects reflecting the result.
-@Suite struct BatchOperationTests {
+@MainActor @Suite struct BatchOperationTests {
     /// Ten Employees saved: five Engineers (salaries 100…500), five Managers (600…1000).
     private func seeded(_ fixture: LogbookFixture) throws -> ModelContainer {
         let container = try fixture.open()

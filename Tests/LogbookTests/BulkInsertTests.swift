@@ -5,7 +5,7 @@ import Testing
 
 /// Bulk inserts in bounded memory (issue 12): inserted objects the app no longer holds are
 /// encoded for the next save and released, yet every pending-insert semantic still holds.
-@Suite struct BulkInsertTests {
+@MainActor @Suite struct BulkInsertTests {
     static let count = 10_000
 
     private func insertDropped(

@@ -30,7 +30,7 @@ actor BatchImporter: ModelActor {
 
 /// Contexts used at once from several threads and actors (issue 14).
 @Suite struct ConcurrentContextTests {
-    @Test func fetchesDuringABackgroundImportSeeWholeBatches() async throws {
+    @MainActor @Test func fetchesDuringABackgroundImportSeeWholeBatches() async throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try fixture.open()

@@ -6,7 +6,7 @@ import Testing
 
 /// History through the container: the saves after a token, contexts as of a past state, and
 /// retention through compaction (issue 15).
-@Suite struct ContainerHistoryTests {
+@MainActor @Suite struct ContainerHistoryTests {
     /// What a run of random saves did, save by save, to compare history with.
     struct Model {
         typealias Row = (name: String, designation: String, salary: Int64)

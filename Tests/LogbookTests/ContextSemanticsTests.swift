@@ -5,7 +5,7 @@ import Testing
 
 /// One test per rule of the Semantics article (Logbook.docc/Semantics.md): identity, pending
 /// changes, saves, rollback.
-@Suite struct ContextSemanticsTests {
+@MainActor @Suite struct ContextSemanticsTests {
     private func seeded(_ fixture: LogbookFixture, _ names: [String] = ["Ann", "Bob", "Cid"]) throws
         -> ModelContainer
     {

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The CoreDataManager seed's flows, dynamic style: entities by name, values by key.
-@Suite struct CoreDataManagerSeedTests {
+@MainActor @Suite struct CoreDataManagerSeedTests {
     static let people = Schema([
         Entity(
             name: "People",

@@ -5,7 +5,7 @@ import Testing
 
 /// The Employee list app of the seed: add employees, list them, update a salary, delete one —
 /// across fresh contexts and reopened stores.
-@Suite struct EmployeeListSeedTests {
+@MainActor @Suite struct EmployeeListSeedTests {
     @Test func addThreeEmployeesAndListThem() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Sorting, slicing, counting and predicates of `FetchDescriptor`.
-@Suite struct FetchDescriptorTests {
+@MainActor @Suite struct FetchDescriptorTests {
     /// name, designation, salary — with ties on designation and salary.
     static let rows: [(String, String, Int64)] = [
         ("e1", "Engineer", 300), ("m1", "Manager", 500), ("e2", "Engineer", 100),

@@ -5,7 +5,7 @@ import Testing
 
 /// Seeded random inputs for the two decoders a file or a user feeds: the string-predicate parser
 /// and the object-record decoder. Each must answer or throw a `LogbookError`, never trap.
-@Suite struct HostileInputTests {
+@MainActor @Suite struct HostileInputTests {
     @Test func randomPredicateTextParsesOrThrowsATypedError() throws {
         let seed = testSeed("randomPredicateTextParsesOrThrowsATypedError")
         var rng = SeededGenerator(seed: seed)

@@ -8,7 +8,7 @@ import Testing
 /// checked with ``ModelContainer/indexProblems()`` (a rebuild from the records, compared entry
 /// by entry) after each step of seeded random work, and across reopens, a stale or damaged
 /// sidecar, compaction and a schema migration that adds an index.
-@Suite struct IndexExactnessTests {
+@MainActor @Suite struct IndexExactnessTests {
     @Test func randomWorkKeepsTheIndexesExact() throws {
         let seed = testSeed("randomWorkKeepsTheIndexesExact")
         var rng = SeededGenerator(seed: seed)

@@ -6,7 +6,7 @@ import Testing
 /// Each operator the planner answers from an index, on seeded random data: the fetch's
 /// reported plan uses the index, and its result equals the same fetch on a twin entity
 /// without indexes (a scan) and the expected rows computed from a model in memory.
-@Suite struct IndexPlanningTests {
+@MainActor @Suite struct IndexPlanningTests {
     static let groups = (0..<10).map { "g\($0)" }
 
     /// Two entities with the same attributes: `Indexed` has indexes on every one and a

@@ -6,12 +6,14 @@ import Testing
 /// Reflection, printing and failing expectations on contexts and model objects (issue 12,
 /// "Objects safe to inspect"), and how long a context keeps its container. Each scenario that
 /// once trapped runs in a child process, so a crash fails the test instead of the run.
-@Suite struct InspectionSafetyTests {
+@MainActor @Suite struct InspectionSafetyTests {
     /// A store with three saved Employees, where most fetched objects were already let go.
-    private static func scenario(_ path: String) throws -> (ModelContainer, ModelContext, Employee)
-    {
+    /// (Called in exit tests' child processes, off the main actor.)
+    nonisolated private static func scenario(_ path: String) throws -> (
+        ModelContainer, ModelContext, Employee
+    ) {
         let container = try ModelContainer(for: [Employee.self], at: URL(fileURLWithPath: path))
-        let context = container.mainContext
+        let context = ModelContext(container)
         for name in ["Ann", "Bob", "Cid"] {
             context.insert(Employee(name: name, designation: "Engineer", salary: 100))
         }
@@ -70,10 +72,11 @@ import Testing
                     attributes: [AttributeDescription("text", .string, defaultValue: .string(""))])
             ])
             let container = try ModelContainer(schema: schema, at: URL(fileURLWithPath: path))
-            let note = try container.mainContext.insert(entity: "Note", values: ["text": "hi"])
+            let context = ModelContext(container)
+            let note = try context.insert(entity: "Note", values: ["text": "hi"])
             var text = ""
             dump(note, to: &text)
-            dump(container.mainContext, to: &text)
+            dump(context, to: &text)
             guard text.contains("hi"), String(describing: note).contains("Note/1") else { exit(3) }
         }
     }
@@ -83,14 +86,16 @@ import Testing
         defer { directory.remove() }
         await #expect(processExitsWith: .success) {
             [path = directory.child("s.logbook") as String] in
-            let context = try ModelContainer(
-                for: [Employee.self], at: URL(fileURLWithPath: path)
-            ).mainContext
-            context.insert(Employee(name: "Ann", salary: 2_000_000))
-            try context.save()
-            let ann = try context.fetch(FetchDescriptor<Employee>()).first
-            guard ann?.salary == 2_000_000, context.container.url.path == path else { exit(3) }
-            guard context.container.mainContext === context else { exit(4) }
+            try await MainActor.run {
+                let context = try ModelContainer(
+                    for: [Employee.self], at: URL(fileURLWithPath: path)
+                ).mainContext
+                context.insert(Employee(name: "Ann", salary: 2_000_000))
+                try context.save()
+                let ann = try context.fetch(FetchDescriptor<Employee>()).first
+                guard ann?.salary == 2_000_000, context.container.url.path == path else { exit(3) }
+                guard context.container.mainContext === context else { exit(4) }
+            }
         }
     }
 

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Two contexts saving the same object: detection by per-object version, and the merge policies.
-@Suite struct MergePolicyTests {
+@MainActor @Suite struct MergePolicyTests {
     /// Saves Ann (salary 100), then makes two contexts that both read her.
     private func twoReaders(_ fixture: LogbookFixture) throws -> (
         ModelContainer, Employee, ModelContext, Employee, ModelContext

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// FORMAT.md Part 2, "Example: one Employee, byte by byte", checked byte for byte.
-@Suite struct ObjectFormatExampleTests {
+@MainActor @Suite struct ObjectFormatExampleTests {
     private func hex(_ text: String) -> [UInt8] {
         let digits = text.filter { $0.isHexDigit }.map { String($0) }
         return stride(from: 0, to: digits.count, by: 2).compactMap {

@@ -5,7 +5,7 @@ import Testing
 
 /// The README's example, line for line (inside a test, with a temporary store), so it keeps
 /// compiling and doing what it says.
-@Suite struct ReadmeExampleTests {
+@MainActor @Suite struct ReadmeExampleTests {
     final class Employee: PersistentModel {
         @Attribute var name = ""
         @Attribute(.indexed) var designation = ""

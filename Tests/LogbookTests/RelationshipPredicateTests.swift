@@ -7,7 +7,7 @@ import Testing
 /// the data kept in memory: every answer is right (never the silent empty result a scratch
 /// object gives), planned through the destination's and the relationship's indexes where they
 /// exist, and pending changes take part.
-@Suite struct RelationshipPredicateTests {
+@MainActor @Suite struct RelationshipPredicateTests {
     /// Teams t0…t4 (sizes 0…4) and 200 staff on random teams or none, with the model: staff
     /// name → team name (or nil).
     static func seeded(_ label: String) throws -> (

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// To-one and to-many relationships, inverses kept in step, delete rules.
-@Suite struct RelationshipTests {
+@MainActor @Suite struct RelationshipTests {
     private let types: [any PersistentModel.Type] = [Company.self, StaffedEmployee.self]
 
     @Test func theSchemaRecordsRelationshipsAndInverses() throws {

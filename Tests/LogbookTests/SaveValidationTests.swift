@@ -6,7 +6,7 @@ import Testing
 
 /// Validation at save, and the rule that a failed save leaves the store untouched and the
 /// context's changes pending.
-@Suite struct SaveValidationTests {
+@MainActor @Suite struct SaveValidationTests {
     static let people = Schema([
         Entity(
             name: "People",
@@ -104,7 +104,8 @@ import Testing
         do {
             let container = try ModelContainer(
                 for: [Employee.self], at: fixture.url, options: options)
-            let context = container.mainContext
+            // Not the main context: it would save what is pending at close.
+            let context = ModelContext(container)
             context.insert(Employee(name: "Ann", salary: 100))
             try context.save()
             let ann = try #require(try context.fetch(FetchDescriptor<Employee>()).first)

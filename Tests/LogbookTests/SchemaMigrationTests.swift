@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The schema stored in the store, its versions, and lightweight migration.
-@Suite struct SchemaMigrationTests {
+@MainActor @Suite struct SchemaMigrationTests {
     static let v1 = Schema([
         Entity(
             name: "Employee",

@@ -5,7 +5,7 @@ import Testing
 
 /// What a SwiftData user writes first (issue 14): each spelling works, and nothing a model
 /// declares is silently left out of the store.
-@Suite struct SwiftDataSpellingTests {
+@MainActor @Suite struct SwiftDataSpellingTests {
     @Test func aPlainStoredPropertyIsRefusedNotDropped() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }

@@ -5,7 +5,7 @@ import Testing
 
 /// The public surface tools use without app classes: the stored schema, record decoding, and
 /// string predicates on decoded records.
-@Suite struct ToolSupportTests {
+@MainActor @Suite struct ToolSupportTests {
     private func storeWithEmployees(_ fixture: LogbookFixture) throws {
         let container = try fixture.open()
         container.mainContext.insert(

@@ -5,7 +5,7 @@ import Testing
 
 /// Unique constraints answered by their indexes: clashes within one context, across two
 /// contexts and against the store, single and compound, under both policies.
-@Suite struct UniqueConstraintTests {
+@MainActor @Suite struct UniqueConstraintTests {
     @Test func aClashWithAStoredObjectNamesBothObjects() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }

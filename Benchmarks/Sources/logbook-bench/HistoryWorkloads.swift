@@ -32,7 +32,7 @@ enum HistoryWorkloads {
             let container = try ModelContainer(
                 for: [Employee.self], at: URL(fileURLWithPath: directory + "/h.logbook"),
                 options: options)
-            let main = container.mainContext
+            let main = ModelContext(container)
             let start = try container.currentHistoryToken
             var employees: [Employee] = []
             for i in 0..<saves {

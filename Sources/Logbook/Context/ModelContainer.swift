@@ -10,13 +10,12 @@ import Synchronization
 /// ```
 /// Opening writes the schema into the store, migrating a stored one when only entities or
 /// optional/defaulted attributes were added. Thread safety: the container is `Sendable`; make
-/// one ``ModelContext`` per thread or actor (``mainContext`` belongs to the thread that opened
-/// the container). Saves of all its contexts are serialized. The store closes when the container
+/// one ``ModelContext`` per thread or actor (``mainContext`` belongs to the main actor). Saves of all its contexts are serialized. The store closes when the container
 /// and all its contexts are gone, or at ``close()``.
 public final class ModelContainer: Sendable {
     /// What every context of the container shares: the store, the bindings, the save log.
     let core: ContainerCore
-    // Invariant: set once in init (or when revived); used only on the opening thread.
+    // Invariant: set once in init; read only on the main actor (``mainContext``).
     nonisolated(unsafe) private var main: ModelContext?
 
     /// The store's directory.
@@ -67,10 +66,11 @@ public final class ModelContainer: Sendable {
         core.adopt(facade: self, main: main.unsafelyUnwrapped)
     }
 
-    /// The context for the thread that opened the container (an app's main thread). Like every
-    /// context, it keeps the container's store open while it is used. It lives on the main
-    /// actor, where it autosaves (``ModelContext/autosaveEnabled``).
-    public var mainContext: ModelContext {
+    /// The main actor's context, as in SwiftData: reachable only from the main actor, so code on
+    /// another thread or task cannot touch it (make a ``ModelContext`` or a ``ModelActor``
+    /// there). Like every context, it keeps the container's store open while it is used. It
+    /// autosaves on the main actor (``ModelContext/autosaveEnabled``).
+    @MainActor public var mainContext: ModelContext {
         // Invariant: `main` is set in init.
         main.unsafelyUnwrapped
     }

@@ -1,15 +1,15 @@
 import Foundation
 import Logbook
 
-/// The real ``EmployeeRepository``: a Logbook store in a directory, one container and its
-/// main context for the life of the repository.
+/// The real ``EmployeeRepository``: a Logbook store in a directory, one container and a
+/// context of its own for the life of the repository.
 ///
 /// Every mutating call ends with `save()`, so it is durable when it returns; a failed save is
 /// rolled back, leaving the store and the context as they were. While the repository is alive
 /// the process holds the store's writer lock: a second process gets ``EmployeesError/storeLocked(path:)``.
 /// A store written before companies existed is migrated when it is opened (Logbook's
 /// lightweight migration: a new entity and a new optional relationship), keeping every
-/// employee. Not thread-safe (the main context belongs to the opening thread).
+/// employee. Not thread-safe: one thread at a time (the context is not `Sendable`).
 final class LogbookEmployeeRepository: EmployeeRepository {
     let path: String
     let container: ModelContainer
@@ -31,7 +31,7 @@ final class LogbookEmployeeRepository: EmployeeRepository {
         } catch {
             throw Self.translate(error, path: path)
         }
-        context = container.mainContext
+        context = ModelContext(container)
     }
 
     deinit { try? container.close() }

@@ -126,7 +126,8 @@ private final class ObjectWorkloadDriver {
         self.recorder = recorder
     }
 
-    var context: ModelContext { container!.mainContext }
+    /// The container's context, made when it opens.
+    private(set) var context: ModelContext!
 
     func run() throws {
         try open(modelsBeforeMigration)
@@ -227,10 +228,11 @@ private final class ObjectWorkloadDriver {
         options.segmentSize = 16 << 10
         recorder.attempt(lastSequence + 1)
         container = try ModelContainer(for: types, at: url, options: options)
+        context = ModelContext(container!)
         try committed(container!.store.lastSequence)
     }
 
-    /// Saves the main context, after applying the same changes to the model.
+    /// Saves the context, after applying the same changes to the model.
     func save(_ changes: (inout ObjectState) -> Void) throws {
         changes(&model)
         recorder.attempt(lastSequence + 1)
@@ -248,6 +250,7 @@ private final class ObjectWorkloadDriver {
     func close() throws {
         try container!.close()
         container = nil
+        context = nil
         recorder.acknowledge(lastSequence)
     }
 
