@@ -80,7 +80,12 @@ struct ChangeDecoder {
     /// What `keyspace` is to history.
     @inline(__always)
     private mutating func role(of keyspace: String) -> Role {
-        for recent in recentRoles where recent.keyspace == keyspace { return recent.role }
+        // Lengths first: a mismatch of equal-length names is what costs a comparison call.
+        let length = keyspace.utf8.count
+        for recent in recentRoles
+        where recent.keyspace.utf8.count == length && recent.keyspace == keyspace {
+            return recent.role
+        }
         return learnRole(of: keyspace)
     }
 
