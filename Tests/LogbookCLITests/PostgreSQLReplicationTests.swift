@@ -195,7 +195,7 @@ struct PostgreSQLReplicationTests {
         defer { dir.remove() }
         let path = dir.child("store")
         let container = try ModelContainer(for: [Contact.self], at: URL(fileURLWithPath: path))
-        let context = container.mainContext
+        let context = ModelContext(container)
         let start = try container.currentHistoryToken
         var live: [Contact] = []
         for i in 0..<2_500 {
@@ -235,7 +235,7 @@ struct PostgreSQLReplicationTests {
         defer { dir.remove() }
         let path = dir.child("store")
         let container = try ModelContainer(for: [Contact.self], at: URL(fileURLWithPath: path))
-        let context = container.mainContext
+        let context = ModelContext(container)
         var live: [Contact] = []
         for i in 0..<60 {
             let c = Self.randomContact(i, &rng)
@@ -253,7 +253,7 @@ struct PostgreSQLReplicationTests {
         #expect(try Self.apply([export.file]) == exported)
 
         let reopened = try ModelContainer(for: [Contact.self], at: URL(fileURLWithPath: path))
-        let again = reopened.mainContext
+        let again = ModelContext(reopened)
         let contacts = try again.fetch(FetchDescriptor<Contact>())
         for (i, c) in contacts.enumerated() {
             switch i % 3 {
@@ -294,7 +294,7 @@ struct PostgreSQLReplicationTests {
         defer { dir.remove() }
         let path = dir.child("store")
         let container = try ModelContainer(for: [Contact.self], at: URL(fileURLWithPath: path))
-        let context = container.mainContext
+        let context = ModelContext(container)
         var live: [Contact] = []
         for s in 0..<20 {
             for i in 0..<5_000 {
