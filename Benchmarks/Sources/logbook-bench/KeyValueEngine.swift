@@ -66,12 +66,13 @@ final class LogStoreEngine: KeyValueEngine {
     func beginReads() {}
     func endReads() {}
 
+    /// Reads the value in place (`withValue`), as SQLite's side reads its blob in place: the
+    /// figure is the lookup, not an allocation and copy of the value.
     func get(_ key: [UInt8], _ body: (UnsafeRawBufferPointer?) -> Void) throws {
-        if let value = try store.get(key, in: Self.keyspace) {
-            value.withUnsafeBytes { body($0) }
-        } else {
-            body(nil)
+        let found = try key.withUnsafeBytes { key in
+            try store.withValue(forKey: key, in: Self.keyspace) { body($0) }
         }
+        if found == nil { body(nil) }
     }
 
     func forEachRecord(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) throws {

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "prefetch.h"
+
 /// Extends a CRC32C (Castagnoli) over `length` bytes at `data`.
 /// Start with `crc = 0`; the result of one call may be passed to the next to checksum
 /// a message in pieces. Uses the CPU's CRC32 instruction when present (SSE 4.2 on x86-64,

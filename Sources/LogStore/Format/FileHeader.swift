@@ -2,7 +2,8 @@
 ///
 /// ```
 /// magic:         [8]u8  // "LBKSEG\r\n" (segment) or "LBKHNT\r\n" (hint)
-/// formatVersion: u16    // 2 (1: no sync marks; still read)
+/// formatVersion: u16    // segments 2 (1: no sync marks; still read); hints 3 (1, 2: no
+///                       // packed entries; still read)
 /// flags:         u16    // 0; any bit set is refused as an unsupported version
 /// fileOrder:     u64    // the segment's place in replay order, equal to the one in the file name
 /// headerCRC:     u32    // CRC32C of bytes 0..<20
@@ -20,14 +21,27 @@ struct FileHeader: Equatable {
     }
 
     static let size = 24
-    /// The version this library writes.
+    /// The segment version this library writes.
     static let currentVersion: UInt16 = 2
+    /// The hint version this library writes: 3 added packed entries (FORMAT.md, "Hint files").
+    static let currentHintVersion: UInt16 = 3
     /// The oldest version it reads: version 1 is version 2 without sync marks.
     static let oldestReadableVersion: UInt16 = 1
 
     var kind: Kind
     var fileOrder: UInt64
-    var version = currentVersion
+    var version: UInt16
+
+    init(kind: Kind, fileOrder: UInt64, version: UInt16? = nil) {
+        self.kind = kind
+        self.fileOrder = fileOrder
+        self.version = version ?? Self.newestVersion(of: kind)
+    }
+
+    /// The newest version of a `kind` file this library reads, and the one it writes.
+    static func newestVersion(of kind: Kind) -> UInt16 {
+        kind == .hint ? currentHintVersion : currentVersion
+    }
 
     func encoded() -> [UInt8] {
         var bytes = kind.magic
@@ -73,9 +87,9 @@ struct FileHeader: Equatable {
                 path: path, offset: 8, reason: "format version 0 is not valid")
         }
         // A newer version, or a flag (a feature this version does not know).
-        guard version <= currentVersion, flags == 0 else {
+        guard version <= newestVersion(of: kind), flags == 0 else {
             throw LogStoreError.unsupportedVersion(
-                path: path, found: version, supported: currentVersion)
+                path: path, found: version, supported: newestVersion(of: kind))
         }
         return FileHeader(
             kind: kind, fileOrder: bytes.loadLE(at: 12, as: UInt64.self), version: version)

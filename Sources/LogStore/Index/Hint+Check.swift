@@ -57,13 +57,13 @@ extension Hint {
         guard read == bytes.count else { throw Unusable(reason: "short read") }
         return try bytes.withUnsafeBytes { hint in
             // The hint's own checks first: a stale hint is refused without reading its segment.
-            try checkEnvelope(hint, segment: segment)
+            let header = try checkEnvelope(hint, segment: segment)
             guard let recordBytes = try segment.checkedRecordBytes(fileSystem: fs) else {
                 throw Unusable(reason: "its segment fails a checksum")
             }
             return try parse(
-                hint, segment: segment, keyspaces: keyspaces, recordBytes: recordBytes,
-                keeping: keeping)
+                hint, version: header.version, segment: segment, keyspaces: keyspaces,
+                recordBytes: recordBytes, keeping: keeping)
         }
     }
 
@@ -73,20 +73,23 @@ extension Hint {
     static func apply(_ bytes: UnsafeRawBufferPointer, to segment: Segment, state: inout IndexState)
         throws -> UInt64
     {
-        try checkEnvelope(bytes, segment: segment)
+        let header = try checkEnvelope(bytes, segment: segment)
         guard let recordBytes = try segment.checkedRecordBytes() else {
             throw Unusable(reason: "its segment fails a checksum")
         }
         let checked = try parse(
-            bytes, segment: segment, keyspaces: state.keyspaces, recordBytes: recordBytes,
-            keeping: state.onlyKeyspaces)
+            bytes, version: header.version, segment: segment, keyspaces: state.keyspaces,
+            recordBytes: recordBytes, keeping: state.onlyKeyspaces)
         apply(checked, to: segment, state: &state)
         return checked.lastSequence
     }
 
     /// Checks what the hint in `bytes` says of itself: its length, header, order and CRC, and
     /// that it describes `segment` at its present size.
-    private static func checkEnvelope(_ bytes: UnsafeRawBufferPointer, segment: Segment) throws {
+    @discardableResult
+    private static func checkEnvelope(_ bytes: UnsafeRawBufferPointer, segment: Segment) throws
+        -> FileHeader
+    {
         guard bytes.count >= FileHeader.size + trailerSize else {
             throw Unusable(reason: "too short")
         }
@@ -109,13 +112,15 @@ extension Hint {
         guard bytes.loadLE(at: trailer, as: UInt64.self) == UInt64(segment.size) else {
             throw Unusable(reason: "it describes a segment of another size")
         }
+        return header
     }
 
-    /// Checks the entries of the hint in `bytes`, whose envelope passed ``checkEnvelope``,
-    /// against `segment`, whose frames checked out holding `recordBytes` bytes of records.
+    /// Checks the entries of the hint in `bytes`, whose envelope passed ``checkEnvelope`` and
+    /// whose header says `version`, against `segment`, whose frames checked out holding
+    /// `recordBytes` bytes of records. Packed entries are valid from hint version 3 only.
     private static func parse(
-        _ bytes: UnsafeRawBufferPointer, segment: Segment, keyspaces start: KeyspaceTable,
-        recordBytes: Int, keeping: Set<String>?
+        _ bytes: UnsafeRawBufferPointer, version: UInt16, segment: Segment,
+        keyspaces start: KeyspaceTable, recordBytes: Int, keeping: Set<String>?
     ) throws -> Checked {
         let trailer = bytes.count - trailerSize
         var checked = Checked(lastSequence: bytes.loadLE(at: trailer + 8, as: UInt64.self))
@@ -143,15 +148,20 @@ extension Hint {
                 covered += record.encodedSize
                 continue
             }
-            guard op == RecordOp.put || op == RecordOp.delete else {
+            let packed = op & packedBit != 0 && version >= 3
+            guard packed || op == RecordOp.put || op == RecordOp.delete else {
                 throw Unusable(reason: "unknown entry type \(op)")
             }
             offset += 1
-            guard let keyspace = Varint.read(body, &offset), keyspace > 0, keyspace < 1 << 31,
+            guard
+                let keyspace = packed
+                    ? UInt64(op & (packedDeleteBit - 1)) : Varint.read(body, &offset),
+                keyspace > 0, keyspace < 1 << 31,
                 let delta = Varint.read(body, &offset), delta <= UInt64(segment.size)
             else {
                 throw Unusable(reason: "bad entry at \(offset)")
             }
+            let entryOp = packed ? (op & packedDeleteBit != 0 ? RecordOp.delete : RecordOp.put) : op
             let recordOffset = previous + Int(delta)
             previous = recordOffset
             // The record must be there, as the entry says, after the one before: reads, which
@@ -159,7 +169,7 @@ extension Hint {
             var position = recordOffset
             guard recordOffset >= previousEnd, recordOffset < segment.size,
                 let record = RecordFormat.decode(segmentBytes, at: &position, end: segment.size),
-                record.op == op, record.keyspace == keyspace
+                record.op == entryOp, record.keyspace == keyspace
             else {
                 throw Unusable(reason: "entry does not match the record at \(recordOffset)")
             }
@@ -176,7 +186,7 @@ extension Hint {
             checked.operations[id].append(
                 Operation(
                     hash: KeyDirectory.hash(record.key), offset: UInt32(recordOffset),
-                    valueLength: op == RecordOp.put
+                    valueLength: entryOp == RecordOp.put
                         ? UInt32(record.value!.count) : Operation.deleted,
                     keyLength: UInt16(record.key.count),
                     headerSize: UInt16(

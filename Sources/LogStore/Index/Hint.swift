@@ -8,10 +8,30 @@
 ///   1 put, 2 delete: keyspace: varint, delta: varint  // record offset − the previous put's or
 ///                                                      // delete's record offset (0 before the first)
 ///   3 define:        keyspace: varint, nameLength: varint, name: [nameLength]u8
+///   0x80 | d << 6 | keyspace (1…63; d: 0 put, 1 delete): delta: varint   // version 3
 /// trailer := segmentSize: u64, lastSequence: u64, entries: u64, crc: u32  // crc32c of 24..<size-4
 /// ```
 enum Hint {
     static let trailerSize = 28
+
+    /// A packed entry's first byte: this bit set, then the delete bit, then the keyspace in the
+    /// low 6 bits (FORMAT.md, "Hint files"; hint version 3).
+    static let packedBit: UInt8 = 0x80
+    static let packedDeleteBit: UInt8 = 0x40
+    static let packedKeyspaceLimit: UInt64 = 64
+
+    /// Appends the entry of a put or delete of `keyspace` at `delta` bytes past the previous one:
+    /// one byte for the op and keyspace when the keyspace is below 64, as most are.
+    static func appendEntry(op: UInt8, keyspace: UInt64, delta: UInt64, to hint: inout [UInt8]) {
+        if keyspace > 0 && keyspace < packedKeyspaceLimit {
+            hint.append(
+                packedBit | (op == RecordOp.delete ? packedDeleteBit : 0) | UInt8(keyspace))
+        } else {
+            hint.append(op)
+            Varint.append(keyspace, to: &hint)
+        }
+        Varint.append(delta, to: &hint)
+    }
 
     static func path(forSegment segmentPath: String) -> String {
         String(segmentPath.dropLast(4)) + ".hint"
@@ -40,9 +60,9 @@ enum Hint {
                 entries += 1
                 switch record.op {
                 case RecordOp.put, RecordOp.delete:
-                    hint.append(record.op)
-                    Varint.append(record.keyspace, to: &hint)
-                    Varint.append(UInt64(record.recordOffset - previous), to: &hint)
+                    appendEntry(
+                        op: record.op, keyspace: record.keyspace,
+                        delta: UInt64(record.recordOffset - previous), to: &hint)
                     previous = record.recordOffset
                 default:  // a definition entry is the definition record itself
                     RecordFormat.append(

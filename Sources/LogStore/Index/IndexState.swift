@@ -4,10 +4,32 @@ struct KeyspaceTable {
 
     private(set) var ids: [String: Int] = [:]
     private(set) var names: [String?] = [nil]  // index 0 is reserved
+    /// By number, ``KeyDirectory/hash(_:)`` of the name's UTF-8: every read names its keyspace,
+    /// and this finds it without the dictionary's SipHash of the name.
+    private var nameHashes: [UInt32] = [0]
+
+    /// Up to this many keyspaces, ``id(of:)`` scans `nameHashes` rather than hashing for `ids`.
+    static let scanLimit = 64
 
     var nextID: Int { names.count }
 
-    func id(of name: String) -> Int? { ids[name] }
+    @inline(__always)
+    func id(of name: String) -> Int? {
+        if names.count <= Self.scanLimit,
+            let found = name.utf8.withContiguousStorageIfAvailable({ utf8 -> Int in
+                let hash = KeyDirectory.hash(UnsafeRawBufferPointer(utf8))
+                var id = 1
+                while id < nameHashes.count {
+                    if nameHashes[id] == hash && names[id] == name { return id }
+                    id &+= 1
+                }
+                return 0
+            })
+        {
+            return found == 0 ? nil : found
+        }
+        return ids[name]
+    }
 
     func name(of id: Int) -> String? { id < names.count ? names[id] : nil }
 
@@ -33,6 +55,10 @@ struct KeyspaceTable {
         }
         names.append(name)
         ids[name] = id
+        nameHashes.append(
+            name.utf8.withContiguousStorageIfAvailable {
+                KeyDirectory.hash(UnsafeRawBufferPointer($0))
+            } ?? Array(name.utf8).withUnsafeBytes { KeyDirectory.hash($0) })
         return nil
     }
 
@@ -95,7 +121,7 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
     ) {
         segments[Int(ref.segment)]?.liveBytes += Int64(encodedSize)
         if let (oldRef, old) = directories[keyspace].set(
-            hash: hash, to: ref, bytes: keyLength + valueLength, bases)
+            hash: hash, to: ref, bytes: keyLength + valueLength, recordSize: encodedSize, bases)
         {
             segments[Int(oldRef.segment)]?.liveBytes -= Int64(old.encodedSize)
         }

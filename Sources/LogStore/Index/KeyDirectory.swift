@@ -1,3 +1,5 @@
+import CCRC32C
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -7,19 +9,78 @@
 /// The in-memory index of one keyspace: key → the put record that holds its value.
 ///
 /// An open-addressing table (linear probing, load ≤ 3/4, backward-shift deletion) of 12-byte
-/// entries: a 32-bit hash and a ``RecordRef``. Keys are not copied into memory; they are compared
-/// in the mapped log, right before their values, so a hit costs two cache misses (entry, record)
-/// and the index costs 16–32 bytes per key whatever the key's length.
+/// entries: a 32-bit hash, a ``RecordRef`` and how many cache lines the record spans. Keys are not
+/// copied into memory; they are compared in the mapped log, right before their values. A hit
+/// costs the entry's cache miss, then one round of misses for the record: every line of the
+/// record is prefetched at once, before its header is parsed, so the key compare and the value
+/// do not wait for one line after another. The index costs 16–32 bytes per key whatever the
+/// key's length.
 ///
 /// Not thread-safe: the store guards it with its index lock.
 struct KeyDirectory {
-    /// One slot of the table: a key's hash and where its record is.
+    /// One slot of the table: a key's hash, where its record is, and how many cache lines past
+    /// its first the record may reach (for prefetching; 12 bytes in all).
     struct Entry {
         var hash: UInt32
-        var ref: RecordRef
+        private var offset: UInt32
+        /// The segment handle in the low 28 bits, the extra lines in the high 4.
+        private var segmentAndLines: UInt32
 
-        static let empty = Entry(hash: 0, ref: RecordRef(segment: UInt32.max, offset: 0))
-        @inline(__always) var isEmpty: Bool { ref.segment == UInt32.max }
+        static let segmentMask: UInt32 = 0x0FFF_FFFF
+        /// The most lines past the first that are prefetched.
+        static let maxExtraLines = 15
+
+        init(hash: UInt32, ref: RecordRef, recordSize: Int) {
+            // Invariant: handles are dense from 0 and a store never makes 2^28 segments in one
+            // session (`Self.empty` uses the top value).
+            precondition(ref.segment < Self.segmentMask, "segment handle out of range")
+            self.hash = hash
+            self.offset = ref.offset
+            let lines = UInt32(min(Self.maxExtraLines, (recordSize + 63) >> 6))
+            self.segmentAndLines = ref.segment | lines << 28
+        }
+
+        private init(empty: Void) {
+            hash = 0
+            offset = 0
+            segmentAndLines = UInt32.max
+        }
+
+        static let empty = Entry(empty: ())
+        @inline(__always) var isEmpty: Bool { segmentAndLines == UInt32.max }
+
+        /// Where the record is. Setting it keeps the line count: only compaction moves a record,
+        /// and a moved record keeps its size.
+        var ref: RecordRef {
+            @inline(__always) get {
+                RecordRef(segment: segmentAndLines & Self.segmentMask, offset: offset)
+            }
+            set {
+                precondition(newValue.segment < Self.segmentMask, "segment handle out of range")
+                offset = newValue.offset
+                segmentAndLines = newValue.segment | (segmentAndLines & ~Self.segmentMask)
+            }
+        }
+
+        /// Lines past the record's first that a prefetch of `recordSize + 63` bytes from its
+        /// start touches (whatever the start's alignment), at most ``maxExtraLines``.
+        @inline(__always) var extraLines: Int { Int(segmentAndLines >> 28) }
+    }
+
+    /// Starts loading every line of the record of `entry` (one round trip to memory, not one
+    /// per line).
+    @inline(__always)
+    static func prefetch(_ entry: Entry, _ bases: SegmentBases) -> UnsafeRawPointer {
+        let ref = entry.ref
+        let start = bases[Int(ref.segment)].unsafelyUnwrapped + Int(ref.offset)
+        logbook_prefetch(start)
+        var line = 1
+        let lines = entry.extraLines
+        while line <= lines {
+            logbook_prefetch(start + line &* 64)
+            line &+= 1
+        }
+        return start
     }
 
     /// The slots (a power of two of them). Copy-on-write: see `makeUnique()`.
@@ -43,7 +104,7 @@ struct KeyDirectory {
                 let entry = table[slot]
                 if entry.isEmpty { return nil }
                 if entry.hash == hash {
-                    let record = StoredRecord(bases, entry.ref)
+                    let record = StoredRecord(at: Self.prefetch(entry, bases))
                     if Self.equal(record.key, key) { return (entry.ref, record) }
                 }
                 slot = (slot + 1) & mask
@@ -51,12 +112,12 @@ struct KeyDirectory {
         }
     }
 
-    /// Points the key of the put record `ref` (whose hash is `hash` and whose key and value
-    /// take `bytes` bytes) at `ref`; returns the record it replaces. Reads keys from the log only
-    /// to compare entries of equal hash.
-    mutating func set(hash: UInt32, to ref: RecordRef, bytes: Int, _ bases: SegmentBases) -> (
-        RecordRef, StoredRecord
-    )? {
+    /// Points the key of the put record `ref` (whose hash is `hash`, whose key and value
+    /// take `bytes` bytes, and which takes `recordSize` bytes in all) at `ref`; returns the record
+    /// it replaces. Reads keys from the log only to compare entries of equal hash.
+    mutating func set(
+        hash: UInt32, to ref: RecordRef, bytes: Int, recordSize: Int, _ bases: SegmentBases
+    ) -> (RecordRef, StoredRecord)? {
         if count + 1 > table.count / 4 * 3 { grow() }
         makeUnique()
         let mask = table.count - 1
@@ -64,7 +125,7 @@ struct KeyDirectory {
         while true {
             let entry = table[slot]
             if entry.isEmpty {
-                table[slot] = Entry(hash: hash, ref: ref)
+                table[slot] = Entry(hash: hash, ref: ref, recordSize: recordSize)
                 count += 1
                 liveBytes += Int64(bytes)
                 return nil
@@ -72,7 +133,7 @@ struct KeyDirectory {
             if entry.hash == hash {
                 let old = StoredRecord(bases, entry.ref)
                 if Self.equal(old.key, StoredRecord(bases, ref).key) {
-                    table[slot].ref = ref
+                    table[slot] = Entry(hash: hash, ref: ref, recordSize: recordSize)
                     liveBytes += Int64(bytes - old.key.count - old.value.count)
                     return (entry.ref, old)
                 }
