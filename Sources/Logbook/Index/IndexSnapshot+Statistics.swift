@@ -62,7 +62,7 @@ extension IndexSnapshot {
                     let chunkCount = try r.varint()
                     guard chunkCount <= UInt64(raw.count) else { throw ByteReader.Truncated() }
                     var entries = 0
-                    var memory = Int(chunkCount) * 8 + 64
+                    var memory = Int(chunkCount) * 16 + 64
                     for _ in 0..<chunkCount {
                         let count = try r.varint()
                         let byteCount = try r.varint()
