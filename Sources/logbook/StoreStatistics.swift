@@ -16,6 +16,9 @@ struct StoreStatistics {
     let schemaError: String?
     /// Hint files in the directory (each lets open skip scanning its segment).
     let hintFiles: Int
+    /// The indexes with their entries and memory, from the index sidecar; `nil` when the
+    /// schema has indexes that no current sidecar describes (opening the store builds them).
+    let indexes: [IndexStatistics]?
 
     /// Reads the figures of `store`.
     /// - Throws: ``LogStoreError`` (a closed store) or the object layer's error for a damaged
@@ -33,6 +36,7 @@ struct StoreStatistics {
         entities = try (schema?.entities ?? []).map { ($0.name, try store.count(in: $0.name)) }
         droppedTailBytes = store.recovery.droppedTailBytes
         hintFiles = (try? StoreFiles(storeAt: store.path))?.hints.count ?? 0
+        indexes = schema == nil ? [] : ((try? IndexStatistics.stored(in: store)) ?? nil)
     }
 
     /// Aligned `name  value` lines, then the keyspaces and entities.
@@ -62,6 +66,20 @@ struct StoreStatistics {
             rows.append(["ENTITY", "OBJECTS"])
             for entity in entities { rows.append([entity.name, String(entity.objects)]) }
             rows.flush(to: output)
+        }
+        if let indexes, !indexes.isEmpty {
+            output.write("\n")
+            var rows = AlignedTable(rightAligned: [1, 2])
+            rows.append(["INDEX", "ENTRIES", "MEMORY"])
+            for index in indexes {
+                rows.append([
+                    Self.name(of: index), String(index.entries),
+                    Self.bytes(Int64(index.memoryBytes)),
+                ])
+            }
+            rows.flush(to: output)
+        } else if indexes == nil {
+            output.write("\nindexes: no current index sidecar (opening the store builds them)\n")
         }
         output.write("\n")
         var rows = AlignedTable(rightAligned: [1, 2])
@@ -93,7 +111,22 @@ struct StoreStatistics {
         members.append("\"droppedTailBytes\":\(droppedTailBytes)")
         members.append("\"entities\":[\(entityList.joined(separator: ","))]")
         members.append("\"keyspaces\":[\(keyspaces.joined(separator: ","))]")
+        let indexList = indexes.map { indexes in
+            "["
+                + indexes.map {
+                    "{\"entity\":\(Formatting.quoted($0.entity)),\"fields\":["
+                        + $0.fields.map(Formatting.quoted).joined(separator: ",")
+                        + "],\"unique\":\($0.isUnique),\"entries\":\($0.entries),"
+                        + "\"memoryBytes\":\($0.memoryBytes)}"
+                }.joined(separator: ",") + "]"
+        }
+        members.append("\"indexes\":\(indexList ?? "null")")
         output.write("{" + members.joined(separator: ",") + "}\n")
+    }
+
+    /// `Employee(designation, salary)`, with ` unique` for a unique constraint.
+    private static func name(of index: IndexStatistics) -> String {
+        "\(index.entity)(\(index.fields.joined(separator: ", ")))\(index.isUnique ? " unique" : "")"
     }
 
     private static func bytes(_ count: Int64) -> String {

@@ -124,6 +124,9 @@ import Testing
                 ENTITY    OBJECTS
                 Employee        2
 
+                INDEX                  ENTRIES  MEMORY
+                Employee(designation)        2   221 B
+
                 KEYSPACE         KEYS  LIVE BYTES
                 Employee            2          50
                 logbook.history     1          15

@@ -61,4 +61,35 @@ import Testing
         #expect(result.stderr.hasPrefix("logbook: corrupt store file \(segment) at offset 24"))
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
+
+    @Test func statsListEachIndexWithItsEntriesAndMemory() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.employees(at: path)
+        let text = try CLI.run(["stats", path])
+        #expect(text.status == 0)
+        #expect(text.stderr == "")
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        let header = try #require(lines.firstIndex { $0.hasPrefix("INDEX") })
+        #expect(lines[header].split(separator: " ") == ["INDEX", "ENTRIES", "MEMORY"])
+        let row = lines[header + 1].split(separator: " ", omittingEmptySubsequences: true)
+        #expect(row.prefix(2) == ["Employee(designation)", "2"])
+        let json = try CLI.run(["stats", path, "--format", "json"])
+        let stats = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let indexes = try #require(stats["indexes"] as? [[String: Any]])
+        #expect(indexes.count == 1)
+        #expect(indexes[0]["entity"] as? String == "Employee")
+        #expect(indexes[0]["fields"] as? [String] == ["designation"])
+        #expect(indexes[0]["unique"] as? Bool == false)
+        #expect(indexes[0]["entries"] as? Int == 2)
+        #expect(indexes[0]["memoryBytes"] as? Int ?? 0 > 0)
+        // Without its sidecar the figures are unknown until the store is opened.
+        try FileManager.default.removeItem(atPath: path + "/logbook-indexes.sidecar")
+        let stale = try CLI.run(["stats", path])
+        #expect(stale.status == 0)
+        #expect(stale.stdout.contains("indexes: no current index sidecar"))
+        #expect(!stale.stdout.contains("INDEX "))
+    }
 }

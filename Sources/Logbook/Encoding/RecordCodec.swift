@@ -7,7 +7,7 @@
 /// per-record calls do not copy its tables.
 final class RecordCodec: Sendable {
     /// One schema version's layout of the entity.
-    private struct Layout: Sendable {
+    private struct Layout: Sendable, Equatable {
         var types: [AttributeType]
         /// For each stored attribute, its position among the optional ones, or -1.
         var optionalSlot: [Int]
@@ -35,6 +35,10 @@ final class RecordCodec: Sendable {
     private let relationshipStart: Int
     private let layout: Layout
     private let older: [UInt32: Layout]
+    /// Bit v set: records of schema version v (below 64) have the current layout, so the fast
+    /// paths read them as they read current ones. Versions that changed only what records do
+    /// not hold (an index, a unique constraint) keep the layout: records need no migration.
+    private let currentLayoutVersions: UInt64
     /// For each current attribute, the value records of older versions lack it get.
     private let initialValues: [AttributeValue]
 
@@ -53,6 +57,11 @@ final class RecordCodec: Sendable {
             }
         }
         self.older = older
+        var same: UInt64 = schemaVersion < 64 ? 1 << UInt64(schemaVersion) : 0
+        for (version, old) in older where version < 64 && old == layout {
+            same |= 1 << UInt64(version)
+        }
+        currentLayoutVersions = same
         initialValues = entity.attributes.map(\.initialValue)
     }
 
@@ -87,7 +96,7 @@ final class RecordCodec: Sendable {
         var r = ByteReader(buffer)
         do {
             let version = try r.varint()
-            guard version == UInt64(schemaVersion) else { return nil }
+            guard hasCurrentLayout(version) else { return nil }
             let objectVersion = try r.varint()
             let bitmapStart = r.offset
             guard buffer.count - bitmapStart >= layout.bitmapBytes else {
@@ -111,6 +120,13 @@ final class RecordCodec: Sendable {
         }
     }
 
+    /// Whether records of schema version `version` have the current layout.
+    @inline(__always)
+    func hasCurrentLayout(_ version: UInt64) -> Bool {
+        version == UInt64(schemaVersion)
+            || (version < 64 && currentLayoutVersions >> version & 1 != 0)
+    }
+
     /// The current layout as raw buffers, for ``locate(_:_:count:layout:)`` in scan loops.
     /// The caller deallocates it.
     func makeScanLayout() -> ScanLayout {
@@ -130,7 +146,8 @@ final class RecordCodec: Sendable {
             capacity: max(layout.optionalSlot.count, 1))
         _ = slots.initialize(from: layout.optionalSlot)
         return ScanLayout(
-            schemaVersion: UInt64(schemaVersion), bitmapBytes: layout.bitmapBytes, skips: skips,
+            schemaVersion: UInt64(schemaVersion), currentLayoutVersions: currentLayoutVersions,
+            bitmapBytes: layout.bitmapBytes, skips: skips,
             optionalSlot: slots)
     }
 
@@ -140,7 +157,15 @@ final class RecordCodec: Sendable {
         enum Skip: UInt8 { case varint, lengthPrefixed, eight, one, sixteen }
 
         let schemaVersion: UInt64
+        /// As ``RecordCodec/hasCurrentLayout(_:)``.
+        let currentLayoutVersions: UInt64
         let bitmapBytes: Int
+
+        @inline(__always)
+        func hasCurrentLayout(_ version: UInt64) -> Bool {
+            version == schemaVersion
+                || (version < 64 && currentLayoutVersions >> version & 1 != 0)
+        }
         let skips: UnsafeMutableBufferPointer<Skip>
         let optionalSlot: UnsafeMutableBufferPointer<Int>
 
@@ -175,11 +200,13 @@ final class RecordCodec: Sendable {
         guard i < end else { return false }
         let first = base.load(fromByteOffset: 0, as: UInt8.self)
         if first < 0x80 {
-            guard UInt64(first) == layout.schemaVersion else { return false }
+            guard layout.hasCurrentLayout(UInt64(first)) else { return false }
             i = 1
         } else {
             var r = ByteReader(buffer)
-            guard (try? r.varint()) == layout.schemaVersion else { return false }
+            guard let version = try? r.varint(), layout.hasCurrentLayout(version) else {
+                return false
+            }
             i = r.offset
         }
         guard skipVarint() else { return false }  // object version
@@ -245,7 +272,7 @@ final class RecordCodec: Sendable {
         do {
             let version = try r.varint()
             let objectVersion = try r.varint()
-            if version == UInt64(schemaVersion) {
+            if hasCurrentLayout(version) {
                 try decodeValues(&r, layout, needed, body)
             } else if version <= UInt64(UInt32.max), let old = older[UInt32(version)] {
                 var seen = [Bool](repeating: false, count: initialValues.count)

@@ -1,4 +1,5 @@
 import Foundation
+import LogStore
 
 /// A fetch reduced to what the scan needs: how to test a record, how to order matches, which
 /// slice to keep. Built from a ``FetchDescriptor`` or an ``EntityFetchDescriptor``.
@@ -95,11 +96,14 @@ extension ModelContext {
                     plan, index: index, range: ranges[0], reverse: access.reverse, scan, skip,
                     &explanation)
             default:
-                let (keys, visited) = core.indexes.primaryKeys(
-                    access.access, entity: binding.index)
+                // One state: the index entries and the records they lead to.
+                let (keys, visited, view) = try core.indexes.primaryKeys(
+                    access.access, binding: binding, in: core.store)
                 explanation.candidates = keys.count
                 explanation.entriesVisited = visited
-                try read(keys, binding, scan, skip)
+                try view.forEachValue(forKeys: keys) { key, value in
+                    try scan.visit(key: key, value: value)
+                }
             }
         }
         explanation.recordsRead = scan.visited
@@ -197,6 +201,10 @@ extension ModelContext {
                         }
                         .count
                     }
+                } else if let entries = core.indexes.entryCount(
+                    access.access, entity: plan.binding.index)
+                {
+                    total = entries
                 } else {
                     let (keys, visited) = core.indexes.primaryKeys(
                         access.access, entity: plan.binding.index)
@@ -260,20 +268,6 @@ extension ModelContext {
         return access
     }
 
-    /// Reads and tests the records of `keys` (ascending), skipping those in `skip`.
-    private func read(
-        _ keys: [UInt64], _ binding: EntityBinding, _ scan: RecordScan, _ skip: Set<UInt64>
-    ) throws {
-        for pk in keys where !skip.contains(pk) {
-            var key = pk.bigEndian
-            try withUnsafeBytes(of: &key) { key in
-                _ = try core.store.withValue(forKey: key, in: binding.keyspace) { value in
-                    try scan.visit(key: key, value: value)
-                }
-            }
-        }
-    }
-
     /// Reads candidates in index order until the plan has as many matches as it keeps.
     private func readOrdered(
         _ plan: FetchPlan, index: Int, range: KeyRange, reverse: Bool, _ scan: RecordScan,
@@ -281,6 +275,8 @@ extension ModelContext {
     ) throws {
         let wanted = plan.limit.map { max($0, 0) + max(plan.offset ?? 0, 0) }
         var cursor: [UInt8]? = nil
+        // The records of every batch come from the first batch's state.
+        var view: LogStore.KeyspaceView?
         repeat {
             let missing = wanted.map { $0 - scan.candidates.count } ?? Int.max
             guard missing > 0 else {
@@ -288,17 +284,24 @@ extension ModelContext {
                 return
             }
             let batch = wanted == nil ? Int.max : max(32, missing * 2)
-            let (keys, next) = core.indexes.orderedKeys(
-                plan.binding.index, index: index, range: range, reverse: reverse,
-                after: cursor, limit: batch)
+            let (keys, next, batchView) = try core.indexes.orderedKeys(
+                plan.binding, index: index, range: range, reverse: reverse,
+                after: cursor, limit: batch, in: core.store)
+            let records = view ?? batchView
+            view = records
             explanation.candidates += keys.count
             explanation.entriesVisited += keys.count
-            for pk in keys {
+            for pk in keys where !skip.contains(pk) {
                 if let wanted, scan.candidates.count >= wanted {
                     explanation.stoppedEarly = true
                     return
                 }
-                try read([pk], plan.binding, scan, skip)
+                var key = pk.bigEndian
+                try withUnsafeBytes(of: &key) { key in
+                    _ = try records.withValue(forKey: key) { value in
+                        try scan.visit(key: key, value: value)
+                    }
+                }
             }
             cursor = next
         } while cursor != nil

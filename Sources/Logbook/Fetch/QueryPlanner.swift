@@ -147,7 +147,7 @@ struct QueryPlanner {
             guard let (ranges, covered, exact) = constraints.ranges(for: definition) else {
                 continue
             }
-            let estimate = count(ranges, in: indexes[d])
+            let estimate = Self.count(ranges, in: indexes[d])
             result.append(
                 (
                     AccessPlan(
@@ -203,13 +203,14 @@ struct QueryPlanner {
             let plan = AccessPlan(
                 access: .ranges(index: d, ranges), exact: exact && covered.count == terms.count,
                 ordered: true, reverse: !first.ascending,
-                estimate: count(ranges, in: indexes[d]), indexNames: [definition.name])
+                estimate: Self.count(ranges, in: indexes[d]), indexNames: [definition.name])
             if best.map({ plan.estimate < $0.estimate }) ?? true { best = plan }
         }
         return best
     }
 
-    func count(_ ranges: [KeyRange], in index: OrderedIndex) -> Int {
+    /// Entries of `index` in `ranges`.
+    static func count(_ ranges: [KeyRange], in index: OrderedIndex) -> Int {
         ranges.reduce(0) { total, range in
             let from = index.lowerBound(range.lower)
             let to = range.upper.map { index.lowerBound($0) } ?? index.end

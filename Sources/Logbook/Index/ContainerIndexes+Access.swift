@@ -1,3 +1,5 @@
+import LogStore
+
 extension ContainerIndexes {
     /// Runs the planner for `entity` under the lock; a scan when the entity has no indexes.
     func plan(
@@ -32,6 +34,30 @@ extension ContainerIndexes {
             var visited = 0
             let keys = Self.collect(access, indexes ?? [], &visited)
             return (keys, visited)
+        }
+    }
+
+    /// The primary keys `access` finds (as ``primaryKeys(_:entity:)``) with a view of the
+    /// entity's records in the same state (see ``withView(of:keyspace:in:_:)``).
+    /// - Throws: ``LogbookError/store(_:)``.
+    func primaryKeys(
+        _ access: StoredAccess, binding: EntityBinding, in store: LogStore
+    ) throws -> (keys: [UInt64], visited: Int, view: LogStore.KeyspaceView) {
+        try withView(of: binding.index, keyspace: binding.keyspace, in: store) { indexes, view in
+            var visited = 0
+            let keys = Self.collect(access, indexes ?? [], &visited)
+            return (keys, visited, view)
+        }
+    }
+
+    /// The number of entries `access` finds when that is the number of distinct objects (one
+    /// index's ranges, which never overlap), by counting entries without visiting them; `nil`
+    /// for other accesses.
+    func entryCount(_ access: StoredAccess, entity: Int) -> Int? {
+        guard case .ranges(let i, let ranges) = access else { return nil }
+        return withIndexes(of: entity) { indexes in
+            guard let index = indexes?[i] else { return nil }
+            return QueryPlanner.count(ranges, in: index)
         }
     }
 
@@ -100,56 +126,73 @@ extension ContainerIndexes {
     /// (descending with `reverse`, ties still ascending by primary key), continuing after
     /// `cursor` (an entry a previous call returned), with the cursor to continue from; `nil`
     /// when the range is exhausted.
+    /// With them, a view of the entity's records in the same state (see
+    /// ``withView(of:keyspace:in:_:)``).
+    /// - Throws: ``LogbookError/store(_:)``.
     func orderedKeys(
-        _ entity: Int, index i: Int, range: KeyRange, reverse: Bool, after cursor: [UInt8]?,
+        _ binding: EntityBinding, index i: Int, range: KeyRange, reverse: Bool,
+        after cursor: [UInt8]?, limit: Int, in store: LogStore
+    ) throws -> (keys: [UInt64], cursor: [UInt8]?, view: LogStore.KeyspaceView) {
+        try withView(of: binding.index, keyspace: binding.keyspace, in: store) { indexes, view in
+            let (keys, next) = Self.orderedKeys(
+                indexes?[i], range: range, reverse: reverse, after: cursor, limit: limit)
+            return (keys, next, view)
+        }
+    }
+
+    private static func orderedKeys(
+        _ index: OrderedIndex?, range: KeyRange, reverse: Bool, after cursor: [UInt8]?,
         limit: Int
     ) -> (keys: [UInt64], cursor: [UInt8]?) {
-        withIndexes(of: entity) { indexes in
-            guard let index = indexes?[i] else { return ([], nil) }
-            var from = range.lower.withUnsafeBytes { index.lowerBound($0) }
-            var to =
-                range.upper.map { u in u.withUnsafeBytes { index.lowerBound($0) } } ?? index.end
-            if let cursor {
-                if reverse {
-                    to = cursor.withUnsafeBytes { index.lowerBound($0) }
-                } else {
-                    from = (cursor + [0]).withUnsafeBytes { index.lowerBound($0) }
-                }
+        guard let index else { return ([], nil) }
+        var from = range.lower.withUnsafeBytes { index.lowerBound($0) }
+        var to =
+            range.upper.map { u in u.withUnsafeBytes { index.lowerBound($0) } } ?? index.end
+        if let cursor {
+            if reverse {
+                to = cursor.withUnsafeBytes { index.lowerBound($0) }
+            } else {
+                from = (cursor + [0]).withUnsafeBytes { index.lowerBound($0) }
             }
-            var keys: [UInt64] = []
-            var last: [UInt8]? = nil
-            if !reverse {
-                index.forEach(from: from, to: to) { entry in
-                    guard keys.count < limit else { return false }
-                    keys.append(IndexKey.primaryKey(entry))
+        }
+        var keys: [UInt64] = []
+        var last: [UInt8]? = nil
+        guard limit > 0 else { return ([], nil) }
+        if !reverse {
+            index.forEach(from: from, to: to) { entry in
+                keys.append(IndexKey.primaryKey(entry))
+                guard keys.count < limit else {
                     last = Array(entry)
-                    return true
+                    return false
                 }
-                return (keys, keys.count < limit ? nil : last)
-            }
-            // Descending: whole runs of one value, each given back in ascending key order.
-            var run: [UInt64] = []
-            var runValue: [UInt8]? = nil
-            var stopped = false
-            index.forEachReversed(from: from, to: to) { entry in
-                let value = Array(entry.dropLast(8))
-                if value != runValue {
-                    keys.append(contentsOf: run.reversed())
-                    run.removeAll()
-                    runValue = value
-                    if keys.count >= limit {
-                        stopped = true
-                        return false
-                    }
-                }
-                run.append(IndexKey.primaryKey(entry))
-                last = Array(entry)
                 return true
             }
-            // Runs are taken whole, so `last` is the lowest entry taken: continue below it.
-            if stopped { return (keys, last) }
-            keys.append(contentsOf: run.reversed())
-            return (keys, nil)
+            return (keys, last)
         }
+        // Descending: whole runs of one value, each given back in ascending key order.
+        var run: [UInt64] = []
+        var runValue: [UInt8] = []
+        var stopped = false
+        index.forEachReversed(from: from, to: to) { entry in
+            let value = UnsafeRawBufferPointer(rebasing: entry.dropLast(8))
+            if run.isEmpty || !runValue.elementsEqual(value) {
+                if keys.count + run.count >= limit && !run.isEmpty {
+                    // The run just ended is the last taken; its lowest entry is the cursor.
+                    last = runValue
+                    IndexKey.appendPrimaryKey(run[run.count - 1], to: &last!)
+                    keys.append(contentsOf: run.reversed())
+                    stopped = true
+                    return false
+                }
+                keys.append(contentsOf: run.reversed())
+                run.removeAll(keepingCapacity: true)
+                runValue = Array(value)
+            }
+            run.append(IndexKey.primaryKey(entry))
+            return true
+        }
+        if stopped { return (keys, last) }
+        keys.append(contentsOf: run.reversed())
+        return (keys, nil)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import LogStore
 
 /// The secondary indexes of a container, shared by all its contexts: for each entity, one
@@ -31,6 +32,9 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     /// Set by a save into a streaming commit, which these indexes do not follow: then they are
     /// never written to the sidecar (the next open builds them).
     private nonisolated(unsafe) var unpersistable = false
+    /// While ``commit(_:to:)`` runs: the store's last sequence number before its commit, so a
+    /// reader can tell whether the store it sees has the commit the indexes do not have yet.
+    private nonisolated(unsafe) var sequenceBeforeCommit: UInt64?
     /// What opening found about the sidecar, for the explanation of a slow open.
     private(set) nonisolated(unsafe) var openNote: String?
     /// Whether opening read every index from the sidecar (decoding no record).
@@ -115,6 +119,29 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         try lock.withLock { _ in try body(indexes[entity]) }
     }
 
+    /// Runs `body` under the lock with the indexes of `entity` (`nil` when it has none
+    /// available) and a view of `keyspace` that shows the same state: every commit the indexes
+    /// have applied and no other. `body` must not call the store or the container; it should
+    /// only collect what it needs from the indexes, and read records through the view after.
+    ///
+    /// A reader that meets a commit already in the store but not yet in the indexes waits for
+    /// that commit to reach them (it is being applied, or its sync is running).
+    /// - Throws: ``LogbookError/store(_:)``.
+    func withView<R>(
+        of entity: Int, keyspace: String, in store: LogStore,
+        _ body: ([OrderedIndex]?, LogStore.KeyspaceView) throws -> R
+    ) throws -> R {
+        while true {
+            let result: R? = try lock.withLock { _ in
+                let view = try wrapStoreErrors { try store.view(of: keyspace) }
+                if let before = sequenceBeforeCommit, view.sequence != before { return nil }
+                return .some(try body(indexes[entity], view))
+            }
+            if let result { return result }
+            usleep(20)
+        }
+    }
+
     /// Whether `entity` has a unique constraint.
     func hasUniqueConstraints(_ entity: Int) -> Bool {
         definitions[entity].contains { $0.isUnique }
@@ -160,8 +187,20 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     func commit(_ batch: WriteBatch, to store: LogStore) throws -> UInt64 {
         guard !isEmpty else { return try wrapStoreErrors { try store.commit(batch) } }
         let delta = try self.delta(of: batch, in: store)
-        let sequence = try wrapStoreErrors { try store.commit(batch) }
-        lock.withLock { _ in apply(delta) }
+        // Readers that meet the store ahead of the indexes wait for `apply` (see `view`).
+        let before = store.lastSequence
+        lock.withLock { _ in sequenceBeforeCommit = before }
+        let sequence: UInt64
+        do {
+            sequence = try wrapStoreErrors { try store.commit(batch) }
+        } catch {
+            lock.withLock { _ in sequenceBeforeCommit = nil }
+            throw error
+        }
+        lock.withLock { _ in
+            apply(delta)
+            sequenceBeforeCommit = nil
+        }
         return sequence
     }
 

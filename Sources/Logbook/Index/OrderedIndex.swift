@@ -76,6 +76,10 @@ final class IndexChunk {
 /// Not thread-safe: guarded by its owner (``ContainerIndexes``).
 final class OrderedIndex {
     private(set) var chunks: [IndexChunk] = []
+    /// Each chunk's ``head(_:)``, in step with `chunks`: finding a chunk compares these numbers
+    /// in one small array, and reads entries only of chunks whose heads tie with the key's.
+    /// Invariant: `heads[c] == head(first entry of chunks[c])`.
+    private var heads: [UInt64] = []
     private(set) var count = 0
 
     /// Chunk size a bulk build aims at, and the size that makes a chunk split.
@@ -101,11 +105,37 @@ final class OrderedIndex {
 
     // MARK: Finding
 
+    /// The first 8 bytes of `entry` as a big-endian number, zeros after a shorter entry: if
+    /// `head(a) < head(b)` then `a` sorts before `b` (and `a <= b` gives `head(a) <= head(b)`).
+    @inline(__always)
+    static func head(_ entry: UnsafeRawBufferPointer) -> UInt64 {
+        if entry.count >= 8 { return UInt64(bigEndian: entry.loadUnaligned(as: UInt64.self)) }
+        var value: UInt64 = 0
+        for i in 0..<entry.count { value |= UInt64(entry[i]) << UInt64(56 - 8 * i) }
+        return value
+    }
+
     /// The position of the first entry not below `key`.
     func lowerBound(_ key: UnsafeRawBufferPointer) -> Position {
-        // The last chunk whose first entry is not above `key`.
-        var lo = 0
-        var hi = chunks.count
+        // The last chunk whose first entry is not above `key`: the chunks whose head is below
+        // the key's start below it, those whose head is above start above it, and those that
+        // tie are compared in full.
+        let keyHead = Self.head(key)
+        var (lo, hi) = heads.withUnsafeBufferPointer { heads -> (Int, Int) in
+            var lo = 0
+            var hi = heads.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if heads[mid] < keyHead { lo = mid + 1 } else { hi = mid }
+            }
+            var end = lo
+            hi = heads.count
+            while end < hi {
+                let mid = (end + hi) / 2
+                if heads[mid] <= keyHead { end = mid + 1 } else { hi = mid }
+            }
+            return (lo, end)
+        }
         while lo < hi {
             let mid = (lo + hi) / 2
             if chunks[mid].withEntry(0, { IndexBytes.compare($0, key) }) <= 0 {
@@ -204,6 +234,7 @@ final class OrderedIndex {
             let chunk = IndexChunk()
             chunk.insert(entry, at: 0)
             chunks.append(chunk)
+            heads.append(Self.head(entry))
             count = 1
             return true
         }
@@ -217,9 +248,12 @@ final class OrderedIndex {
         }
         let chunk = chunks[p.chunk]
         chunk.insert(entry, at: p.slot)
+        if p.slot == 0 { heads[p.chunk] = Self.head(entry) }
         count += 1
         if chunk.bytes.count > Self.maxChunkBytes && chunk.count > 1 {
-            chunks.insert(chunk.split(at: chunk.count / 2), at: p.chunk + 1)
+            let tail = chunk.split(at: chunk.count / 2)
+            chunks.insert(tail, at: p.chunk + 1)
+            heads.insert(tail.withEntry(0, Self.head), at: p.chunk + 1)
         }
         return true
     }
@@ -236,11 +270,16 @@ final class OrderedIndex {
         count -= 1
         if chunk.count == 0 {
             chunks.remove(at: p.chunk)
-        } else if p.chunk + 1 < chunks.count,
+            heads.remove(at: p.chunk)
+            return true
+        }
+        if p.slot == 0 { heads[p.chunk] = chunk.withEntry(0, Self.head) }
+        if p.chunk + 1 < chunks.count,
             chunk.bytes.count + chunks[p.chunk + 1].bytes.count <= Self.targetChunkBytes
         {
             // Two small neighbours become one, so removals do not leave many tiny chunks.
             let next = chunks.remove(at: p.chunk + 1)
+            heads.remove(at: p.chunk + 1)
             let base = UInt32(chunk.bytes.count)
             chunk.bytes.append(contentsOf: next.bytes)
             chunk.ends.append(contentsOf: next.ends.lazy.map { $0 + base })
@@ -253,6 +292,7 @@ final class OrderedIndex {
     func rebuild(removing removals: IndexEntries, adding additions: IndexEntries) {
         let old = chunks
         chunks = []
+        heads = []
         count = 0
         var merged = IndexEntries()
         merged.bytes.reserveCapacity(Self.targetChunkBytes * 2)
@@ -329,6 +369,7 @@ final class OrderedIndex {
                     bytes: Array(raw[base..<entries.ends[last]]),
                     ends: entries.ends[first...last].map { UInt32($0 - base) })
                 chunks.append(chunk)
+                heads.append(chunk.withEntry(0, Self.head))
                 count += chunk.count
                 first = last + 1
             }
@@ -339,9 +380,12 @@ final class OrderedIndex {
     /// Invariant: its entries sort after every entry already in the index.
     func appendLoaded(_ chunk: IndexChunk) {
         chunks.append(chunk)
+        heads.append(chunk.withEntry(0, Self.head))
         count += chunk.count
     }
 
     /// Bytes the index holds.
-    var memoryBytes: Int { chunks.reduce(chunks.capacity * 8 + 64) { $0 + $1.memoryBytes } }
+    var memoryBytes: Int {
+        chunks.reduce(chunks.capacity * 8 + heads.capacity * 8 + 64) { $0 + $1.memoryBytes }
+    }
 }

@@ -1,0 +1,84 @@
+extension LogStore {
+    /// One keyspace as of one moment: every read through it sees the keys and values of the
+    /// last commit visible when it was made, whatever is committed or compacted since. It keeps
+    /// the segments it reads mapped while it lives. Copying the keyspace's directory is O(1)
+    /// (copy-on-write), so a view costs one lock acquisition; a commit made while it lives
+    /// copies the directory once.
+    ///
+    /// Thread safety: a value; use it on one thread at a time. Buffers it hands out are valid
+    /// only during the call.
+    package struct KeyspaceView: @unchecked Sendable {  // immutable; segments kept alive
+        fileprivate let directory: KeyDirectory
+        fileprivate let segments: [Segment?]
+        fileprivate let bases: SegmentBases
+        /// The sequence number of the last commit the view sees.
+        package let sequence: UInt64
+
+        /// Live keys of the keyspace in the view.
+        package var count: Int { directory.count }
+
+        /// Calls `body` with the value under `key`; `nil` (and no call) if there is none.
+        @inline(__always)
+        package func withValue<R>(
+            forKey key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R
+        ) rethrows -> R? {
+            guard let (_, record) = directory.find(key, bases) else { return nil }
+            return try withExtendedLifetime(segments) { try body(record.value) }
+        }
+
+        /// Calls `body` with the key and value of each of `keys` that the view holds, in the
+        /// order their records lie in the log (the order a scan reads them), so that reading a
+        /// large part of a keyspace this way touches the log front to back. `keys` are the
+        /// 8-byte big-endian encodings of `UInt64`s.
+        /// - Complexity: one hash lookup per key, plus a radix sort of the found references.
+        package func forEachValue(
+            forKeys keys: [UInt64],
+            _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
+        ) rethrows {
+            var refs: [UInt64] = []
+            refs.reserveCapacity(keys.count)
+            for k in keys {
+                var key = k.bigEndian
+                withUnsafeBytes(of: &key) { key in
+                    if let (ref, _) = directory.find(key, bases) {
+                        refs.append(UInt64(ref.segment) << 32 | UInt64(ref.offset))
+                    }
+                }
+            }
+            RadixSort.sort(&refs)
+            try withExtendedLifetime(segments) {
+                for packed in refs {
+                    let record = StoredRecord(
+                        bases,
+                        RecordRef(
+                            segment: UInt32(truncatingIfNeeded: packed >> 32),
+                            offset: UInt32(truncatingIfNeeded: packed)))
+                    try body(record.key, record.value)
+                }
+            }
+        }
+
+        /// Calls `body` with every live key and value of the keyspace in the view, in log order.
+        package func forEach(
+            _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
+        ) rethrows {
+            try withExtendedLifetime(segments) {
+                try directory.forEachInLogOrder(bases) { _, record in
+                    try body(record.key, record.value)
+                }
+            }
+        }
+    }
+
+    /// A view of `keyspace` as of now (empty if it does not exist).
+    /// - Throws: ``LogStoreError/closed``.
+    package func view(of keyspace: String) throws -> KeyspaceView {
+        try index.withLock { state throws(LogStoreError) -> KeyspaceView in
+            guard !state.closed else { throw .closed }
+            return KeyspaceView(
+                directory: state.keyspaces.id(of: keyspace).map { state.directories[$0] }
+                    ?? KeyDirectory(),
+                segments: state.segments, bases: state.bases, sequence: state.lastSequence)
+        }
+    }
+}
