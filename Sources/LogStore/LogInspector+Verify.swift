@@ -80,33 +80,34 @@ extension LogInspector {
                 segment, newest: newest, hasHint: files.hasHint(forSegmentOf: file.order),
                 keyspaces: &keyspaces, fileSystem: fs, report: &report, visit: visit)
         }
-        for name in files.temporaryFiles {
-            report.problems.append(
-                Problem(
-                    path: files.path(of: name), offset: nil,
-                    reason: "a file left by an interrupted compaction, hint write or cut; never "
-                        + "read, removed by the next open for writing", kind: .leftoverFile))
-        }
-        for name in files.orphanHints {
-            report.problems.append(
-                Problem(
-                    path: files.path(of: name), offset: nil,
-                    reason: "a hint file without its segment; never read, removed by the next "
-                        + "open for writing", kind: .leftoverFile))
-        }
-        for name in files.damagedFiles {
-            report.problems.append(
-                Problem(
-                    path: files.path(of: name), offset: nil,
-                    reason: "a segment salvage mode moved aside because it could not be read; "
-                        + "never read", kind: .leftoverFile))
-        }
-        for name in files.cutFiles {
-            report.problems.append(
-                Problem(
-                    path: files.path(of: name), offset: nil,
-                    reason: "bytes recovery cut from a torn tail, kept aside; never read, removed "
-                        + "by a compaction or `logbook verify --discard-cut`", kind: .cutBytes))
+        // The files the store never reads, each with what becomes of it.
+        let unread: [(names: [String], reason: String, kind: Problem.Kind)] = [
+            (
+                files.temporaryFiles,
+                "a file left by an interrupted compaction, hint write or cut; never read, "
+                    + "removed by the next open for writing", .leftoverFile
+            ),
+            (
+                files.orphanHints,
+                "a hint file without its segment; never read, removed by the next open for "
+                    + "writing", .leftoverFile
+            ),
+            (
+                files.damagedFiles,
+                "a segment salvage mode moved aside because it could not be read; never read",
+                .leftoverFile
+            ),
+            (
+                files.cutFiles,
+                "bytes recovery cut from a torn tail, kept aside; never read, removed by a "
+                    + "compaction or `logbook verify --discard-cut`", .cutBytes
+            ),
+        ]
+        for (names, reason, kind) in unread {
+            for name in names {
+                report.problems.append(
+                    Problem(path: files.path(of: name), offset: nil, reason: reason, kind: kind))
+            }
         }
         return report
     }

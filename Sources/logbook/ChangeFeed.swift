@@ -15,8 +15,9 @@ enum ChangeFeedFormat: String, CaseIterable {
     /// values as `logbook export` writes them), then `{"_token": …, "_sequence": …, "_time": …,
     /// "_author": …}` after each save.
     case jsonl
-    /// PostgreSQL: `CREATE TABLE IF NOT EXISTS` per entity first, then one transaction per save
-    /// of `INSERT … ON CONFLICT ("id") DO UPDATE` and `DELETE`, each followed by a
+    /// PostgreSQL: `CREATE TABLE IF NOT EXISTS` per entity first (the columns of `logbook export
+    /// --format sql`), then one transaction per save: per entity one `DELETE … WHERE "id" IN
+    /// (…)` and one multi-row `INSERT … ON CONFLICT ("id") DO UPDATE`, each followed by a
     /// `-- token …` comment.
     case sql
 }
@@ -30,7 +31,9 @@ struct ChangeFeedWriter {
     /// export`, with PostgreSQL's own types: `BYTEA`, `UUID`, `TIMESTAMPTZ`).
     func header() -> String {
         guard format == .sql else { return "" }
-        return schema.entities.map(Self.createTable).joined()
+        return schema.entities.map {
+            PostgreSQLTable.create($0, ifNotExists: true, constraints: false)
+        }.joined()
     }
 
     /// Renders `transaction` (read with values) into `out`.
@@ -57,25 +60,91 @@ struct ChangeFeedWriter {
             append(
                 ",\"_author\":" + (transaction.author.map(Formatting.quoted) ?? "null") + "}\n",
                 to: &out)
-        case .sql:
-            append("BEGIN;\n", to: &out)
-            for change in transaction.changes {
-                let table = Exporter.identifier(change.identifier.entityName)
-                guard change.kind != .delete, let record = change.record else {
-                    append(
-                        "DELETE FROM \(table) WHERE \"id\" = \(change.identifier.primaryKey);\n",
-                        to: &out)
-                    continue
+        case .sql: writeSQL(transaction, to: &out)
+        }
+    }
+
+    /// Rows per `INSERT` or `DELETE` statement: large enough that statement overhead vanishes,
+    /// small enough that one statement of wide rows stays a few megabytes.
+    static let rowsPerStatement = 1_000
+
+    /// One transaction: the save's deletes, one `DELETE … WHERE "id" IN (…)` per entity, then its
+    /// upserts, one `INSERT … VALUES (…), (…) ON CONFLICT ("id") DO UPDATE` per entity, each
+    /// chunked at ``rowsPerStatement`` rows. Only the last change of an object counts (a commit
+    /// may write a key twice; PostgreSQL refuses to upsert one row twice in a statement), and
+    /// deletes go first, so a save that frees a unique value and reuses it applies cleanly.
+    private func writeSQL(_ transaction: HistoryTransaction, to out: inout [UInt8]) {
+        append("BEGIN;\n", to: &out)
+        let changes = transaction.changes
+        // Indices of the changes that count, grouped by entity in order of first appearance.
+        var last: [PersistentIdentifier: Int] = [:]
+        var duplicated = false
+        if changes.count > 1 {
+            last.reserveCapacity(changes.count)
+            for (i, change) in changes.enumerated() {
+                if last.updateValue(i, forKey: change.identifier) != nil { duplicated = true }
+            }
+        }
+        var deletes: [(entity: String, ids: [UInt64])] = []
+        var upserts: [(entity: String, changes: [Int])] = []
+        for (i, change) in changes.enumerated() {
+            if duplicated && last[change.identifier] != i { continue }
+            let entity = change.identifier.entityName
+            if change.kind == .delete || change.record == nil {
+                if let g = deletes.firstIndex(where: { $0.entity == entity }) {
+                    deletes[g].ids.append(change.identifier.primaryKey)
+                } else {
+                    deletes.append((entity, [change.identifier.primaryKey]))
                 }
-                let names = record.attributes.map { Exporter.identifier($0.name) }
+            } else if let g = upserts.firstIndex(where: { $0.entity == entity }) {
+                upserts[g].changes.append(i)
+            } else {
+                upserts.append((entity, [i]))
+            }
+        }
+        for (entity, ids) in deletes {
+            let table = PostgreSQLTable.identifier(entity)
+            var start = 0
+            while start < ids.count {
+                let end = min(start + Self.rowsPerStatement, ids.count)
+                append("DELETE FROM \(table) WHERE \"id\" IN (", to: &out)
+                for k in start..<end {
+                    if k > start { append(", ", to: &out) }
+                    out.appendNumber(ids[k])
+                }
+                append(");\n", to: &out)
+                start = end
+            }
+        }
+        for (entity, group) in upserts {
+            let table = PostgreSQLTable.identifier(entity)
+            var start = 0
+            while start < group.count {
+                // One statement: rows of the same columns (a schema change between two
+                // commits of one read never splits a save; this guards a mixed one anyway).
+                let first = changes[group[start]].record!.attributes
+                var end = start + 1
+                while end < group.count && end - start < Self.rowsPerStatement
+                    && changes[group[end]].record!.attributes.elementsEqual(
+                        first, by: { $0.name == $1.name })
+                {
+                    end += 1
+                }
+                let names = first.map { PostgreSQLTable.identifier($0.name) }
                 append("INSERT INTO \(table) (\"id\"", to: &out)
                 for name in names { append(", " + name, to: &out) }
-                append(") VALUES (\(change.identifier.primaryKey)", to: &out)
-                for (_, value) in record.attributes {
-                    append(", ", to: &out)
-                    PostgreSQLLiteral.append(value, to: &out)
+                append(") VALUES\n", to: &out)
+                for k in start..<end {
+                    let change = changes[group[k]]
+                    append(k == start ? "(" : ",\n(", to: &out)
+                    out.appendNumber(change.identifier.primaryKey)
+                    for (_, value) in change.record!.attributes {
+                        append(", ", to: &out)
+                        PostgreSQLLiteral.append(value, to: &out)
+                    }
+                    append(")", to: &out)
                 }
-                append(") ON CONFLICT (\"id\") DO ", to: &out)
+                append("\nON CONFLICT (\"id\") DO ", to: &out)
                 if names.isEmpty {
                     append("NOTHING;\n", to: &out)
                 } else {
@@ -84,9 +153,10 @@ struct ChangeFeedWriter {
                             + names.map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
                             + ";\n", to: &out)
                 }
+                start = end
             }
-            append("COMMIT;\n-- token \(transaction.token)\n", to: &out)
         }
+        append("COMMIT;\n-- token \(transaction.token)\n", to: &out)
     }
 
     /// What ends the output: the token to resume from (after every commit read, saves or not).
@@ -94,75 +164,5 @@ struct ChangeFeedWriter {
         format == .sql ? "-- resume \(token)\n" : "{\"_resume\":\"\(token)\"}\n"
     }
 
-    /// `CREATE TABLE IF NOT EXISTS` for `entity`: `id BIGINT PRIMARY KEY`, a column per
-    /// attribute, a `BIGINT` per to-one relationship.
-    static func createTable(_ entity: Entity) -> String {
-        var columns = ["  \"id\" BIGINT PRIMARY KEY"]
-        for attribute in entity.attributes {
-            var column =
-                "  \(Exporter.identifier(attribute.name)) \(PostgreSQLLiteral.type(attribute.type))"
-            if !attribute.isOptional { column += " NOT NULL" }
-            columns.append(column)
-        }
-        for relationship in entity.relationships where !relationship.isToMany {
-            columns.append("  \(Exporter.identifier(relationship.name)) BIGINT")
-        }
-        return "CREATE TABLE IF NOT EXISTS \(Exporter.identifier(entity.name)) (\n"
-            + columns.joined(separator: ",\n") + "\n);\n"
-    }
-
     private func append(_ text: String, to out: inout [UInt8]) { out.append(contentsOf: text.utf8) }
-}
-
-/// Values as PostgreSQL literals that read back to the same value: doubles quoted (so `-0.0`
-/// stays negative; `NaN`, `Infinity`), dates to the microsecond in UTC, data as `bytea` hex
-/// (`'\x…'`), UUIDs as `uuid`, strings with quotes doubled (standard-conforming strings).
-enum PostgreSQLLiteral {
-    /// The column type of `type`.
-    static func type(_ type: AttributeType) -> String {
-        switch type {
-        case .string: return "TEXT"
-        case .integer: return "BIGINT"
-        case .double: return "DOUBLE PRECISION"
-        case .bool: return "BOOLEAN"
-        case .date: return "TIMESTAMP WITH TIME ZONE"
-        case .data: return "BYTEA"
-        case .uuid: return "UUID"
-        }
-    }
-
-    static func append(_ value: AttributeValue, to out: inout [UInt8]) {
-        switch value {
-        case .double(let d):
-            let text =
-                d.isNaN
-                ? "NaN" : d == .infinity ? "Infinity" : d == -.infinity ? "-Infinity" : "\(d)"
-            out.append(contentsOf: "'\(text)'".utf8)
-        case .date(let date):
-            out.append(contentsOf: "'\(timestamp(date))'".utf8)
-        case .data(let data):
-            out.append(contentsOf: "'\\x".utf8)
-            AttributeValue.data(data).append(as: .csv, to: &out)
-            out.append(UInt8(ascii: "'"))
-        default: value.append(as: .sql, to: &out)
-        }
-    }
-
-    /// `YYYY-MM-DD HH:MM:SS.ffffff+00`, rounded to PostgreSQL's microsecond.
-    static func timestamp(_ date: Date) -> String {
-        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
-        var seconds = time_t(micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000)
-        let fraction = micros - Int64(seconds) * 1_000_000
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let digits = String(fraction)
-        let year = Int(parts.tm_year) + 1900
-        let yearText = year <= 0 ? String(1 - year) : String(year)
-        return String(repeating: "0", count: max(0, 4 - yearText.count)) + yearText
-            + "-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):"
-            + "\(two(parts.tm_min)):\(two(parts.tm_sec))."
-            + String(repeating: "0", count: 6 - digits.count) + digits + "+00"
-            + (year <= 0 ? " BC" : "")
-    }
 }

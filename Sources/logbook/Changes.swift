@@ -33,6 +33,8 @@ enum Changes: Subcommand {
         TOKEN`.
         jsonl: per change {"_op": "upsert"|"delete", "_entity": …, "_id": …, fields…}, per save \
         {"_token": …, "_sequence": …, "_time": …, "_author": …}; the last line {"_resume": TOKEN}.
+        On a terminal, standard error shows the changes and saves written and their rate (never \
+        when it is piped, nor when the changes themselves go to the terminal).
         --follow reads through the read-only open while another process writes; on SIGINT or \
         SIGTERM it finishes the save it is writing, writes the resume token and exits with 0.
         A token of another store, one ahead of the store, or one older than its retention keeps \
@@ -54,15 +56,29 @@ enum Changes: Subcommand {
         }
         let writer = ChangeFeedWriter(format: format, schema: container.schema)
         let out = console.out
+        // Changes streaming to the terminal show their own progress.
+        if out.isTerminal { console.progress.isEnabled = false }
+        let progress = console.progress
+        let meter = ProgressMeter("changes", unit: "changes")
+        var saves = 0
+        var changes = 0
+        func describe() -> String {
+            meter.describe(done: changes) + " in \(Formatting.count(saves, "save"))"
+                + (follow ? ", following" : "")
+        }
         out.write(writer.header())
         repeat {
             while !StopSignal.isRequested,
                 let transaction = try HistoryAccess.reporting({ try reader.next() })
             {
                 out.render { writer.write(transaction, to: &$0) }
+                saves += 1
+                changes += transaction.changes.count
+                if progress.isDue() { progress.show(describe()) }
             }
             guard follow, !StopSignal.isRequested else { break }
             out.flush()
+            progress.update(describe())
             usleep(50_000)
         } while !StopSignal.isRequested
         out.write(writer.footer(resume: reader.token))

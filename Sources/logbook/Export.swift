@@ -22,8 +22,10 @@ enum Export: Subcommand {
         strings, Data is hex, UUIDs are strings (FORMAT.md, "Appendix — the JSON of the tools").
         csv: one entity (--entity), or every entity into --output DIR as DIR/ENTITY.csv; a \
         header row (id, then the attributes), RFC 4180 quoting.
-        sql: CREATE TABLE and INSERT statements in one transaction that SQLite and PostgreSQL both \
-        accept (Data as hex text, dates as ISO 8601 timestamps with time zone).
+        sql: CREATE TABLE and INSERT statements in one transaction, with the column types and \
+        literals of `logbook changes --format sql` (BIGINT, DOUBLE PRECISION, BOOLEAN, TEXT, \
+        TIMESTAMPTZ to the microsecond, BYTEA, UUID), so a change feed applies to the tables; \
+        SQLite reads it too (Data as '\\x…' hex text there).
         Objects come entity by entity in schema order, by id. The store is opened read-only.
         """
 

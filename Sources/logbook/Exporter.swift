@@ -8,7 +8,8 @@ enum ExportFormat: String, CaseIterable {
     case jsonl
     /// One entity: a header row `id,attribute,…`, then one row per object (RFC 4180).
     case csv
-    /// `CREATE TABLE` and `INSERT` statements in one transaction, for SQLite and PostgreSQL.
+    /// `CREATE TABLE` and `INSERT` statements in one transaction, typed for PostgreSQL as
+    /// `logbook changes --format sql` is (``PostgreSQLTable``), which SQLite also reads.
     case sql
 }
 
@@ -67,10 +68,12 @@ struct Exporter {
                     .joined(separator: ",") + "\r\n")
         case .sql:
             output.write("-- exported by logbook from \(store.path), schema version ")
-            output.write("\(decoder.schema.version)\n-- Data attributes are hex text.\nBEGIN;\n")
+            output.write("\(decoder.schema.version)\n")
+            output.write("-- typed for PostgreSQL, as `logbook changes --format sql`\nBEGIN;\n")
         }
         var count = 0
         let valueFormat = format.valueFormat
+        let sql = format == .sql
         for entity in entities {
             if format == .sql { output.write(Self.createTable(entity)) }
             let prefixes = Self.prefixes(of: entity, format)
@@ -86,7 +89,11 @@ struct Exporter {
                     _ = try decoder.decodeFields(keyspace: entity.name, key: key, value: value) {
                         i, value in
                         out.append(contentsOf: prefixes.fields[i])
-                        value.append(as: valueFormat, to: &out)
+                        if sql {
+                            PostgreSQLLiteral.append(value, to: &out)
+                        } else {
+                            value.append(as: valueFormat, to: &out)
+                        }
                     }
                     out.append(contentsOf: prefixes.end)
                 }
@@ -120,27 +127,10 @@ struct Exporter {
         }
     }
 
-    /// `CREATE TABLE` for `entity`: `id BIGINT PRIMARY KEY`, then a column per attribute
-    /// (`NOT NULL` unless optional, `UNIQUE` where the schema says so) and a `BIGINT` column per
-    /// to-one relationship (the related object's id, or `NULL`).
+    /// `CREATE TABLE` for `entity`, as the change feed makes it (``PostgreSQLTable``), with
+    /// `UNIQUE` and `CREATE INDEX` where the schema says so.
     static func createTable(_ entity: Entity) -> String {
-        var columns = ["  \"id\" BIGINT PRIMARY KEY"]
-        for attribute in entity.attributes {
-            var column = "  \(identifier(attribute.name)) \(attribute.type.sqlType)"
-            if !attribute.isOptional { column += " NOT NULL" }
-            if attribute.isUnique { column += " UNIQUE" }
-            columns.append(column)
-        }
-        for relationship in entity.relationships where !relationship.isToMany {
-            columns.append("  \(identifier(relationship.name)) BIGINT")
-        }
-        var text = "CREATE TABLE \(identifier(entity.name)) (\n"
-        text += columns.joined(separator: ",\n") + "\n);\n"
-        for attribute in entity.attributes where attribute.isIndexed && !attribute.isUnique {
-            text += "CREATE INDEX \(identifier(entity.name + "_" + attribute.name)) ON "
-            text += "\(identifier(entity.name)) (\(identifier(attribute.name)));\n"
-        }
-        return text
+        PostgreSQLTable.create(entity, ifNotExists: false, constraints: true)
     }
 
     /// A double-quoted SQL identifier.

@@ -3,32 +3,52 @@ import Logbook
 
 /// `verify`'s relationship check: every stored to-one relationship names an object that exists.
 enum ReferenceCheck {
-    /// One finding per dangling reference, in entity, then primary-key order.
+    /// One finding per dangling reference, in entity, then primary-key order. Reads each
+    /// entity's records one at a time (memory holds only the findings).
     static func danglingReferences(in store: LogStore, path: String) throws -> [VerifyOutcome
         .Finding]
     {
         let decoder = try RecordDecoder(store: store)
         var findings: [VerifyOutcome.Finding] = []
         for entity in decoder.schema.entities {
-            let toOne = entity.relationships.filter { !$0.isToMany }
+            // The to-one relationships' positions among the stored fields (after the attributes).
+            let toOne = entity.relationships.filter { !$0.isToMany }.enumerated().map {
+                (position: entity.attributes.count + $0.offset, relationship: $0.element)
+            }
             guard !toOne.isEmpty else { continue }
-            for record in try decoder.records(of: entity.name, in: store) {
-                let values = record.values
-                for relationship in toOne {
-                    guard case .integer(let target)? = values[relationship.name] else { continue }
+            var dangling: [(primaryKey: UInt64, finding: VerifyOutcome.Finding)] = []
+            var targets = [Int64?](repeating: nil, count: toOne.count)
+            try store.forEach(in: entity.name) { key, value in
+                for i in targets.indices { targets[i] = nil }
+                let (pk, _) = try decoder.decodeFields(
+                    keyspace: entity.name, key: key, value: value
+                ) { position, value in
+                    guard position >= entity.attributes.count,
+                        case .integer(let target) = value
+                    else { return }
+                    targets[position - entity.attributes.count] = target
+                }
+                for (i, (_, relationship)) in toOne.enumerated() {
+                    guard let target = targets[i] else { continue }
                     let key = withUnsafeBytes(of: UInt64(bitPattern: target).bigEndian) {
                         Array($0)
                     }
                     if try !store.contains(key, in: relationship.destination) {
-                        findings.append(
-                            .init(
-                                path: path, offset: nil,
-                                message: "\(record.id): \(relationship.name) points at "
-                                    + "\(relationship.destination)/\(target), which does not exist")
-                        )
+                        dangling.append(
+                            (
+                                pk,
+                                .init(
+                                    path: path, offset: nil,
+                                    message: "\(entity.name)/\(pk): \(relationship.name) points "
+                                        + "at \(relationship.destination)/\(target), which does "
+                                        + "not exist")
+                            ))
                     }
                 }
             }
+            findings += dangling.enumerated().sorted {
+                ($0.element.primaryKey, $0.offset) < ($1.element.primaryKey, $1.offset)
+            }.map(\.element.finding)
         }
         return findings
     }

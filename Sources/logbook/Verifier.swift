@@ -33,6 +33,9 @@ struct VerifyOutcome {
     var isDamaged: Bool { !errors.isEmpty }
 }
 
+/// Checks one entity's object record (key, value); returns whether it holds a to-one reference.
+private typealias RecordCheck = (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
+
 /// `logbook verify`: a thin shell over ``LogInspector/verify(storeAt:visit:)``, which checks the
 /// store by `open`'s own rules without changing it, plus what only the object layer can check:
 /// that every object record (live or not) decodes with the stored schema, and that every to-one
@@ -97,6 +100,9 @@ struct Verifier {
         var lastSchemaRecord: VerifyOutcome.Finding?
         let meter = VerifyProgress(storeAt: path)
         var seen = 0
+        // The check of the keyspace last seen (records come in runs of one keyspace).
+        var checked: (keyspace: String, check: RecordCheck?)?
+        var holdsReferences = false
         outcome.report = try LogInspector.verify(storeAt: path) { record in
             seen += 1
             progress.update(meter.describe(record, records: seen))
@@ -109,10 +115,12 @@ struct Verifier {
                 }
                 return
             }
-            guard let decoder, decoder.isEntityKeyspace(record.keyspace) else { return }
+            if checked?.keyspace != record.keyspace {
+                checked = (record.keyspace, decoder?.checker(forKeyspace: record.keyspace))
+            }
+            guard let check = checked?.check else { return }
             do {
-                _ = try decoder.decode(
-                    keyspace: record.keyspace, key: record.key, value: record.value!)
+                if try check(record.key, record.value!) { holdsReferences = true }
                 outcome.objectsChecked += 1
             } catch {
                 outcome.errors.append(
@@ -131,11 +139,9 @@ struct Verifier {
                 lastSchemaRecord ?? .init(path: path, offset: nil, message: schemaError))
         }
         for problem in outcome.report.problems { classify(problem, into: &outcome) }
-        if let schema, !outcome.report.isDamaged,
-            schema.entities.contains(where: {
-                $0.relationships.contains { !$0.isToMany }
-            })
-        {
+        // Only a record that holds a reference can hold a dangling one, and every live record
+        // was checked above.
+        if let schema, !outcome.report.isDamaged, holdsReferences {
             outcome.errors += checkReferences(schema)
         }
         return outcome

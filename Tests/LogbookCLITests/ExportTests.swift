@@ -36,7 +36,7 @@ private let psql = ProcessInfo.processInfo.environment["LOGBOOK_TEST_PSQL"].flat
         #expect(
             query.stdout == """
                 1|ann@example.com|O'Brien, "Annie"
-                second line|41|2.5|0|2001-09-09T01:46:40.250Z|0001feff|E621E1F8-C36C-495A-93FC-0C247A3E6E5F
+                second line|41|2.5|0|2001-09-09 01:46:40.250000+00|\\x0001feff|E621E1F8-C36C-495A-93FC-0C247A3E6E5F
                 2|bo@example.com|||0.0|1|||
 
                 """)
@@ -82,7 +82,7 @@ private let psql = ProcessInfo.processInfo.environment["LOGBOOK_TEST_PSQL"].flat
         #expect(
             export.stdout == """
                 -- exported by logbook from \(path), schema version 1
-                -- Data attributes are hex text.
+                -- typed for PostgreSQL, as `logbook changes --format sql`
                 BEGIN;
                 CREATE TABLE "Employee" (
                   "id" BIGINT PRIMARY KEY,

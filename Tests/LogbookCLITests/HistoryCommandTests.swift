@@ -82,7 +82,7 @@ import Testing
                   "salary" BIGINT NOT NULL
                 );
                 BEGIN;
-                DELETE FROM "Employee" WHERE "id" = 3;
+                DELETE FROM "Employee" WHERE "id" IN (3);
                 COMMIT;
                 -- token \(tokens[2])
                 -- resume \(tokens[2])
@@ -100,11 +100,11 @@ import Testing
         #expect(sql.stdout.contains("\"avatar\" BYTEA,\n  \"token\" UUID\n);"))
         #expect(
             sql.stdout.contains(
-                "VALUES (1, 'ann@example.com', 'O''Brien, \"Annie\"\nsecond line', 41, '2.5', FALSE, '2001-09-09 01:46:40.250000+00', '\\x0001feff', 'E621E1F8-C36C-495A-93FC-0C247A3E6E5F') ON CONFLICT (\"id\") DO UPDATE SET \"email\" = EXCLUDED.\"email\""
+                "VALUES\n(1, 'ann@example.com', 'O''Brien, \"Annie\"\nsecond line', 41, '2.5', FALSE, '2001-09-09 01:46:40.250000+00', '\\x0001feff', 'E621E1F8-C36C-495A-93FC-0C247A3E6E5F'),\n(2, "
             ), "\(sql.stdout)")
         #expect(
             sql.stdout.contains(
-                "VALUES (2, 'bo@example.com', NULL, NULL, '0.0', TRUE, NULL, NULL, NULL)"))
+                "(2, 'bo@example.com', NULL, NULL, '0.0', TRUE, NULL, NULL, NULL)\nON CONFLICT (\"id\") DO UPDATE SET \"email\" = EXCLUDED.\"email\""))
     }
 
     @Test(arguments: [
@@ -210,4 +210,36 @@ import Testing
 /// The result of a child run on another thread; read after the semaphore it signals.
 private final class ResultBox: @unchecked Sendable {
     var value: CLIResult?
+
+    /// `changes` under `script(1)`, its output redirected to a file: the progress line (changes,
+    /// saves, rate) is drawn on the terminal's standard error and never reaches the feed;
+    /// piped, nothing is drawn.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"),
+            "needs /usr/bin/script to give the tool a terminal"))
+    func changesDrawProgressOnTheTerminalOnly() throws {
+        let logbook = try #require(CLI.executable)
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.employees(at: path)
+        let out = dir.child("feed.sql")
+        let onTerminal = try Shell.run(
+            "/usr/bin/script",
+            [
+                "-qec",
+                "LOGBOOK_PROGRESS_INTERVAL_MS=0 '\(logbook)' changes '\(path)' --format sql > '\(out)'",
+                "/dev/null",
+            ])
+        #expect(onTerminal.status == 0)
+        #expect(onTerminal.stdout.contains("\r\u{1B}[Kchanges: "), "\(onTerminal.stdout)")
+        #expect(onTerminal.stdout.contains(" saves"), "\(onTerminal.stdout)")
+        let feed = readFile(out)
+        #expect(!feed.contains(0x1B))
+        #expect(String(decoding: feed, as: UTF8.self).contains("-- resume "))
+        let piped = try CLI.run(["changes", path, "--format", "sql"])
+        #expect(piped.stderr == "")
+        #expect(!piped.stdout.contains("\u{1B}"))
+    }
 }

@@ -175,4 +175,169 @@ struct PostgreSQLReplicationTests {
         }
         try Self.dropTable()
     }
+
+    /// Runs `arguments` of the tool and writes its standard output to `name` in `dir`.
+    static func write(_ arguments: [String], to name: String, in dir: TemporaryDirectory) throws
+        -> (file: String, text: String)
+    {
+        let run = try CLI.run(arguments)
+        #expect(run.status == 0, "\(run.stderr)")
+        let file = dir.child(name)
+        writeFile(file, b(run.stdout))
+        return (file, run.stdout)
+    }
+
+    /// Large saves become one `DELETE … IN (…)` and multi-row upserts of at most 1,000 rows per
+    /// entity per save, one transaction per save, and still converge, also when replayed.
+    @Test func largeSavesBecomeMultiRowStatements() throws {
+        var rng = SeededGenerator(seed: testSeed("postgres multi-row"))
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        let container = try ModelContainer(for: [Contact.self], at: URL(fileURLWithPath: path))
+        let context = container.mainContext
+        let start = try container.currentHistoryToken
+        var live: [Contact] = []
+        for i in 0..<2_500 {
+            let c = Self.randomContact(i, &rng)
+            context.insert(c)
+            live.append(c)
+        }
+        try context.save()
+        for c in live.prefix(1_500) { c.score += 1 }
+        try context.save()
+        for c in live.suffix(1_200) { context.delete(c) }
+        live.removeLast(1_200)
+        try context.save()
+        let expected = try Self.expectedRows(context)
+        try container.close()
+
+        let (file, sql) = try Self.write(
+            ["changes", path, "--since", start.description, "--format", "sql"], to: "feed.sql",
+            in: dir)
+        let lines = sql.split(separator: "\n")
+        #expect(lines.filter { $0 == "BEGIN;" }.count == 3)
+        #expect(lines.filter { $0.hasPrefix("INSERT INTO \"Contact\"") }.count == 3 + 2)
+        #expect(lines.filter { $0.hasPrefix("DELETE FROM \"Contact\" WHERE \"id\" IN (") }.count == 2)
+        #expect(lines.filter { $0.hasPrefix("ON CONFLICT (\"id\") DO UPDATE SET") }.count == 5)
+        try Self.dropTable()
+        #expect(try Self.apply([file]) == expected)
+        #expect(try Self.apply([file, file]) == expected, "replayed")
+        try Self.dropTable()
+    }
+
+    /// `logbook export --format sql` builds the tables the feed writes to, with the same types
+    /// and literals: every value of an export reads back bit for bit, and a feed from the token
+    /// of the export applied on top converges to the store.
+    @Test func anExportIsTypedLikeTheFeedAndTheFeedAppliesOnIt() throws {
+        var rng = SeededGenerator(seed: testSeed("postgres export then feed"))
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        let container = try ModelContainer(for: [Contact.self], at: URL(fileURLWithPath: path))
+        let context = container.mainContext
+        var live: [Contact] = []
+        for i in 0..<60 {
+            let c = Self.randomContact(i, &rng)
+            context.insert(c)
+            live.append(c)
+        }
+        try context.save()
+        let exported = try Self.expectedRows(context)
+        let token = try container.currentHistoryToken
+        try container.close()
+        let export = try Self.write(["export", path, "--format", "sql"], to: "export.sql", in: dir)
+        #expect(export.text.contains("\"avatar\" BYTEA"))
+        #expect(export.text.contains("\"token\" UUID"))
+        try Self.dropTable()
+        #expect(try Self.apply([export.file]) == exported)
+
+        let reopened = try ModelContainer(for: [Contact.self], at: URL(fileURLWithPath: path))
+        let again = reopened.mainContext
+        let contacts = try again.fetch(FetchDescriptor<Contact>())
+        for (i, c) in contacts.enumerated() {
+            switch i % 3 {
+            case 0: again.delete(c)
+            case 1:
+                let other = Self.randomContact(100 + i, &rng)
+                c.score = other.score
+                c.avatar = other.avatar
+                c.birthday = other.birthday
+            default: break
+            }
+        }
+        again.insert(Self.randomContact(1_000, &rng))
+        try again.save()
+        let expected = try Self.expectedRows(again)
+        try reopened.close()
+        let feed = try Self.write(
+            ["changes", path, "--since", token.description, "--format", "sql"], to: "feed.sql",
+            in: dir)
+        #expect(try Self.apply([feed.file]) == expected)
+        try Self.dropTable()
+    }
+
+    /// Feed throughput against `psql`'s own `COPY` (issue 15's figure): 100,000 Contacts inserted
+    /// in 20 saves, 50,000 updated in 10, 20,000 deleted in 4; the feed applied into an empty
+    /// table, then the table's rows copied out and `COPY`d back into an emptied table. Prints
+    /// rows per second of each. Runs only when `LOGBOOK_FEED_BENCH` names a directory, where it
+    /// leaves the feed.
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["LOGBOOK_FEED_BENCH"] != nil,
+            "set LOGBOOK_FEED_BENCH to a directory to measure the feed against COPY"))
+    func feedThroughputAgainstCOPY() throws {
+        let (psqlPath, connection) = try #require(psql)
+        let out = ProcessInfo.processInfo.environment["LOGBOOK_FEED_BENCH"]!
+        var rng = SeededGenerator(seed: 15)
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        let container = try ModelContainer(for: [Contact.self], at: URL(fileURLWithPath: path))
+        let context = container.mainContext
+        var live: [Contact] = []
+        for s in 0..<20 {
+            for i in 0..<5_000 {
+                let c = Self.randomContact(s * 5_000 + i, &rng)
+                context.insert(c)
+                live.append(c)
+            }
+            try context.save()
+        }
+        for s in 0..<10 {
+            for c in live[(s * 5_000)..<((s + 1) * 5_000)] { c.score += 1 }
+            try context.save()
+        }
+        for _ in 0..<4 {
+            for c in live.suffix(5_000) { context.delete(c) }
+            live.removeLast(5_000)
+            try context.save()
+        }
+        try container.close()
+        let rows = 100_000 + 50_000 + 20_000
+        let started = Date()
+        let feed = try CLI.run(["changes", path, "--format", "sql"])
+        let render = Date().timeIntervalSince(started)
+        #expect(feed.status == 0)
+        let file = out + "/feed.sql"
+        writeFile(file, b(feed.stdout))
+        try Self.dropTable()
+        func timed(_ arguments: [String]) throws -> Double {
+            let start = Date()
+            let run = try Shell.run(
+                psqlPath, connection + ["-X", "-q", "-v", "ON_ERROR_STOP=1"] + arguments)
+            #expect(run.status == 0, "\(run.stderr)")
+            return Date().timeIntervalSince(start)
+        }
+        let apply = try timed(["-f", file])
+        let copyFile = out + "/contacts.copy"
+        _ = try timed(["-c", "\\copy \"Contact\" TO '\(copyFile)'"])
+        _ = try timed(["-c", "TRUNCATE \"Contact\""])
+        let copy = try timed(["-c", "\\copy \"Contact\" FROM '\(copyFile)'"])
+        try Self.dropTable()
+        print(
+            "feed: \(rows) rows in 34 saves: rendered in \(render) s; applied in \(apply) s, "
+                + "\(Int(Double(rows) / apply)) rows/s; COPY of the \(live.count) rows left: "
+                + "\(copy) s, \(Int(Double(live.count) / copy)) rows/s")
+    }
 }

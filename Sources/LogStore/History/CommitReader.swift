@@ -193,7 +193,8 @@ public struct LoggedCommit: @unchecked Sendable {  // the segment's bytes never 
     /// Calls `body` with every put and delete of the commit, in the order they were written
     /// (a later operation on the same key wins). The buffers are valid only during the call.
     public func forEachRecord(_ body: (LoggedRecord) throws -> Void) rethrows {
-        var scanner = SegmentScanner(bytes: segment.bytes(limit: end))
+        // With the commit's own table: a scanner's default, empty one allocates.
+        var scanner = SegmentScanner(bytes: segment.bytes(limit: end), keyspaces: keyspaces)
         try scanner.forEachRecord(start: start, end: end) { record in
             guard record.op != RecordOp.defineKeyspace,
                 let name = keyspaces.name(of: Int(clamping: record.keyspace))

@@ -31,6 +31,8 @@ final class RecordCodec: Sendable {
 
     let entity: Entity
     let schemaVersion: UInt32
+    /// The position of the first to-one relationship among the stored fields.
+    private let relationshipStart: Int
     private let layout: Layout
     private let older: [UInt32: Layout]
     /// For each current attribute, the value records of older versions lack it get.
@@ -41,6 +43,7 @@ final class RecordCodec: Sendable {
     init(entity described: Entity, schemaVersion: UInt32, history: SchemaHistory) {
         let entity = described.storedFields
         self.entity = entity
+        relationshipStart = described.attributes.count
         self.schemaVersion = schemaVersion
         layout = Layout(entity, current: entity)
         var older: [UInt32: Layout] = [:]
@@ -268,6 +271,64 @@ final class RecordCodec: Sendable {
                 entity: entity.name, key: key(),
                 reason: "the record ends early or holds an invalid value")
         }
+    }
+
+    /// Checks that `buffer` decodes, as ``decode(_:key:only:_:)`` and
+    /// ``decodeCurrent(_:primaryKey:field:null:)`` would, without building its values. Returns
+    /// whether it holds a to-one relationship that is not `null`.
+    /// - Throws: what those throw for it (with `key` as given).
+    func check(_ buffer: UnsafeRawBufferPointer, key: @autoclosure () -> String) throws -> Bool {
+        var r = ByteReader(buffer)
+        do {
+            let version = try r.varint()
+            _ = try r.varint()
+            if version == UInt64(schemaVersion) {
+                let references = try checkValues(&r, layout)
+                // Where the two decoders word it differently, say what each would.
+                guard r.isAtEnd else { throw ByteReader.Truncated() }
+                return references
+            }
+            guard version <= UInt64(UInt32.max), let old = older[UInt32(version)] else {
+                throw LogbookError.corruptRecord(
+                    entity: entity.name, key: key(), reason: "unknown schema version \(version)")
+            }
+            let references = try checkValues(&r, old)
+            guard r.isAtEnd else {
+                throw LogbookError.corruptRecord(
+                    entity: entity.name, key: key(),
+                    reason: "\(buffer.count - r.offset) bytes after the values")
+            }
+            return references
+        } catch is ByteReader.Truncated {
+            throw LogbookError.corruptRecord(
+                entity: entity.name, key: key(),
+                reason: "the record ends early or holds an invalid value")
+        }
+    }
+
+    /// Steps over the values of `layout`, checking each as ``ByteReader/value(_:)`` does;
+    /// returns whether one of them is a to-one relationship that is not `null`.
+    @inline(__always)
+    private func checkValues(_ r: inout ByteReader, _ layout: Layout) throws -> Bool {
+        let bitmapStart = r.offset
+        guard r.buffer.count - bitmapStart >= layout.bitmapBytes else {
+            throw ByteReader.Truncated()
+        }
+        r.offset += layout.bitmapBytes
+        var references = false
+        for i in 0..<layout.types.count {
+            let slot = layout.optionalSlot[i]
+            if slot >= 0 && r.buffer[bitmapStart + slot / 8] & (1 << UInt8(slot % 8)) != 0 {
+                continue
+            }
+            if layout.currentIndex[i] >= relationshipStart { references = true }
+            if layout.types[i] == .bool {
+                guard try r.byte() <= 1 else { throw ByteReader.Truncated() }
+            } else {
+                try r.skip(layout.types[i])
+            }
+        }
+        return references
     }
 
     @inline(__always)

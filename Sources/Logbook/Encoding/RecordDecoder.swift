@@ -115,6 +115,25 @@ public struct RecordDecoder: Sendable {
         return (pk, version)
     }
 
+    /// A check of the records of the entity keyspace `keyspace` (`nil` for a keyspace that is
+    /// no entity's), for tools that check a store record by record: the function throws what
+    /// ``decode(keyspace:key:value:)-(_,UnsafeRawBufferPointer,_)`` throws for a record that does
+    /// not decode, without building its values, and returns whether the record holds a to-one
+    /// relationship that is not `null`.
+    public func checker(forKeyspace keyspace: String) -> (
+        (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    )? {
+        guard let codec = codecs[keyspace]?.codec else { return nil }
+        return { key, value in
+            guard let pk = RecordCodec.primaryKey(key) else {
+                throw LogbookError.corruptRecord(
+                    entity: keyspace, key: key.map { String($0, radix: 16) }.joined(),
+                    reason: "a key has 8 bytes")
+            }
+            return try codec.check(value, key: String(pk))
+        }
+    }
+
     /// Decodes a record given as arrays.
     /// - Throws: as ``decode(keyspace:key:value:)-(_,UnsafeRawBufferPointer,_)``.
     public func decode(keyspace: String, key: [UInt8], value: [UInt8]) throws -> DecodedRecord {

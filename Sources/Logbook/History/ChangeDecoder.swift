@@ -1,3 +1,4 @@
+import Foundation
 import LogStore
 
 /// Turns the operations of one commit into the changes of a save (FORMAT.md Part 2, "History"):
@@ -12,27 +13,45 @@ import LogStore
 ///
 /// Not thread-safe (it caches names); make one per reader.
 struct ChangeDecoder {
-    /// What it knows of each entity: the codec of its current version, by keyspace name.
-    private var codecs: [String: RecordCodec] = [:]
+    /// What it knows of each entity: the codec of its current version, by slot, and the slot of
+    /// each entity's keyspace.
+    private var codecs: [RecordCodec] = []
+    private var entityNames: [String] = []
+    private var slots: [String: Int] = [:]
     private var history: SchemaHistory
-    /// Field names by entity, schema version and changed-fields mask, as updates report them.
+    /// Field names by entity slot, schema version and changed-fields mask, as updates report
+    /// them; the last one found per slot answers a run of updates of the same fields.
     private var names: [NamesKey: [String]] = [:]
-    /// Scratch for one commit's object operations, reused.
-    private var pending: [Pending] = []
+    private var lastNames: [(key: NamesKey, names: [String])?] = []
+    /// What each keyspace a commit names is to history, for the few most recently met: names
+    /// are compared (the log reader hands out the same string each time, so a hit is a
+    /// pointer compare) before a dictionary of all keyspaces met is hashed.
+    private var recentRoles: [(keyspace: String, role: Role)] = []
+    private var roles: [String: Role] = [:]
+    /// Scratch for one commit: its updates (where in its changes, the entity's slot and the
+    /// record's schema version; the first `updateCount` count), and its save record's runs.
+    private var updates: [(index: Int, slot: Int, schemaVersion: UInt64)] = []
+    private var updateCount = 0
+    private var runs: [SaveRecord.Run] = []
+
+    private static let recentRoleCount = 8
 
     private struct NamesKey: Hashable {
-        var entity: String
+        var slot: Int
         var version: UInt64
         var fields: UInt64
     }
 
-    private struct Pending {
-        var kind: HistoryChange.Kind
-        var entity: String
-        var primaryKey: UInt64
-        /// The schema version of an update's record (its fields' names depend on it).
-        var schemaVersion: UInt64
-        var record: DecodedRecord?
+    /// What a keyspace's records are to history.
+    private enum Role {
+        /// The objects of the entity whose codec is in this slot.
+        case objects(Int)
+        /// The save record (``SaveRecord``).
+        case save
+        /// Schema versions (``SchemaHistory``).
+        case schema
+        /// Anything else: indexes, bookkeeping.
+        case other
     }
 
     init(history: SchemaHistory) {
@@ -41,12 +60,48 @@ struct ChangeDecoder {
     }
 
     private mutating func rebuildCodecs() {
-        codecs = [:]
-        guard let current = history.current else { return }
-        for entity in current.entities {
-            codecs[entity.name] = RecordCodec(
-                entity: entity, schemaVersion: current.version, history: history)
+        codecs = []
+        entityNames = []
+        slots = [:]
+        names = [:]
+        recentRoles = []
+        roles = [:]
+        if let current = history.current {
+            for entity in current.entities {
+                slots[entity.name] = codecs.count
+                entityNames.append(entity.name)
+                codecs.append(
+                    RecordCodec(entity: entity, schemaVersion: current.version, history: history))
+            }
         }
+        lastNames = Array(repeating: nil, count: codecs.count)
+    }
+
+    /// What `keyspace` is to history.
+    @inline(__always)
+    private mutating func role(of keyspace: String) -> Role {
+        // Lengths first: a mismatch of equal-length names is what costs a comparison call.
+        let length = keyspace.utf8.count
+        for recent in recentRoles
+        where recent.keyspace.utf8.count == length && recent.keyspace == keyspace {
+            return recent.role
+        }
+        return learnRole(of: keyspace)
+    }
+
+    private mutating func learnRole(of keyspace: String) -> Role {
+        let role: Role
+        if let known = roles[keyspace] {
+            role = known
+        } else {
+            role =
+                slots[keyspace].map { .objects($0) }
+                ?? (keyspace == SaveRecord.keyspace
+                    ? .save : keyspace == SchemaHistory.keyspace ? .schema : .other)
+            roles[keyspace] = role
+        }
+        if recentRoles.count < Self.recentRoleCount { recentRoles.append((keyspace, role)) }
+        return role
     }
 
     /// Calls `operation` with a commit's puts and deletes, in order (value `nil`: a delete).
@@ -63,20 +118,24 @@ struct ChangeDecoder {
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)`` for a save record, schema
     ///   record or object record that does not decode, or updates that do not match the save
     ///   record's runs.
+    /// - Complexity: O(bytes of the commit); no allocation per operation beyond the changes
+    ///   array, and the records when `values` asks for them.
     mutating func decode(sequence: UInt64, values: Bool, _ operations: Operations) throws -> (
-        save: SaveRecord, changes: [HistoryChange]
+        time: Date, author: String?, changes: [HistoryChange]
     )? {
-        pending.removeAll(keepingCapacity: true)
-        var save: SaveRecord?
+        var changes: [HistoryChange] = []
+        updateCount = 0
+        // (`removeAll(keepingCapacity:)` costs a call even on an empty array.)
+        if !runs.isEmpty { runs.removeAll(keepingCapacity: true) }
+        var save: (time: Date, author: String?)?
         var learned = false
         try operations { keyspace, key, value in
-            if let codec = codecs[keyspace] {
+            switch role(of: keyspace) {
+            case .objects(let slot):
                 guard let pk = RecordCodec.primaryKey(key) else { return }
+                let id = PersistentIdentifier(entityName: entityNames[slot], primaryKey: pk)
                 guard let value else {
-                    pending.append(
-                        Pending(
-                            kind: .delete, entity: codec.entity.name, primaryKey: pk,
-                            schemaVersion: 0, record: nil))
+                    changes.append(HistoryChange(kind: .delete, identifier: id))
                     return
                 }
                 var r = ByteReader(value)
@@ -85,49 +144,56 @@ struct ChangeDecoder {
                     throw LogbookError.corruptRecord(
                         entity: keyspace, key: String(pk), reason: "the record ends early")
                 }
-                pending.append(
-                    Pending(
-                        kind: objectVersion == 1 ? .insert : .update, entity: codec.entity.name,
-                        primaryKey: pk, schemaVersion: schemaVersion,
-                        record: values ? try Self.record(value, pk, codec) : nil))
-            } else if keyspace == SaveRecord.keyspace, let value {
-                save = try SaveRecord(decoding: value, sequence: sequence)
-            } else if keyspace == SchemaHistory.keyspace, let value, key.count == 4 {
+                if objectVersion != 1 {
+                    let update = (changes.count, slot, schemaVersion)
+                    if updateCount < updates.count {
+                        updates[updateCount] = update
+                    } else {
+                        updates.append(update)
+                    }
+                    updateCount += 1
+                }
+                changes.append(
+                    HistoryChange(
+                        kind: objectVersion == 1 ? .insert : .update, identifier: id,
+                        record: values ? try Self.record(value, pk, codecs[slot]) : nil))
+            case .save:
+                guard let value else { return }
+                if !runs.isEmpty { runs.removeAll(keepingCapacity: true) }
+                save = try SaveRecord.decode(value, sequence: sequence, runs: &runs)
+            case .schema:
+                guard let value, key.count == 4 else { return }
                 let version = key.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
                 if history.versions[version] == nil {
                     history.add(try SchemaCodec.decode(value, key: String(version)))
                     learned = true
                 }
+            case .other: return
             }
         }
         if learned {
             rebuildCodecs()
             // Records of this commit may use the version it adds: decode them again.
-            if pending.isEmpty == false || save != nil {
+            if changes.isEmpty == false || save != nil {
                 return try decode(sequence: sequence, values: values, operations)
             }
         }
         guard let save else { return nil }
-        return (save, try changes(of: save, sequence: sequence))
+        try nameUpdatedFields(in: &changes, sequence: sequence)
+        return (save.time, save.author, changes)
     }
 
-    /// The pending operations as changes, each update with the fields its run names.
-    private mutating func changes(of save: SaveRecord, sequence: UInt64) throws -> [HistoryChange] {
-        var changes: [HistoryChange] = []
-        changes.reserveCapacity(pending.count)
+    /// Gives each update in `changes` the fields its run (in ``runs``) names.
+    private mutating func nameUpdatedFields(in changes: inout [HistoryChange], sequence: UInt64)
+        throws
+    {
         var run = 0
-        var left = save.runs.first?.count ?? 0
-        for operation in pending {
-            let id = PersistentIdentifier(
-                entityName: operation.entity, primaryKey: operation.primaryKey)
-            guard operation.kind == .update else {
-                changes.append(
-                    HistoryChange(kind: operation.kind, identifier: id, record: operation.record))
-                continue
-            }
-            while left == 0 && run < save.runs.count - 1 {
+        var left = runs.first?.count ?? 0
+        for u in 0..<updateCount {
+            let (index, slot, schemaVersion) = updates[u]
+            while left == 0 && run < runs.count - 1 {
                 run += 1
-                left = save.runs[run].count
+                left = runs[run].count
             }
             guard left > 0 else {
                 throw LogbookError.corruptRecord(
@@ -135,28 +201,35 @@ struct ChangeDecoder {
                     reason: "the commit holds more updates than the record describes")
             }
             left -= 1
-            changes.append(
-                HistoryChange(
-                    kind: .update, identifier: id,
-                    updatedAttributes: fieldNames(
-                        operation.entity, operation.schemaVersion, save.runs[run].fields),
-                    record: operation.record))
+            let names = fieldNames(slot, schemaVersion, runs[run].fields)
+            guard !names.isEmpty else { continue }
+            let change = changes[index]
+            changes[index] = HistoryChange(
+                kind: .update, identifier: change.identifier, updatedAttributes: names,
+                record: change.record)
         }
-        return changes
     }
 
-    /// The names of the stored fields `fields` marks in `entity`'s schema `version`.
-    private mutating func fieldNames(_ entity: String, _ version: UInt64, _ fields: UInt64)
+    /// The names of the stored fields `fields` marks in schema `version` of the entity in
+    /// `slot`.
+    private mutating func fieldNames(_ slot: Int, _ version: UInt64, _ fields: UInt64)
         -> [String]
     {
-        let key = NamesKey(entity: entity, version: version, fields: fields)
-        if let known = names[key] { return known }
-        let stored =
-            version <= UInt64(UInt32.max)
-            ? history.versions[UInt32(version)]?.entity(named: entity)?.storedFields.attributes
-                ?? [] : []
-        let found = stored.indices.filter { fields & fieldBit($0) != 0 }.map { stored[$0].name }
-        names[key] = found
+        let key = NamesKey(slot: slot, version: version, fields: fields)
+        if let last = lastNames[slot], last.key == key { return last.names }
+        let found: [String]
+        if let known = names[key] {
+            found = known
+        } else {
+            let entity = entityNames[slot]
+            let stored =
+                version <= UInt64(UInt32.max)
+                ? history.versions[UInt32(version)]?.entity(named: entity)?.storedFields
+                    .attributes ?? [] : []
+            found = stored.indices.filter { fields & fieldBit($0) != 0 }.map { stored[$0].name }
+            names[key] = found
+        }
+        lastNames[slot] = (key, found)
         return found
     }
 

@@ -38,7 +38,7 @@ public final class HistoryReader {
     public func next() throws -> HistoryTransaction? {
         while let commit = try nextCommit() {
             guard
-                let (save, changes) = try decoder.decode(
+                let (time, author, changes) = try decoder.decode(
                     sequence: commit.sequence, values: values,
                     { operation in
                         try commit.forEachRecord { try operation($0.keyspace, $0.key, $0.value) }
@@ -46,7 +46,7 @@ public final class HistoryReader {
             else { continue }
             return HistoryTransaction(
                 token: HistoryToken(storeIdentifier: storeIdentifier, sequence: commit.sequence),
-                timestamp: save.time, author: save.author, changes: changes)
+                timestamp: time, author: author, changes: changes)
         }
         return nil
     }

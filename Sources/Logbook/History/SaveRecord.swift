@@ -58,6 +58,18 @@ struct SaveRecord: Equatable {
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)`` naming `logbook.history` and
     ///   `sequence`.
     init(decoding bytes: UnsafeRawBufferPointer, sequence: UInt64) throws {
+        var runs: [Run] = []
+        (time, author) = try Self.decode(bytes, sequence: sequence, runs: &runs)
+        self.runs = runs
+    }
+
+    /// Decodes a save record read from the log: its time and author, and its runs appended to
+    /// `runs` (a reader's scratch, so reading history allocates no array per save).
+    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)`` naming `logbook.history` and
+    ///   `sequence`.
+    static func decode(_ bytes: UnsafeRawBufferPointer, sequence: UInt64, runs: inout [Run])
+        throws -> (time: Date, author: String?)
+    {
         func damaged(_ reason: String) -> LogbookError {
             .corruptRecord(entity: Self.keyspace, key: "save of commit \(sequence)", reason: reason)
         }
@@ -67,15 +79,14 @@ struct SaveRecord: Equatable {
             guard format == Self.format else {
                 throw damaged("unknown format \(format) (written by a newer Logbook?)")
             }
-            time = Date(timeIntervalSinceReferenceDate: try r.double())
+            let time = Date(timeIntervalSinceReferenceDate: try r.double())
             let flags = try r.byte()
             guard flags & ~1 == 0 else { throw damaged("unknown flags \(flags)") }
-            author = flags & 1 != 0 ? try r.string() : nil
+            let author = flags & 1 != 0 ? try r.string() : nil
             let count = try r.varint()
             // Each run takes at least two bytes: a hostile count cannot make a huge array.
             guard count <= UInt64(bytes.count) else { throw ByteReader.Truncated() }
-            runs = []
-            runs.reserveCapacity(Int(count))
+            runs.reserveCapacity(runs.count + Int(count))
             for _ in 0..<count {
                 let updates = try r.varint()
                 guard updates >= 1, updates <= UInt64(Int32.max) else {
@@ -84,6 +95,7 @@ struct SaveRecord: Equatable {
                 runs.append(Run(count: Int(updates), fields: try r.varint()))
             }
             guard r.isAtEnd else { throw damaged("\(bytes.count - r.offset) bytes after the runs") }
+            return (time, author)
         } catch is ByteReader.Truncated {
             throw damaged("the record ends early")
         }
