@@ -14,11 +14,11 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     private let storedFields: [any FieldAccessor]
     /// For a class, each stored field's kind and value offset, as raw buffers (no reference
     /// counting in the encode and decode loops).
-    private let kinds: UnsafeMutableBufferPointer<FieldKind>
-    private let valueOffsets: UnsafeMutableBufferPointer<Int>
+    let kinds: UnsafeMutableBufferPointer<FieldKind>
+    let valueOffsets: UnsafeMutableBufferPointer<Int>
     /// For a class, every field (stored or not) to adopt: where its `entry`, `info` and (for
     /// relationships) `slot` are, with the position each gets.
-    private let adoptions: [(entry: Int, info: Int, slot: Int?, position: Int, slotValue: Int32)]
+    let adoptions: [(entry: Int, info: Int, slot: Int?, position: Int, slotValue: Int32)]
     /// For a class, the anchor's `owner` and `entry` offsets.
     private let anchorOwner: Int
     private let anchorEntry: Int
@@ -114,7 +114,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     var keyspace: String { entity.name }
 
     @inline(__always)
-    private func base(_ object: AnyObject) -> UnsafeMutableRawPointer {
+    func base(_ object: AnyObject) -> UnsafeMutableRawPointer {
         unsafeBitCast(object, to: UnsafeMutableRawPointer.self)
     }
 

@@ -73,10 +73,13 @@ extension ModelContext {
         let plan = try makePlan(FetchDescriptor<Model>(predicate: predicate))
         let binding = plan.binding
         let scratch = binding.makeObject()
+        var snapshot = FieldSnapshot(binding)
         return try batchUpdate(plan) { buffer, pk, writer in
             let version = try binding.load(buffer, into: scratch, primaryKey: pk)
+            snapshot.take(scratch)
             try change(unsafeDowncast(scratch, to: Model.self))
             try encodeRecord(of: scratch, binding, pk: pk, version: version + 1, into: &writer)
+            return snapshot.changedFields(scratch)
         }
     }
 
@@ -117,13 +120,18 @@ extension ModelContext {
         var scratch: [AttributeValue] = binding.stored.attributes.map { $0.initialValue }
         return try batchUpdate(plan) { buffer, pk, writer in
             let version = try binding.codec.decode(buffer, key: String(pk)) { scratch[$0] = $1 }
-            for (i, value) in assignments { scratch[i] = value }
+            var changed: UInt64 = 0
+            for (i, value) in assignments where scratch[i] != value {
+                scratch[i] = value
+                changed |= fieldBit(i)
+            }
             writer.bytes.removeAll(keepingCapacity: true)
             binding.codec.encode(objectVersion: version + 1, into: &writer) { i, w in
                 if scratch[i].isNull { return false }
                 w.value(scratch[i])
                 return true
             }
+            return changed
         }
     }
 
@@ -136,7 +144,9 @@ extension ModelContext {
         plan.includePendingChanges = false
         let core = self.core
         return try core.saveLock.withLock { _ -> Int in
-            var deletions = BatchDeletion(count: core.bindings.count)
+            var deletions = BatchDeletion(
+                count: core.bindings.count,
+                related: core.bindings.contains { !$0.entity.relationships.isEmpty })
             let matches = try execute(plan, keepRecords: false).candidates.map(\.primaryKey)
             try deletions.add(matches, of: plan.binding.index, context: self)
             guard !deletions.isEmpty else { return 0 }
@@ -160,10 +170,11 @@ extension ModelContext {
     }
 
     /// Rewrites the plan's stored matches with `rewrite` (which decodes a record, changes it,
-    /// and encodes the next version into the writer) in one commit.
+    /// encodes the next version into the writer, and returns the fields it changed if it knows
+    /// them) in one commit.
     private func batchUpdate(
         _ plan: FetchPlan,
-        _ rewrite: (UnsafeRawBufferPointer, UInt64, inout ByteWriter) throws -> Void
+        _ rewrite: (UnsafeRawBufferPointer, UInt64, inout ByteWriter) throws -> UInt64?
     ) throws -> Int {
         if let past = core.pastState { throw LogbookError.pastStateIsReadOnly(token: past.token) }
         var plan = plan
@@ -190,7 +201,7 @@ extension ModelContext {
     /// Reads the plan's matches and rewrites them into a batch, not yet committed.
     private func prepareUpdate(
         _ plan: FetchPlan,
-        _ rewrite: (UnsafeRawBufferPointer, UInt64, inout ByteWriter) throws -> Void
+        _ rewrite: (UnsafeRawBufferPointer, UInt64, inout ByteWriter) throws -> UInt64?
     ) throws -> PreparedUpdate {
         let binding = plan.binding
         var prepared = PreparedUpdate(
@@ -199,23 +210,31 @@ extension ModelContext {
         let scan = try execute(plan)
         let (candidates, bytes) = (scan.candidates, scan.bytes)
         var writer = ByteWriter(capacity: 128)
-        let diff = RecordDiff(binding.codec)
+        var diff: RecordDiff?
+        let registered = table.hasRegistered(binding.index)
+        let unique = core.indexes.hasUniqueConstraints(binding.index)
         try bytes.withUnsafeBytes { raw in
             for candidate in candidates {
                 let record = UnsafeRawBufferPointer(
                     rebasing: raw[
                         candidate.bytesStart..<candidate.bytesStart + candidate.bytesCount])
-                try rewrite(record, candidate.primaryKey, &writer)
+                let known = try rewrite(record, candidate.primaryKey, &writer)
                 writer.bytes.withUnsafeBytes { value in
-                    prepared.save.updated(fields: diff.changedFields(record, value))
+                    if let known {
+                        prepared.save.updated(fields: known)
+                    } else {
+                        let differ = diff ?? RecordDiff(binding.codec)
+                        diff = differ
+                        prepared.save.updated(fields: differ.changedFields(record, value))
+                    }
                     RecordCodec.withKey(candidate.primaryKey) { key in
                         prepared.batch.put(value, for: key, in: binding.keyspace)
                     }
                 }
-                if table.lookup(binding.index, candidate.primaryKey) >= 0 {
+                if registered && table.lookup(binding.index, candidate.primaryKey) >= 0 {
                     prepared.registered.append((candidate.primaryKey, writer.bytes))
                 }
-                if core.indexes.hasUniqueConstraints(binding.index) {
+                if unique {
                     prepared.unique.append(
                         (candidate.primaryKey, try storedValues(writer.bytes, binding)))
                 }
@@ -318,7 +337,12 @@ private struct BatchDeletion {
     /// The fields nullify rules cleared in each rewritten record (for the save record).
     var rewrittenFields: [[UInt64: UInt64]]
 
-    init(count: Int) {
+    /// Whether any entity has relationships (else no delete rule can reach another object,
+    /// and the sets that keep cascades from repeating an object are not needed).
+    let related: Bool
+
+    init(count: Int, related: Bool) {
+        self.related = related
         deleted = Array(repeating: [], count: count)
         deletedSets = Array(repeating: [], count: count)
         rewritten = Array(repeating: [:], count: count)
@@ -334,6 +358,11 @@ private struct BatchDeletion {
     /// Adds `pks` of `entity` and applies the delete rules of its to-many relationships to the
     /// objects that point at them (cascade adds them too; nullify rewrites them; deny throws).
     mutating func add(_ pks: [UInt64], of entity: Int, context: ModelContext) throws {
+        guard related else {
+            // The first and only call: a scan's matches are distinct.
+            deleted[entity].append(contentsOf: pks)
+            return
+        }
         let fresh = pks.filter { !deletedSets[entity].contains($0) }
         guard !fresh.isEmpty else { return }
         deleted[entity].append(contentsOf: fresh)

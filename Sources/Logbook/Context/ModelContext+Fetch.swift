@@ -144,6 +144,17 @@ extension ModelContext {
         return object
     }
 
+    /// Reads the attributes a fetch with ``FetchDescriptor/propertiesToFetch`` left out of
+    /// `model` now, as its first read of one would (nothing happens for an object that has
+    /// them all, or is not registered here).
+    /// - Throws: ``LogbookError/objectNotFound(_:)`` if the object was deleted from the store
+    ///   since it was fetched (it is then deleted: ``ModelObject/isDeleted``),
+    ///   ``LogbookError/store(_:)``.
+    public func fulfillFault(of model: some ModelObject) throws {
+        guard let registration = model.registered, registration.table === table else { return }
+        try table.fulfillFault(registration.entry, model)
+    }
+
     /// The instance registered in this context for `id`, without reading the store.
     public func registeredModel<Model: PersistentModel>(
         for id: PersistentIdentifier, as type: Model.Type = Model.self
@@ -163,6 +174,14 @@ extension ModelContext {
         plan.offset = descriptor.fetchOffset
         plan.includePendingChanges = descriptor.includePendingChanges
         let resolver = KeyPathResolver(binding: binding)
+        if !descriptor.propertiesToFetch.isEmpty {
+            // Attributes named, every to-one key, and every field from 63 on (one bit).
+            var fields = ~binding.attributeBits | fieldBit(63)
+            for keyPath in descriptor.propertiesToFetch {
+                if let i = resolver.attributeIndex(keyPath) { fields |= fieldBit(i) }
+            }
+            plan.fetchedFields = fields
+        }
         if let predicate = descriptor.predicate {
             let core = self.core
             if let node = PredicateTranslator.translate(

@@ -26,11 +26,13 @@ extension ModelContext {
         if let failure = failures.first { throw failure }
         let core = self.core
         try core.saveLock.withLock { _ in
-            for e in table.inserted where table.entries[Int(e)].state == .inserted {
-                if let failure = table.failures[e] { throw failure }
-            }
-            for e in table.changed where table.entries[Int(e)].isChanged {
-                if let failure = table.failures[e] { throw failure }
+            if !table.failures.isEmpty {
+                for e in table.inserted where table.entries[Int(e)].state == .inserted {
+                    if let failure = table.failures[e] { throw failure }
+                }
+                for e in table.changed where table.entries[Int(e)].isChanged {
+                    if let failure = table.failures[e] { throw failure }
+                }
             }
             try applyUpserts()
             try checkUniqueness()
@@ -101,6 +103,8 @@ extension ModelContext {
     private func encode(_ e: Int32, into batch: inout WriteBatch, _ writer: inout ByteWriter)
         throws
     {
+        // Invariant: a changed object is not partial (its first change faulted it in).
+        assert(!table.entries[Int(e)].isPartial)
         let entry = table.entries[Int(e)]
         let binding = core.bindings[Int(entry.entity)]
         // Invariant: entries on the pending lists hold their object.
@@ -117,50 +121,70 @@ extension ModelContext {
     /// Compares each changed or deleted object's version with the stored one and applies the
     /// merge policy. Objects refreshed from the store (`.storeWins`) are no longer changed.
     private func resolveConflicts(_ store: LogStore) throws {
-        var foreign: [Int: UInt64] = [:]
-        let pending =
-            table.changed.filter { table.entries[Int($0)].isChanged }
-            + table.deleted.filter { table.entries[Int($0)].state == .deleted }
-        for e in pending {
-            let entry = table.entries[Int(e)]
-            let binding = core.bindings[Int(entry.entity)]
-            let latestForeign =
-                foreign[binding.index]
-                ?? core.latestForeignSave(of: binding.index, saver: serial)
-            foreign[binding.index] = latestForeign
-            // No other context saved this entity since the object was read: no conflict.
-            if entry.readGeneration >= latestForeign { continue }
-            let stored = try wrapStoreErrors {
-                try store.get(RecordCodec.key(entry.primaryKey), in: binding.keyspace)
-            }
-            let found =
-                stored.flatMap { bytes in
-                    bytes.withUnsafeBytes { RecordCodec.objectVersion(of: $0) }
-                } ?? 0
-            guard found != entry.version else { continue }
-            if entry.state == .deleted && stored == nil { continue }
-            let id = PersistentIdentifier(
-                entityName: binding.entity.name, primaryKey: entry.primaryKey)
-            switch mergePolicy {
-            case .error:
-                throw LogbookError.conflict(
-                    entity: binding.entity.name, object: id.description,
-                    expectedVersion: entry.version, foundVersion: found)
-            case .contextWins:
-                table.entries[Int(e)].version = found
-            case .storeWins:
-                table.entries[Int(e)].version = found
-                table.entries[Int(e)].readGeneration = core.saveGeneration
-                guard entry.state == .persisted, let stored,
-                    let object = table.objects[Int(e)]
-                else { continue }
-                try stored.withUnsafeBytes { raw in
-                    _ = try binding.codec.decode(raw, key: id.description) { i, value in
-                        binding.write(object, i, value)
-                    }
+        // Per entity, the newest save by another context (read once, under the save lock).
+        var foreign = [UInt64?](repeating: nil, count: core.bindings.count)
+        for e in table.changed where table.entries[Int(e)].isChanged {
+            try resolveConflict(e, store, &foreign)
+        }
+        for e in table.deleted where table.entries[Int(e)].state == .deleted {
+            try resolveConflict(e, store, &foreign)
+        }
+    }
+
+    /// Compares entry `e`'s version with the stored one, if another context saved its entity
+    /// since the object was read, and applies the merge policy.
+    @inline(__always)
+    private func resolveConflict(_ e: Int32, _ store: LogStore, _ foreign: inout [UInt64?])
+        throws
+    {
+        let entry = table.entries[Int(e)]
+        let entity = Int(entry.entity)
+        let latestForeign: UInt64
+        if let known = foreign[entity] {
+            latestForeign = known
+        } else {
+            latestForeign = core.latestForeignSave(of: entity, saver: serial)
+            foreign[entity] = latestForeign
+        }
+        // No other context saved this entity since the object was read: no conflict.
+        if entry.readGeneration >= latestForeign { return }
+        try resolveStoredConflict(e, store)
+    }
+
+    /// The slow half of ``resolveConflict(_:_:_:)``: reads the stored version.
+    private func resolveStoredConflict(_ e: Int32, _ store: LogStore) throws {
+        let entry = table.entries[Int(e)]
+        let binding = core.bindings[Int(entry.entity)]
+        let stored = try wrapStoreErrors {
+            try store.get(RecordCodec.key(entry.primaryKey), in: binding.keyspace)
+        }
+        let found =
+            stored.flatMap { bytes in
+                bytes.withUnsafeBytes { RecordCodec.objectVersion(of: $0) }
+            } ?? 0
+        guard found != entry.version else { return }
+        if entry.state == .deleted && stored == nil { return }
+        let id = PersistentIdentifier(
+            entityName: binding.entity.name, primaryKey: entry.primaryKey)
+        switch mergePolicy {
+        case .error:
+            throw LogbookError.conflict(
+                entity: binding.entity.name, object: id.description,
+                expectedVersion: entry.version, foundVersion: found)
+        case .contextWins:
+            table.entries[Int(e)].version = found
+        case .storeWins:
+            table.entries[Int(e)].version = found
+            table.entries[Int(e)].readGeneration = core.saveGeneration
+            guard entry.state == .persisted, let stored,
+                let object = table.objects[Int(e)]
+            else { return }
+            try stored.withUnsafeBytes { raw in
+                _ = try binding.codec.decode(raw, key: id.description) { i, value in
+                    binding.write(object, i, value)
                 }
-                table.markClean(e)
             }
+            table.markClean(e)
         }
     }
 

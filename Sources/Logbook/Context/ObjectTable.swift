@@ -14,6 +14,10 @@ struct ObjectEntry {
     var state: ObjectState
     /// Whether a persisted object has unsaved changes (it is then in the changed list).
     var isChanged = false
+    /// Whether some attributes were not fetched (``FetchDescriptor/propertiesToFetch``): their
+    /// fields hold placeholders, flagged in their `info` words, until the object is faulted in.
+    /// Invariant: a partial object has no unsaved change (its first change faults it in).
+    var isPartial = false
 }
 
 enum ObjectState: UInt8 {
@@ -48,6 +52,10 @@ enum ObjectState: UInt8 {
 final class ObjectTable {
     /// The context, while it exists.
     weak var context: ModelContext?
+    /// The container, for faulting in values a partial fetch left out, also after the context
+    /// is gone. Set by the first partial fetch (``FetchDescriptor/propertiesToFetch``): from
+    /// then on, objects of this table the app holds keep the container's store open.
+    var core: ContainerCore?
     let bindings: [EntityBinding]
     /// Set on the table of key-path probe objects only.
     let probe: ProbeRecord?
@@ -116,7 +124,7 @@ final class ObjectTable {
     @inline(__always)
     func add(
         _ object: AnyObject, _ binding: EntityBinding, primaryKey: UInt64, state: ObjectState,
-        version: UInt64, generation: UInt64, deferIndexing: Bool = false
+        version: UInt64, generation: UInt64, deferIndexing: Bool = false, unfetched: UInt64 = 0
     ) -> Int32 {
         if liveCount >= pruneThreshold && pruningPaused == 0 { prune() }
         let entry = ObjectEntry(
@@ -134,6 +142,10 @@ final class ObjectTable {
         }
         liveCount += 1
         binding.adopt(object, table: self, entry: e)
+        if unfetched != 0 {
+            binding.markUnfetched(object, unfetched)
+            entries[Int(e)].isPartial = true
+        }
         if state == .inserted {
             inserted.append(e)
             insertedCount += 1
@@ -197,6 +209,8 @@ final class ObjectTable {
         guard probe == nil else { return }
         if reportsNextChange { context?.changeWasMade() }
         let i = Int(e)
+        // The saved value of a field not fetched is needed: fault the object in first.
+        if entries[i].isPartial { fulfill(e, object) }
         switch entries[i].state {
         case .persisted:
             if !entries[i].isChanged {
@@ -223,6 +237,7 @@ final class ObjectTable {
     /// Lists a persisted object as changed without a field (a failed write).
     func markChanged(_ e: Int32) {
         let i = Int(e)
+        if entries[i].isPartial, let object = objects[i] { fulfill(e, object) }
         guard entries[i].state == .persisted, !entries[i].isChanged else { return }
         if reportsNextChange { context?.changeWasMade() }
         entries[i].isChanged = true
@@ -272,9 +287,7 @@ final class ObjectTable {
         if let object = objects[i] {
             bindings[Int(entry.entity)].adopt(object, table: nil, entry: -1)
         }
-        if registry[Int(entry.entity)].find(entry.primaryKey) == e {
-            registry[Int(entry.entity)].remove(entry.primaryKey)
-        }
+        registry[Int(entry.entity)].remove(entry.primaryKey, ifEntry: e)
         entries[i].state = .free
         objects[i] = nil
         liveCount -= 1
@@ -315,10 +328,8 @@ final class ObjectTable {
         case .inserted, .gone, .free: return
         }
         if entry.changedSlots != 0 { changeLog.removeAll { $0.entry == e } }
-        failures[e] = nil
-        if registry[Int(entry.entity)].find(entry.primaryKey) == e {
-            registry[Int(entry.entity)].remove(entry.primaryKey)
-        }
+        if !failures.isEmpty { failures[e] = nil }
+        registry[Int(entry.entity)].remove(entry.primaryKey, ifEntry: e)
         entries[i].state = .gone
         entries[i].isChanged = false
         entries[i].changedSlots = 0

@@ -63,12 +63,16 @@ final class PrimaryKeyTable {
     }
 
     /// Removes `key` if present.
-    func remove(_ key: UInt64) {
+    func remove(_ key: UInt64) { remove(key, ifEntry: nil) }
+
+    /// Removes `key` if present and (unless `entry` is `nil`) mapped to `entry`.
+    func remove(_ key: UInt64, ifEntry entry: Int32?) {
         var hole = Self.home(key, mask)
         while slots[hole].key != key {
             if slots[hole].key == 0 { return }
             hole = (hole + 1) & mask
         }
+        if let entry, slots[hole].entry != entry { return }
         var next = hole
         while true {
             next = (next + 1) & mask

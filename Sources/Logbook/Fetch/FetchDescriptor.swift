@@ -22,6 +22,20 @@ public struct FetchDescriptor<Model: PersistentModel> {
     public var fetchOffset: Int?
     /// Whether the context's unsaved inserts, changes and deletes count (default `true`).
     public var includePendingChanges: Bool
+    /// The attributes to decode for the objects the fetch builds (SwiftData's and Core Data's
+    /// `propertiesToFetch`); empty for all of them.
+    ///
+    /// The other attributes of those objects are faults: the first read of one (or the first
+    /// change of any attribute, or a key-value read) reads the object's record as the store
+    /// holds it then. If that is the state the fetch read, the missing values come from it;
+    /// if another context saved the object since, the whole object takes the newer state, so
+    /// its values never mix two saves. If the object was deleted since, it becomes deleted
+    /// (``ModelObject/isDeleted``) and the missing attributes read as their declared initial
+    /// values; ``ModelContext/fulfillFault(of:)`` reports that case as an error. Objects
+    /// already registered in the context are returned as they are. Relationships are always
+    /// fetched; key paths that are not attributes are ignored. The predicate and sort read
+    /// the stored values whatever this lists. Saving a partial object writes its whole record.
+    public var propertiesToFetch: [PartialKeyPath<Model>]
 
     /// A descriptor with `predicate` and `sortBy`.
     public init(predicate: Predicate<Model>? = nil, sortBy: [SortDescriptor<Model>] = []) {
@@ -30,6 +44,7 @@ public struct FetchDescriptor<Model: PersistentModel> {
         self.fetchLimit = nil
         self.fetchOffset = nil
         self.includePendingChanges = true
+        self.propertiesToFetch = []
     }
 }
 

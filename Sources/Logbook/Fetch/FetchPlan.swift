@@ -32,6 +32,9 @@ struct FetchPlan {
     var limit: Int?
     var offset: Int?
     var includePendingChanges = true
+    /// The stored fields to decode into the objects the fetch builds (bit i: field i, bit 63:
+    /// every field from 63 on); `nil` for all. The rest are left for a fault.
+    var fetchedFields: UInt64?
     /// Set when pending objects are tested otherwise than stored records (a predicate only
     /// objects answer, whose stored matches were found first).
     var pendingTest: ((AnyObject) throws -> Bool)?
@@ -340,6 +343,9 @@ extension ModelContext {
         // Only objects registered before this fetch can repeat a match: the matches are
         // distinct, so the registry is not consulted for those this fetch adds.
         let checkRegistry = table.hasRegistered(binding.index)
+        let fetched = plan.fetchedFields
+        let unfetched = fetched.map { binding.attributeBits & ~$0 } ?? 0
+        if unfetched != 0 { table.core = core }
         // The objects of stored matches in scan order, each retained once while it is in the
         // cache; ordering the result then moves these references instead of touching every
         // object again.
@@ -354,11 +360,13 @@ extension ModelContext {
                 }
             }
             let object = binding.makeObject()
-            let version = try binding.load(record, into: object, primaryKey: pk)
+            let version =
+                try fetched.map { try binding.load(record, into: object, primaryKey: pk, only: $0) }
+                ?? binding.load(record, into: object, primaryKey: pk)
             built.append(.passRetained(object))
             return table.add(
                 object, binding, primaryKey: pk, state: .persisted, version: version,
-                generation: generation, deferIndexing: true)
+                generation: generation, deferIndexing: true, unfetched: unfetched)
         }
         let buildDuringScan = plan.limit == nil && plan.offset == nil
         let result: ScanResult

@@ -53,17 +53,17 @@ public struct Attribute<Value: AttributeStorable> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Model, Attribute<Value>>
     ) -> Value {
-        @inline(__always) get { object[keyPath: storageKeyPath].read(object, wrappedKeyPath) }
-        @inline(__always) set { object[keyPath: storageKeyPath].assign(newValue, object) }
-    }
-
-    /// The value; a probe object's read also reports which field it was.
-    @inlinable @inline(__always)
-    func read(_ object: AnyObject, _ keyPath: AnyKeyPath) -> Value {
-        if _slowPath(info & FieldInfo.probe != 0) {
-            FieldInfo.noteProbe(object, info: info, slot: FieldInfo.slot(info), keyPath: keyPath)
+        @inline(__always) get {
+            let info = object[keyPath: storageKeyPath].info
+            if _slowPath(info & FieldInfo.slowReadBits != 0) {
+                // A probe's read reports itself; a value not fetched yet is faulted in first.
+                FieldInfo.slowRead(
+                    object, info: info, entry: object[keyPath: storageKeyPath].entry,
+                    keyPath: wrappedKeyPath)
+            }
+            return object[keyPath: storageKeyPath].value
         }
-        return value
+        @inline(__always) set { object[keyPath: storageKeyPath].assign(newValue, object) }
     }
 
     /// Tells the object's table (which keeps the saved value at the first change), then stores.
@@ -83,7 +83,12 @@ public struct Attribute<Value: AttributeStorable> {
 
 extension Attribute: CustomReflectable {
     /// The value alone: the bookkeeping fields are the context's, not the app's.
-    public var customMirror: Mirror { Mirror(self, children: ["value": value]) }
+    /// A value a partial fetch left out shows as not fetched (reflection faults nothing in).
+    public var customMirror: Mirror {
+        info & FieldInfo.unfetched != 0
+            ? Mirror(self, children: ["value": "<not fetched>"])
+            : Mirror(self, children: ["value": value])
+    }
 }
 
 /// Type-erased access to ``Attribute`` fields, for reflection.

@@ -2,7 +2,9 @@
 /// accessors call.
 ///
 /// ```
-/// bits  0…11  the field's position among the entity's stored fields (set when registered)
+/// bits  0…10  the field's position among the entity's stored fields (set when registered)
+/// bit     11  not fetched: the value is a placeholder until the first read faults it in
+///             (``FetchDescriptor/propertiesToFetch``)
 /// bit     12  registered: writes are tracked by the table the anchor names
 /// bit     13  probe: reads report themselves (key-path resolution)
 /// bit     14  declared .indexed        bit 15  declared .unique
@@ -15,9 +17,12 @@
 enum FieldInfo {
     @usableFromInline static let adopted: UInt32 = 1 << 12
     @usableFromInline static let probe: UInt32 = 1 << 13
+    @usableFromInline static let unfetched: UInt32 = 1 << 11
+    /// Bits that send a read to ``slowRead(_:info:entry:keyPath:)``.
+    @usableFromInline static let slowReadBits: UInt32 = probe | unfetched
     static let indexed: UInt32 = 1 << 14
     static let unique: UInt32 = 1 << 15
-    static let slotMask: UInt32 = 0xFFF
+    static let slotMask: UInt32 = 0x7FF
     /// Bits set at the declaration, kept when a field is registered or detached.
     static let declared: UInt32 = indexed | unique
     /// The largest position and anchor offset the word can hold.
@@ -29,7 +34,7 @@ enum FieldInfo {
         option == .indexed ? 1 << 14 : 1 << 15
     }
 
-    @usableFromInline static func slot(_ info: UInt32) -> Int { Int(info & 0xFFF) }
+    @usableFromInline static func slot(_ info: UInt32) -> Int { Int(info & 0x7FF) }
 
     static func options(_ info: UInt32) -> Set<AttributeOption> {
         var result = Set<AttributeOption>()
@@ -59,6 +64,16 @@ enum FieldInfo {
     static func willChange(_ object: AnyObject, info: UInt32, entry: Int32) {
         table(object, info)?._withUnsafeGuaranteedRef {
             $0.willChange(entry, slot: slot(info), object: object)
+        }
+    }
+
+    /// Called by a getter whose field is a probe's or not fetched yet: records which field a
+    /// probe read, or has the table fault the object's unfetched values in.
+    @usableFromInline @inline(never)
+    static func slowRead(_ object: AnyObject, info: UInt32, entry: Int32, keyPath: AnyKeyPath) {
+        table(object, info)?._withUnsafeGuaranteedRef { table in
+            if info & probe != 0 { table.probe?.note(slot: slot(info), keyPath: keyPath) }
+            if info & unfetched != 0 { table.fulfill(entry, object) }
         }
     }
 

@@ -33,7 +33,12 @@ struct ObjectAccess {
     }
 
     func read(_ index: Int) -> AttributeValue {
-        if let registration { return registration.binding.read(object, index) }
+        if let registration {
+            if registration.table.entries[registration.index].isPartial {
+                registration.table.fulfill(registration.entry, object)
+            }
+            return registration.binding.read(object, index)
+        }
         if let managed = object as? ManagedObject { return managed.values[index] }
         return layout?.fields.first { $0.name == entity.attributes[index].name }?.read(object)
             ?? .null
