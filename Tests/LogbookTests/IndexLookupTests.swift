@@ -6,7 +6,7 @@ import Testing
 /// Lookups in an index of many chunks whose entries share long prefixes (so that finding a
 /// chunk must compare whole entries, not only their first bytes), through inserts, removals
 /// and changes, against a model of the data.
-@Suite struct IndexLookupTests {
+@MainActor @Suite struct IndexLookupTests {
     static let schema = Schema([
         Entity(
             name: "Tag",

@@ -6,7 +6,7 @@ import Testing
 /// Adding an index to a stored entity is a new schema version whose records keep their layout:
 /// the records of the old version are read as current ones (by the in-place scan, the index
 /// build and the object decoder), with the right values.
-@Suite struct IndexMigrationTests {
+@MainActor @Suite struct IndexMigrationTests {
     static func schema(indexed: Bool) -> Schema {
         Schema([
             Entity(

@@ -6,7 +6,7 @@ import Testing
 /// `FetchDescriptor.propertiesToFetch` (issue 14): a fetch that decodes only the named
 /// attributes; the others fault in on first access from the store, and saving such an object
 /// writes its whole record.
-@Suite struct PartialFetchTests {
+@MainActor @Suite struct PartialFetchTests {
     /// Three Employees saved: Ann (Engineer, 100), Bob (Manager, 200), Cy (Engineer, 300).
     private func seeded(_ fixture: LogbookFixture) throws -> ModelContainer {
         let container = try fixture.open()
