@@ -192,4 +192,66 @@ import Testing
         try writer.wait()
         #expect(fetches > 0)
     }
+
+    /// A top-k fetch in index order that needs several batches of entries (here the first
+    /// 1,000 in order are pending deletes of the reading context, so they are skipped) reads
+    /// every batch from one state. Round r deletes the 10 first "b" staff, adds 10 after the
+    /// last and sets every one's salary to r, in one save: a state after round r starts at
+    /// b(10 r), all paid r. Entries of a later batch from a newer state would give names that
+    /// do not start the window of the salary seen.
+    @Test func aTopKFetchOverSeveralBatchesSeesOneState() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open([Staff.self, Team.self])
+        let width = 200
+        let step = 10
+        @Sendable func name(_ i: Int) -> String { "b" + String(100_000 + i) }
+        let setup = ModelContext(container)
+        for i in 0..<1_000 { setup.insert(Staff("a" + String(100_000 + i))) }
+        for i in 0..<width { setup.insert(Staff(name(i), salary: 0)) }
+        try setup.save()
+        let writer = OwnThread {
+            let context = ModelContext(container)
+            var window = try context.fetch(
+                FetchDescriptor<Staff>(
+                    predicate: #Predicate { $0.name >= "b" }, sortBy: [SortDescriptor(\.name)]))
+            for round in 1...Self.rounds {
+                for staff in window.prefix(step) { context.delete(staff) }
+                window.removeFirst(step)
+                for i in 0..<step {
+                    let staff = Staff(name(width + (round - 1) * step + i))
+                    context.insert(staff)
+                    window.append(staff)
+                }
+                for staff in window { staff.salary = Int64(round) }
+                try context.save()
+            }
+        }
+        var topK = FetchDescriptor<Staff>(
+            predicate: #Predicate { $0.name < "c" }, sortBy: [SortDescriptor(\.name)])
+        topK.fetchLimit = 5
+        var fetches = 0
+        while !writer.isFinished {
+            let context = ModelContext(container)
+            for staff in try context.fetch(
+                FetchDescriptor<Staff>(predicate: #Predicate { $0.name < "b" }))
+            {
+                context.delete(staff)
+            }
+            let explanation = try context.explain(topK)
+            #expect(explanation.access == .index && explanation.stoppedEarly)
+            let staff = try context.fetch(topK)
+            let salaries = Set(staff.map(\.salary))
+            #expect(staff.count == 5 && salaries.count == 1, "salaries \(salaries.sorted())")
+            if let salary = salaries.first {
+                let start = Int(salary) * step
+                #expect(
+                    staff.map(\.name) == (start..<start + 5).map(name),
+                    "paid \(salary): \(staff.map(\.name))")
+            }
+            fetches += 1
+        }
+        try writer.wait()
+        #expect(fetches > 0)
+    }
 }

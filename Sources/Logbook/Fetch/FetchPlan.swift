@@ -278,18 +278,28 @@ extension ModelContext {
     ) throws {
         let wanted = plan.limit.map { max($0, 0) + max(plan.offset ?? 0, 0) }
         var cursor: [UInt8]? = nil
-        // The records of every batch come from the first batch's state.
+        // The records of every batch come from the first batch's state, and so must the
+        // entries: when a commit lands between two batches, the read starts again and takes
+        // the whole range at once, from one state.
         var view: LogStore.KeyspaceView?
-        repeat {
+        var wholeRange = wanted == nil
+        while true {
             let missing = wanted.map { $0 - scan.candidates.count } ?? Int.max
             guard missing > 0 else {
                 explanation.stoppedEarly = true
                 return
             }
-            let batch = wanted == nil ? Int.max : max(32, missing * 2)
+            let batch = wholeRange ? Int.max : max(32, missing * 2)
             let (keys, next, batchView) = try core.indexes.orderedKeys(
                 plan.binding, index: index, range: range, reverse: reverse,
                 after: cursor, limit: batch, in: core.store)
+            if let first = view, batchView.sequence != first.sequence {
+                scan.reset()
+                explanation.candidates = 0
+                explanation.entriesVisited = 0
+                (cursor, view, wholeRange) = (nil, nil, true)
+                continue
+            }
             let records = view ?? batchView
             view = records
             explanation.candidates += keys.count
@@ -306,8 +316,9 @@ extension ModelContext {
                     }
                 }
             }
+            guard let next else { return }
             cursor = next
-        } while cursor != nil
+        }
     }
 
     static func slice<T>(_ items: [T], _ plan: FetchPlan) -> [T] {

@@ -89,6 +89,16 @@ final class RecordScan {
         scanLayout.deallocate()
     }
 
+    /// Forgets every match and visit, to read again from the start. Only for scans that build
+    /// no objects.
+    func reset() {
+        precondition(build == nil, "a scan that built objects cannot start again")
+        candidates.removeAll(keepingCapacity: true)
+        keys.removeAll(keepingCapacity: true)
+        bytes.removeAll(keepingCapacity: true)
+        visited = 0
+    }
+
     /// Filters one stored record and keeps it if it matches.
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``, errors of the predicate.
     @inline(__always)
