@@ -57,7 +57,7 @@ enum ContextSyncWorkloads {
         let container = try ModelContainer(
             for: [Employee.self], at: URL(fileURLWithPath: ourDirectory + "/e.logbook"),
             options: options)
-        let sqlite = try SharedEmployeeConnection(path: theirDirectory + "/employees.sqlite")
+        let sqlite = try SharedEmployeeConnection(directory: theirDirectory)
         let rows = EmployeeData.generate(count: saves)
         var seconds = [0.0, 0.0]
         for round in 0..<rounds {
@@ -97,32 +97,20 @@ enum ContextSyncWorkloads {
 /// employees (what an app's single writer queue does with its commits).
 final class SharedEmployeeConnection: @unchecked Sendable {
     private let lock = NSLock()
-    private let database: SQLiteDatabase
-    private let insert: SQLiteStatement
+    private let employees: SQLiteEmployees
 
-    init(path: String) throws {
-        database = try SQLiteDatabase(path: path, durable: true)
-        try database.execute(
-            "CREATE TABLE IF NOT EXISTS employee(id INTEGER PRIMARY KEY, name TEXT, "
-                + "designation TEXT, salary INTEGER)")
-        insert = try database.prepare(
-            "INSERT INTO employee(id, name, designation, salary) VALUES (?, ?, ?, ?)")
-    }
+    init(directory: String) throws { employees = try SQLiteEmployees(directory: directory) }
 
     /// One durable commit of `row`, once the connection is free.
     func insert(_ row: EmployeeRow) throws {
         lock.lock()
         defer { lock.unlock() }
-        insert.bind(1, row.id)
-        insert.bind(2, row.name)
-        insert.bind(3, row.designation)
-        insert.bind(4, row.salary)
-        try insert.run()
+        try employees.insertAll([row])
     }
 
     func count() throws -> Int {
         lock.lock()
         defer { lock.unlock() }
-        return Int(try database.integer("SELECT count(*) FROM employee"))
+        return try employees.all().count
     }
 }

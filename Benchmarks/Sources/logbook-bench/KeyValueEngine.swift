@@ -69,8 +69,11 @@ final class LogStoreEngine: KeyValueEngine {
     /// Reads the value in place (`withValue`), as SQLite's side reads its blob in place: the
     /// figure is the lookup, not an allocation and copy of the value.
     func get(_ key: [UInt8], _ body: (UnsafeRawBufferPointer?) -> Void) throws {
-        let found = try key.withUnsafeBytes { key in
-            try store.withValue(forKey: key, in: Self.keyspace) { body($0) }
+        let found: Bool? = try key.withUnsafeBytes { key in
+            try store.withValue(forKey: key, in: Self.keyspace) { value in
+                body(value)
+                return true
+            }
         }
         if found == nil { body(nil) }
     }
