@@ -162,6 +162,26 @@ public final class LogStore: Sendable {
         return sequence
     }
 
+    /// The durability of commits that do not name their own (``LogStoreOptions/durability``).
+    public var durability: Durability { options.durability }
+
+    /// Returns once commit `sequence` and every commit before it are on stable storage: for a
+    /// caller that commits `.buffered` under a lock of its own (so its commits are ordered and
+    /// visible at once) and waits for durability after releasing it. Callers waiting at the same
+    /// time share one `fdatasync`, and commits go on being written while it runs.
+    ///
+    /// A failed sync disables writes, as for `.sync` commits: every later commit, and every
+    /// wait not already satisfied, throws ``LogStoreError/writesDisabled(path:cause:)``.
+    /// - Throws: ``LogStoreError/io(operation:path:errno:)`` if the sync fails;
+    ///   ``LogStoreError/writesDisabled(path:cause:)`` after an earlier failed sync.
+    /// - Complexity: at most one `fdatasync`, usually shared.
+    public func waitUntilDurable(_ sequence: UInt64) throws {
+        guard let writer else { return }
+        try writer.sharedSync.wait(
+            for: sequence, published: { index.withLock { $0.lastSequence } },
+            fileSystem: options.fileSystem, directory: path)
+    }
+
     /// Starts a compaction in the background when a new segment was started and dead bytes pass
     /// the thresholds in ``LogStoreOptions``.
     func considerAutoCompaction() {
