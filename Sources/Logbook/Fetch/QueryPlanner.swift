@@ -76,6 +76,7 @@ struct QueryPlanner {
         if terms.contains(where: { if case .constant(false) = $0 { true } else { false } }) {
             return AccessPlan(access: .nothing, exact: true, ordered: true)
         }
+        if let point = uniqueLookup(terms) { return point }
         let singles = accesses(for: terms)
         for single in singles {
             options.append((single.plan, Double(single.plan.estimate) * Self.indexedRead))
@@ -111,6 +112,44 @@ struct QueryPlanner {
             options.append((ordered, Double(visits) * Self.indexedRead * 0.9))
         }
         return options.min { $0.cost < $1.cost }!.plan
+    }
+
+    /// A unique index whose every field the conjunction fixes to one value (not `nil`, which
+    /// may repeat): at most one entry, so no other access can visit fewer and nothing is
+    /// counted. The range is the entry's prefix; the collect step finds it with one search.
+    private func uniqueLookup(_ terms: [FilterNode]) -> AccessPlan? {
+        guard !terms.isEmpty, definitions.contains(where: { $0.isUnique }) else { return nil }
+        // Field and constant of each `attribute == constant` term, in term order.
+        var fixed: [(field: Int, value: AttributeValue, term: Int)] = []
+        for (i, term) in terms.enumerated() {
+            switch term {
+            case .compare(.attribute(let f), .equal, .value(let v), false, false),
+                .compare(.value(let v), .equal, .attribute(let f), false, false):
+                if !v.isNull { fixed.append((f, v, i)) }
+            default: continue
+            }
+        }
+        guard !fixed.isEmpty else { return nil }
+        definitions: for (d, definition) in definitions.enumerated() where definition.isUnique {
+            var key: [UInt8] = []
+            var covered: [Int] = []
+            for (j, field) in definition.fields.enumerated() {
+                // The first term on a field decides, as ``ColumnConstraints`` has it.
+                guard let term = fixed.first(where: { $0.field == field }),
+                    let bytes = ColumnConstraints.encode(term.value, as: definition.types[j])
+                else { continue definitions }
+                key += bytes
+                covered.append(term.term)
+            }
+            // Every term covered (each fixes one field, so they are distinct): the entry is
+            // the answer (an `==` answered by the index is exact); else the other terms are
+            // tested on the one candidate.
+            let exact = covered.count == terms.count
+            return AccessPlan(
+                access: .ranges(index: d, [.prefix(key)]), exact: exact, estimate: 1,
+                indexNames: [definition.name])
+        }
+        return nil
     }
 
     /// The terms of a conjunction.
