@@ -77,7 +77,8 @@ struct QueryPlanner {
             return AccessPlan(access: .nothing, exact: true, ordered: true)
         }
         if let point = uniqueLookup(terms) { return point }
-        let singles = accesses(for: terms)
+        let constraints = ColumnConstraints(terms)
+        let singles = accesses(for: terms, constraints)
         for single in singles {
             options.append((single.plan, Double(single.plan.estimate) * Self.indexedRead))
         }
@@ -102,7 +103,7 @@ struct QueryPlanner {
                         * Self.indexedRead
                 ))
         }
-        if let ordered = orderedAccess(terms, sort: sort) {
+        if let ordered = orderedAccess(terms, constraints, sort: sort) {
             let matches = options.map { $0.plan.estimate }.filter { $0 > 0 }.min() ?? recordCount
             let visits =
                 wanted.map {
@@ -161,7 +162,7 @@ struct QueryPlanner {
 
     /// One access per index usable for `terms`, and for OR terms a union: with the terms it
     /// covers and whether it answers those exactly.
-    private func accesses(for terms: [FilterNode]) -> [(
+    private func accesses(for terms: [FilterNode], _ constraints: ColumnConstraints? = nil) -> [(
         plan: AccessPlan, covers: Set<Int>, exactTerms: Bool
     )] {
         var result: [(AccessPlan, Set<Int>, Bool)] = []
@@ -180,7 +181,7 @@ struct QueryPlanner {
                 result.append((plan, [i], union.exact))
             }
         }
-        let constraints = ColumnConstraints(terms)
+        let constraints = constraints ?? ColumnConstraints(terms)
         for (d, definition) in definitions.enumerated()
         where constraints.fields[definition.fields[0]] != nil {
             guard let (ranges, covered, exact) = constraints.ranges(for: definition) else {
@@ -222,13 +223,13 @@ struct QueryPlanner {
     /// An access that yields candidates in the sort order: an index whose fields are some
     /// fields fixed by equality, then exactly the sort fields (so ties are in primary-key
     /// order, as a fetch orders them), all sorted in one direction.
-    private func orderedAccess(_ terms: [FilterNode], sort: [(field: Int, ascending: Bool)])
-        -> AccessPlan?
-    {
+    private func orderedAccess(
+        _ terms: [FilterNode], _ constraints: ColumnConstraints,
+        sort: [(field: Int, ascending: Bool)]
+    ) -> AccessPlan? {
         guard let first = sort.first, sort.allSatisfy({ $0.ascending == first.ascending }) else {
             return nil
         }
-        let constraints = ColumnConstraints(terms)
         var best: AccessPlan?
         for (d, definition) in definitions.enumerated() {
             let fixed = definition.fields.count - sort.count

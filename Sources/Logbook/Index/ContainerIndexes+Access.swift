@@ -72,8 +72,8 @@ extension ContainerIndexes {
             let index = indexes[i]
             for range in ranges { Self.appendKeys(in: range, of: index, to: &keys) }
             visited += keys.count
-            // One range of one index: its entries are distinct objects; one or none needs no sort.
-            return keys.count <= 1 ? keys : sortedDistinct(keys)
+            // The keys of one value (an equality) come strictly ascending already: no sort.
+            return Self.isAscending(keys) ? keys : sortedDistinct(keys)
         case .union(let parts):
             return sortedDistinct(parts.flatMap { collect($0, indexes, &visited) })
         case .intersection(let parts):
@@ -139,6 +139,17 @@ extension ContainerIndexes {
         keys.reserveCapacity(keys.count + index.count(from: start, to: to))
         index.forEach(from: start, to: to) { entry in
             keys.append(IndexKey.primaryKey(entry))
+            return true
+        }
+    }
+
+    private static func isAscending(_ keys: [UInt64]) -> Bool {
+        keys.withUnsafeBufferPointer { keys in
+            var i = 1
+            while i < keys.count {
+                if keys[i - 1] >= keys[i] { return false }
+                i += 1
+            }
             return true
         }
     }
