@@ -18,6 +18,25 @@ import Testing
         #expect(try store.repository.list(EmployeeQuery(descending: true)) == added.reversed())
     }
 
+    /// An update moves an employee's record to the end of the log; the list still ascends by
+    /// id (also in the pages of a window), and shows a company's name as it is now.
+    @Test func listAscendsByIDAfterAnUpdateAndShowsTheCompanyAsRenamed() throws {
+        let (store, added) = try seeded()
+        let repository = store.repository!
+        _ = try repository.addCompany(CompanyDraft(name: "Acme"))
+        _ = try repository.update(id: added[0].id, with: EmployeeChanges(company: .assign("Acme")))
+        #expect(try repository.all().map(\.id) == added.map(\.id))
+        #expect(
+            try repository.list(EmployeeQuery(descending: true)).map(\.id)
+                == added.reversed().map(\.id))
+        _ = try repository.updateCompany("Acme", with: CompanyChanges(name: "Acme Ltd"))
+        let acme = CompanyLink(id: "Company/1", name: "Acme Ltd")
+        #expect(try repository.all().map(\.company) == [acme, nil, nil])
+        let window = try repository.employeeWindow(filter: nil)
+        #expect(try window.rows(0..<3).map(\.id) == added.map(\.id))
+        #expect(try window.rows(0..<1).first?.company == acme)
+    }
+
     @Test func filterAndSort() throws {
         let (store, _) = try seeded()
         let repository = store.repository!

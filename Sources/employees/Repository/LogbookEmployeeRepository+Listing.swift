@@ -1,13 +1,16 @@
 import Logbook
 
 /// Listing without holding the employees: a query becomes the primary keys of its matches, in
-/// order (one predicate fetch of identifiers, which builds no objects), and the employees are
-/// then read a batch at a time, each batch in a context of its own that is dropped with its
-/// objects when the batch has been copied out. (The main context would keep thousands of
-/// clean objects alive before it lets any go.)
+/// order, and the employees are then decoded from their records (``EmployeeRecordReader``),
+/// never built as objects. A query with no filter, sort or company takes its keys from the
+/// store's key directory; when they lie in ascending order in the log (a store whose employees
+/// were never updated) the records are read front to back in one pass. Otherwise its keys come
+/// from one predicate fetch of identifiers (which builds no objects), and each employee is
+/// read by its key.
 ///
 /// - Complexity: one pass over the Employee records to find the matches (sorting them if asked),
-///   then one store read per match. Memory: 8 bytes per match for the keys, plus one batch.
+///   then one store read per match (or one pass in log order). Memory: 8 bytes per match for
+///   the keys, plus one batch.
 extension LogbookEmployeeRepository {
     /// Employees read per batch.
     static let batchSize = 256
@@ -39,6 +42,13 @@ extension LogbookEmployeeRepository {
             let filter = try parsed.map { try StringPredicate(format: $0.text, arguments: []) }
             var keys: [UInt64]
             var residual: Company?
+            if filter == nil && company == nil && query.sortKey == nil {
+                keys = try recordReader().primaryKeysInLogOrder()
+                let inLogOrder = keys.isSorted
+                if !inLogOrder { keys.sort() }
+                if query.descending { keys.reverse() }
+                return EmployeeMatches(keys: keys, inLogOrder: inLogOrder && !query.descending)
+            }
             if let company,
                 let byCompany = try keysOfEmployees(of: company, filter: parsed?.text, sort: sort)
             {
@@ -73,30 +83,41 @@ extension LogbookEmployeeRepository {
     /// The records of the employees with primary keys `keys`, `nil` for those that no
     /// longer exist.
     func records(_ keys: some Collection<UInt64>) throws(EmployeesError) -> [EmployeeRecord?] {
-        try storeCall {
-            let batch = ModelContext(container)
-            // The batch's companies, each looked up once (they are its objects, alive with it).
-            var links: [ObjectIdentifier: CompanyLink] = [:]
+        let reader = try recordReader()
+        return try storeCall {
             var records: [EmployeeRecord?] = []
             records.reserveCapacity(keys.count)
             for key in keys {
-                let id = PersistentIdentifier(entityName: Employee.entityName, primaryKey: key)
-                guard let employee = try batch.model(for: id, as: Employee.self) else {
-                    records.append(nil)
-                    continue
-                }
-                var link: CompanyLink?
-                if let company = employee.company {
-                    link = links[ObjectIdentifier(company)]
-                    if link == nil {
-                        link = companyLinks.link(company, self)
-                        links[ObjectIdentifier(company)] = link
-                    }
-                }
-                records.append(record(employee, primaryKey: key, company: link))
+                records.append(try reader.fields(primaryKey: key).map { try record($0) })
             }
             return records
         }
+    }
+
+    /// Calls `body` with the record of every employee in the order their records lie in the
+    /// log, read front to back.
+    func forEachRecordInLogOrder(_ body: (EmployeeRecord) throws(EmployeesError) -> Void)
+        throws(EmployeesError)
+    {
+        let reader = try recordReader()
+        try storeCall {
+            try reader.forEachInLogOrder { fields in try body(try record(fields)) }
+        }
+    }
+
+    /// The record of `fields`, with its company's link (looked up once per company).
+    private func record(_ fields: EmployeeRecordReader.Fields) throws -> EmployeeRecord {
+        fields.record(
+            company: try fields.company.flatMap { try companyLinks.link(primaryKey: $0, self) })
+    }
+
+    /// The reader of the store's Employee records (made at the first call).
+    /// - Throws: ``EmployeesError/store(_:)``.
+    func recordReader() throws(EmployeesError) -> EmployeeRecordReader {
+        if let reader = recordReaderIfMade { return reader }
+        let reader = try storeCall { try EmployeeRecordReader(store: container.store) }
+        recordReaderIfMade = reader
+        return reader
     }
 
     /// `employee`'s record, beside `company`.
@@ -114,12 +135,18 @@ extension LogbookEmployeeRepository {
 struct EmployeeMatches {
     var keys: [UInt64]
     var company: Company?
+    /// Whether `keys` are the order in which every employee's record lies in the log (so the
+    /// records can be read front to back).
+    var inLogOrder = false
 
     /// Calls `body` with each match's record, reading `repository` a batch at a time.
     func forEach(
         in repository: LogbookEmployeeRepository,
         _ body: (EmployeeRecord) throws(EmployeesError) -> Void
     ) throws(EmployeesError) {
+        if inLogOrder && company == nil {
+            return try repository.forEachRecordInLogOrder(body)
+        }
         let link = company.map { repository.link($0) }
         var start = 0
         while start < keys.count {
@@ -212,6 +239,19 @@ final class CompanyLinkCache {
         if let known = links[key] { return known }
         let link = repository.link(company)
         links[key] = link
+        return link
+    }
+
+    /// The link of the company with primary key `primaryKey`, `nil` if there is none.
+    /// - Throws: what reading the company throws.
+    func link(primaryKey: UInt64, _ repository: LogbookEmployeeRepository) throws -> CompanyLink? {
+        if let known = links[primaryKey] { return known }
+        let id = PersistentIdentifier(entityName: Company.entityName, primaryKey: primaryKey)
+        guard let company = try repository.context.model(for: id, as: Company.self) else {
+            return nil
+        }
+        let link = repository.link(company)
+        links[primaryKey] = link
         return link
     }
 
