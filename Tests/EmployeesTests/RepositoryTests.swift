@@ -1,4 +1,5 @@
 import Foundation
+import Logbook
 import Testing
 
 @testable import employees
@@ -35,6 +36,24 @@ import Testing
         let window = try repository.employeeWindow(filter: nil)
         #expect(try window.rows(0..<3).map(\.id) == added.map(\.id))
         #expect(try window.rows(0..<1).first?.company == acme)
+    }
+
+    /// Records met before their turn wait for it; past the limit of waiting ones, the rest are
+    /// read by key. Either way every employee comes once, in ascending key order.
+    @Test func recordsInKeyOrderComeOnceWhateverTheLogOrder() throws {
+        let (store, added) = try seeded()
+        let repository = store.repository!
+        for employee in added.reversed() {
+            _ = try repository.update(id: employee.id, with: EmployeeChanges(salary: 7))
+        }
+        let keys = added.compactMap { PersistentIdentifier($0.id)?.primaryKey }
+        for limit in [0, 1, 100] {
+            var seen: [String] = []
+            try repository.forEachRecord(inKeyOrder: keys, maximumWaiting: limit) {
+                seen.append($0.id)
+            }
+            #expect(seen == added.map(\.id), "limit \(limit)")
+        }
     }
 
     @Test func filterAndSort() throws {

@@ -99,7 +99,7 @@ struct EmployeeRecordReader {
     }
 
     /// Calls `body` with the fields of every employee, in log order (see
-    /// ``primaryKeysInLogOrder()``).
+    /// ``primaryKeysInLogOrder()``), reading the log front to back.
     /// - Throws: ``LogStoreError``, ``LogbookError/corruptRecord(entity:key:reason:)``, what
     ///   `body` throws.
     func forEachInLogOrder(_ body: (Fields) throws -> Void) throws {

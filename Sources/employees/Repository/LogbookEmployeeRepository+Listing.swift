@@ -3,10 +3,10 @@ import Logbook
 /// Listing without holding the employees: a query becomes the primary keys of its matches, in
 /// order, and the employees are then decoded from their records (``EmployeeRecordReader``),
 /// never built as objects. A query with no filter, sort or company takes its keys from the
-/// store's key directory; when they lie in ascending order in the log (a store whose employees
-/// were never updated) the records are read front to back in one pass. Otherwise its keys come
-/// from one predicate fetch of identifiers (which builds no objects), and each employee is
-/// read by its key.
+/// store's key directory, and the records are read front to back in the log, in one pass (see
+/// ``LogbookEmployeeRepository/forEachRecord(inKeyOrder:_:)``). Otherwise its keys come from
+/// one predicate fetch of identifiers (which builds no objects), and each employee is read by
+/// its key.
 ///
 /// - Complexity: one pass over the Employee records to find the matches (sorting them if asked),
 ///   then one store read per match (or one pass in log order). Memory: 8 bytes per match for
@@ -44,10 +44,9 @@ extension LogbookEmployeeRepository {
             var residual: Company?
             if filter == nil && company == nil && query.sortKey == nil {
                 keys = try recordReader().primaryKeysInLogOrder()
-                let inLogOrder = keys.isSorted
-                if !inLogOrder { keys.sort() }
+                if !keys.isSorted { keys.sort() }
                 if query.descending { keys.reverse() }
-                return EmployeeMatches(keys: keys, inLogOrder: inLogOrder && !query.descending)
+                return EmployeeMatches(keys: keys, isEveryEmployee: !query.descending)
             }
             if let company,
                 let byCompany = try keysOfEmployees(of: company, filter: parsed?.text, sort: sort)
@@ -94,14 +93,44 @@ extension LogbookEmployeeRepository {
         }
     }
 
-    /// Calls `body` with the record of every employee in the order their records lie in the
-    /// log, read front to back.
-    func forEachRecordInLogOrder(_ body: (EmployeeRecord) throws(EmployeesError) -> Void)
-        throws(EmployeesError)
-    {
+    /// Calls `body` with the record of every employee with a key in `keys` (which must be every
+    /// Employee key, ascending), in that order. The records are read front to back in log
+    /// order; one met before its turn (a store's log ascends by key but for records rewritten
+    /// by updates, or saved by one commit in another order) waits in memory until its turn. Past
+    /// `maximumWaiting` waiting records the walk stops, and the rest are read by key.
+    /// - Complexity: one pass over the log, memory for at most `maximumWaiting` records.
+    func forEachRecord(
+        inKeyOrder keys: [UInt64], maximumWaiting: Int = 32_768,
+        _ body: (EmployeeRecord) throws(EmployeesError) -> Void
+    ) throws(EmployeesError) {
         let reader = try recordReader()
+        var next = 0
+        var waiting: [UInt64: EmployeeRecordReader.Fields] = [:]
+        struct TooManyWaiting: Error {}
         try storeCall {
-            try reader.forEachInLogOrder { fields in try body(try record(fields)) }
+            do {
+                try reader.forEachInLogOrder { fields in
+                    guard next < keys.count else { return }
+                    if fields.primaryKey != keys[next] {
+                        guard waiting.count < maximumWaiting else { throw TooManyWaiting() }
+                        if fields.primaryKey > keys[next] { waiting[fields.primaryKey] = fields }
+                        return
+                    }
+                    try body(try record(fields))
+                    next += 1
+                    while next < keys.count, let due = waiting.removeValue(forKey: keys[next]) {
+                        try body(try record(due))
+                        next += 1
+                    }
+                }
+            } catch is TooManyWaiting {}
+            for key in keys[next...] {
+                if let fields = try waiting.removeValue(forKey: key)
+                    ?? reader.fields(primaryKey: key)
+                {
+                    try body(try record(fields))
+                }
+            }
         }
     }
 
@@ -135,17 +164,17 @@ extension LogbookEmployeeRepository {
 struct EmployeeMatches {
     var keys: [UInt64]
     var company: Company?
-    /// Whether `keys` are the order in which every employee's record lies in the log (so the
-    /// records can be read front to back).
-    var inLogOrder = false
+    /// Whether `keys` are every employee's, ascending (so the records can be read front to back
+    /// in the log, see ``LogbookEmployeeRepository/forEachRecord(inKeyOrder:_:)``).
+    var isEveryEmployee = false
 
     /// Calls `body` with each match's record, reading `repository` a batch at a time.
     func forEach(
         in repository: LogbookEmployeeRepository,
         _ body: (EmployeeRecord) throws(EmployeesError) -> Void
     ) throws(EmployeesError) {
-        if inLogOrder && company == nil {
-            return try repository.forEachRecordInLogOrder(body)
+        if isEveryEmployee && company == nil {
+            return try repository.forEachRecord(inKeyOrder: keys, body)
         }
         let link = company.map { repository.link($0) }
         var start = 0
