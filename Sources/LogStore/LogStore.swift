@@ -178,7 +178,8 @@ public final class LogStore: Sendable {
     public func waitUntilDurable(_ sequence: UInt64) throws {
         guard let writer else { return }
         try writer.sharedSync.wait(
-            for: sequence, published: { index.withLock { $0.lastSequence } },
+            for: sequence,
+            published: { segment in index.withLock { state in (state.lastSequence, segment.size) } },
             fileSystem: options.fileSystem, directory: path)
     }
 

@@ -8,6 +8,8 @@ extension LogWriter {
     /// synced past what its latest mark records: damage before that offset is then corruption,
     /// not a torn write.
     func appendMarkIfNeeded(to output: inout SegmentOutput) {
+        // Syncs shared outside the queue (`LogStore.waitUntilDurable`) count too.
+        durableSize = max(durableSize, sharedSync.durableSize(of: active))
         guard durableSize > markedSize else { return }
         SyncMark.append(durableSize: durableSize, to: &output.buffer)
         markedSize = durableSize

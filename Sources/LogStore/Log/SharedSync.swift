@@ -19,9 +19,14 @@ final class SharedSync: @unchecked Sendable {
     /// The segment commits are appended to. Set by the writer only once the segment before it
     /// was synced, so syncing this one covers every commit published before it was read.
     private var active: Segment
+    /// How far `active` is known durable through a sync made here.
+    private var syncedSize: Int
     private var cause: Int32?
 
-    init(active: Segment) { self.active = active }
+    init(active: Segment) {
+        self.active = active
+        syncedSize = 0
+    }
 
     /// Why writes are refused (a failed sync), if they are.
     var disabledCause: Int32? {
@@ -43,15 +48,26 @@ final class SharedSync: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         active = segment
+        syncedSize = 0
+    }
+
+    /// How far `segment` is known durable through syncs made here (0 if it is not the active
+    /// one): the writer takes it into its own durable size, so its sync marks vouch for it.
+    func durableSize(of segment: Segment) -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return active === segment ? syncedSize : 0
     }
 
     /// Returns once commit `sequence` and all before it are on stable storage, syncing the active
     /// segment if no other caller is doing so already. `published` gives the last sequence
-    /// number readers can see (every commit up to it has been handed to the OS).
+    /// number readers can see (every commit up to it has been handed to the OS) and, read in the
+    /// same step, the size of `segment` as published (its bytes up to there are written).
     /// - Throws: ``LogStoreError/writesDisabled(path:cause:)`` after a failed sync, here or in
     ///   the writer; ``LogStoreError/io(operation:path:errno:)`` if this call's sync fails.
     func wait(
-        for sequence: UInt64, published: () -> UInt64, fileSystem: any FileSystem,
+        for sequence: UInt64, published: (_ segment: Segment) -> (UInt64, Int),
+        fileSystem: any FileSystem,
         directory: String
     ) throws {
         condition.lock()
@@ -65,10 +81,12 @@ final class SharedSync: @unchecked Sendable {
             }
             // The sequence first, then the segment: a commit it covers lies in this segment or
             // in an earlier one, which was synced before this one became active.
-            let target = published()
+            let (target, _) = published(active)
             let segment = active
             syncing = true
             condition.unlock()
+            // Every byte up to this size was written before it was published.
+            let (_, size) = published(segment)
             var failure: Error?
             do { try fileSystem.syncData(segment.file) } catch { failure = error }
             condition.lock()
@@ -80,7 +98,10 @@ final class SharedSync: @unchecked Sendable {
                 }
                 throw failure
             }
-            if cause == nil { durable = max(durable, target) }
+            if cause == nil {
+                durable = max(durable, target)
+                if active === segment { syncedSize = max(syncedSize, size) }
+            }
         }
     }
 }
