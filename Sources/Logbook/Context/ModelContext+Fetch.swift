@@ -130,14 +130,16 @@ extension ModelContext {
     func load(_ binding: EntityBinding, _ pk: UInt64) throws -> AnyObject? {
         let generation = core.saveGeneration
         let object = binding.makeObject()
-        let version = try RecordCodec.withKey(pk) { key in
+        var version: UInt64 = 0
+        // The engine's non-generic read: no generic metadata is looked up per object.
+        let found = try RecordCodec.withKey(pk) { key in
             try wrapStoreErrors {
-                try core.store.withValue(forKey: key, in: binding.keyspace) { value in
-                    try binding.load(value, into: object, primaryKey: pk)
+                try core.store.readValue(forKey: key, in: binding.keyspace) { value in
+                    version = try binding.load(value, into: object, primaryKey: pk)
                 }
             }
         }
-        guard let version else { return nil }
+        guard found else { return nil }
         table.add(
             object, binding, primaryKey: pk, state: .persisted, version: version,
             generation: generation)

@@ -153,7 +153,7 @@ public final class ModelContext {
     /// forgotten: it leaves the context as if it had never been inserted. Objects of other
     /// contexts are ignored.
     public func delete(_ model: some ModelObject) {
-        guard let r = model.registered, r.table === table else { return }
+        guard let r = registration(of: model) else { return }
         switch table.entries[r.index].state {
         case .inserted:
             if !r.binding.entity.relationships.isEmpty {
@@ -168,6 +168,27 @@ public final class ModelContext {
         case .deleted, .gone, .free:
             return
         }
+    }
+
+    /// Where `model` is registered in this context, if it is. An instance of a class this
+    /// context's schema binds is found through that binding, with no conformance check or
+    /// layout lookup (``ModelObject/registered`` makes both: about 1,000 instructions).
+    @inline(__always)
+    func registration(of model: AnyObject) -> Registration? {
+        let type = ObjectIdentifier(Swift.type(of: model))
+        for binding in table.bindings {
+            guard let layout = binding.layout, ObjectIdentifier(layout.modelType) == type else {
+                continue
+            }
+            guard let (owner, entry) = binding.registration(of: model), owner === table,
+                entry >= 0, table.entries[Int(entry)].state != .free
+            else { return nil }
+            return Registration(table: owner, entry: entry)
+        }
+        guard let r = (model as? any ModelObject)?.registered, r.table === table else {
+            return nil
+        }
+        return r
     }
 
     /// Discards every pending change: inserted objects are forgotten, deleted ones come back,

@@ -28,20 +28,22 @@ extension ObjectTable {
         let fetchedVersion = entries[i].version
         let missing = binding.unfetchedFields(of: object)
         let generation = core.saveGeneration
-        let version = try RecordCodec.withKey(pk) { key in
+        var version: UInt64 = 0
+        let found = try RecordCodec.withKey(pk) { key in
             try wrapStoreErrors {
-                try core.store.withValue(forKey: key, in: binding.keyspace) { record in
+                try core.store.readValue(forKey: key, in: binding.keyspace) { record in
                     if RecordCodec.objectVersion(record) == fetchedVersion {
-                        return try binding.load(
+                        version = try binding.load(
                             record, into: object, primaryKey: pk, only: missing)
+                    } else {
+                        version = try binding.load(record, into: object, primaryKey: pk)
                     }
-                    return try binding.load(record, into: object, primaryKey: pk)
                 }
             }
         }
         binding.markFetched(object)
         entries[i].isPartial = false
-        guard let version else {
+        guard found else {
             markGone(e)
             throw LogbookError.objectNotFound(
                 PersistentIdentifier(entityName: binding.entity.name, primaryKey: pk).description)

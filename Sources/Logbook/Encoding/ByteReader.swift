@@ -25,6 +25,14 @@ struct ByteReader {
     /// A varint (the engine's one codec: at most 10 bytes, no overflow past 64 bits).
     @inline(__always)
     mutating func varint() throws -> UInt64 {
+        // The usual one-byte case inline (the engine's reader is a call from this module).
+        if offset < buffer.count {
+            let first = buffer[offset]
+            if first < 0x80 {
+                offset &+= 1
+                return UInt64(first)
+            }
+        }
         guard let value = Varint.read(buffer, &offset) else { throw Truncated() }
         return value
     }
@@ -55,7 +63,16 @@ struct ByteReader {
 
     @inline(__always)
     mutating func string() throws -> String {
-        String(decoding: try lengthPrefixed(), as: UTF8.self)
+        let utf8 = try lengthPrefixed()
+        if utf8.count <= 15 {
+            // Built in place as a small string: ASCII needs no validation pass there (other
+            // bytes are validated and repaired as `String(decoding:as:)` does).
+            return String(unsafeUninitializedCapacity: utf8.count) { buffer in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: utf8)
+                return utf8.count
+            }
+        }
+        return String(decoding: utf8, as: UTF8.self)
     }
 
     /// Skips one value of `type` without building it.

@@ -13,7 +13,12 @@ struct ByteWriter {
     /// LEB128 unsigned varint, at most 10 bytes (the engine's encoding, FORMAT.md "Conventions").
     @inline(__always)
     mutating func varint(_ value: UInt64) {
-        Varint.append(value, to: &bytes)
+        // The usual one-byte case inline (the engine's writer is a call from this module).
+        if value < 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value))
+        } else {
+            Varint.append(value, to: &bytes)
+        }
     }
 
     /// Zigzag-mapped signed varint: 0, -1, 1, -2 … become 0, 1, 2, 3 ….

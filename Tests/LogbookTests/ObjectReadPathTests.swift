@@ -1,0 +1,89 @@
+import Foundation
+import Logbook
+import TestSupport
+import Testing
+
+/// The object layer's fast paths (issue 12): strings decoded in place, point reads through the
+/// engine's non-generic read, and deletes that find the object's registration through the
+/// context's bindings. Each must behave as the general path did.
+@Suite struct ObjectReadPathTests {
+    /// Around the 15-byte small-string limit, ASCII and not, and longer.
+    static let names = [
+        "", "a", "fifteen-bytes!!", "sixteen-bytes!!!", "héllo wörld", "ééééééé",
+        "éééééééa", "日本語のテキスト", "👩‍💻 engineer", String(repeating: "x", count: 300),
+    ]
+
+    @Test func stringsOfEveryLengthReadBackIdentical() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        var ids: [PersistentIdentifier] = []
+        do {
+            let container = try fixture.open()
+            let context = ModelContext(container)
+            for name in Self.names {
+                let employee = Employee(name: name, designation: name, salary: 1)
+                context.insert(employee)
+                ids.append(employee.persistentModelID)
+            }
+            try context.save()
+            try container.close()
+        }
+        let container = try fixture.open()
+        let byID = ModelContext(container)
+        for (id, name) in zip(ids, Self.names) {
+            let employee = try #require(try byID.model(for: id, as: Employee.self))
+            #expect(employee.name == name)
+            #expect(employee.designation == name)
+            #expect(employee.name.utf8.count == name.utf8.count)
+        }
+        let fetched = try ModelContext(container).fetch(FetchDescriptor<Employee>())
+        #expect(fetched.map(\.name) == Self.names)
+        // The strings compare as the ones written do, in predicates too.
+        for name in Self.names {
+            let found = try ModelContext(container).fetch(
+                FetchDescriptor<Employee>(predicate: #Predicate { $0.name == name }))
+            #expect(found.map(\.name) == [name])
+        }
+        try container.close()
+    }
+
+    @Test func pointReadOfAMissingOrDeletedObjectIsNil() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open()
+        let context = ModelContext(container)
+        let ann = Employee(name: "Ann")
+        context.insert(ann)
+        try context.save()
+        let id = ann.persistentModelID
+        let missing = PersistentIdentifier(entityName: "Employee", primaryKey: id.primaryKey + 99)
+        #expect(try ModelContext(container).model(for: missing, as: Employee.self) == nil)
+        context.delete(ann)
+        try context.save()
+        #expect(try ModelContext(container).model(for: id, as: Employee.self) == nil)
+        try container.close()
+        #expect(throws: LogbookError.self) { try ModelContext(container).model(for: id) }
+    }
+
+    @Test func deleteIgnoresObjectsOfOtherContextsAndUnregisteredOnes() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open()
+        let first = ModelContext(container)
+        let ann = Employee(name: "Ann")
+        first.insert(ann)
+        try first.save()
+        let other = ModelContext(container)
+        other.delete(ann)
+        other.delete(Employee(name: "Never inserted"))
+        #expect(!other.hasChanges)
+        #expect(!ann.isDeleted)
+        let annThere = try #require(try other.model(for: ann.persistentModelID, as: Employee.self))
+        other.delete(annThere)
+        #expect(other.hasChanges)
+        #expect(annThere.isDeleted)
+        #expect(!ann.isDeleted)
+        try other.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Employee>()) == 0)
+    }
+}
