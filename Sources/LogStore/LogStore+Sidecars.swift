@@ -66,6 +66,19 @@ extension LogStore {
     ///   ``LogStoreError/io(operation:path:errno:)``.
     /// - Complexity: O(size of the file).
     public func readSidecar(named name: String) throws -> Sidecar? {
+        try withSidecar(named: name) { sequence, contents in
+            Sidecar(sequence: sequence, contents: Array(contents))
+        }
+    }
+
+    /// Calls `body` with the sequence and the contents of the sidecar `name`, checked as
+    /// ``readSidecar(named:)`` checks them, without copying them out of the file's bytes (read
+    /// into a buffer that is not zeroed first); `nil` (and no call) if there is none.
+    /// - Throws: as ``readSidecar(named:)``, and what `body` throws.
+    /// - Complexity: O(size of the file).
+    package func withSidecar<R>(
+        named name: String, _ body: (UInt64, UnsafeRawBufferPointer) throws -> R
+    ) throws -> R? {
         try Self.checkSidecarName(name)
         let fs = options.fileSystem
         let file = sidecarPath(name)
@@ -83,10 +96,13 @@ extension LogStore {
         guard size <= Int64(Int32.max) * 16 else {
             throw damaged(0, "a sidecar file of \(size) bytes is over the limit")
         }
-        var bytes = [UInt8](repeating: 0, count: Int(size))
-        let read = try bytes.withUnsafeMutableBytes { try fs.read(handle, into: $0, at: 0) }
-        guard read == bytes.count else { throw damaged(Int64(read), "the file ended early") }
-        return try bytes.withUnsafeBytes { raw throws -> Sidecar in
+        var read = 0
+        let bytes = try [UInt8](unsafeUninitializedCapacity: Int(size)) { buffer, count in
+            read = try fs.read(handle, into: UnsafeMutableRawBufferPointer(buffer), at: 0)
+            count = read
+        }
+        guard read == Int(size) else { throw damaged(Int64(read), "the file ended early") }
+        return try bytes.withUnsafeBytes { raw throws -> R in
             guard raw.prefix(8).elementsEqual(Self.sidecarMagic) else {
                 throw damaged(0, "not a Logbook sidecar file (bad magic)")
             }
@@ -110,9 +126,9 @@ extension LogStore {
                 raw.loadLE(at: raw.count - 4, as: UInt32.self)
                     == Checksum.crc32c(UnsafeRawBufferPointer(rebasing: raw[24..<(raw.count - 4)]))
             else { throw damaged(Int64(raw.count - 4), "contents checksum mismatch") }
-            return Sidecar(
-                sequence: raw.loadLE(at: 12, as: UInt64.self),
-                contents: Array(raw[32..<(raw.count - 4)]))
+            return try body(
+                raw.loadLE(at: 12, as: UInt64.self),
+                UnsafeRawBufferPointer(rebasing: raw[32..<(raw.count - 4)]))
         }
     }
 

@@ -274,4 +274,35 @@ final class LookupMember: PersistentModel {
         try context.save()
         try check(Dictionary(uniqueKeysWithValues: (1..<12).map { (Int64($0), $0 - 1) }))
     }
+
+    /// Entries of 128 bytes and more (lengths of two varint bytes in the sidecar) among short
+    /// ones are read back from the sidecar at the next open.
+    @Test func longEntriesAreReadBackFromTheSidecar() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let emails = (0..<300).map { i in
+            i % 3 == 0
+                ? String(repeating: "x", count: 100 + i) + "\(i)@example.com" : "m\(i)@example.com"
+        }
+        do {
+            let container = try fixture.open([LookupMember.self])
+            for (i, email) in emails.enumerated() {
+                container.mainContext.insert(
+                    LookupMember(
+                        Row(email: email, team: "t", number: Int64(i), level: 0, nickname: nil)))
+            }
+            try container.mainContext.save()
+            try container.close()
+        }
+        let container = try fixture.open([LookupMember.self])
+        #expect(container.indexesReadFromSidecar)
+        #expect(try container.indexProblems() == [])
+        let context = ModelContext(container)
+        for (i, email) in emails.enumerated() {
+            let found = try context.fetch(
+                FetchDescriptor<LookupMember>(predicate: #Predicate { $0.email == email }))
+            #expect(found.map(\.number) == [Int64(i)], "\(email.count) bytes")
+        }
+        try container.close()
+    }
 }

@@ -12,10 +12,13 @@ extension IndexStatistics {
             IndexDefinition.all(of: $0.element, binding: $0.offset)
         }
         guard definitions.contains(where: { !$0.isEmpty }) else { return [] }
-        guard let sidecar = try? store.readSidecar(named: ContainerIndexes.sidecarName),
-            sidecar.sequence == store.lastSequence, store.recovery.skipped.isEmpty,
-            let sizes = try? IndexSnapshot.sizes(sidecar.contents, schemaVersion: schema.version)
-        else { return nil }
+        // Walked in place in the file's bytes (no copy of the contents).
+        let read = try? store.withSidecar(named: ContainerIndexes.sidecarName) {
+            sequence, contents in
+            sequence == store.lastSequence && store.recovery.skipped.isEmpty
+                ? try? IndexSnapshot.sizes(contents, schemaVersion: schema.version) : nil
+        }
+        guard let sizes = read ?? nil else { return nil }
         var result: [IndexStatistics] = []
         for definition in definitions.joined() {
             guard let size = sizes[definition.name],
@@ -35,10 +38,10 @@ extension IndexSnapshot {
     /// Entry count and loaded memory (as ``OrderedIndex/memoryBytes``) of each index a snapshot
     /// holds, by ``IndexDefinition/name``, walking only its chunk headers and entry lengths.
     /// - Throws: when the snapshot does not decode or is of another format or schema version.
-    static func sizes(_ contents: [UInt8], schemaVersion: UInt32) throws -> [String: (
+    static func sizes(_ raw: UnsafeRawBufferPointer, schemaVersion: UInt32) throws -> [String: (
         entries: Int, memoryBytes: Int
     )] {
-        try contents.withUnsafeBytes { raw in
+        do {
             var r = ByteReader(raw)
             guard try r.byte() == format, try r.varint() == UInt64(schemaVersion) else {
                 throw ByteReader.Truncated()

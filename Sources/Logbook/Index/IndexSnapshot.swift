@@ -67,35 +67,45 @@ enum IndexSnapshot {
         var loaded = Loaded(
             indexes: Array(repeating: nil, count: definitions.count),
             maxStoredKeys: Array(repeating: 0, count: definitions.count))
-        let sidecar: Sidecar?
+        // Parsed in place from the file's bytes (no copy of the contents).
+        let found: Void?
         do {
-            sidecar = try store.readSidecar(named: ContainerIndexes.sidecarName)
+            found = try store.withSidecar(named: ContainerIndexes.sidecarName) {
+                sequence, contents in
+                guard sequence == store.lastSequence, store.recovery.skipped.isEmpty else {
+                    loaded.note =
+                        "the index sidecar describes commit \(sequence), the store is at \(store.lastSequence)"
+                    return
+                }
+                parse(
+                    contents, store: store, definitions: definitions, schemaVersion: schemaVersion,
+                    into: &loaded)
+            }
         } catch {
             loaded.note = "the index sidecar was not used: \(error)"
             return loaded
         }
-        guard let sidecar else {
-            loaded.note = "no index sidecar"
-            return loaded
-        }
-        guard sidecar.sequence == store.lastSequence, store.recovery.skipped.isEmpty else {
-            loaded.note =
-                "the index sidecar describes commit \(sidecar.sequence), the store is at \(store.lastSequence)"
-            return loaded
-        }
+        if found == nil { loaded.note = "no index sidecar" }
+        return loaded
+    }
+
+    /// Reads the indexes from a sidecar's contents into `loaded`; on a mismatch or damage,
+    /// none (with the reason in its note).
+    private static func parse(
+        _ raw: UnsafeRawBufferPointer, store: LogStore, definitions: [[IndexDefinition]],
+        schemaVersion: UInt32, into loaded: inout Loaded
+    ) {
         do {
-            try sidecar.contents.withUnsafeBytes { raw in
-                var r = ByteReader(raw)
-                guard try r.byte() == format, try r.varint() == UInt64(schemaVersion) else {
-                    throw Stale(reason: "the index sidecar is of another format or schema version")
-                }
-                let entityCount = try r.varint()
-                guard entityCount <= UInt64(raw.count) else { throw ByteReader.Truncated() }
-                for _ in 0..<entityCount {
-                    try readEntity(&r, store: store, definitions: definitions, into: &loaded)
-                }
-                guard r.isAtEnd else { throw ByteReader.Truncated() }
+            var r = ByteReader(raw)
+            guard try r.byte() == format, try r.varint() == UInt64(schemaVersion) else {
+                throw Stale(reason: "the index sidecar is of another format or schema version")
             }
+            let entityCount = try r.varint()
+            guard entityCount <= UInt64(raw.count) else { throw ByteReader.Truncated() }
+            for _ in 0..<entityCount {
+                try readEntity(&r, store: store, definitions: definitions, into: &loaded)
+            }
+            guard r.isAtEnd else { throw ByteReader.Truncated() }
         } catch let stale as Stale {
             loaded = Loaded(
                 indexes: Array(repeating: nil, count: definitions.count),
@@ -105,7 +115,6 @@ enum IndexSnapshot {
                 indexes: Array(repeating: nil, count: definitions.count),
                 maxStoredKeys: loaded.maxStoredKeys, note: "the index sidecar does not decode")
         }
-        return loaded
     }
 
     /// The sidecar does not describe the store (not damage: it is just out of date).
@@ -164,16 +173,30 @@ enum IndexSnapshot {
             guard entries > 0, entries <= UInt64(r.buffer.count - r.offset),
                 byteCount <= UInt64(r.buffer.count - r.offset), byteCount >= entries * 9
             else { throw ByteReader.Truncated() }
-            var ends: [UInt32] = []
-            ends.reserveCapacity(Int(entries))
             var end: UInt64 = 0
-            for _ in 0..<entries {
-                let length = try r.varint()
-                // Every entry holds at least one field and the 8-byte primary key.
-                guard length >= 9 else { throw ByteReader.Truncated() }
-                end += length
-                guard end <= byteCount else { throw ByteReader.Truncated() }
-                ends.append(UInt32(end))
+            // Entry lengths are varints, nearly always of one byte (entries under 128 bytes):
+            // those are read in a plain loop, longer ones through the reader.
+            let ends = try [UInt32](unsafeUninitializedCapacity: Int(entries)) { out, count in
+                let buffer = r.buffer
+                var offset = r.offset
+                for i in 0..<Int(entries) {
+                    let length: UInt64
+                    if offset < buffer.count, buffer[offset] < 0x80 {
+                        length = UInt64(buffer[offset])
+                        offset += 1
+                    } else {
+                        r.offset = offset
+                        length = try r.varint()
+                        offset = r.offset
+                    }
+                    // Every entry holds at least one field and the 8-byte primary key.
+                    guard length >= 9 else { throw ByteReader.Truncated() }
+                    end += length
+                    guard end <= byteCount else { throw ByteReader.Truncated() }
+                    out[i] = UInt32(end)
+                    count = i + 1
+                }
+                r.offset = offset
             }
             guard end == byteCount, byteCount <= UInt64(r.buffer.count - r.offset) else {
                 throw ByteReader.Truncated()
