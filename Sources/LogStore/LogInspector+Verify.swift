@@ -27,8 +27,8 @@ extension LogInspector {
     /// Checks the store at `path` by the rules `open` applies, from the same code, without
     /// changing anything: every segment's header (CRC before version), every frame's length,
     /// type, sequence and CRC, every record's grammar and keyspace, the torn-tail rule of the
-    /// newest segment (sync marks), and every hint file against its segment (what would make
-    /// `open` ignore it). Damage does not stop it: it goes on from the next valid frame, as
+    /// newest segment (sync marks), every hint file against its segment (what would make
+    /// `open` ignore it), and the key directory file against the segments. Damage does not stop it: it goes on from the next valid frame, as
     /// salvage mode would, so every damaged region is listed. Also lists the files the store
     /// never reads (leftover `*.tmp` files, kept `*.cut` bytes, damaged segments moved aside).
     ///
@@ -79,6 +79,9 @@ extension LogInspector {
             try check(
                 segment, newest: newest, hasHint: files.hasHint(forSegmentOf: file.order),
                 keyspaces: &keyspaces, fileSystem: fs, report: &report, visit: visit)
+        }
+        if files.hasKeyDirectory {
+            checkKeyDirectory(files, fileSystem: fs, report: &report)
         }
         // The files the store never reads, each with what becomes of it.
         let unread: [(names: [String], reason: String, kind: Problem.Kind)] = [
@@ -214,6 +217,26 @@ extension LogInspector {
         } catch {
             report.problems.append(
                 Problem(path: hint, offset: nil, reason: "\(error)", kind: .unusableHint))
+        }
+    }
+
+    /// Reports the key directory file if `open` would ignore it: the same checks, from the same
+    /// code (``Replay/loadKeyDirectory(_:)``).
+    private static func checkKeyDirectory(
+        _ files: StoreFiles, fileSystem fs: any FileSystem, report: inout VerifyReport
+    ) {
+        var options = LogStoreOptions()
+        options.readOnly = true
+        options.fileSystem = fs
+        let path = KeyDirectoryFile.path(in: files.path)
+        do {
+            _ = try Replay(path: files.path, options: options).loadKeyDirectory(files)
+        } catch let unusable as KeyDirectoryFile.Unusable {
+            report.problems.append(
+                Problem(path: path, offset: nil, reason: unusable.reason, kind: .unusableKeyDirectory))
+        } catch {
+            report.problems.append(
+                Problem(path: path, offset: nil, reason: "\(error)", kind: .unusableKeyDirectory))
         }
     }
 

@@ -79,6 +79,10 @@ public enum LogInspector {
             /// A hint file that does not describe its segment: `open` ignores it and scans the
             /// segment (slower, never wrong).
             case unusableHint
+            /// A key directory file (`keys.dir`) that does not describe the store (stale or
+            /// damaged): `open` ignores it and rebuilds the index from hints and segments
+            /// (slower, never wrong).
+            case unusableKeyDirectory
             /// A file the store never reads: one left by an interrupted compaction, hint write
             /// or cut (`*.tmp`, removed by the next open for writing), a hint without its segment,
             /// or a segment salvage moved aside (`*.seg.damaged`).

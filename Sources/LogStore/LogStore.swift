@@ -162,6 +162,26 @@ public final class LogStore: Sendable {
         return sequence
     }
 
+    /// The durability of commits that do not name their own (``LogStoreOptions/durability``).
+    public var durability: Durability { options.durability }
+
+    /// Returns once commit `sequence` and every commit before it are on stable storage: for a
+    /// caller that commits `.buffered` under a lock of its own (so its commits are ordered and
+    /// visible at once) and waits for durability after releasing it. Callers waiting at the same
+    /// time share one `fdatasync`, and commits go on being written while it runs.
+    ///
+    /// A failed sync disables writes, as for `.sync` commits: every later commit, and every
+    /// wait not already satisfied, throws ``LogStoreError/writesDisabled(path:cause:)``.
+    /// - Throws: ``LogStoreError/io(operation:path:errno:)`` if the sync fails;
+    ///   ``LogStoreError/writesDisabled(path:cause:)`` after an earlier failed sync.
+    /// - Complexity: at most one `fdatasync`, usually shared.
+    public func waitUntilDurable(_ sequence: UInt64) throws {
+        guard let writer else { return }
+        try writer.sharedSync.wait(
+            for: sequence, published: { index.withLock { $0.lastSequence } },
+            fileSystem: options.fileSystem, directory: path)
+    }
+
     /// Starts a compaction in the background when a new segment was started and dead bytes pass
     /// the thresholds in ``LogStoreOptions``.
     func considerAutoCompaction() {
@@ -279,6 +299,31 @@ public final class LogStore: Sendable {
         try queue.exclusive { try writer.sync() }
     }
 
+    /// At a clean close, writes the key directory file if the store holds enough keys
+    /// (``LogStoreOptions/keyDirectoryFileMinimumKeys``) and the file on disk does not already
+    /// describe this state. Returns whether a current file is there afterwards. Best effort: a
+    /// failure leaves the old file, which the next open finds stale (or extends by a scan).
+    private func writeKeyDirectoryFile() -> Bool {
+        guard let minimum = options.keyDirectoryFileMinimumKeys, recovery.skipped.isEmpty else {
+            return false
+        }
+        return index.withLock { state in
+            guard state.onlyKeyspaces == nil,
+                state.directories.reduce(0, { $0 + $1.count }) >= minimum
+            else { return false }
+            let current = KeyDirectoryFile.Current(
+                lastSequence: state.lastSequence, segments: state.segments.count)
+            if state.keyDirectoryFileState == current { return true }
+            do {
+                try KeyDirectoryFile.write(state, directory: path, fileSystem: options.fileSystem)
+                state.keyDirectoryFileState = current
+                return true
+            } catch {
+                return false
+            }
+        }
+    }
+
     /// Closes the store: cancels an open ``StreamingCommit``, syncs buffered commits, unmaps the
     /// segments and releases the writer lock. Further calls throw ``LogStoreError/closed``.
     /// Closing twice is harmless.
@@ -292,9 +337,12 @@ public final class LogStore: Sendable {
         let first = compactionLock.withLock { _ in
             queue.close(closing: cancelOpenStreamingCommit) {
                 do { try writer?.seal(index: index) } catch { failure = error }
-                // A hint for the active segment lets the next open skip scanning it, for as long
-                // as the segment keeps exactly this size (the hint records it).
-                if failure == nil, let writer, writer.active.size > FileHeader.size {
+                // The key directory file lets the next open map the index; without it, a hint
+                // for the active segment lets it skip scanning that segment, for as long as the
+                // segment keeps exactly this size (the hint records it).
+                if failure == nil, let writer, !writeKeyDirectoryFile(),
+                    writer.active.size > FileHeader.size
+                {
                     try? Hint.write(
                         for: writer.active, directory: path, fileSystem: options.fileSystem)
                 }

@@ -28,6 +28,12 @@ public struct LogStoreOptions: Sendable {
     /// Dead bytes below which automatic compaction never runs.
     public var autoCompactionMinimumBytes: Int = 64 << 20
 
+    /// A clean close writes the key directory file (FORMAT.md, "Key directory file"), which the
+    /// next open maps instead of rebuilding the index, once the store holds at least this many
+    /// keys; `nil` never writes it. Below it an open is fast anyway, and the file (16–24 bytes a
+    /// key) would only add to the store's size.
+    public var keyDirectoryFileMinimumKeys: Int? = 100_000
+
     /// Which past states compaction keeps (FORMAT.md, "History"). Called when a compaction starts,
     /// with the store, it returns the oldest sequence number whose state, and every commit after
     /// it, must stay readable through ``LogStore/snapshot(asOf:)`` and

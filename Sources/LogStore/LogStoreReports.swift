@@ -44,6 +44,12 @@ public struct RecoveryReport: Sendable, Equatable {
     /// Hint files that did not describe their segment and were ignored (the segment was scanned
     /// instead), by path.
     public var ignoredHints: [String] = []
+    /// Whether the index came from the key directory file (FORMAT.md, "Key directory file")
+    /// rather than from hints and scans of every segment.
+    public var usedKeyDirectory = false
+    /// Why a key directory file was there but not used (stale or damaged); the index was then
+    /// rebuilt from hints and segments.
+    public var ignoredKeyDirectory: String?
     /// Other things worth knowing (why a hint file was ignored, a leftover temporary file that
     /// was removed, …).
     public var notes: [String] = []

@@ -20,6 +20,8 @@ public struct StoreFiles: Sendable, Equatable {
     public var hints: [String] = []
     /// Whether the `LOCK` file is there.
     public var hasLock = false
+    /// Whether the key directory file (`keys.dir`) is there: the index as a clean close left it.
+    public var hasKeyDirectory = false
     /// Files an interrupted compaction or hint write left (`*.tmp`): never read, removed by the
     /// next open for writing.
     public var temporaryFiles: [String] = []
@@ -49,6 +51,8 @@ public struct StoreFiles: Sendable, Equatable {
                 segments.append(Segment(name: name, order: order, bytes: 0))
             } else if name == Self.lockName {
                 hasLock = true
+            } else if name == KeyDirectoryFile.name {
+                hasKeyDirectory = true
             } else if name.hasSuffix(".tmp") {
                 temporaryFiles.append(name)
             } else if Self.segmentOrder(hintName: name) != nil {

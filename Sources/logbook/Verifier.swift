@@ -162,6 +162,8 @@ struct Verifier {
                 : " (torn tail: an incomplete last commit, cut by the next writer's open)"
         case .unusableHint:
             suffix = " (open ignores this hint and scans the segment)"
+        case .unusableKeyDirectory:
+            suffix = " (open ignores this key directory file and rebuilds the index)"
         case .leftoverFile, .cutBytes:
             suffix = ""
         }

@@ -174,7 +174,7 @@ import Testing
 
 /// Passes every call to `inner`, but takes 2 ms over each `fdatasync`, as a disk would, so that
 /// concurrent commits queue behind it and are written as a group.
-private final class SlowSyncFileSystem: FileSystem, Sendable {
+final class SlowSyncFileSystem: FileSystem, Sendable {
     let inner: any FileSystem
     init(_ inner: any FileSystem) { self.inner = inner }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Logbook
 import Testing
 
 @testable import employees
@@ -16,6 +17,43 @@ import Testing
         #expect(Set(added.map(\.id)).count == 3)
         #expect(try store.repository.all() == added)
         #expect(try store.repository.list(EmployeeQuery(descending: true)) == added.reversed())
+    }
+
+    /// An update moves an employee's record to the end of the log; the list still ascends by
+    /// id (also in the pages of a window), and shows a company's name as it is now.
+    @Test func listAscendsByIDAfterAnUpdateAndShowsTheCompanyAsRenamed() throws {
+        let (store, added) = try seeded()
+        let repository = store.repository!
+        _ = try repository.addCompany(CompanyDraft(name: "Acme"))
+        _ = try repository.update(id: added[0].id, with: EmployeeChanges(company: .assign("Acme")))
+        #expect(try repository.all().map(\.id) == added.map(\.id))
+        #expect(
+            try repository.list(EmployeeQuery(descending: true)).map(\.id)
+                == added.reversed().map(\.id))
+        _ = try repository.updateCompany("Acme", with: CompanyChanges(name: "Acme Ltd"))
+        let acme = CompanyLink(id: "Company/1", name: "Acme Ltd")
+        #expect(try repository.all().map(\.company) == [acme, nil, nil])
+        let window = try repository.employeeWindow(filter: nil)
+        #expect(try window.rows(0..<3).map(\.id) == added.map(\.id))
+        #expect(try window.rows(0..<1).first?.company == acme)
+    }
+
+    /// Records met before their turn wait for it; past the limit of waiting ones, the rest are
+    /// read by key. Either way every employee comes once, in ascending key order.
+    @Test func recordsInKeyOrderComeOnceWhateverTheLogOrder() throws {
+        let (store, added) = try seeded()
+        let repository = store.repository!
+        for employee in added.reversed() {
+            _ = try repository.update(id: employee.id, with: EmployeeChanges(salary: 7))
+        }
+        let keys = added.compactMap { PersistentIdentifier($0.id)?.primaryKey }
+        for limit in [0, 1, 100] {
+            var seen: [String] = []
+            try repository.forEachRecord(inKeyOrder: keys, maximumWaiting: limit) {
+                seen.append($0.id)
+            }
+            #expect(seen == added.map(\.id), "limit \(limit)")
+        }
     }
 
     @Test func filterAndSort() throws {

@@ -19,4 +19,10 @@ int logbook_crc32c_is_hardware(void);
 /// hardware path.
 uint32_t logbook_crc32c_extend_portable(uint32_t crc, const void *data, size_t length);
 
+/// Writes to `out[i]` the CRC32C (from 0) of bytes `i * block ..< min((i + 1) * block, length)`
+/// of `data`, for every block: what one `logbook_crc32c_extend` per block gives, but four blocks
+/// are checksummed at once (four independent chains keep the CRC unit busy: about four times
+/// the speed of one stream). `block` must be a positive multiple of 8.
+void logbook_crc32c_blocks(const void *data, size_t length, size_t block, uint32_t *out);
+
 #endif

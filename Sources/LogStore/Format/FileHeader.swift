@@ -1,7 +1,7 @@
 /// The 24-byte header that starts every segment and hint file (FORMAT.md, "File header").
 ///
 /// ```
-/// magic:         [8]u8  // "LBKSEG\r\n" (segment) or "LBKHNT\r\n" (hint)
+/// magic:         [8]u8  // "LBKSEG\r\n" (segment), "LBKHNT\r\n" (hint), "LBKDIR\r\n" (key directory)
 /// formatVersion: u16    // segments 2 (1: no sync marks; still read); hints 3 (1, 2: no
 ///                       // packed entries; still read)
 /// flags:         u16    // 0; any bit set is refused as an unsupported version
@@ -10,12 +10,13 @@
 /// ```
 struct FileHeader: Equatable {
     enum Kind {
-        case segment, hint
+        case segment, hint, keyDirectory
 
         var magic: [UInt8] {
             switch self {
             case .segment: return Array("LBKSEG\r\n".utf8)
             case .hint: return Array("LBKHNT\r\n".utf8)
+            case .keyDirectory: return Array("LBKDIR\r\n".utf8)
             }
         }
     }
@@ -40,7 +41,11 @@ struct FileHeader: Equatable {
 
     /// The newest version of a `kind` file this library reads, and the one it writes.
     static func newestVersion(of kind: Kind) -> UInt16 {
-        kind == .hint ? currentHintVersion : currentVersion
+        switch kind {
+        case .segment: return currentVersion
+        case .hint: return currentHintVersion
+        case .keyDirectory: return KeyDirectoryFile.version
+        }
     }
 
     func encoded() -> [UInt8] {
@@ -72,7 +77,7 @@ struct FileHeader: Equatable {
         guard bytes.prefix(8).elementsEqual(kind.magic) else {
             throw LogStoreError.corruption(
                 path: path, offset: 0,
-                reason: "not a Logbook \(kind == .segment ? "segment" : "hint") file (bad magic)")
+                reason: "not a Logbook \(kind == .segment ? "segment" : kind == .hint ? "hint" : "key directory") file (bad magic)")
         }
         let stored = bytes.loadLE(at: 20, as: UInt32.self)
         let computed = Checksum.crc32c(UnsafeRawBufferPointer(rebasing: bytes[0..<20]))

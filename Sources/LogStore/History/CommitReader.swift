@@ -33,8 +33,14 @@ public final class CommitReader {
     /// The source being read, and the offset of the next commit in it (0: its start).
     private var current = 0
     private var offset = 0
-    /// Keyspace names as of the position read to.
+    /// Keyspace names as of the position read to (for a scanner of the next source).
     private var keyspaces: KeyspaceTable
+    /// The scanner of the source being read, kept between calls, and which source and limit it
+    /// scans: one scanner per source, not one per commit (each would copy the keyspace table).
+    private var scanner: SegmentScanner?
+    private var scanned = (source: -1, limit: 0)
+    /// The names the commits returned share, replaced only when a commit defines a keyspace.
+    private var names: KeyspaceNames
     /// The sequence number of the last commit returned (at first, the one the reader starts after).
     public private(set) var lastSequence: UInt64
     /// The store's last sequence number when the reader last looked at its index (writers only).
@@ -51,6 +57,7 @@ public final class CommitReader {
             return (segments.map { ($0, $0.size) }, state.keyspaces, state.lastSequence)
         }
         self.keyspaces = keyspaces
+        self.names = KeyspaceNames(keyspaces)
         let floor = LogStore.historyFloor(of: segments.map(\.0))
         guard sequence >= floor else {
             throw LogStoreError.historyUnavailable(requested: sequence, oldest: floor)
@@ -92,15 +99,21 @@ public final class CommitReader {
         while true {
             if current < sources.count {
                 let source = sources[current]
-                let bytes = source.segment.bytes(limit: source.limit)
-                // The scanner checks each record's keyspace against the definitions read so far
-                // and learns the commit's own.
-                var scanner = SegmentScanner(bytes: bytes, keyspaces: keyspaces)
-                scanner.position = max(offset, FileHeader.size)
-                switch scanner.next() {
+                if scanner == nil || scanned != (current, source.limit) {
+                    if let scanner { keyspaces = scanner.keyspaces }
+                    // The scanner checks each record's keyspace against the definitions read so
+                    // far and learns the commit's own.
+                    scanner = SegmentScanner(
+                        bytes: source.segment.bytes(limit: source.limit), keyspaces: keyspaces)
+                    scanned = (current, source.limit)
+                }
+                scanner!.position = max(offset, FileHeader.size)
+                switch scanner!.next() {
                 case .commit(let sequence, let start, let end):
                     offset = end
-                    keyspaces = scanner.keyspaces
+                    if scanner!.keyspaces.nextID != names.table.nextID {
+                        names = KeyspaceNames(scanner!.keyspaces)
+                    }
                     if sequence <= lastSequence { continue }
                     guard sequence == lastSequence + 1 else {
                         throw LogStoreError.historyUnavailable(
@@ -109,7 +122,7 @@ public final class CommitReader {
                     lastSequence = sequence
                     return LoggedCommit(
                         sequence: sequence, segment: source.segment, start: start, end: end,
-                        keyspaces: keyspaces)
+                        names: names)
                 case .damage(let damage):
                     // The newest segment may end in a commit that is still being written.
                     guard current == sources.count - 1 else {
@@ -188,21 +201,37 @@ public struct LoggedCommit: @unchecked Sendable {  // the segment's bytes never 
     let segment: Segment
     let start: Int
     let end: Int
-    let keyspaces: KeyspaceTable
+    let names: KeyspaceNames
 
     /// Calls `body` with every put and delete of the commit, in the order they were written
     /// (a later operation on the same key wins). The buffers are valid only during the call.
     public func forEachRecord(_ body: (LoggedRecord) throws -> Void) rethrows {
-        // With the commit's own table: a scanner's default, empty one allocates.
-        var scanner = SegmentScanner(bytes: segment.bytes(limit: end), keyspaces: keyspaces)
-        try scanner.forEachRecord(start: start, end: end) { record in
-            guard record.op != RecordOp.defineKeyspace,
-                let name = keyspaces.name(of: Int(clamping: record.keyspace))
-            else { return }
-            try body(
-                LoggedRecord(keyspace: name, key: record.key, value: record.value))
+        // The reader checked the frames (checksums, record bounds) when it found the commit:
+        // here they are only walked, with no scanner (it would copy the keyspace table).
+        let bytes = segment.bytes(limit: end)
+        let table = names.table
+        var frame = start
+        while frame < end {
+            let header = FrameHeader(bytes, at: frame)
+            var offset = frame + Frame.headerSize
+            let payloadEnd = offset + header.length
+            while offset < payloadEnd,
+                let record = RecordFormat.decode(bytes, at: &offset, end: payloadEnd)
+            {
+                guard record.op != RecordOp.defineKeyspace,
+                    let name = table.name(of: Int(clamping: record.keyspace))
+                else { continue }
+                try body(LoggedRecord(keyspace: name, key: record.key, value: record.value))
+            }
+            frame = payloadEnd
         }
     }
+}
+
+/// A keyspace table shared by the commits a reader returns (one reference each, not a copy).
+final class KeyspaceNames: @unchecked Sendable {  // immutable
+    let table: KeyspaceTable
+    init(_ table: KeyspaceTable) { self.table = table }
 }
 
 /// A put or a delete in a ``LoggedCommit``.

@@ -46,6 +46,13 @@ package protocol FileSystem: Sendable {
     /// (only bytes inside the file may be touched).
     func map(_ file: OpenFile, length: Int) throws -> UnsafeRawPointer
     func unmap(_ pointer: UnsafeRawPointer, length: Int)
+    /// Maps `length` bytes of the file from `offset` (a multiple of 4096) privately and writable:
+    /// pages come from the file when first touched, a write copies its page into this process's
+    /// memory, and the file never changes. The bytes must lie inside the file.
+    func mapCopyOnWrite(_ file: OpenFile, offset: Int64, length: Int) throws
+        -> UnsafeMutableRawPointer
+    /// Undoes ``mapCopyOnWrite(_:offset:length:)``.
+    func unmapCopyOnWrite(_ pointer: UnsafeMutableRawPointer, length: Int)
     /// Tells the OS this process no longer needs the mapped pages in memory (they stay in the
     /// page cache and come back on the next touch). Advice only: it cannot fail.
     func releasePages(_ pointer: UnsafeRawPointer, length: Int)
@@ -159,6 +166,22 @@ package struct PosixFileSystem: FileSystem {
         _ = madvise(UnsafeMutableRawPointer(mutating: pointer), length, MADV_DONTNEED)
     }
 
+    package func mapCopyOnWrite(_ file: OpenFile, offset: Int64, length: Int) throws
+        -> UnsafeMutableRawPointer
+    {
+        let pointer = mmap(
+            nil, max(length, 1), PROT_READ | PROT_WRITE, MAP_PRIVATE, file.descriptor,
+            off_t(offset))
+        guard let pointer, pointer != MAP_FAILED else {
+            throw LogStoreError.io(operation: "mmap", path: file.path, errno: errno)
+        }
+        return pointer
+    }
+
+    package func unmapCopyOnWrite(_ pointer: UnsafeMutableRawPointer, length: Int) {
+        munmap(pointer, max(length, 1))
+    }
+
     package func tryLock(_ file: OpenFile) throws -> Bool {
         if retrying({ flock(file.descriptor, LOCK_EX | LOCK_NB) }) == 0 { return true }
         if errno == EWOULDBLOCK { return false }
@@ -258,6 +281,33 @@ func errnoDescription(_ code: Int32) -> String {
 extension FileSystem {
     /// Advice only: a file system that does not pass it on loses nothing.
     package func releasePages(_ pointer: UnsafeRawPointer, length: Int) {}
+
+    /// Without a private mapping: the bytes are read (through ``read(_:into:at:)``) into memory
+    /// of this process's own.
+    package func mapCopyOnWrite(_ file: OpenFile, offset: Int64, length: Int) throws
+        -> UnsafeMutableRawPointer
+    {
+        var raw: UnsafeMutableRawPointer?
+        guard posix_memalign(&raw, 4096, max(length, 1)) == 0, let raw else {
+            throw LogStoreError.io(operation: "mmap", path: file.path, errno: ENOMEM)
+        }
+        var done = 0
+        while done < length {
+            let n = try read(
+                file, into: UnsafeMutableRawBufferPointer(start: raw + done, count: length - done),
+                at: offset + Int64(done))
+            guard n > 0 else {
+                free(raw)
+                throw LogStoreError.io(operation: "mmap", path: file.path, errno: EINVAL)
+            }
+            done += n
+        }
+        return raw
+    }
+
+    package func unmapCopyOnWrite(_ pointer: UnsafeMutableRawPointer, length: Int) {
+        free(pointer)
+    }
 }
 
 extension FileSystem {

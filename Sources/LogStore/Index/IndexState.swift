@@ -96,6 +96,10 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
     /// By keyspace number, whether replay indexes its keys.
     private(set) var indexed: [Bool] = [false]
 
+    /// The state the key directory file on disk describes, if it describes one this session
+    /// reached (open used it whole, or close wrote it): close then need not write it again.
+    var keyDirectoryFileState: KeyDirectoryFile.Current?
+
     /// Base addresses of `segments`, kept in step with it.
     var bases: SegmentBases = []
 

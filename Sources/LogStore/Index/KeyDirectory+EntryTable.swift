@@ -11,8 +11,26 @@ extension KeyDirectory {
         let count: Int
         private let entries: UnsafeMutablePointer<Entry>
         private let bytes: Int
+        /// Set for a table mapped from a key directory file: how to let its memory go.
+        private let unmap: ((UnsafeMutableRawPointer) -> Void)?
+
+        /// A table of `capacity` entries already in `memory` (a key directory file's, mapped copy-on-write),
+        /// which `unmap` releases when the table goes.
+        init(
+            capacity: Int, memory: UnsafeMutableRawPointer,
+            unmap: @escaping (UnsafeMutableRawPointer) -> Void
+        ) {
+            count = capacity
+            bytes = capacity * MemoryLayout<Entry>.stride
+            entries = memory.bindMemory(to: Entry.self, capacity: capacity)
+            self.unmap = unmap
+        }
+
+        /// The table's bytes (for writing it to a key directory file).
+        var rawBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: entries, count: bytes) }
 
         init(capacity: Int) {
+            unmap = nil
             count = capacity
             bytes = capacity * MemoryLayout<Entry>.stride
             var raw: UnsafeMutableRawPointer?
@@ -30,7 +48,9 @@ extension KeyDirectory {
 
         static let hugePage = 2 << 20
 
-        deinit { free(entries) }
+        deinit {
+            if let unmap { unmap(UnsafeMutableRawPointer(entries)) } else { free(entries) }
+        }
 
         subscript(slot: Int) -> Entry {
             @inline(__always) get { entries[slot] }

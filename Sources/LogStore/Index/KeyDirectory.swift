@@ -90,6 +90,16 @@ struct KeyDirectory {
     /// Bytes of live keys and values.
     private(set) var liveBytes: Int64 = 0
 
+    init() {}
+
+    /// A directory over `table` (mapped from a key directory file) that holds `count` keys of
+    /// `liveBytes` bytes.
+    init(table: EntryTable, count: Int, liveBytes: Int64) {
+        self.table = table
+        self.count = count
+        self.liveBytes = liveBytes
+    }
+
     /// Bytes the table holds in memory.
     var memoryBytes: Int { table.count * MemoryLayout<Entry>.stride }
 

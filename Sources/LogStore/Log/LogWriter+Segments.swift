@@ -43,6 +43,7 @@ extension LogWriter {
         index.withLock { $0.addSegment(segment) }
         let sealed = active
         active = segment
+        sharedSync.setActive(segment)
         writtenSize = segment.size
         durableSize = segment.size
         markedSize = segment.size

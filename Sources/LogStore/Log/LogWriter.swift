@@ -36,8 +36,14 @@ final class LogWriter: @unchecked Sendable {
     /// Whether the next commit must first define every known keyspace: each segment restates
     /// the definitions so that removing older segments never leaves a number undefined.
     var activeNeedsDefinitions = false
+    /// Shared syncs of `.buffered` commits (``LogStore/waitUntilDurable(_:)``); it also holds
+    /// `disabledCause`, so that a failed sync there disables writes here too.
+    let sharedSync: SharedSync
     /// Set after a failed sync: writes are refused until the store is reopened.
-    var disabledCause: Int32?
+    var disabledCause: Int32? {
+        get { sharedSync.disabledCause }
+        set { sharedSync.disabledCause = newValue }
+    }
 
     init(
         directory: String, fileSystem: any FileSystem, segmentSize: Int, active: Segment,
@@ -47,6 +53,7 @@ final class LogWriter: @unchecked Sendable {
         self.fileSystem = fileSystem
         self.segmentSize = segmentSize
         self.active = active
+        self.sharedSync = SharedSync(active: active)
         // Nothing is known durable of what an earlier process wrote until this one syncs. A
         // segment that ends with a mark (a clean close) needs no new one until it grows.
         self.writtenSize = active.size

@@ -9,12 +9,14 @@ struct Replay {
     var report = RecoveryReport()
     /// Whether the writer must start a new segment rather than append to the newest one: salvage
     /// skipped damage in it or moved it aside (damaged files are never written to).
-    private var needsNewSegment = false
+    var needsNewSegment = false
     /// The highest order seen, damaged segments included: a new segment sorts after them all.
     private var highestOrder: UInt64 = 0
+    /// The size the key directory file recorded for the last segment it covers.
+    var keyDirectoryRecordedSize = 0
 
-    private var fs: any FileSystem { options.fileSystem }
-    private var writable: Bool { !options.readOnly }
+    var fs: any FileSystem { options.fileSystem }
+    var writable: Bool { !options.readOnly }
 
     init(path: String, options: LogStoreOptions) {
         self.path = path
@@ -36,8 +38,12 @@ struct Replay {
                 try fs.remove(files.path(of: name))  // its segment was compacted away
             }
         }
+        // The key directory file, when it passes every check, gives the index of the segments it
+        // covers: only what was appended after it is replayed.
+        let covered = try replayKeyDirectory(files)
         for (i, file) in files.segments.enumerated() {
             highestOrder = max(highestOrder, file.order)
+            guard i >= covered else { continue }
             try replaySegment(
                 file, newest: i == files.segments.count - 1,
                 hasHint: files.hasHint(forSegmentOf: file.order))
@@ -46,6 +52,12 @@ struct Replay {
             if let order = StoreFiles.segmentOrder(String(name.dropLast(".damaged".count))) {
                 highestOrder = max(highestOrder, order)
             }
+        }
+        if report.usedKeyDirectory && covered == files.segments.count && !needsNewSegment
+            && report.cuts.isEmpty && state.segments.last??.size == keyDirectoryRecordedSize
+        {
+            state.keyDirectoryFileState = KeyDirectoryFile.Current(
+                lastSequence: state.lastSequence, segments: state.segments.count)
         }
         // Replay touched every page it read; reads will touch again only what they need.
         for segment in state.segments { segment?.releasePages() }
@@ -133,10 +145,12 @@ struct Replay {
 
     /// Applies every complete commit of `segment` by walking its frames. In the newest segment,
     /// damage no later sync mark vouches for is a torn tail: it is cut off (or, read-only,
-    /// ignored). Other damage throws, or in salvage mode is skipped.
-    private mutating func scan(_ segment: Segment, newest: Bool) throws {
+    /// ignored). Other damage throws, or in salvage mode is skipped. A scan of the tail that the
+    /// key directory file does not cover starts at `start`, a commit boundary.
+    mutating func scan(_ segment: Segment, newest: Bool, from start: Int = FileHeader.size) throws {
         let bytes = segment.bytes()
         var scanner = SegmentScanner(bytes: bytes, keyspaces: state.keyspaces)
+        scanner.position = start
         // Bounded memory however large the segment (or one commit in it): drop pages behind.
         scanner.releasePages = { segment.releasePages(from: $0, to: $1) }
         while let event = scanner.next() {

@@ -7,9 +7,16 @@ extension ModelContext {
     /// Before writing it validates (required values, types, unique attributes, failed
     /// key-value writes) and checks that no other context saved a changed or deleted object
     /// since this one read it (see ``mergePolicy``). If it throws, nothing of this save is in
-    /// the store and the context still holds every change. Durable when it returns (with the
-    /// store's default `.sync` durability). Inside a ``transaction(_:)`` block it does nothing:
-    /// the transaction saves at its end.
+    /// the store and the context still holds every change — except when only the final sync
+    /// fails (`LogbookError.store` with `io` or `writesDisabled`): the save is then visible in
+    /// this process, its changes are cleared, and the store takes no more writes until reopened.
+    /// Durable when it returns (with the store's default `.sync` durability).
+    ///
+    /// Saves of several contexts are ordered under the container's save lock and share their
+    /// `fdatasync`s: a save is visible to other contexts, indexes and observers as soon as it is
+    /// ordered, before it is durable (what a power loss then keeps is a prefix of the saves, with
+    /// every acknowledged one). Inside a ``transaction(_:)`` block it does nothing: the
+    /// transaction saves at its end.
     /// - Throws: ``LogbookError/missingValue(entity:attribute:object:)``,
     ///   ``LogbookError/typeMismatch(entity:attribute:expected:found:)``,
     ///   ``LogbookError/uniqueConstraint(entity:attribute:value:object:existing:)``,
@@ -25,7 +32,7 @@ extension ModelContext {
         if let past = core.pastState { throw LogbookError.pastStateIsReadOnly(token: past.token) }
         if let failure = failures.first { throw failure }
         let core = self.core
-        try core.saveLock.withLock { _ in
+        let committed = try core.saveLock.withLock { _ -> UInt64? in
             if !table.failures.isEmpty {
                 for e in table.inserted where table.entries[Int(e)].state == .inserted {
                     if let failure = table.failures[e] { throw failure }
@@ -43,18 +50,25 @@ extension ModelContext {
             var batch = table.takeStaged()
             let staged = batch.mark()
             do {
-                try write(into: &batch, appendingTo: commit)
+                return try write(into: &batch, appendingTo: commit)
             } catch {
                 batch.truncate(to: staged)
                 table.restoreStaged(batch)
                 throw error
             }
         }
+        // Outside the lock: other contexts' saves are ordered behind this one meanwhile, and
+        // share its fdatasync.
+        try core.awaitDurable(committed)
     }
 
     /// Appends every pending change to `batch`, commits it (or appends it to `commit`), and
-    /// records the save.
-    private func write(into batch: inout WriteBatch, appendingTo commit: StreamingCommit?) throws {
+    /// records the save. Returns the sequence number whose durability the save still awaits
+    /// (``ContainerCore/commitOrdered(_:)``), if any.
+    private func write(into batch: inout WriteBatch, appendingTo commit: StreamingCommit?) throws
+        -> UInt64?
+    {
+        var committed: UInt64?
         var writer = ByteWriter(capacity: 128)
         var savedEntities = [Bool](repeating: false, count: core.bindings.count)
         var insertedEntities = table.stagedCount.map { $0 > 0 }
@@ -89,12 +103,13 @@ extension ModelContext {
                 core.indexes.stopPersisting()
                 try wrapStoreErrors { try commit.append(batch) }
             } else {
-                try core.commit(batch)
+                committed = try core.commitOrdered(batch)
             }
         }
         let generation = core.recordSave(
             of: Set(savedEntities.indices.filter { savedEntities[$0] }), saver: serial)
         table.didSave(generation: generation)
+        return committed
     }
 
     /// Appends the record of entry `e` (the next object version) to `batch`.

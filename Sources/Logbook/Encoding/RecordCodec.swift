@@ -41,6 +41,10 @@ final class RecordCodec: Sendable {
     private let currentLayoutVersions: UInt64
     /// For each current attribute, the value records of older versions lack it get.
     private let initialValues: [AttributeValue]
+    /// Older versions whose stored fields are the current ones' first fields, in order (a
+    /// version before attributes or to-ones were appended): their records decode in field
+    /// order, as current ones do, without collecting their values first.
+    private let prefixVersions: Set<UInt32>
 
     /// A codec for the records of `described` (its attributes, then its to-one relationships
     /// as optional integers: ``Entity/storedFields``).
@@ -63,6 +67,8 @@ final class RecordCodec: Sendable {
         }
         currentLayoutVersions = same
         initialValues = entity.attributes.map(\.initialValue)
+        prefixVersions = Set(
+            older.filter { $0.value.currentIndex == Array(0..<$0.value.currentIndex.count) }.keys)
     }
 
     /// Encodes a record: `value(i, &w)` appends attribute i's value and returns `true`, or
@@ -296,6 +302,37 @@ final class RecordCodec: Sendable {
         } catch is ByteReader.Truncated {
             throw LogbookError.corruptRecord(
                 entity: entity.name, key: key(),
+                reason: "the record ends early or holds an invalid value")
+        }
+    }
+
+    /// Decodes a record of an older version whose fields are the current ones' first fields
+    /// (see `prefixVersions`): calls `body` with every current field in order, the initial value
+    /// for those the record lacks, as ``decode(_:key:only:_:)`` would. Returns `nil`, having
+    /// called nothing, for a record of any other version.
+    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``.
+    func decodeInFieldOrder(
+        _ buffer: UnsafeRawBufferPointer, primaryKey: UInt64,
+        _ body: (Int, AttributeValue) throws -> Void
+    ) throws -> UInt64? {
+        var r = ByteReader(buffer)
+        do {
+            let version = try r.varint()
+            guard version <= UInt64(UInt32.max), prefixVersions.contains(UInt32(version)),
+                let old = older[UInt32(version)]
+            else { return nil }
+            let objectVersion = try r.varint()
+            try decodeValues(&r, old, nil, body)
+            for i in old.currentIndex.count..<initialValues.count { try body(i, initialValues[i]) }
+            guard r.isAtEnd else {
+                throw LogbookError.corruptRecord(
+                    entity: entity.name, key: String(primaryKey),
+                    reason: "\(buffer.count - r.offset) bytes after the values")
+            }
+            return objectVersion
+        } catch is ByteReader.Truncated {
+            throw LogbookError.corruptRecord(
+                entity: entity.name, key: String(primaryKey),
                 reason: "the record ends early or holds an invalid value")
         }
     }

@@ -108,6 +108,9 @@ public struct RecordDecoder: Sendable {
         {
             return (pk, version)
         }
+        if let version = try codec.decodeInFieldOrder(value, primaryKey: pk, field) {
+            return (pk, version)
+        }
         // An older schema version's record: its fields come in its own order, so collect them.
         var values = fields.map(\.value)
         let version = try codec.decode(value, key: String(pk)) { i, v in values[i] = v }

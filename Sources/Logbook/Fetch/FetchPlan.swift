@@ -84,7 +84,12 @@ extension ModelContext {
         var explanation = FetchExplanation()
         let access = accessPlan(plan)
         explanation.note(access, definitions: core.indexes.definitions[binding.index])
-        let scan = RecordScan(plan: plan, keepRecords: keepRecords, skip: skip, build: build)
+        // An exact index access finds only stored matches: their records need no test.
+        var scanned = plan
+        if access.exact && access.access.isIndex, case .filter = plan.matcher {
+            scanned.matcher = .all
+        }
+        let scan = RecordScan(plan: scanned, keepRecords: keepRecords, skip: skip, build: build)
         try wrapStoreErrors {
             switch access.access {
             case .nothing:

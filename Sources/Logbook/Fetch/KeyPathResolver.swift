@@ -107,6 +107,24 @@ final class KeyPathResolver {
         return binding.stored.attributeIndex(name)
     }
 
+    /// What `keyPath` is as one side of a comparison, from one look-up of what it reads: the
+    /// primary key, the stored position of an attribute or of a to-one relationship's key
+    /// (as ``isIdentifier(_:)``, ``attributeIndex(_:)`` and ``toOne(_:)`` tell, in that
+    /// order), or `nil`.
+    func operand(_ keyPath: AnyKeyPath) -> FilterOperand? {
+        switch reading(keyPath) {
+        case .identifier?: return .primaryKey
+        case .field(let name)?:
+            if let index = binding.stored.attributeIndex(name) {
+                // A to-one relationship's key is a stored field too: its position, as
+                // `toOne` gives it.
+                return .attribute(index)
+            }
+            return nil
+        default: return nil
+        }
+    }
+
     /// The name of the attribute or relationship `keyPath` reads, or `nil`.
     func fieldName(_ keyPath: AnyKeyPath) -> String? {
         guard case .field(let name)? = reading(keyPath) else { return nil }

@@ -25,8 +25,20 @@ struct PredicateTranslator {
         _ predicate: Predicate<Model>, resolver: KeyPathResolver,
         binding: @escaping (String) -> EntityBinding?
     ) -> FilterNode? {
-        PredicateTranslator(resolver: resolver, variable: predicate.variable.key, binding: binding)
-            .node(predicate.expression)
+        // The common shapes (attribute comparisons with constants, `&&`, `||`, `!`) are
+        // translated through conditional conformances, found by one conformance check of the
+        // whole expression's type (which the runtime caches per type) instead of one dynamic
+        // cast per node and per constant. Anything else takes the general walk below.
+        if let direct = predicate.expression as? any DirectFilterTranslatable,
+            let node = direct.directNode(
+                DirectTranslation(resolver: resolver, variable: predicate.variable.key))
+        {
+            return node
+        }
+        return PredicateTranslator(
+            resolver: resolver, variable: predicate.variable.key, binding: binding
+        )
+        .node(predicate.expression)
     }
 
     func node(_ expression: Any) -> FilterNode? {
@@ -363,4 +375,104 @@ extension PredicateExpressions.SequenceStartsWith: FilterTranslatable {
             element, .beginsWith, .value(.string(text)), caseInsensitive: false,
             diacriticInsensitive: false)
     }
+}
+
+// MARK: - Direct translation
+
+/// What the direct translation of a predicate knows: the resolver of its one variable. It
+/// gives the same nodes as ``PredicateTranslator`` for the shapes it covers, and `nil`
+/// (the general walk then runs) for anything else, such as a key path through a relationship.
+struct DirectTranslation {
+    let resolver: KeyPathResolver
+    let variable: PredicateExpressions.VariableID
+}
+
+/// An expression whose whole subtree translates without dynamic casts.
+protocol DirectFilterTranslatable {
+    func directNode(_ t: DirectTranslation) -> FilterNode?
+}
+
+/// An operand whose whole subtree translates without dynamic casts.
+protocol DirectOperandTranslatable {
+    func directOperand(_ t: DirectTranslation) -> FilterOperand?
+}
+
+extension DirectTranslation {
+    @inline(__always)
+    func compare(
+        _ l: some DirectOperandTranslatable, _ op: FilterOperator,
+        _ r: some DirectOperandTranslatable
+    ) -> FilterNode? {
+        guard let a = l.directOperand(self), let b = r.directOperand(self) else { return nil }
+        return .compare(a, op, b, caseInsensitive: false, diacriticInsensitive: false)
+    }
+}
+
+extension PredicateExpressions.KeyPath: DirectOperandTranslatable
+where Root: PredicateVariableMarker {
+    /// As ``PredicateExpressions/KeyPath/filterOperand(_:)`` for the predicate's own variable.
+    func directOperand(_ t: DirectTranslation) -> FilterOperand? {
+        guard root.variableID == t.variable else { return nil }
+        return t.resolver.operand(keyPath)
+    }
+}
+
+extension PredicateExpressions.Value: DirectOperandTranslatable where Output: AttributeStorable {
+    /// A stored type's constant (`nil` of an optional one is `null`), as
+    /// ``PredicateExpressions/Value/filterOperand(_:)`` gives it.
+    func directOperand(_ t: DirectTranslation) -> FilterOperand? { .value(value.attributeValue) }
+}
+
+extension PredicateExpressions.NilLiteral: DirectOperandTranslatable {
+    func directOperand(_ t: DirectTranslation) -> FilterOperand? { .value(.null) }
+}
+
+extension PredicateExpressions.Equal: DirectFilterTranslatable
+where LHS: DirectOperandTranslatable, RHS: DirectOperandTranslatable {
+    func directNode(_ t: DirectTranslation) -> FilterNode? { t.compare(lhs, .equal, rhs) }
+}
+
+extension PredicateExpressions.NotEqual: DirectFilterTranslatable
+where LHS: DirectOperandTranslatable, RHS: DirectOperandTranslatable {
+    func directNode(_ t: DirectTranslation) -> FilterNode? { t.compare(lhs, .notEqual, rhs) }
+}
+
+extension PredicateExpressions.Comparison: DirectFilterTranslatable
+where LHS: DirectOperandTranslatable, RHS: DirectOperandTranslatable {
+    func directNode(_ t: DirectTranslation) -> FilterNode? {
+        switch op {
+        case .lessThan: return t.compare(lhs, .less, rhs)
+        case .lessThanOrEqual: return t.compare(lhs, .lessOrEqual, rhs)
+        case .greaterThan: return t.compare(lhs, .greater, rhs)
+        case .greaterThanOrEqual: return t.compare(lhs, .greaterOrEqual, rhs)
+        @unknown default: return nil
+        }
+    }
+}
+
+extension PredicateExpressions.Conjunction: DirectFilterTranslatable
+where LHS: DirectFilterTranslatable, RHS: DirectFilterTranslatable {
+    func directNode(_ t: DirectTranslation) -> FilterNode? {
+        guard let l = lhs.directNode(t), let r = rhs.directNode(t) else { return nil }
+        return .and(l, r)
+    }
+}
+
+extension PredicateExpressions.Disjunction: DirectFilterTranslatable
+where LHS: DirectFilterTranslatable, RHS: DirectFilterTranslatable {
+    func directNode(_ t: DirectTranslation) -> FilterNode? {
+        guard let l = lhs.directNode(t), let r = rhs.directNode(t) else { return nil }
+        return .or(l, r)
+    }
+}
+
+extension PredicateExpressions.Negation: DirectFilterTranslatable
+where Wrapped: DirectFilterTranslatable {
+    func directNode(_ t: DirectTranslation) -> FilterNode? {
+        wrapped.directNode(t).map { .not($0) }
+    }
+}
+
+extension PredicateExpressions.Value: DirectFilterTranslatable where Output == Bool {
+    func directNode(_ t: DirectTranslation) -> FilterNode? { .constant(value) }
 }

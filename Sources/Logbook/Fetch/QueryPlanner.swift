@@ -76,7 +76,9 @@ struct QueryPlanner {
         if terms.contains(where: { if case .constant(false) = $0 { true } else { false } }) {
             return AccessPlan(access: .nothing, exact: true, ordered: true)
         }
-        let singles = accesses(for: terms)
+        if let point = uniqueLookup(terms) { return point }
+        let constraints = ColumnConstraints(terms)
+        let singles = accesses(for: terms, constraints)
         for single in singles {
             options.append((single.plan, Double(single.plan.estimate) * Self.indexedRead))
         }
@@ -101,7 +103,7 @@ struct QueryPlanner {
                         * Self.indexedRead
                 ))
         }
-        if let ordered = orderedAccess(terms, sort: sort) {
+        if let ordered = orderedAccess(terms, constraints, sort: sort) {
             let matches = options.map { $0.plan.estimate }.filter { $0 > 0 }.min() ?? recordCount
             let visits =
                 wanted.map {
@@ -113,6 +115,44 @@ struct QueryPlanner {
         return options.min { $0.cost < $1.cost }!.plan
     }
 
+    /// A unique index whose every field the conjunction fixes to one value (not `nil`, which
+    /// may repeat): at most one entry, so no other access can visit fewer and nothing is
+    /// counted. The range is the entry's prefix; the collect step finds it with one search.
+    private func uniqueLookup(_ terms: [FilterNode]) -> AccessPlan? {
+        guard !terms.isEmpty, definitions.contains(where: { $0.isUnique }) else { return nil }
+        // Field and constant of each `attribute == constant` term, in term order.
+        var fixed: [(field: Int, value: AttributeValue, term: Int)] = []
+        for (i, term) in terms.enumerated() {
+            switch term {
+            case .compare(.attribute(let f), .equal, .value(let v), false, false),
+                .compare(.value(let v), .equal, .attribute(let f), false, false):
+                if !v.isNull { fixed.append((f, v, i)) }
+            default: continue
+            }
+        }
+        guard !fixed.isEmpty else { return nil }
+        definitions: for (d, definition) in definitions.enumerated() where definition.isUnique {
+            var key: [UInt8] = []
+            var covered: [Int] = []
+            for (j, field) in definition.fields.enumerated() {
+                // The first term on a field decides, as ``ColumnConstraints`` has it.
+                guard let term = fixed.first(where: { $0.field == field }),
+                    let bytes = ColumnConstraints.encode(term.value, as: definition.types[j])
+                else { continue definitions }
+                key += bytes
+                covered.append(term.term)
+            }
+            // Every term covered (each fixes one field, so they are distinct): the entry is
+            // the answer (an `==` answered by the index is exact); else the other terms are
+            // tested on the one candidate.
+            let exact = covered.count == terms.count
+            return AccessPlan(
+                access: .ranges(index: d, [.prefix(key)]), exact: exact, estimate: 1,
+                indexNames: [definition.name])
+        }
+        return nil
+    }
+
     /// The terms of a conjunction.
     static func conjuncts(_ node: FilterNode) -> [FilterNode] {
         if case .and(let a, let b) = node { return conjuncts(a) + conjuncts(b) }
@@ -122,7 +162,7 @@ struct QueryPlanner {
 
     /// One access per index usable for `terms`, and for OR terms a union: with the terms it
     /// covers and whether it answers those exactly.
-    private func accesses(for terms: [FilterNode]) -> [(
+    private func accesses(for terms: [FilterNode], _ constraints: ColumnConstraints? = nil) -> [(
         plan: AccessPlan, covers: Set<Int>, exactTerms: Bool
     )] {
         var result: [(AccessPlan, Set<Int>, Bool)] = []
@@ -141,7 +181,7 @@ struct QueryPlanner {
                 result.append((plan, [i], union.exact))
             }
         }
-        let constraints = ColumnConstraints(terms)
+        let constraints = constraints ?? ColumnConstraints(terms)
         for (d, definition) in definitions.enumerated()
         where constraints.fields[definition.fields[0]] != nil {
             guard let (ranges, covered, exact) = constraints.ranges(for: definition) else {
@@ -183,13 +223,13 @@ struct QueryPlanner {
     /// An access that yields candidates in the sort order: an index whose fields are some
     /// fields fixed by equality, then exactly the sort fields (so ties are in primary-key
     /// order, as a fetch orders them), all sorted in one direction.
-    private func orderedAccess(_ terms: [FilterNode], sort: [(field: Int, ascending: Bool)])
-        -> AccessPlan?
-    {
+    private func orderedAccess(
+        _ terms: [FilterNode], _ constraints: ColumnConstraints,
+        sort: [(field: Int, ascending: Bool)]
+    ) -> AccessPlan? {
         guard let first = sort.first, sort.allSatisfy({ $0.ascending == first.ascending }) else {
             return nil
         }
-        let constraints = ColumnConstraints(terms)
         var best: AccessPlan?
         for (d, definition) in definitions.enumerated() {
             let fixed = definition.fields.count - sort.count

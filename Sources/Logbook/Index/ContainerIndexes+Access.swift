@@ -70,18 +70,10 @@ extension ContainerIndexes {
         case .ranges(let i, let ranges):
             var keys: [UInt64] = []
             let index = indexes[i]
-            for range in ranges {
-                let from = range.lower.withUnsafeBytes { index.lowerBound($0) }
-                let to =
-                    range.upper.map { u in u.withUnsafeBytes { index.lowerBound($0) } } ?? index.end
-                keys.reserveCapacity(keys.count + index.count(from: from, to: to))
-                index.forEach(from: from, to: to) { entry in
-                    keys.append(IndexKey.primaryKey(entry))
-                    return true
-                }
-            }
+            for range in ranges { Self.appendKeys(in: range, of: index, to: &keys) }
             visited += keys.count
-            return sortedDistinct(keys)
+            // The keys of one value (an equality) come strictly ascending already: no sort.
+            return Self.isAscending(keys) ? keys : sortedDistinct(keys)
         case .union(let parts):
             return sortedDistinct(parts.flatMap { collect($0, indexes, &visited) })
         case .intersection(let parts):
@@ -109,6 +101,56 @@ extension ContainerIndexes {
                 result = merged
             }
             return result ?? []
+        }
+    }
+
+    /// The primary keys of `range`'s entries, appended in index order. The range's start is
+    /// searched; its end is found by comparing the first few entries with it (a point lookup
+    /// searches once), then by a second search for a longer range.
+    static func appendKeys(in range: KeyRange, of index: OrderedIndex, to keys: inout [UInt64]) {
+        let from = range.lower.withUnsafeBytes { index.lowerBound($0) }
+        guard let upper = range.upper else {
+            keys.reserveCapacity(keys.count + index.count(from: from, to: index.end))
+            index.forEach(from: from, to: index.end) { entry in
+                keys.append(IndexKey.primaryKey(entry))
+                return true
+            }
+            return
+        }
+        let probed = 4
+        var met = 0
+        var ended = false
+        upper.withUnsafeBytes { upper in
+            index.forEach(from: from, to: index.end) { entry in
+                guard IndexBytes.compare(entry, upper) < 0 else {
+                    ended = true
+                    return false
+                }
+                met += 1
+                keys.append(IndexKey.primaryKey(entry))
+                return met < probed
+            }
+        }
+        guard !ended && met == probed else { return }
+        // A longer range: the rest, up to its end found by a search.
+        var start = from
+        for _ in 0..<probed { start = index.position(after: start) }
+        let to = upper.withUnsafeBytes { index.lowerBound($0) }
+        keys.reserveCapacity(keys.count + index.count(from: start, to: to))
+        index.forEach(from: start, to: to) { entry in
+            keys.append(IndexKey.primaryKey(entry))
+            return true
+        }
+    }
+
+    private static func isAscending(_ keys: [UInt64]) -> Bool {
+        keys.withUnsafeBufferPointer { keys in
+            var i = 1
+            while i < keys.count {
+                if keys[i - 1] >= keys[i] { return false }
+                i += 1
+            }
+            return true
         }
     }
 

@@ -180,19 +180,24 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     /// Commits `batch` and brings the indexes along: the records it replaces or deletes are
     /// read first, and their entries swapped for the new records' once the commit is done.
     /// Call under the container's save lock. Keys in one keyspace of `batch` must be distinct.
+    /// `durability` is the commit's (the store's default if `nil`).
     /// - Returns: the commit's sequence number.
     /// - Throws: ``LogbookError/store(_:)``; ``LogbookError/corruptRecord(entity:key:reason:)``
     ///   for a replaced record that does not decode (then nothing is committed).
     @discardableResult
-    func commit(_ batch: WriteBatch, to store: LogStore) throws -> UInt64 {
-        guard !isEmpty else { return try wrapStoreErrors { try store.commit(batch) } }
+    func commit(_ batch: WriteBatch, to store: LogStore, durability: Durability? = nil) throws
+        -> UInt64
+    {
+        guard !isEmpty else {
+            return try wrapStoreErrors { try store.commit(batch, durability: durability) }
+        }
         let delta = try self.delta(of: batch, in: store)
         // Readers that meet the store ahead of the indexes wait for `apply` (see `view`).
         let before = store.lastSequence
         lock.withLock { _ in sequenceBeforeCommit = before }
         let sequence: UInt64
         do {
-            sequence = try wrapStoreErrors { try store.commit(batch) }
+            sequence = try wrapStoreErrors { try store.commit(batch, durability: durability) }
         } catch {
             lock.withLock { _ in sequenceBeforeCommit = nil }
             throw error

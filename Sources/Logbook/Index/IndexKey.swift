@@ -43,7 +43,7 @@ enum IndexKey {
             out.append(v ? 1 : 0)
         case .string(let v):
             out.append(valueTag)
-            appendEscaped(normalized(v), to: &out)
+            appendString(v, to: &out)
             appendTerminator(to: &out)
         case .data(let v):
             out.append(valueTag)
@@ -92,6 +92,27 @@ enum IndexKey {
         var text = text
         let ascii = text.withUTF8 { $0.allSatisfy { $0 < 0x80 } }
         return ascii ? text.utf8 : text.precomposedStringWithCanonicalMapping.utf8
+    }
+
+    /// Appends a string's payload (without its terminator): its bytes as they are when it is
+    /// ASCII (one pass over contiguous UTF-8), else its NFC form's, escaped.
+    @inline(__always)
+    static func appendString(_ text: String, to out: inout [UInt8]) {
+        var text = text
+        let done = text.withUTF8 { bytes -> Bool in
+            var zero = false
+            for byte in bytes {
+                if byte >= 0x80 { return false }
+                if byte == 0 { zero = true }
+            }
+            if zero {
+                appendEscaped(bytes, to: &out)
+            } else {
+                out.append(contentsOf: bytes)
+            }
+            return true
+        }
+        if !done { appendEscaped(text.precomposedStringWithCanonicalMapping.utf8, to: &out) }
     }
 
     /// Appends bytes with 0x00 written as 0x00 0xFF.

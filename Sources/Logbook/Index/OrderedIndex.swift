@@ -158,6 +158,12 @@ final class OrderedIndex {
             ? Position(chunk: p.chunk + 1, slot: 0) : p
     }
 
+    /// The position after the entry at `p` (which is not the end).
+    @inline(__always)
+    func position(after p: Position) -> Position {
+        normalized(Position(chunk: p.chunk, slot: p.slot + 1))
+    }
+
     /// Whether `entry` is in the index.
     func contains(_ entry: UnsafeRawBufferPointer) -> Bool {
         let p = lowerBound(entry)

@@ -26,23 +26,31 @@ final class EmployeeTable {
     /// - Throws: ``EmployeesError/output(_:)`` if the rows cannot be kept.
     func add(_ employee: EmployeeRecord) throws(EmployeesError) {
         count += 1
-        keep(employee.id, column: 0)
+        // The buffer and the widths are taken out for the row, so that appending to them
+        // checks neither exclusive access nor uniqueness per field.
+        var bytes = rows.bytes
+        rows.bytes = []
+        var widths = self.widths
+        self.widths = []
+        Self.keep(employee.id, column: 0, &bytes, &widths)
         if employee.designation.isEmpty {
-            keep(employee.name, column: 1)
+            Self.keep(employee.name, column: 1, &bytes, &widths)
         } else if employee.name.isPrintableASCII && employee.designation.isPrintableASCII {
             // The title without building it: the dash is one column, three bytes.
             let width = employee.name.utf8.count + 3 + employee.designation.utf8.count
             widths[1] = max(widths[1], width)
-            appendHeader(width: width, bytes: width + 2)
-            append(employee.name)
-            append(Self.separator)
-            append(employee.designation)
+            Self.appendHeader(width: width, bytes: width + 2, &bytes)
+            Self.append(employee.name, &bytes)
+            Self.append(Self.separator, &bytes)
+            Self.append(employee.designation, &bytes)
         } else {
-            keep(employee.title, column: 1)
+            Self.keep(employee.title, column: 1, &bytes, &widths)
         }
-        keep(employee.company?.name ?? "", column: 2)
+        Self.keep(employee.company?.name ?? "", column: 2, &bytes, &widths)
         widths[3] = max(widths[3], decimalWidth(employee.salary))
-        withUnsafeBytes(of: employee.salary.littleEndian) { rows.bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: employee.salary.littleEndian) { bytes.append(contentsOf: $0) }
+        rows.bytes = bytes
+        self.widths = widths
         try rows.appended()
     }
 
@@ -80,29 +88,31 @@ final class EmployeeTable {
     }
 
     /// Keeps `text` as the cell of `column`, in its displayable form.
-    private func keep(_ text: String, column: Int) {
+    private static func keep(
+        _ text: String, column: Int, _ bytes: inout [UInt8], _ widths: inout [Int]
+    ) {
         if text.isPrintableASCII {
             let count = text.utf8.count
             widths[column] = max(widths[column], count)
-            appendHeader(width: count, bytes: count)
-            append(text)
+            appendHeader(width: count, bytes: count, &bytes)
+            append(text, &bytes)
         } else {
             let shown = text.displayable
             let width = shown.displayWidth
             widths[column] = max(widths[column], width)
-            appendHeader(width: width, bytes: shown.utf8.count)
-            append(shown)
+            appendHeader(width: width, bytes: shown.utf8.count, &bytes)
+            append(shown, &bytes)
         }
     }
 
-    private func appendHeader(width: Int, bytes: Int) {
-        withUnsafeBytes(of: UInt32(width).littleEndian) { rows.bytes.append(contentsOf: $0) }
-        withUnsafeBytes(of: UInt32(bytes).littleEndian) { rows.bytes.append(contentsOf: $0) }
+    private static func appendHeader(width: Int, bytes count: Int, _ bytes: inout [UInt8]) {
+        withUnsafeBytes(of: UInt32(width).littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt32(count).littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    private func append(_ text: String) {
+    private static func append(_ text: String, _ bytes: inout [UInt8]) {
         var text = text
-        text.withUTF8 { rows.bytes.append(contentsOf: $0) }
+        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 }
 

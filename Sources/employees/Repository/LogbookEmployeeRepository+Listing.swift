@@ -1,13 +1,16 @@
 import Logbook
 
 /// Listing without holding the employees: a query becomes the primary keys of its matches, in
-/// order (one predicate fetch of identifiers, which builds no objects), and the employees are
-/// then read a batch at a time, each batch in a context of its own that is dropped with its
-/// objects when the batch has been copied out. (The main context would keep thousands of
-/// clean objects alive before it lets any go.)
+/// order, and the employees are then decoded from their records (``EmployeeRecordReader``),
+/// never built as objects. A query with no filter, sort or company takes its keys from the
+/// store's key directory, and the records are read front to back in the log, in one pass (see
+/// ``LogbookEmployeeRepository/forEachRecord(inKeyOrder:_:)``). Otherwise its keys come from
+/// one predicate fetch of identifiers (which builds no objects), and each employee is read by
+/// its key.
 ///
 /// - Complexity: one pass over the Employee records to find the matches (sorting them if asked),
-///   then one store read per match. Memory: 8 bytes per match for the keys, plus one batch.
+///   then one store read per match (or one pass in log order). Memory: 8 bytes per match for
+///   the keys, plus one batch.
 extension LogbookEmployeeRepository {
     /// Employees read per batch.
     static let batchSize = 256
@@ -39,6 +42,12 @@ extension LogbookEmployeeRepository {
             let filter = try parsed.map { try StringPredicate(format: $0.text, arguments: []) }
             var keys: [UInt64]
             var residual: Company?
+            if filter == nil && company == nil && query.sortKey == nil {
+                keys = try recordReader().primaryKeysInLogOrder()
+                if !keys.isSorted { keys.sort() }
+                if query.descending { keys.reverse() }
+                return EmployeeMatches(keys: keys, isEveryEmployee: !query.descending)
+            }
             if let company,
                 let byCompany = try keysOfEmployees(of: company, filter: parsed?.text, sort: sort)
             {
@@ -73,30 +82,71 @@ extension LogbookEmployeeRepository {
     /// The records of the employees with primary keys `keys`, `nil` for those that no
     /// longer exist.
     func records(_ keys: some Collection<UInt64>) throws(EmployeesError) -> [EmployeeRecord?] {
-        try storeCall {
-            let batch = ModelContext(container)
-            // The batch's companies, each looked up once (they are its objects, alive with it).
-            var links: [ObjectIdentifier: CompanyLink] = [:]
+        let reader = try recordReader()
+        return try storeCall {
             var records: [EmployeeRecord?] = []
             records.reserveCapacity(keys.count)
             for key in keys {
-                let id = PersistentIdentifier(entityName: Employee.entityName, primaryKey: key)
-                guard let employee = try batch.model(for: id, as: Employee.self) else {
-                    records.append(nil)
-                    continue
-                }
-                var link: CompanyLink?
-                if let company = employee.company {
-                    link = links[ObjectIdentifier(company)]
-                    if link == nil {
-                        link = companyLinks.link(company, self)
-                        links[ObjectIdentifier(company)] = link
-                    }
-                }
-                records.append(record(employee, primaryKey: key, company: link))
+                records.append(try reader.fields(primaryKey: key).map { try record($0) })
             }
             return records
         }
+    }
+
+    /// Calls `body` with the record of every employee with a key in `keys` (which must be every
+    /// Employee key, ascending), in that order. The records are read front to back in log
+    /// order; one met before its turn (a store's log ascends by key but for records rewritten
+    /// by updates, or saved by one commit in another order) waits in memory until its turn. Past
+    /// `maximumWaiting` waiting records the walk stops, and the rest are read by key.
+    /// - Complexity: one pass over the log, memory for at most `maximumWaiting` records.
+    func forEachRecord(
+        inKeyOrder keys: [UInt64], maximumWaiting: Int = 32_768,
+        _ body: (EmployeeRecord) throws(EmployeesError) -> Void
+    ) throws(EmployeesError) {
+        let reader = try recordReader()
+        var next = 0
+        var waiting: [UInt64: EmployeeRecordReader.Fields] = [:]
+        struct TooManyWaiting: Error {}
+        try storeCall {
+            do {
+                try reader.forEachInLogOrder { fields in
+                    guard next < keys.count else { return }
+                    if fields.primaryKey != keys[next] {
+                        guard waiting.count < maximumWaiting else { throw TooManyWaiting() }
+                        if fields.primaryKey > keys[next] { waiting[fields.primaryKey] = fields }
+                        return
+                    }
+                    try body(try record(fields))
+                    next += 1
+                    while next < keys.count, let due = waiting.removeValue(forKey: keys[next]) {
+                        try body(try record(due))
+                        next += 1
+                    }
+                }
+            } catch is TooManyWaiting {}
+            for key in keys[next...] {
+                if let fields = try waiting.removeValue(forKey: key)
+                    ?? reader.fields(primaryKey: key)
+                {
+                    try body(try record(fields))
+                }
+            }
+        }
+    }
+
+    /// The record of `fields`, with its company's link (looked up once per company).
+    private func record(_ fields: EmployeeRecordReader.Fields) throws -> EmployeeRecord {
+        fields.record(
+            company: try fields.company.flatMap { try companyLinks.link(primaryKey: $0, self) })
+    }
+
+    /// The reader of the store's Employee records (made at the first call).
+    /// - Throws: ``EmployeesError/store(_:)``.
+    func recordReader() throws(EmployeesError) -> EmployeeRecordReader {
+        if let reader = recordReaderIfMade { return reader }
+        let reader = try storeCall { try EmployeeRecordReader(store: container.store) }
+        recordReaderIfMade = reader
+        return reader
     }
 
     /// `employee`'s record, beside `company`.
@@ -114,12 +164,18 @@ extension LogbookEmployeeRepository {
 struct EmployeeMatches {
     var keys: [UInt64]
     var company: Company?
+    /// Whether `keys` are every employee's, ascending (so the records can be read front to back
+    /// in the log, see ``LogbookEmployeeRepository/forEachRecord(inKeyOrder:_:)``).
+    var isEveryEmployee = false
 
     /// Calls `body` with each match's record, reading `repository` a batch at a time.
     func forEach(
         in repository: LogbookEmployeeRepository,
         _ body: (EmployeeRecord) throws(EmployeesError) -> Void
     ) throws(EmployeesError) {
+        if isEveryEmployee && company == nil {
+            return try repository.forEachRecord(inKeyOrder: keys, body)
+        }
         let link = company.map { repository.link($0) }
         var start = 0
         while start < keys.count {
@@ -212,6 +268,19 @@ final class CompanyLinkCache {
         if let known = links[key] { return known }
         let link = repository.link(company)
         links[key] = link
+        return link
+    }
+
+    /// The link of the company with primary key `primaryKey`, `nil` if there is none.
+    /// - Throws: what reading the company throws.
+    func link(primaryKey: UInt64, _ repository: LogbookEmployeeRepository) throws -> CompanyLink? {
+        if let known = links[primaryKey] { return known }
+        let id = PersistentIdentifier(entityName: Company.entityName, primaryKey: primaryKey)
+        guard let company = try repository.context.model(for: id, as: Company.self) else {
+            return nil
+        }
+        let link = repository.link(company)
+        links[primaryKey] = link
         return link
     }
 

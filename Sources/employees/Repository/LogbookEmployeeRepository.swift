@@ -20,6 +20,8 @@ final class LogbookEmployeeRepository: EmployeeRepository {
     var relationshipPredicates = RelationshipPredicates.unknown
     /// The links to companies shown beside employees.
     let companyLinks = CompanyLinkCache()
+    /// Reads employees from their records, once made (see ``recordReader()``).
+    var recordReaderIfMade: EmployeeRecordReader?
 
     /// Opens (creating or migrating if needed) the store at `path`.
     /// - Throws: ``EmployeesError/storeLocked(path:)``, ``EmployeesError/store(_:)``.

@@ -263,6 +263,14 @@ func verifyThenOpen<T>(
                 "verify found unusable hints \(unusable.sorted()), open ignored \(recovery.ignoredHints)"
             )
         }
+        let directory = verified.problems.first { $0.kind == .unusableKeyDirectory }?.reason
+        if directory != recovery.ignoredKeyDirectory {
+            return (
+                .success(opened),
+                "verify found the key directory file \(directory.map { "unusable (\($0))" } ?? "usable"), "
+                    + "open \(recovery.ignoredKeyDirectory.map { "ignored it (\($0))" } ?? "did not ignore it")"
+            )
+        }
         return (.success(opened), nil)
     } catch let LogStoreError.corruption(file, offset, reason) {
         let error = LogStoreError.corruption(path: file, offset: offset, reason: reason)

@@ -28,6 +28,8 @@ final class WorkloadDriver {
     let segmentSize: Int
     /// Whether the store compacts by itself, in the background, as dead bytes pile up.
     var automaticCompaction = false
+    /// Whether clean closes write the key directory file (FORMAT.md, "Key directory file").
+    var keyDirectoryFile = false
     private(set) var store: LogStore?
     /// Contents after each commit (0: the empty store).
     private(set) var states: [UInt64: Contents] = [0: [:]]
@@ -54,6 +56,7 @@ final class WorkloadDriver {
         options.segmentSize = segmentSize
         options.autoCompactionDeadFraction = automaticCompaction ? 0.3 : nil
         options.autoCompactionMinimumBytes = 512
+        options.keyDirectoryFileMinimumKeys = keyDirectoryFile ? 0 : nil
         return options
     }
 

@@ -19,8 +19,28 @@ struct Workload: Sendable, CustomStringConvertible {
     static let all: [Workload] = [
         singlePuts, batches, deletes, segmentRolls, compaction, buffered, recoveryOfTornTail,
         recoveryOfHalfCreatedSegment, reopenCycles, automaticCompaction, streamingCommit,
-        cancelledStreamingCommit,
+        cancelledStreamingCommit, keyDirectoryFile,
     ]
+
+    /// Clean closes that write the key directory file, opens that map it (then write, roll
+    /// segments and compact past it), and a close with nothing new that leaves it as it is.
+    static let keyDirectoryFile = Workload(name: "key directory file", segmentSize: 300) { d in
+        d.keyDirectoryFile = true
+        try d.open()
+        for i in 0..<8 { try d.put("k\(i % 5)", size: 40) }
+        try d.close()
+        try d.open()
+        try d.delete("k1")
+        try d.put("k6", in: "b", size: 40)
+        try d.put("k3", size: 40)
+        try d.close()
+        try d.open()
+        try d.compact()
+        try d.put("k2", size: 40)
+        try d.close()
+        try d.open()
+        try d.close()
+    }
 
     /// Creating the store, then single-record `.sync` puts, some overwriting.
     static let singlePuts = Workload(name: "single puts") { d in

@@ -1,0 +1,319 @@
+import CCRC32C
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The key directory file `keys.dir` (FORMAT.md, "Key directory file"): the index as a clean
+/// close left it, so that `open` maps it instead of rebuilding it from hints or scans.
+///
+/// ```
+/// file     := header (kind keyDirectory, fileOrder 0), meta, padding, table*
+/// meta     := metaLength: u32            // bytes from metaLength through metaCRC
+///             lastSequence: u64
+///             segments: u32, segment*    // the segments it indexes, in replay order
+///             keyspaces: u32, keyspace*  // numbers 1, 2, … in order
+///             metaCRC: u32               // crc32c of metaLength ..< metaCRC
+/// segment  := order: u64, size: u64, liveBytes: u64,
+///             tailCRC: u32               // crc32c of its bytes max(24, size − 4096) ..< size
+/// keyspace := nameLength: u16, name, keys: u64, liveBytes: u64, capacity: u64,
+///             tableOffset: u64,          // a multiple of 4096
+///             blocks: u32, blockCRC: u32 * blocks  // crc32c of each 1 MiB of the table
+/// table    := capacity × entry (12 bytes: the in-memory layout of ``KeyDirectory/Entry``, whose
+///             segment field is the segment's place in the list above)
+/// ```
+///
+/// Open uses it only if every check passes (``load(_:)``); the table is then mapped
+/// copy-on-write, so reads page it in from the file and a write copies only the page it touches.
+enum KeyDirectoryFile {
+    static let name = "keys.dir"
+    /// The version this library writes and the newest it reads (FORMAT.md's version rule: a
+    /// reader ignores a newer one and rebuilds the index).
+    static let version: UInt16 = 1
+    static let blockSize = 1 << 20
+    static let pageSize = 4096
+    /// Bytes of each segment's tail the tail CRC covers.
+    static let tailBytes = 4096
+    /// A meta section longer than this is refused unread.
+    static let maxMetaLength = 64 << 20
+
+    /// What identifies an index state within one session: a commit or a compaction changes one
+    /// of these.
+    struct Current: Equatable {
+        var lastSequence: UInt64
+        var segments: Int
+    }
+
+    /// Why a key directory file cannot be used.
+    struct Unusable: Error {
+        var reason: String
+    }
+
+    struct SegmentEntry: Equatable {
+        var order: UInt64
+        var size: UInt64
+        var liveBytes: Int64
+        var tailCRC: UInt32
+    }
+
+    struct KeyspaceEntry {
+        var name: String
+        var keys: Int
+        var liveBytes: Int64
+        var capacity: Int
+        var tableOffset: Int
+        var blockCRCs: [UInt32]
+    }
+
+    /// What the meta section says.
+    struct Meta {
+        var lastSequence: UInt64 = 0
+        var segments: [SegmentEntry] = []
+        var keyspaces: [KeyspaceEntry] = []
+    }
+
+    static func path(in directory: String) -> String { directory + "/" + name }
+
+    /// The CRC of a segment's last ``tailBytes`` (the header excluded) of its first `size` bytes.
+    static func tailCRC(_ bytes: UnsafeRawBufferPointer, size: Int) -> UInt32 {
+        let start = max(FileHeader.size, size - tailBytes)
+        guard size > start else { return 0 }
+        return Checksum.crc32c(UnsafeRawBufferPointer(rebasing: bytes[start..<size]))
+    }
+
+    static func blockCRCs(_ bytes: UnsafeRawBufferPointer) -> [UInt32] {
+        let blocks = (bytes.count + blockSize - 1) / blockSize
+        guard blocks > 0 else { return [] }
+        return [UInt32](unsafeUninitializedCapacity: blocks) { buffer, initialized in
+            logbook_crc32c_blocks(bytes.baseAddress, bytes.count, blockSize, buffer.baseAddress)
+            initialized = blocks
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Writes the key directory file of `state` crash-safely (temporary file, sync, rename,
+    /// directory sync): after a crash the directory holds the old file or the new one whole.
+    /// Returns `false` (writing nothing) if the state cannot be described: a keyspace not
+    /// indexed, or a segment that is not at a commit boundary.
+    static func write(_ state: IndexState, directory: String, fileSystem fs: any FileSystem) throws
+    {
+        // Segments in replay order; an entry's segment field becomes its place in this list.
+        let live = state.segments.compactMap { $0 }.sorted { $0.order < $1.order }
+        var position = [UInt32](repeating: UInt32.max, count: state.segments.count)
+        for (i, segment) in live.enumerated() { position[Int(segment.handle)] = UInt32(i) }
+        let identity = live.enumerated().allSatisfy { Int($0.element.handle) == $0.offset }
+
+        var meta = Meta(lastSequence: state.lastSequence)
+        for segment in live {
+            meta.segments.append(
+                SegmentEntry(
+                    order: segment.order, size: UInt64(segment.size), liveBytes: segment.liveBytes,
+                    tailCRC: tailCRC(segment.bytes(), size: segment.size)))
+        }
+        // Tables are laid out after the meta section, whose size depends only on the counts.
+        var tables: [KeyDirectory.EntryTable] = []
+        var names: [String] = []
+        for id in 1..<state.keyspaces.nextID {
+            names.append(state.keyspaces.name(of: id) ?? "")
+            tables.append(state.directories[id].table)
+        }
+        var metaLength = 4 + 8 + 4 + meta.segments.count * 28 + 4 + 4
+        for (i, table) in tables.enumerated() {
+            let blocks = (table.count * MemoryLayout<KeyDirectory.Entry>.stride + blockSize - 1)
+                / blockSize
+            metaLength += 2 + names[i].utf8.count + 8 * 4 + 4 + 4 * blocks
+        }
+        var offset = roundUp(FileHeader.size + metaLength)
+        var layouts: [Int] = []
+        for table in tables {
+            layouts.append(offset)
+            offset = roundUp(offset + table.count * MemoryLayout<KeyDirectory.Entry>.stride)
+        }
+        let fileSize = offset
+
+        let temporary = path(in: directory) + ".tmp"
+        let file = try fs.open(temporary, create: true, readOnly: false)
+        do {
+            try fs.truncate(file, to: 0)
+            var bytes = FileHeader(kind: .keyDirectory, fileOrder: 0).encoded()
+            bytes.appendLE(UInt32(metaLength))
+            bytes.appendLE(meta.lastSequence)
+            bytes.appendLE(UInt32(meta.segments.count))
+            for segment in meta.segments {
+                bytes.appendLE(segment.order)
+                bytes.appendLE(segment.size)
+                bytes.appendLE(UInt64(bitPattern: segment.liveBytes))
+                bytes.appendLE(segment.tailCRC)
+            }
+            bytes.appendLE(UInt32(tables.count))
+            for (i, table) in tables.enumerated() {
+                let directoryOfKeyspace = state.directories[i + 1]
+                // The table as written: segment fields renumbered to places in the list.
+                let written = identity ? table : renumbered(table, position)
+                let crcs = blockCRCs(written.rawBytes)
+                var name = names[i]
+                name.withUTF8 { utf8 in
+                    bytes.appendLE(UInt16(utf8.count))
+                    bytes.append(contentsOf: utf8)
+                }
+                bytes.appendLE(UInt64(directoryOfKeyspace.count))
+                bytes.appendLE(UInt64(bitPattern: directoryOfKeyspace.liveBytes))
+                bytes.appendLE(UInt64(table.count))
+                bytes.appendLE(UInt64(layouts[i]))
+                bytes.appendLE(UInt32(crcs.count))
+                for crc in crcs { bytes.appendLE(crc) }
+                try fs.writeAll(file, written.rawBytes, at: Int64(layouts[i]))
+            }
+            let crc = bytes.withUnsafeBytes {
+                Checksum.crc32c(UnsafeRawBufferPointer(rebasing: $0[FileHeader.size...]))
+            }
+            bytes.appendLE(crc)
+            // Invariant: the meta section is as long as the layout assumed.
+            precondition(bytes.count == FileHeader.size + metaLength, "key directory meta size")
+            bytes.append(contentsOf: [UInt8](repeating: 0, count: roundUp(bytes.count) - bytes.count))
+            try bytes.withUnsafeBytes { try fs.writeAll(file, $0, at: 0) }
+            try fs.truncate(file, to: Int64(fileSize))
+            try fs.syncData(file)
+            try fs.close(file)
+        } catch {
+            try? fs.close(file)
+            try? fs.remove(temporary)
+            throw error
+        }
+        try fs.rename(temporary, to: path(in: directory))
+        try fs.syncDirectory(directory)
+    }
+
+    /// A copy of `table` whose entries name segments by their place in the list, not by handle.
+    private static func renumbered(_ table: KeyDirectory.EntryTable, _ position: [UInt32])
+        -> KeyDirectory.EntryTable
+    {
+        let copy = table.copy()
+        for slot in 0..<copy.count where !copy[slot].isEmpty {
+            var entry = copy[slot]
+            entry.ref.segment = position[Int(entry.ref.segment)]
+            copy[slot] = entry
+        }
+        return copy
+    }
+
+    static func roundUp(_ n: Int) -> Int { (n + pageSize - 1) & ~(pageSize - 1) }
+
+    // MARK: - Reading
+
+    /// Reads and checks the header and meta section of the key directory file open as `file`
+    /// (of `fileSize` bytes): the header, the meta CRC, and that every table lies inside the
+    /// file with a sane capacity.
+    static func readMeta(_ file: OpenFile, fileSize: Int, fileSystem fs: any FileSystem) throws
+        -> Meta
+    {
+        #if _endian(big)
+            // Tables are in the in-memory layout of a little-endian host.
+            throw Unusable(reason: "written for a little-endian host")
+        #endif
+        guard fileSize >= FileHeader.size + 4 else { throw Unusable(reason: "too short") }
+        var head = [UInt8](repeating: 0, count: FileHeader.size + 4)
+        guard try head.withUnsafeMutableBytes({ try fs.read(file, into: $0, at: 0) }) == head.count
+        else { throw Unusable(reason: "short read") }
+        let header: FileHeader
+        do {
+            header = try head.withUnsafeBytes {
+                try FileHeader.decode(
+                    UnsafeRawBufferPointer(rebasing: $0[..<FileHeader.size]), kind: .keyDirectory,
+                    path: file.path)
+            }
+        } catch LogStoreError.unsupportedVersion(_, let found, _) {
+            throw Unusable(reason: "version \(found) is newer than this library reads")
+        } catch {
+            throw Unusable(reason: "bad header")
+        }
+        _ = header  // one version so far
+        let metaLength = Int(head.withUnsafeBytes { $0.loadLE(at: FileHeader.size, as: UInt32.self) })
+        guard metaLength >= 24, metaLength <= maxMetaLength,
+            FileHeader.size + metaLength <= fileSize
+        else { throw Unusable(reason: "bad meta length") }
+        var bytes = [UInt8](repeating: 0, count: metaLength)
+        guard
+            try bytes.withUnsafeMutableBytes({
+                try fs.read(file, into: $0, at: Int64(FileHeader.size))
+            }) == metaLength
+        else { throw Unusable(reason: "short read") }
+        return try bytes.withUnsafeBytes { meta in
+            guard
+                Checksum.crc32c(UnsafeRawBufferPointer(rebasing: meta[..<(metaLength - 4)]))
+                    == meta.loadLE(at: metaLength - 4, as: UInt32.self)
+            else { throw Unusable(reason: "checksum mismatch") }
+            var reader = Reader(bytes: UnsafeRawBufferPointer(rebasing: meta[..<(metaLength - 4)]))
+            reader.position = 4
+            var result = Meta()
+            result.lastSequence = try reader.u64()
+            let segments = Int(try reader.u32())
+            for _ in 0..<segments {
+                result.segments.append(
+                    SegmentEntry(
+                        order: try reader.u64(), size: try reader.u64(),
+                        liveBytes: Int64(bitPattern: try reader.u64()), tailCRC: try reader.u32()))
+            }
+            let keyspaces = Int(try reader.u32())
+            for _ in 0..<keyspaces {
+                let nameLength = Int(try reader.u16())
+                guard let name = String(validating: try reader.bytes(nameLength), as: UTF8.self)
+                else { throw Unusable(reason: "a keyspace name is not UTF-8") }
+                var entry = KeyspaceEntry(
+                    name: name, keys: Int(clamping: try reader.u64()),
+                    liveBytes: Int64(bitPattern: try reader.u64()),
+                    capacity: Int(clamping: try reader.u64()),
+                    tableOffset: Int(clamping: try reader.u64()), blockCRCs: [])
+                let blocks = Int(try reader.u32())
+                for _ in 0..<blocks { entry.blockCRCs.append(try reader.u32()) }
+                let bytes = entry.capacity &* MemoryLayout<KeyDirectory.Entry>.stride
+                guard entry.capacity >= 16, entry.capacity <= 1 << 40,
+                    entry.capacity & (entry.capacity - 1) == 0,
+                    entry.keys <= entry.capacity / 4 * 3,
+                    entry.tableOffset % pageSize == 0,
+                    entry.tableOffset >= FileHeader.size + metaLength,
+                    entry.tableOffset <= fileSize - bytes,
+                    blocks == (bytes + blockSize - 1) / blockSize
+                else { throw Unusable(reason: "keyspace \"\(name.prefix(40))\" has a bad table") }
+                result.keyspaces.append(entry)
+            }
+            guard reader.position == reader.bytes.count else {
+                throw Unusable(reason: "meta section longer than its entries")
+            }
+            return result
+        }
+    }
+
+    /// Bounds-checked little-endian reads of the meta section.
+    private struct Reader {
+        let bytes: UnsafeRawBufferPointer
+        var position = 0
+
+        mutating func bytes(_ n: Int) throws -> UnsafeRawBufferPointer {
+            guard n <= bytes.count - position else { throw Unusable(reason: "meta section cut short") }
+            defer { position += n }
+            return UnsafeRawBufferPointer(rebasing: bytes[position..<position + n])
+        }
+        mutating func u16() throws -> UInt16 { try bytes(2).loadLE(at: 0, as: UInt16.self) }
+        mutating func u32() throws -> UInt32 { try bytes(4).loadLE(at: 0, as: UInt32.self) }
+        mutating func u64() throws -> UInt64 { try bytes(8).loadLE(at: 0, as: UInt64.self) }
+    }
+
+    /// Maps the table of `keyspace` from `file` copy-on-write and checks its block CRCs.
+    static func mapTable(
+        _ keyspace: KeyspaceEntry, file: OpenFile, fileSystem fs: any FileSystem
+    ) throws -> KeyDirectory {
+        let length = keyspace.capacity * MemoryLayout<KeyDirectory.Entry>.stride
+        let memory = try fs.mapCopyOnWrite(file, offset: Int64(keyspace.tableOffset), length: length)
+        let table = KeyDirectory.EntryTable(capacity: keyspace.capacity, memory: memory) {
+            fs.unmapCopyOnWrite($0, length: length)
+        }
+        guard blockCRCs(table.rawBytes) == keyspace.blockCRCs else {
+            throw Unusable(reason: "the table of keyspace \"\(keyspace.name.prefix(40))\" fails its checksum")
+        }
+        return KeyDirectory(table: table, count: keyspace.keys, liveBytes: keyspace.liveBytes)
+    }
+}

@@ -1,0 +1,110 @@
+import Logbook
+
+/// Reads employees straight from the store's records, decoding each into an
+/// ``EmployeeRecord`` without building an `Employee` object or a context: what `list` and the
+/// list screen's pages use. The store holds what the repository's context does (every change
+/// is saved at once), so the records are the objects' saved state.
+///
+/// Made after the container has opened (and migrated) the store, from its current schema.
+/// Not thread-safe (it is the repository's).
+struct EmployeeRecordReader {
+    private let store: LogStore
+    private let decoder: RecordDecoder
+    /// The positions of the four fields among an Employee record's decoded fields.
+    private let name: Int
+    private let designation: Int
+    private let salary: Int
+    private let company: Int?
+
+    /// A reader of `store`'s Employee records.
+    /// - Throws: what ``RecordDecoder/init(store:)`` throws (a store without the schema).
+    init(store: LogStore) throws {
+        self.store = store
+        decoder = try RecordDecoder(store: store)
+        guard let entity = decoder.schema.entity(named: Employee.entityName) else {
+            throw LogbookError.unknownEntity(Employee.entityName)
+        }
+        let fields =
+            entity.attributes.map(\.name) + entity.relationships.filter { !$0.isToMany }.map(\.name)
+        guard let name = fields.firstIndex(of: "name"),
+            let designation = fields.firstIndex(of: "designation"),
+            let salary = fields.firstIndex(of: "salary")
+        else { throw LogbookError.unknownEntity(Employee.entityName) }
+        self.name = name
+        self.designation = designation
+        self.salary = salary
+        company = fields.firstIndex(of: "company")
+    }
+
+    /// One employee's fields as its record holds them, and its company's primary key.
+    struct Fields: Sendable {
+        var primaryKey: UInt64
+        var name = ""
+        var designation = ""
+        var salary: Int64 = 0
+        var company: UInt64?
+
+        /// The record, beside `company` (the link of ``company``, if any).
+        func record(company link: CompanyLink?) -> EmployeeRecord {
+            EmployeeRecord(
+                id: "\(Employee.entityName)/\(primaryKey)", name: name, designation: designation,
+                salary: salary, company: link)
+        }
+    }
+
+    /// Decodes the Employee record `value` under `key`.
+    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``.
+    func fields(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws -> Fields {
+        var fields = Fields(primaryKey: 0)
+        let (name, designation, salary, company) = (
+            self.name, self.designation, self.salary, self.company ?? -1
+        )
+        fields.primaryKey = try decoder.decodeFields(
+            keyspace: Employee.entityName, key: key, value: value
+        ) { i, value in
+            switch (i, value) {
+            case (name, .string(let text)): fields.name = text
+            case (designation, .string(let text)): fields.designation = text
+            case (salary, .integer(let number)): fields.salary = number
+            case (company, .integer(let key)): fields.company = UInt64(bitPattern: key)
+            default: break
+            }
+        }.primaryKey
+        return fields
+    }
+
+    /// The fields of the employee with primary key `primaryKey`, `nil` if there is none.
+    /// - Throws: ``LogStoreError``, ``LogbookError/corruptRecord(entity:key:reason:)``.
+    /// - Complexity: one hash lookup; the record is read in place.
+    func fields(primaryKey: UInt64) throws -> Fields? {
+        let key = withUnsafeBytes(of: primaryKey.bigEndian) { [UInt8]($0) }
+        return try key.withUnsafeBytes { key in
+            try store.withValue(forKey: key, in: Employee.entityName) { value in
+                try fields(key: key, value: value)
+            }
+        }
+    }
+
+    /// The primary keys of every employee, in the order their records lie in the log (which
+    /// is ascending for a store whose employees were never updated).
+    /// - Throws: ``LogStoreError``.
+    /// - Complexity: one pass over the Employee records' keys; 8 bytes an employee.
+    func primaryKeysInLogOrder() throws -> [UInt64] {
+        var keys: [UInt64] = []
+        keys.reserveCapacity(try store.count(in: Employee.entityName))
+        try store.forEach(in: Employee.entityName) { key, _ in
+            if key.count == 8 { keys.append(UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))) }
+        }
+        return keys
+    }
+
+    /// Calls `body` with the fields of every employee, in log order (see
+    /// ``primaryKeysInLogOrder()``), reading the log front to back.
+    /// - Throws: ``LogStoreError``, ``LogbookError/corruptRecord(entity:key:reason:)``, what
+    ///   `body` throws.
+    func forEachInLogOrder(_ body: (Fields) throws -> Void) throws {
+        try store.forEach(in: Employee.entityName) { key, value in
+            try body(try fields(key: key, value: value))
+        }
+    }
+}
