@@ -47,6 +47,37 @@ import Testing
         try container.close()
     }
 
+    /// A scan compares ASCII constants by bytes and leaves strings with other bytes to
+    /// Swift's equality, which is canonical: U+212A KELVIN SIGN equals "K". The non-ASCII byte
+    /// sits before, inside and after the first eight bytes.
+    @Test func scanEqualityOfAnASCIIConstantIsCanonical() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open()
+        let context = ModelContext(container)
+        let designations = [
+            "\u{212A}elvin-engineer", "Kelvin-engin\u{212A}er", "Kelvin-engineer",
+            "Kelvin-engineer\u{212A}", "kelvin-engineer", "Kelvin-engineers",
+        ]
+        for designation in designations {
+            context.insert(Employee(name: designation, designation: designation, salary: 1))
+        }
+        try context.save()
+        let target = "Kelvin-engineer"
+        let expected = designations.filter { $0 == target }
+        #expect(expected.count == 2)
+        let equal = try ModelContext(container).fetch(
+            FetchDescriptor<Employee>(predicate: #Predicate { $0.designation == target }))
+        #expect(equal.map(\.designation) == expected)
+        let notEqual = try ModelContext(container).fetch(
+            FetchDescriptor<Employee>(predicate: #Predicate { $0.designation != target }))
+        #expect(notEqual.map(\.designation) == designations.filter { $0 != target })
+        #expect(
+            try ModelContext(container).fetchCount(
+                FetchDescriptor<Employee>(predicate: #Predicate { $0.designation == target }))
+                == 2)
+    }
+
     @Test func pointReadOfAMissingOrDeletedObjectIsNil() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }

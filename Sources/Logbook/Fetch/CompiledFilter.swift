@@ -123,6 +123,25 @@ final class CompiledFilter {
         return true
     }
 
+    /// Whether every byte is below 0x80, eight at a time (a scan tests every record's string).
+    @inline(__always)
+    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        var i = 0
+        while i + 8 <= count {
+            if base.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
+                return false
+            }
+            i += 8
+        }
+        while i < count {
+            if base.load(fromByteOffset: i, as: UInt8.self) >= 0x80 { return false }
+            i += 1
+        }
+        return true
+    }
+
     /// Whether the located record satisfies the filter.
     /// - Throws: what ``FilterNode/evaluate(_:)`` throws for general leaves.
     @inline(__always)
@@ -146,7 +165,7 @@ final class CompiledFilter {
             {
                 return !negate
             }
-            if ascii && !stored.contains(where: { $0 >= 0x80 }) { return negate }
+            if ascii && Self.isASCII(stored) { return negate }
             return try generals[Int(general)].evaluate(record)
         case .integer(let index, let op, let value):
             let offset = record.offsets[Int(index)]
