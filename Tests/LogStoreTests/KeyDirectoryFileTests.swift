@@ -79,6 +79,7 @@ import Testing
         try first.close()
         #expect(FileManager.default.fileExists(atPath: directoryFile(dir.path)))
 
+        #expect(try LogInspector.verify(storeAt: dir.path).problems.isEmpty)
         let store = try LogStore(path: dir.path, options: options())
         #expect(store.recovery.usedKeyDirectory)
         #expect(store.recovery.ignoredKeyDirectory == nil)
@@ -171,7 +172,9 @@ import Testing
     }
 
     /// Damage to the file, or a segment that changed under it: ignored, never trusted.
-    @Test(arguments: ["table", "meta", "header", "truncated", "segment shorter", "segment rewritten"])
+    @Test(arguments: [
+        "table", "meta", "header", "truncated", "segment shorter", "segment rewritten",
+    ])
     func aDamagedOrStaleFileIsIgnored(_ damage: String) throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
@@ -203,11 +206,18 @@ import Testing
         if damage.hasPrefix("segment") == false {
             try Data(bytes).write(to: URL(fileURLWithPath: file))
         }
+        // verify finds what open finds, from the same checks.
+        let verified = try LogInspector.verify(storeAt: dir.path).problems.first {
+            $0.kind == .unusableKeyDirectory
+        }
         var salvage = options()
         salvage.salvage = damage.hasPrefix("segment")
         let store = try LogStore(path: dir.path, options: salvage)
         #expect(!store.recovery.usedKeyDirectory)
         #expect(store.recovery.ignoredKeyDirectory != nil)
+        #expect(verified?.reason == store.recovery.ignoredKeyDirectory)
+        // A writer removed it: it would never pass again.
+        #expect(!FileManager.default.fileExists(atPath: file))
         if !damage.hasPrefix("segment") { #expect(try contents(store) == model) }
         try store.close()
     }
