@@ -12,6 +12,7 @@ import Testing
         options.segmentSize = 4096
         options.autoCompactionDeadFraction = nil
         options.keyDirectoryFileMinimumKeys = minimumKeys
+        options.keyDirectoryFileMaximumShare = nil
         return options
     }
 
@@ -250,6 +251,23 @@ import Testing
         try write(store, rounds: 0..<300, into: &model)
         try store.close()
         #expect(!FileManager.default.fileExists(atPath: directoryFile(dir.path)))
+    }
+
+    /// Nor when the file would take more than its share of the store's bytes.
+    @Test func aFileLargerThanItsShareIsNotWritten() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        var model: Model = [:]
+        var small = options()
+        small.keyDirectoryFileMaximumShare = 0.01
+        let store = try LogStore(path: dir.path, options: small)
+        try write(store, rounds: 0..<300, into: &model)
+        try store.close()
+        #expect(!FileManager.default.fileExists(atPath: directoryFile(dir.path)))
+        small.keyDirectoryFileMaximumShare = 10
+        let again = try LogStore(path: dir.path, options: small)
+        try again.close()
+        #expect(FileManager.default.fileExists(atPath: directoryFile(dir.path)))
     }
 
     /// A close with nothing new keeps the file as it is, and writes no hint for the active
