@@ -233,7 +233,8 @@ extension LogInspector {
             _ = try Replay(path: files.path, options: options).loadKeyDirectory(files)
         } catch let unusable as KeyDirectoryFile.Unusable {
             report.problems.append(
-                Problem(path: path, offset: nil, reason: unusable.reason, kind: .unusableKeyDirectory))
+                Problem(
+                    path: path, offset: nil, reason: unusable.reason, kind: .unusableKeyDirectory))
         } catch {
             report.problems.append(
                 Problem(path: path, offset: nil, reason: "\(error)", kind: .unusableKeyDirectory))

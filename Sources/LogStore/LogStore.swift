@@ -301,7 +301,8 @@ public final class LogStore: Sendable {
     }
 
     /// At a clean close, writes the key directory file if the store holds enough keys
-    /// (``LogStoreOptions/keyDirectoryFileMinimumKeys``) and the file on disk does not already
+    /// (``LogStoreOptions/keyDirectoryFileMinimumKeys``), the file would take no more than its
+    /// share of the store (``LogStoreOptions/keyDirectoryFileMaximumShare``), and the file on disk does not already
     /// describe this state. Returns whether a current file is there afterwards. Best effort: a
     /// failure leaves the old file, which the next open finds stale (or extends by a scan).
     private func writeKeyDirectoryFile() -> Bool {
@@ -309,8 +310,15 @@ public final class LogStore: Sendable {
             return false
         }
         return index.withLock { state in
+            let tableBytes = state.directories.reduce(0) {
+                $0 + $1.capacity * MemoryLayout<KeyDirectory.Entry>.stride
+            }
+            let segmentBytes = state.segments.reduce(0) { $0 + ($1?.size ?? 0) }
             guard state.onlyKeyspaces == nil,
-                state.directories.reduce(0, { $0 + $1.count }) >= minimum
+                state.directories.reduce(0, { $0 + $1.count }) >= minimum,
+                options.keyDirectoryFileMaximumShare.map({
+                    Double(tableBytes) <= $0 * Double(segmentBytes)
+                }) ?? true
             else { return false }
             let current = KeyDirectoryFile.Current(
                 lastSequence: state.lastSequence, segments: state.segments.count)

@@ -33,6 +33,12 @@ public struct LogStoreOptions: Sendable {
     /// keys; `nil` never writes it. Below it an open is fast anyway, and the file (16–24 bytes a
     /// key) would only add to the store's size.
     public var keyDirectoryFileMinimumKeys: Int? = 100_000
+    /// The key directory file is written only while it takes at most this share of the bytes of
+    /// the segments (its tables take 12 bytes a slot, 16–24 a key: for small records it would
+    /// be a large part of the store); `nil` writes it whatever its size. Default 0.5: a store
+    /// of 40-byte records (the tables would add two thirds to it) keeps its size and opens from
+    /// hints; one of 60-byte records or more opens by mapping the file.
+    public var keyDirectoryFileMaximumShare: Double? = 0.5
 
     /// Which past states compaction keeps (FORMAT.md, "History"). Called when a compaction starts,
     /// with the store, it returns the oldest sequence number whose state, and every commit after

@@ -23,6 +23,25 @@ import Testing
         }
     }
 
+    /// The four-at-a-time block CRCs of the key directory file equal one CRC per block, for
+    /// every count of whole blocks and a short last block.
+    @Test func blockCRCsEqualOneCallPerBlock() {
+        var rng = SystemRandomNumberGenerator()
+        let block = 64
+        let bytes = (0..<(block * 9 + 40)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        bytes.withUnsafeBytes { raw in
+            for length in [0, 8, block, block * 3, block * 4, block * 4 + 8, block * 8, raw.count] {
+                let blocks = (length + block - 1) / block
+                var out = [UInt32](repeating: 0, count: max(blocks, 1))
+                logbook_crc32c_blocks(raw.baseAddress, length, block, &out)
+                for i in 0..<blocks {
+                    let n = min(block, length - i * block)
+                    #expect(out[i] == logbook_crc32c_extend(0, raw.baseAddress! + i * block, n))
+                }
+            }
+        }
+    }
+
     @Test func extendingInPiecesEqualsOneCall() {
         let bytes = Array("The quick brown fox jumps over the lazy dog".utf8)
         let whole = logbook_crc32c_extend(0, bytes, bytes.count)

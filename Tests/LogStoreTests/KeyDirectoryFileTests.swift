@@ -12,6 +12,7 @@ import Testing
         options.segmentSize = 4096
         options.autoCompactionDeadFraction = nil
         options.keyDirectoryFileMinimumKeys = minimumKeys
+        options.keyDirectoryFileMaximumShare = nil
         return options
     }
 
@@ -79,6 +80,7 @@ import Testing
         try first.close()
         #expect(FileManager.default.fileExists(atPath: directoryFile(dir.path)))
 
+        #expect(try LogInspector.verify(storeAt: dir.path).problems.isEmpty)
         let store = try LogStore(path: dir.path, options: options())
         #expect(store.recovery.usedKeyDirectory)
         #expect(store.recovery.ignoredKeyDirectory == nil)
@@ -171,7 +173,9 @@ import Testing
     }
 
     /// Damage to the file, or a segment that changed under it: ignored, never trusted.
-    @Test(arguments: ["table", "meta", "header", "truncated", "segment shorter", "segment rewritten"])
+    @Test(arguments: [
+        "table", "meta", "header", "truncated", "segment shorter", "segment rewritten",
+    ])
     func aDamagedOrStaleFileIsIgnored(_ damage: String) throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
@@ -203,11 +207,18 @@ import Testing
         if damage.hasPrefix("segment") == false {
             try Data(bytes).write(to: URL(fileURLWithPath: file))
         }
+        // verify finds what open finds, from the same checks.
+        let verified = try LogInspector.verify(storeAt: dir.path).problems.first {
+            $0.kind == .unusableKeyDirectory
+        }
         var salvage = options()
         salvage.salvage = damage.hasPrefix("segment")
         let store = try LogStore(path: dir.path, options: salvage)
         #expect(!store.recovery.usedKeyDirectory)
         #expect(store.recovery.ignoredKeyDirectory != nil)
+        #expect(verified?.reason == store.recovery.ignoredKeyDirectory)
+        // A writer removed it: it would never pass again.
+        #expect(!FileManager.default.fileExists(atPath: file))
         if !damage.hasPrefix("segment") { #expect(try contents(store) == model) }
         try store.close()
     }
@@ -240,6 +251,23 @@ import Testing
         try write(store, rounds: 0..<300, into: &model)
         try store.close()
         #expect(!FileManager.default.fileExists(atPath: directoryFile(dir.path)))
+    }
+
+    /// Nor when the file would take more than its share of the store's bytes.
+    @Test func aFileLargerThanItsShareIsNotWritten() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        var model: Model = [:]
+        var small = options()
+        small.keyDirectoryFileMaximumShare = 0.01
+        let store = try LogStore(path: dir.path, options: small)
+        try write(store, rounds: 0..<300, into: &model)
+        try store.close()
+        #expect(!FileManager.default.fileExists(atPath: directoryFile(dir.path)))
+        small.keyDirectoryFileMaximumShare = 10
+        let again = try LogStore(path: dir.path, options: small)
+        try again.close()
+        #expect(FileManager.default.fileExists(atPath: directoryFile(dir.path)))
     }
 
     /// A close with nothing new keeps the file as it is, and writes no hint for the active

@@ -77,7 +77,9 @@ struct FileHeader: Equatable {
         guard bytes.prefix(8).elementsEqual(kind.magic) else {
             throw LogStoreError.corruption(
                 path: path, offset: 0,
-                reason: "not a Logbook \(kind == .segment ? "segment" : kind == .hint ? "hint" : "key directory") file (bad magic)")
+                reason:
+                    "not a Logbook \(kind == .segment ? "segment" : kind == .hint ? "hint" : "key directory") file (bad magic)"
+            )
         }
         let stored = bytes.loadLE(at: 20, as: UInt32.self)
         let computed = Checksum.crc32c(UnsafeRawBufferPointer(rebasing: bytes[0..<20]))

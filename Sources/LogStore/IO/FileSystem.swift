@@ -53,6 +53,10 @@ package protocol FileSystem: Sendable {
         -> UnsafeMutableRawPointer
     /// Undoes ``mapCopyOnWrite(_:offset:length:)``.
     func unmapCopyOnWrite(_ pointer: UnsafeMutableRawPointer, length: Int)
+    /// Drops from this process's memory the pages of a mapping made by
+    /// ``mapCopyOnWrite(_:offset:length:)`` that was never written: they come back from the file
+    /// when next touched. Advice only; must not be called once the mapping was written.
+    func releaseUnwrittenCopyOnWritePages(_ pointer: UnsafeMutableRawPointer, length: Int)
     /// Tells the OS this process no longer needs the mapped pages in memory (they stay in the
     /// page cache and come back on the next touch). Advice only: it cannot fail.
     func releasePages(_ pointer: UnsafeRawPointer, length: Int)
@@ -182,6 +186,10 @@ package struct PosixFileSystem: FileSystem {
         munmap(pointer, max(length, 1))
     }
 
+    package func releaseUnwrittenCopyOnWritePages(_ pointer: UnsafeMutableRawPointer, length: Int) {
+        _ = madvise(pointer, length, MADV_DONTNEED)
+    }
+
     package func tryLock(_ file: OpenFile) throws -> Bool {
         if retrying({ flock(file.descriptor, LOCK_EX | LOCK_NB) }) == 0 { return true }
         if errno == EWOULDBLOCK { return false }
@@ -307,6 +315,10 @@ extension FileSystem {
 
     package func unmapCopyOnWrite(_ pointer: UnsafeMutableRawPointer, length: Int) {
         free(pointer)
+    }
+
+    /// The memory is this process's own copy: nothing to drop.
+    package func releaseUnwrittenCopyOnWritePages(_ pointer: UnsafeMutableRawPointer, length: Int) {
     }
 }
 

@@ -27,7 +27,9 @@ extension KeyDirectory {
         }
 
         /// The table's bytes (for writing it to a key directory file).
-        var rawBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: entries, count: bytes) }
+        var rawBytes: UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(start: entries, count: bytes)
+        }
 
         init(capacity: Int) {
             unmap = nil

@@ -122,7 +122,8 @@ enum KeyDirectoryFile {
         }
         var metaLength = 4 + 8 + 4 + meta.segments.count * 28 + 4 + 4
         for (i, table) in tables.enumerated() {
-            let blocks = (table.count * MemoryLayout<KeyDirectory.Entry>.stride + blockSize - 1)
+            let blocks =
+                (table.count * MemoryLayout<KeyDirectory.Entry>.stride + blockSize - 1)
                 / blockSize
             metaLength += 2 + names[i].utf8.count + 8 * 4 + 4 + 4 * blocks
         }
@@ -173,7 +174,8 @@ enum KeyDirectoryFile {
             bytes.appendLE(crc)
             // Invariant: the meta section is as long as the layout assumed.
             precondition(bytes.count == FileHeader.size + metaLength, "key directory meta size")
-            bytes.append(contentsOf: [UInt8](repeating: 0, count: roundUp(bytes.count) - bytes.count))
+            bytes.append(
+                contentsOf: [UInt8](repeating: 0, count: roundUp(bytes.count) - bytes.count))
             try bytes.withUnsafeBytes { try fs.writeAll(file, $0, at: 0) }
             try fs.truncate(file, to: Int64(fileSize))
             try fs.syncData(file)
@@ -231,7 +233,8 @@ enum KeyDirectoryFile {
             throw Unusable(reason: "bad header")
         }
         _ = header  // one version so far
-        let metaLength = Int(head.withUnsafeBytes { $0.loadLE(at: FileHeader.size, as: UInt32.self) })
+        let metaLength = Int(
+            head.withUnsafeBytes { $0.loadLE(at: FileHeader.size, as: UInt32.self) })
         guard metaLength >= 24, metaLength <= maxMetaLength,
             FileHeader.size + metaLength <= fileSize
         else { throw Unusable(reason: "bad meta length") }
@@ -293,7 +296,9 @@ enum KeyDirectoryFile {
         var position = 0
 
         mutating func bytes(_ n: Int) throws -> UnsafeRawBufferPointer {
-            guard n <= bytes.count - position else { throw Unusable(reason: "meta section cut short") }
+            guard n <= bytes.count - position else {
+                throw Unusable(reason: "meta section cut short")
+            }
             defer { position += n }
             return UnsafeRawBufferPointer(rebasing: bytes[position..<position + n])
         }
@@ -307,13 +312,18 @@ enum KeyDirectoryFile {
         _ keyspace: KeyspaceEntry, file: OpenFile, fileSystem fs: any FileSystem
     ) throws -> KeyDirectory {
         let length = keyspace.capacity * MemoryLayout<KeyDirectory.Entry>.stride
-        let memory = try fs.mapCopyOnWrite(file, offset: Int64(keyspace.tableOffset), length: length)
+        let memory = try fs.mapCopyOnWrite(
+            file, offset: Int64(keyspace.tableOffset), length: length)
         let table = KeyDirectory.EntryTable(capacity: keyspace.capacity, memory: memory) {
             fs.unmapCopyOnWrite($0, length: length)
         }
         guard blockCRCs(table.rawBytes) == keyspace.blockCRCs else {
-            throw Unusable(reason: "the table of keyspace \"\(keyspace.name.prefix(40))\" fails its checksum")
+            throw Unusable(
+                reason: "the table of keyspace \"\(keyspace.name.prefix(40))\" fails its checksum")
         }
+        // The check read every page; reads will touch again only what they need (from the page
+        // cache), so the open store's memory is what it uses.
+        fs.releaseUnwrittenCopyOnWritePages(memory, length: length)
         return KeyDirectory(table: table, count: keyspace.keys, liveBytes: keyspace.liveBytes)
     }
 }

@@ -75,7 +75,9 @@ extension Replay {
             let listed = files.segments[i]
             guard listed.order == recorded.order else {
                 throw KeyDirectoryFile.Unusable(
-                    reason: "it lists segment \(hex16(recorded.order)) where the store has \(listed.name)")
+                    reason:
+                        "it lists segment \(hex16(recorded.order)) where the store has \(listed.name)"
+                )
             }
             let newest = i == files.segments.count - 1
             let segment = try Segment(
@@ -91,7 +93,9 @@ extension Replay {
                 last ? UInt64(segment.size) >= recorded.size : UInt64(segment.size) == recorded.size
             else {
                 throw KeyDirectoryFile.Unusable(
-                    reason: "\(listed.name) is \(segment.size) bytes, not the \(recorded.size) it recorded")
+                    reason:
+                        "\(listed.name) is \(segment.size) bytes, not the \(recorded.size) it recorded"
+                )
             }
             guard try tailCRC(of: segment, size: Int(recorded.size)) == recorded.tailCRC else {
                 throw KeyDirectoryFile.Unusable(

@@ -57,6 +57,7 @@ final class WorkloadDriver {
         options.autoCompactionDeadFraction = automaticCompaction ? 0.3 : nil
         options.autoCompactionMinimumBytes = 512
         options.keyDirectoryFileMinimumKeys = keyDirectoryFile ? 0 : nil
+        options.keyDirectoryFileMaximumShare = nil
         return options
     }
 
