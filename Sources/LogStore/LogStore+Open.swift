@@ -24,8 +24,15 @@ extension LogStore {
             guard writable && options.createIfMissing else {
                 throw LogStoreError.io(operation: "open", path: path, errno: ENOENT)
             }
-            try fs.makeDirectory(path)
-            try fs.syncDirectory(parentDirectory(of: path))
+            do {
+                try fs.makeDirectory(path)
+                try fs.syncDirectory(parentDirectory(of: path))
+            } catch LogStoreError.io(operation: "mkdir", _, EEXIST)
+                where fs.kind(of: path) == .directory
+            {
+                // Another process created it since the check above: open it as found (its
+                // writer lock decides which of the two writes).
+            }
         case .symlink:
             throw LogStoreError.invalidArgument(
                 "\(path) is a symbolic link; open the store by its real path")

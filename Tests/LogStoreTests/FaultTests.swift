@@ -115,6 +115,27 @@ import Testing
         }
     }
 
+    /// Two processes creating one store at once: the one whose `mkdir` finds the directory
+    /// already made opens it, rather than failing with `EEXIST`.
+    @Test func aStoreCreatedByAnotherProcessMeanwhileOpens() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        let fs = FaultInjectingFileSystem()
+        // Our mkdir waits 300 ms; the "other process" makes the directory after 50 ms.
+        fs.inject(.delay(300_000), on: "mkdir")
+        let other = Thread {
+            usleep(50_000)
+            try? FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: false)
+        }
+        other.start()
+        let store = try open(path, fs)
+        try store.put(b("1"), for: b("a"), in: "k")
+        #expect(try store.get(b("a"), in: "k") == b("1"))
+        try store.close()
+    }
+
     @Test func failedSegmentRollLosesNothing() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
