@@ -261,15 +261,22 @@ extension PredicateExpressions.NotEqual: FilterTranslatable {
     func filterNode(_ t: PredicateTranslator) -> FilterNode? { t.compare(lhs, .notEqual, rhs) }
 }
 
-extension PredicateExpressions.Comparison: FilterTranslatable {
-    func filterNode(_ t: PredicateTranslator) -> FilterNode? {
-        switch op {
-        case .lessThan: return t.compare(lhs, .less, rhs)
-        case .lessThanOrEqual: return t.compare(lhs, .lessOrEqual, rhs)
-        case .greaterThan: return t.compare(lhs, .greater, rhs)
-        case .greaterThanOrEqual: return t.compare(lhs, .greaterOrEqual, rhs)
+extension PredicateExpressions.ComparisonOperator {
+    /// The filter's comparison for this operator (`nil` for one this library does not know).
+    var filterOperator: FilterOperator? {
+        switch self {
+        case .lessThan: return .less
+        case .lessThanOrEqual: return .lessOrEqual
+        case .greaterThan: return .greater
+        case .greaterThanOrEqual: return .greaterOrEqual
         @unknown default: return nil
         }
+    }
+}
+
+extension PredicateExpressions.Comparison: FilterTranslatable {
+    func filterNode(_ t: PredicateTranslator) -> FilterNode? {
+        op.filterOperator.flatMap { t.compare(lhs, $0, rhs) }
     }
 }
 
@@ -440,13 +447,7 @@ where LHS: DirectOperandTranslatable, RHS: DirectOperandTranslatable {
 extension PredicateExpressions.Comparison: DirectFilterTranslatable
 where LHS: DirectOperandTranslatable, RHS: DirectOperandTranslatable {
     func directNode(_ t: DirectTranslation) -> FilterNode? {
-        switch op {
-        case .lessThan: return t.compare(lhs, .less, rhs)
-        case .lessThanOrEqual: return t.compare(lhs, .lessOrEqual, rhs)
-        case .greaterThan: return t.compare(lhs, .greater, rhs)
-        case .greaterThanOrEqual: return t.compare(lhs, .greaterOrEqual, rhs)
-        @unknown default: return nil
-        }
+        op.filterOperator.flatMap { t.compare(lhs, $0, rhs) }
     }
 }
 
