@@ -162,7 +162,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         }
         let raw = base(object) + valueOffsets[index]
         switch kinds[index] {
-        case .string: w.string(raw.assumingMemoryBound(to: String.self).pointee)
+        case .string: w.string(at: raw.assumingMemoryBound(to: String.self))
         case .int64: w.zigzag(raw.load(as: Int64.self))
         case .int: w.zigzag(Int64(raw.load(as: Int.self)))
         case .double: w.double(raw.load(as: Double.self))
@@ -264,6 +264,15 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
             return nil
         }
         return (table, base.load(fromByteOffset: anchorEntry, as: Int32.self))
+    }
+
+    /// The entry `object` has in `table`, if it is registered there (without retaining
+    /// anything).
+    @inline(__always)
+    func entry(of object: AnyObject, in table: ObjectTable) -> Int32? {
+        guard isRegistered(object, with: table) else { return nil }
+        guard layout != nil else { return unsafeDowncast(object, to: ManagedObject.self).entry }
+        return base(object).load(fromByteOffset: anchorEntry, as: Int32.self)
     }
 
     /// Whether `object` is registered with `table` (without retaining anything).

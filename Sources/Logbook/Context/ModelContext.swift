@@ -180,10 +180,10 @@ public final class ModelContext {
             guard let layout = binding.layout, ObjectIdentifier(layout.modelType) == type else {
                 continue
             }
-            guard let (owner, entry) = binding.registration(of: model), owner === table,
-                entry >= 0, table.entries[Int(entry)].state != .free
+            guard let entry = binding.entry(of: model, in: table), entry >= 0,
+                table.entries[Int(entry)].state != .free
             else { return nil }
-            return Registration(table: owner, entry: entry)
+            return Registration(table: table, entry: entry)
         }
         guard let r = (model as? any ModelObject)?.registered, r.table === table else {
             return nil

@@ -48,6 +48,13 @@ struct ByteWriter {
         value.withUTF8 { lengthPrefixed($0) }
     }
 
+    /// Varint length, then UTF-8 of the string at `pointer`, read where it is (no copy of
+    /// the string, no retain).
+    @inline(__always)
+    mutating func string(at pointer: UnsafeMutablePointer<String>) {
+        pointer.pointee.withUTF8 { lengthPrefixed($0) }
+    }
+
     /// The value's encoding for its type (FORMAT.md Part 2, "Values"). `null` writes nothing.
     mutating func value(_ value: AttributeValue) {
         switch value {
