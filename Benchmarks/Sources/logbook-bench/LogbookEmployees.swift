@@ -73,6 +73,7 @@ final class LogbookEmployees: EmployeeStore {
         }
     }
 
+    func releaseObjects() { context = ModelContext(container) }
     func beginFetches() { context = ModelContext(container) }
     func endFetches() { context = ModelContext(container) }
 

@@ -170,6 +170,8 @@ enum ObjectWorkloads {
             "objects-update", engine: label, operations: changes, bytes: changes * 8,
             seconds: seconds, note: type.updateSummary)
         let deleted = EmployeeData.distinctIDs(changes, from: n, seed: Seed.access &+ 2)
+        // The update's objects are released here, not inside the delete's timing.
+        store.releaseObjects()
         seconds = try measure { try store.delete(ids: deleted) }
         reporter.timing(
             "objects-delete", engine: label, operations: changes, bytes: 0, seconds: seconds,

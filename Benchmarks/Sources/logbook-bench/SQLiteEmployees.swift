@@ -18,6 +18,9 @@ protocol EmployeeStore: AnyObject {
     /// Prepares for a run of fetches by identifier (a fresh context; a read transaction).
     func beginFetches() throws
     func endFetches() throws
+    /// Lets go of what the last timed write kept (Logbook: the context and its objects), so
+    /// the next timed row does not pay for it.
+    func releaseObjects()
     /// Fetches the Employee with `id` (1…N, in insertion order) as an object (a row struct for
     /// SQLite) and returns its ``EmployeeRow/fingerprint``, or `nil` if there is none.
     func fetchFingerprint(id: Int64) throws -> Int64?
@@ -87,6 +90,7 @@ final class SQLiteEmployees: EmployeeStore {
         try commit.run()
     }
 
+    func releaseObjects() {}
     func beginFetches() throws { try begin.run() }
     func endFetches() throws { try commit.run() }
 
