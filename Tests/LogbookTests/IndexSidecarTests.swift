@@ -158,4 +158,36 @@ import Testing
         #expect(try IndexStatistics.stored(in: damaged) == nil)
         try damaged.close()
     }
+
+    @Test func aMappedSidecarHasTheBytesWrittenAndItsHeaderChecked() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let store = try LogStore(path: fixture.url.path)
+        #expect(try store.mapSidecar(named: "probe") == nil)
+        try store.put(Array("v".utf8), for: Array("k".utf8), in: "ks")
+        let contents = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        try store.writeSidecar(named: "probe", contents: contents, sequence: store.lastSequence)
+        let mapped = try #require(try store.mapSidecar(named: "probe"))
+        #expect(mapped.sequence == store.lastSequence)
+        #expect(Array(mapped.contents) == contents)
+        #expect(Int(bitPattern: mapped.contents.baseAddress) % 8 == 0)
+        // A new sidecar replaces the file by a rename: the mapping keeps the old bytes, also
+        // after the store closes.
+        try store.writeSidecar(
+            named: "probe", contents: Array(repeating: 1, count: 64), sequence: store.lastSequence)
+        #expect(try store.mapSidecar(named: "probe")?.contents.count == 64)
+        #expect(Array(mapped.contents) == contents)
+        // The contents CRC is the reader's to check; the header is checked here.
+        let file = fixture.url.path + "/probe.sidecar"
+        var bytes = readFile(file)
+        bytes[40] ^= 1
+        writeFile(file, bytes)
+        #expect(try store.mapSidecar(named: "probe") != nil)
+        #expect(throws: LogStoreError.self) { try store.readSidecar(named: "probe") }
+        bytes[13] ^= 1
+        writeFile(file, bytes)
+        #expect(throws: LogStoreError.self) { try store.mapSidecar(named: "probe") }
+        try store.close()
+        #expect(Array(mapped.contents) == contents)
+    }
 }
