@@ -31,6 +31,9 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     /// Per binding index: whether its indexes were read from the sidecar and their chunks
     /// still wait for their check (``checkLoaded(_:)``), done before their first use.
     private nonisolated(unsafe) var unchecked: [Bool]
+    /// Per binding index: whether the check of its loaded chunks failed and its indexes could
+    /// not be built either (its `failures` entry says why): then readers get none.
+    private nonisolated(unsafe) var unavailable: [Bool]
     /// The mapped sidecar the loaded indexes read in place, while some wait for their check.
     private nonisolated(unsafe) var mapping: MappedSidecar?
     /// Per binding index: no stored record has a primary key above this, so a put above it
@@ -85,6 +88,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         indexes = definitions.map { $0.isEmpty ? [] : nil }
         failures = Array(repeating: nil, count: bindings.count)
         unchecked = Array(repeating: false, count: bindings.count)
+        unavailable = unchecked
         maxStoredKey = counters
         guard !isEmpty else { return }
         let snapshot = IndexSnapshot.load(
@@ -173,6 +177,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
             maxStoredKey[entity] = max(maxStoredKey[entity], highest)
         } catch {
             for index in entityIndexes { index.replaceContents(with: OrderedIndex()) }
+            unavailable[entity] = true
             failures[entity] =
                 (error as? LogbookError)
                 ?? .unsupportedPredicate(
@@ -186,9 +191,10 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
 
     /// The indexes of `entity` ready for use, or `nil` when it has none available. Called
     /// under the lock.
+    @inline(__always)
     private func available(_ entity: Int) -> [OrderedIndex]? {
-        checkLoaded(entity)
-        return failures[entity] == nil ? indexes[entity] : nil
+        if unchecked[entity] { checkLoaded(entity) }
+        return unavailable[entity] ? nil : indexes[entity]
     }
 
     // MARK: Reading

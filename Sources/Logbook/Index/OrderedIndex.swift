@@ -4,11 +4,13 @@ import Foundation
 /// The bytes and ends are either the chunk's own arrays, or (for a chunk of a snapshot read
 /// at open) a part of the mapped sidecar, used in place until the chunk first changes.
 final class IndexChunk {
-    private var ownBytes: [UInt8]
+    // Unchecked: every access is under the owning index's guard (no overlapping accesses).
+    @exclusivity(unchecked) private var ownBytes: [UInt8]
     /// End offset of each entry in the bytes.
-    private var ownEnds: [UInt32]
+    @exclusivity(unchecked) private var ownEnds: [UInt32]
     /// When set: the bytes and ends in the mapped sidecar (kept alive by the owning index).
-    private var mapped: (bytes: UnsafeRawBufferPointer, ends: UnsafeBufferPointer<UInt32>)?
+    @exclusivity(unchecked) private var mapped:
+        (bytes: UnsafeRawBufferPointer, ends: UnsafeBufferPointer<UInt32>)?
 
     init(bytes: [UInt8] = [], ends: [UInt32] = []) {
         ownBytes = bytes
@@ -137,11 +139,12 @@ final class IndexChunk {
 ///
 /// Not thread-safe: guarded by its owner (``ContainerIndexes``).
 final class OrderedIndex {
-    private(set) var chunks: [IndexChunk] = []
+    // Unchecked exclusivity: every access is under the owner's guard, none overlapping.
+    @exclusivity(unchecked) private(set) var chunks: [IndexChunk] = []
     /// Each chunk's ``head(_:)``, in step with `chunks`: finding a chunk compares these numbers
     /// in one small array, and reads entries only of chunks whose heads tie with the key's.
     /// Invariant: `heads[c] == head(first entry of chunks[c])`.
-    private var heads: [UInt64] = []
+    @exclusivity(unchecked) private var heads: [UInt64] = []
     private(set) var count = 0
 
     /// Chunk size a bulk build aims at, and the size that makes a chunk split.
