@@ -307,9 +307,14 @@ enum KeyDirectoryFile {
         mutating func u64() throws -> UInt64 { try bytes(8).loadLE(at: 0, as: UInt64.self) }
     }
 
-    /// Maps the table of `keyspace` from `file` copy-on-write and checks its block CRCs.
+    /// Maps the table of `keyspace` from `file` copy-on-write and checks its block CRCs, then
+    /// every entry's reference against `segmentSizes` (the sizes the meta section records, by
+    /// place in its list) and the count of entries against the recorded number of keys: a file
+    /// whose CRCs match may still be forged, and reads trust the index to name a place inside a
+    /// segment, and probes to end at an empty slot.
     static func mapTable(
-        _ keyspace: KeyspaceEntry, file: OpenFile, fileSystem fs: any FileSystem
+        _ keyspace: KeyspaceEntry, file: OpenFile, segmentSizes: [UInt32],
+        fileSystem fs: any FileSystem
     ) throws -> KeyDirectory {
         let length = keyspace.capacity * MemoryLayout<KeyDirectory.Entry>.stride
         let memory = try fs.mapCopyOnWrite(
@@ -321,9 +326,47 @@ enum KeyDirectoryFile {
             throw Unusable(
                 reason: "the table of keyspace \"\(keyspace.name.prefix(40))\" fails its checksum")
         }
+        if let problem = checkReferences(table, keys: keyspace.keys, segmentSizes: segmentSizes) {
+            throw Unusable(reason: "keyspace \"\(keyspace.name.prefix(40))\" has \(problem)")
+        }
         // The check read every page; reads will touch again only what they need (from the page
         // cache), so the open store's memory is what it uses.
         fs.releaseUnwrittenCopyOnWritePages(memory, length: length)
         return KeyDirectory(table: table, count: keyspace.keys, liveBytes: keyspace.liveBytes)
+    }
+
+    /// Why an entry of `table` cannot be trusted, or `nil`: each live entry must name a segment
+    /// of the list and an offset past its header and before its recorded size, and there must be
+    /// `keys` of them. (What lies at such an offset is the segment's, which `verify` checks
+    /// against the log; a read of it stays inside the segment's mapping.)
+    /// - Complexity: one pass over the table, right after its CRC pass (mostly from the cache).
+    static func checkReferences(
+        _ table: KeyDirectory.EntryTable, keys: Int, segmentSizes: [UInt32]
+    ) -> String? {
+        var live = 0
+        var bad: (slot: Int, ref: RecordRef)?
+        segmentSizes.withUnsafeBufferPointer { sizes in
+            table.withBuffer { entries in
+                for slot in entries.indices {
+                    let entry = entries[slot]
+                    if entry.isEmpty { continue }
+                    live &+= 1
+                    let ref = entry.ref
+                    let segment = Int(ref.segment)
+                    if segment >= sizes.count || ref.offset < UInt32(FileHeader.size)
+                        || ref.offset >= sizes[segment]
+                    {
+                        bad = (slot, ref)
+                        return
+                    }
+                }
+            }
+        }
+        if let bad {
+            return
+                "an entry (slot \(bad.slot)) that points outside the segments: segment \(bad.ref.segment) offset \(bad.ref.offset)"
+        }
+        guard live == keys else { return "\(live) entries for the \(keys) keys it records" }
+        return nil
     }
 }
