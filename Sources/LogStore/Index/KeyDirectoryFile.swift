@@ -326,7 +326,17 @@ enum KeyDirectoryFile {
             throw Unusable(
                 reason: "the table of keyspace \"\(keyspace.name.prefix(40))\" fails its checksum")
         }
-        if let problem = checkReferences(table, keys: keyspace.keys, segmentSizes: segmentSizes) {
+        // Invariant: a file lists at least one segment (`loadKeyDirectory` checks it).
+        precondition(!segmentSizes.isEmpty, "a key directory file without segments")
+        var live = 0
+        let outside = segmentSizes.withUnsafeBufferPointer { sizes in
+            logbook_check_entries(
+                table.rawBytes.baseAddress!.assumingMemoryBound(to: UInt32.self), table.count,
+                sizes.baseAddress, UInt32(sizes.count), UInt32(FileHeader.size), &live) != 0
+        }
+        if let problem = referenceProblem(
+            table, outside: outside, live: live, keys: keyspace.keys, segmentSizes: segmentSizes)
+        {
             throw Unusable(reason: "keyspace \"\(keyspace.name.prefix(40))\" has \(problem)")
         }
         // The check read every page; reads will touch again only what they need (from the page
@@ -335,36 +345,27 @@ enum KeyDirectoryFile {
         return KeyDirectory(table: table, count: keyspace.keys, liveBytes: keyspace.liveBytes)
     }
 
-    /// Why an entry of `table` cannot be trusted, or `nil`: each live entry must name a segment
-    /// of the list and an offset past its header and before its recorded size, and there must be
-    /// `keys` of them. (What lies at such an offset is the segment's, which `verify` checks
-    /// against the log; a read of it stays inside the segment's mapping.)
-    /// - Complexity: one pass over the table, right after its CRC pass (mostly from the cache).
-    static func checkReferences(
-        _ table: KeyDirectory.EntryTable, keys: Int, segmentSizes: [UInt32]
+    /// Why the entries of `table` cannot be trusted, or `nil`, given what the pass of
+    /// `logbook_check_entries` over it found: whether an entry is `outside` the segments (each
+    /// live entry must name a segment of the list and an offset past its header and before its
+    /// recorded size), and `live` entries where there must be `keys`. (What lies at such an
+    /// offset is the segment's, which `verify` checks against the log; a read of it stays inside
+    /// the segment's mapping.)
+    static func referenceProblem(
+        _ table: KeyDirectory.EntryTable, outside: Bool, live: Int, keys: Int,
+        segmentSizes: [UInt32]
     ) -> String? {
-        var live = 0
-        var bad: (slot: Int, ref: RecordRef)?
-        segmentSizes.withUnsafeBufferPointer { sizes in
-            table.withBuffer { entries in
-                for slot in entries.indices {
-                    let entry = entries[slot]
-                    if entry.isEmpty { continue }
-                    live &+= 1
-                    let ref = entry.ref
-                    let segment = Int(ref.segment)
-                    if segment >= sizes.count || ref.offset < UInt32(FileHeader.size)
-                        || ref.offset >= sizes[segment]
-                    {
-                        bad = (slot, ref)
-                        return
-                    }
+        if outside {
+            // Find the first one for the report (only for a file that is refused).
+            for slot in 0..<table.count where !table[slot].isEmpty {
+                let ref = table[slot].ref
+                if Int(ref.segment) >= segmentSizes.count || ref.offset < UInt32(FileHeader.size)
+                    || ref.offset >= segmentSizes[Int(ref.segment)]
+                {
+                    return
+                        "an entry (slot \(slot)) that points outside the segments: segment \(ref.segment) offset \(ref.offset)"
                 }
             }
-        }
-        if let bad {
-            return
-                "an entry (slot \(bad.slot)) that points outside the segments: segment \(bad.ref.segment) offset \(bad.ref.offset)"
         }
         guard live == keys else { return "\(live) entries for the \(keys) keys it records" }
         return nil
