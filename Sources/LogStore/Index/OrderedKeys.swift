@@ -196,6 +196,17 @@ struct OrderedKeys {
         }
     }
 
+    /// The record of the entry at `index` of `run`, or `nil` past its end.
+    @inline(__always)
+    private static func record(
+        _ run: UnsafeBufferPointer<RecordRef>, _ index: Int, _ bases: SegmentBases
+    ) -> StoredRecord? {
+        guard index >= 0 && index < run.count else { return nil }
+        return StoredRecord(bases, run[index].withoutTombstone)
+    }
+
+    /// Merges the two runs upward from `i` and `j`; each record is decoded once (the side that
+    /// did not advance keeps its decoded record).
     private static func forward(
         _ main: UnsafeBufferPointer<RecordRef>, _ delta: UnsafeBufferPointer<RecordRef>,
         _ range: KeyRange, _ bases: SegmentBases, _ body: (StoredRecord) throws -> Bool
@@ -208,78 +219,81 @@ struct OrderedKeys {
                 j = lowerBound(delta, 0..<delta.count, key, strictly: !lower.inclusive, bases)
             }
         }
+        var m = record(main, i, bases)
+        var d = record(delta, j, bases)
         try range.withUpperKey { upper, inclusive in
-            while i < main.count || j < delta.count {
-                var ref: RecordRef
-                if j == delta.count {
-                    ref = main[i]
+            while true {
+                let next: StoredRecord
+                var removed = false
+                if let mr = m, d == nil || compare(mr.key, d!.key) < 0 {
+                    next = mr
                     i += 1
-                } else if i == main.count {
-                    ref = delta[j]
-                    j += 1
-                } else {
-                    let c = compare(key(main[i], bases), key(delta[j], bases))
-                    if c < 0 {
-                        ref = main[i]
+                    m = record(main, i, bases)
+                } else if let dr = d {
+                    if let mr = m, compare(mr.key, dr.key) == 0 {
                         i += 1
-                    } else {
-                        if c == 0 { i += 1 }
-                        ref = delta[j]
-                        j += 1
+                        m = record(main, i, bases)
                     }
+                    next = dr
+                    removed = delta[j].segment & tombstone != 0
+                    j += 1
+                    d = record(delta, j, bases)
+                } else {
+                    return
                 }
-                let record = StoredRecord(bases, ref.withoutTombstone)
                 if let upper {
-                    let c = compare(record.key, upper)
+                    let c = compare(next.key, upper)
                     if c > 0 || (c == 0 && !inclusive) { return }
                 }
-                if ref.segment & tombstone != 0 { continue }
-                guard try body(record) else { return }
+                if removed { continue }
+                guard try body(next) else { return }
             }
         }
     }
 
+    /// Merges the two runs downward from just below `i` and `j`.
     private static func backward(
         _ main: UnsafeBufferPointer<RecordRef>, _ delta: UnsafeBufferPointer<RecordRef>,
         _ range: KeyRange, _ bases: SegmentBases, _ body: (StoredRecord) throws -> Bool
     ) rethrows {
-        // Indexes one past the next entry to visit.
-        var i = main.count
-        var j = delta.count
+        // Indexes of the next entries to visit (-1: none left).
+        var i = main.count - 1
+        var j = delta.count - 1
         range.withUpperKey { upper, inclusive in
             if let upper {
-                i = lowerBound(main, 0..<main.count, upper, strictly: inclusive, bases)
-                j = lowerBound(delta, 0..<delta.count, upper, strictly: inclusive, bases)
+                i = lowerBound(main, 0..<main.count, upper, strictly: inclusive, bases) - 1
+                j = lowerBound(delta, 0..<delta.count, upper, strictly: inclusive, bases) - 1
             }
         }
+        var m = record(main, i, bases)
+        var d = record(delta, j, bases)
         let lower = range.lower
         try (lower?.key ?? []).withUnsafeBytes { lowerKey in
-            while i > 0 || j > 0 {
-                var ref: RecordRef
-                if j == 0 {
+            while true {
+                let next: StoredRecord
+                var removed = false
+                if let mr = m, d == nil || compare(mr.key, d!.key) > 0 {
+                    next = mr
                     i -= 1
-                    ref = main[i]
-                } else if i == 0 {
-                    j -= 1
-                    ref = delta[j]
-                } else {
-                    let c = compare(key(main[i - 1], bases), key(delta[j - 1], bases))
-                    if c > 0 {
+                    m = record(main, i, bases)
+                } else if let dr = d {
+                    if let mr = m, compare(mr.key, dr.key) == 0 {
                         i -= 1
-                        ref = main[i]
-                    } else {
-                        if c == 0 { i -= 1 }
-                        j -= 1
-                        ref = delta[j]
+                        m = record(main, i, bases)
                     }
+                    next = dr
+                    removed = delta[j].segment & tombstone != 0
+                    j -= 1
+                    d = record(delta, j, bases)
+                } else {
+                    return
                 }
-                let record = StoredRecord(bases, ref.withoutTombstone)
                 if let lower {
-                    let c = compare(record.key, lowerKey)
+                    let c = compare(next.key, lowerKey)
                     if c < 0 || (c == 0 && !lower.inclusive) { return }
                 }
-                if ref.segment & tombstone != 0 { continue }
-                guard try body(record) else { return }
+                if removed { continue }
+                guard try body(next) else { return }
             }
         }
     }
