@@ -49,10 +49,10 @@ public struct LogStoreOptions: Sendable {
 
     /// Keyspaces kept in key order, which ``LogStore/forEach(in:range:reverse:limit:_:)``
     /// iterates (ascending or descending). The declaration belongs to this open, not to the
-    /// store: nothing about it is written to disk, since the order follows from the keys. Open
-    /// builds each named keyspace's order from its index (a sort of its references, about 8
-    /// bytes of memory a key; the other keyspaces' open is unchanged), and a keyspace created
-    /// later under one of these names is ordered from its first commit. Reopening with a
+    /// store: nothing about it is written to disk, since the order follows from the keys. The
+    /// first ordered iteration of a named keyspace builds its order from its index (a sort of
+    /// its references, about 8 bytes of memory a key), so open itself is unchanged; a keyspace
+    /// created later under one of these names is ordered from its first commit. Reopening with a
     /// different set is allowed: a keyspace left out iterates only in log order
     /// (``LogStore/forEach(in:_:)``), and ordered iteration of it throws
     /// ``LogStoreError/invalidArgument(_:)``.
