@@ -69,6 +69,9 @@ import Testing
     /// Where a byte is flipped (offsets in the file; the contents start at 32).
     enum Damage: CaseIterable {
         case format, headerField, firstChunkEnds, firstChunkEntries, middle, summary
+        /// A byte every 4 KiB of the chunk data: whatever a fetch reads first fails its check
+        /// during the fetch, which then runs again on indexes built from the records.
+        case everyChunk
     }
 
     @Test(arguments: Damage.allCases)
@@ -81,8 +84,16 @@ import Testing
         try clean.close()
         let sidecar = fixture.url.path + "/logbook-indexes.sidecar"
         var bytes = readFile(sidecar)
-        let offset: Int
+        var offset: Int
         switch damage {
+        case .everyChunk:
+            let summaryOffset = bytes[40..<48].reversed().reduce(0) { $0 << 8 | Int($1) }
+            offset = 64
+            while offset < 32 + summaryOffset - 1 {
+                bytes[offset] ^= 0x5A
+                offset += 4096
+            }
+            offset = 32 + summaryOffset - 1
         case .format: offset = 32
         case .headerField: offset = 32 + 9
         case .firstChunkEnds: offset = 64 + 2

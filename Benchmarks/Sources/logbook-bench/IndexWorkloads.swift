@@ -315,7 +315,7 @@ enum IndexWorkloads {
             "objects-reopen-indexed-vs-unindexed", engine: "logbook",
             value: best["unique"]! / max(best["plain"]!, 1e-9), unit: "× the open without indexes")
 
-        // The first indexed fetch after an open checks the mapped sidecar's chunks (their CRCs):
+        // The first indexed fetch after an open checks the mapped sidecar chunks it reads:
         // open + one lookup by email, against open + one fetch by id above.
         let probeEmail = email(rows[n / 2])
         var firstLookup = Double.infinity
@@ -332,7 +332,7 @@ enum IndexWorkloads {
         reporter.timing(
             "objects-reopen-indexed-first-lookup", engine: "logbook", operations: 1, bytes: 0,
             seconds: firstLookup,
-            note: "open + one fetch by email (checks every chunk of the sidecar), best of 3")
+            note: "open + one fetch by email (checks the sidecar chunks it reads), best of 3")
 
         // Building the indexes at open (no sidecar: a first open after a crash or a migration
         // that adds an index); the close after each writes the sidecar again, untimed.

@@ -28,14 +28,12 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     private nonisolated(unsafe) var indexes: [[OrderedIndex]?]
     /// Why an entity's indexes are unavailable.
     private nonisolated(unsafe) var failures: [LogbookError?]
-    /// Per binding index: whether its indexes were read from the sidecar and their chunks
-    /// still wait for their check (``checkLoaded(_:)``), done before their first use.
-    private nonisolated(unsafe) var unchecked: [Bool]
+    /// Per binding index: for indexes read from the sidecar, what the checks of their chunks
+    /// (each before its first use) found wrong; `nil` once settled (``settle(_:)``).
+    private nonisolated(unsafe) var checks: [LoadedChunkCheck?]
     /// Per binding index: whether the check of its loaded chunks failed and its indexes could
     /// not be built either (its `failures` entry says why): then readers get none.
     private nonisolated(unsafe) var unavailable: [Bool]
-    /// The mapped sidecar the loaded indexes read in place, while some wait for their check.
-    private nonisolated(unsafe) var mapping: MappedSidecar?
     /// Per binding index: no stored record has a primary key above this, so a put above it
     /// replaces nothing (bulk inserts read no old records).
     private nonisolated(unsafe) var maxStoredKey: [UInt64]
@@ -87,20 +85,19 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         self.store = store
         indexes = definitions.map { $0.isEmpty ? [] : nil }
         failures = Array(repeating: nil, count: bindings.count)
-        unchecked = Array(repeating: false, count: bindings.count)
-        unavailable = unchecked
+        checks = Array(repeating: nil, count: bindings.count)
+        unavailable = Array(repeating: false, count: bindings.count)
         maxStoredKey = counters
         guard !isEmpty else { return }
         let snapshot = IndexSnapshot.load(
             from: store, definitions: definitions, schemaVersion: schemaVersion)
         note = snapshot.note
-        mapping = snapshot.mapping
         allRead = true
         for binding in bindings where !definitions[binding.index].isEmpty {
             let e = binding.index
             if let loaded = snapshot.indexes[e] {
                 indexes[e] = loaded
-                unchecked[e] = loaded.contains { $0.needsCheck }
+                checks[e] = snapshot.checks[e]
                 maxStoredKey[e] = max(maxStoredKey[e], snapshot.maxStoredKeys[e])
                 continue
             }
@@ -142,33 +139,26 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         return (lists.map { OrderedIndex(sorted: $0.sorted()) }, highest)
     }
 
-    /// Checks the chunks of `entity`'s indexes read from the sidecar, once, before their first
-    /// use: an index whose chunks do not check is built again from the entity's records in
-    /// its place (and the note says why). Called under the lock.
-    private func checkLoaded(_ entity: Int) {
-        guard unchecked[entity] else { return }
-        unchecked[entity] = false
-        defer {
-            if !unchecked.contains(true) {
-                // Every chunk was read by its check: let the pages go until used again.
-                mapping?.releasePages()
-                mapping = nil
-            }
-        }
-        // Invariant: `unchecked` is set only for loaded indexes.
-        let entityIndexes = indexes[entity]!
-        var problem: String?
-        for (i, index) in entityIndexes.enumerated() {
-            if let found = index.checkLoaded() {
-                problem = "\(definitions[entity][i].name): \(found)"
-                break
-            }
-        }
-        guard let problem else { return }
+    /// After a use of `entity`'s indexes: if the check of a loaded chunk failed during it,
+    /// builds them from the entity's records in place of the loaded ones (and the note says
+    /// why), and returns `true`: what the use found must be found again. Called under the lock.
+    @inline(__always)
+    private func settle(_ entity: Int) -> Bool {
+        guard let problem = checks[entity]?.problem else { return false }
+        rebuild(entity, because: problem)
+        return true
+    }
+
+    @inline(never)
+    private func rebuild(_ entity: Int, because problem: String) {
+        checks[entity] = nil
         allRead = false
         changed = true
-        note = "the index sidecar is damaged (\(problem)): the indexes of "
-            + "\(bindings[entity].entity.name) were built from the records"
+        let name = bindings[entity].entity.name
+        note = "the index sidecar is damaged (\(problem), in an index of \(name)): "
+            + "the indexes of \(name) were built from the records"
+        // Invariant: `checks` is set only for loaded indexes.
+        let entityIndexes = indexes[entity]!
         // Built from the store as it is: a commit under way is either in it or not, and
         // applying its delta afterwards gives the same entries either way.
         do {
@@ -180,36 +170,50 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
             unavailable[entity] = true
             failures[entity] =
                 (error as? LogbookError)
-                ?? .unsupportedPredicate(
-                    "the indexes of \(bindings[entity].entity.name) could not be built: \(error)")
+                ?? .unsupportedPredicate("the indexes of \(name) could not be built: \(error)")
         }
     }
 
+    /// Checks every loaded chunk not checked yet, and settles what they find.
     private func checkAllLoaded() {
-        for entity in unchecked.indices { checkLoaded(entity) }
+        for entity in checks.indices where checks[entity] != nil {
+            for index in indexes[entity] ?? [] { index.checkAll() }
+            _ = settle(entity)
+        }
     }
 
-    /// The indexes of `entity` ready for use, or `nil` when it has none available. Called
-    /// under the lock.
+    /// The indexes of `entity`, or `nil` when it has none available. Called under the lock.
     @inline(__always)
     private func available(_ entity: Int) -> [OrderedIndex]? {
-        if unchecked[entity] { checkLoaded(entity) }
-        return unavailable[entity] ? nil : indexes[entity]
+        unavailable[entity] ? nil : indexes[entity]
     }
 
     // MARK: Reading
 
     /// Runs `body` with the indexes of `entity` (in ``definitions`` order), or `nil` when the
     /// entity has none available, under the lock: `body` must not call the store or the
-    /// container.
+    /// container, and must only read and return what it found: when a chunk loaded from the
+    /// sidecar fails its check during it, the indexes are built from the records and `body`
+    /// runs again.
     func withIndexes<R>(of entity: Int, _ body: ([OrderedIndex]?) throws -> R) rethrows -> R {
-        try lock.withLock { _ in try body(available(entity)) }
+        // Found again if a loaded chunk failed its check meanwhile (`body` only reads).
+        try lock.withLock { _ in
+            let result: R
+            do {
+                result = try body(available(entity))
+            } catch {
+                if settle(entity) { return try body(available(entity)) }
+                throw error
+            }
+            return settle(entity) ? try body(available(entity)) : result
+        }
     }
 
     /// Runs `body` under the lock with the indexes of `entity` (`nil` when it has none
     /// available) and a view of `keyspace` that shows the same state: every commit the indexes
     /// have applied and no other. `body` must not call the store or the container; it should
-    /// only collect what it needs from the indexes, and read records through the view after.
+    /// only collect what it needs from the indexes (it may run twice, as ``withIndexes(of:_:)``
+    /// says), and read records through the view after.
     ///
     /// A reader that meets a commit already in the store but not yet in the indexes waits for
     /// that commit to reach them (it is being applied, or its sync is running).
@@ -222,7 +226,15 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
             let result: R? = try lock.withLock { _ in
                 let view = try wrapStoreErrors { try store.view(of: keyspace) }
                 if let before = sequenceBeforeCommit, view.sequence != before { return nil }
-                return .some(try body(available(entity), view))
+                // Found again if a loaded chunk failed its check meanwhile.
+                let result: R
+                do {
+                    result = try body(available(entity), view)
+                } catch {
+                    if settle(entity) { return .some(try body(available(entity), view)) }
+                    throw error
+                }
+                return .some(settle(entity) ? try body(available(entity), view) : result)
             }
             if let result { return result }
             usleep(20)
@@ -239,7 +251,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     func firstStored(
         _ entity: Int, index: Int, prefixes: [[UInt8]], excluding: Set<UInt64>
     ) -> [UInt64?] {
-        lock.withLock { _ in
+        func find() -> [UInt64?] {
             guard let ordered = available(entity)?[index] else {
                 return Array(repeating: nil, count: prefixes.count)
             }
@@ -256,6 +268,11 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
                 }
                 return found
             }
+        }
+        return lock.withLock { _ in
+            // Found again if a loaded chunk failed its check meanwhile.
+            let found = find()
+            return settle(entity) ? find() : found
         }
     }
 
@@ -345,9 +362,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     /// Applies a committed delta. Called under the lock.
     private func apply(_ delta: IndexDelta) {
         for entity in delta.removals.indices {
-            guard indexes[entity] != nil else { continue }
-            checkLoaded(entity)
-            guard let entityIndexes = indexes[entity] else { continue }
+            guard let entityIndexes = available(entity) else { continue }
             maxStoredKey[entity] = max(maxStoredKey[entity], delta.highest[entity])
             for (i, index) in entityIndexes.enumerated() {
                 let removals = delta.removals[entity][i]
@@ -362,6 +377,9 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
                     additions.forEach { index.insert($0) }
                 }
             }
+            // A loaded chunk that failed its check meanwhile: built from the store, which
+            // holds this commit already.
+            _ = settle(entity)
         }
     }
 
@@ -378,10 +396,11 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         guard !isEmpty else { return }
         let contents: [UInt8]? = lock.withLock { _ in
             guard changed, !unpersistable else { return nil }
+            // Writing reads every chunk: check them all first.
+            checkAllLoaded()
             return IndexSnapshot.encode(
                 definitions: definitions, indexes: indexes.indices.map { available($0) },
-                maxStoredKeys: maxStoredKey,
-                schemaVersion: schemaVersion)
+                maxStoredKeys: maxStoredKey, schemaVersion: schemaVersion)
         }
         guard let contents else { return }
         try wrapStoreErrors {

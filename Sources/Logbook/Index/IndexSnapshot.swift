@@ -20,7 +20,7 @@ import LogStore
 /// A snapshot is used only when it describes the store exactly: its sidecar's sequence is
 /// the store's last, open skipped nothing, the schema version is the same, and every index
 /// has one entry per stored object. Otherwise the entity's indexes are built from records.
-/// The chunks are checked (``OrderedIndex/checkLoaded()``) before their first use.
+/// Each chunk is checked before its first use (``IndexChunk``).
 enum IndexSnapshot {
     static let format: UInt8 = 2
     static let headerSize = 32
@@ -139,8 +139,8 @@ enum IndexSnapshot {
         var indexes: [[OrderedIndex]?]
         var maxStoredKeys: [UInt64]
         var note: String?
-        /// The mapped sidecar the indexes read, when some were.
-        var mapping: MappedSidecar?
+        /// Per binding: where the checks of its loaded chunks report (`nil` unless loaded).
+        var checks: [LoadedChunkCheck?]
     }
 
     /// Reads the indexes of `definitions` from `store`'s sidecar where it describes the store.
@@ -149,7 +149,8 @@ enum IndexSnapshot {
     {
         var loaded = Loaded(
             indexes: Array(repeating: nil, count: definitions.count),
-            maxStoredKeys: Array(repeating: 0, count: definitions.count))
+            maxStoredKeys: Array(repeating: 0, count: definitions.count),
+            checks: Array(repeating: nil, count: definitions.count))
         let mapped: MappedSidecar
         do {
             guard let found = try store.mapSidecar(named: ContainerIndexes.sidecarName) else {
@@ -169,7 +170,6 @@ enum IndexSnapshot {
         parse(
             mapped, store: store, definitions: definitions, schemaVersion: schemaVersion,
             into: &loaded)
-        if loaded.indexes.contains(where: { $0 != nil }) { loaded.mapping = mapped }
         return loaded
     }
 
@@ -221,11 +221,13 @@ enum IndexSnapshot {
         } catch let stale as Stale {
             loaded = Loaded(
                 indexes: Array(repeating: nil, count: definitions.count),
-                maxStoredKeys: loaded.maxStoredKeys, note: stale.reason)
+                maxStoredKeys: loaded.maxStoredKeys, note: stale.reason,
+                checks: Array(repeating: nil, count: definitions.count))
         } catch {
             loaded = Loaded(
                 indexes: Array(repeating: nil, count: definitions.count),
-                maxStoredKeys: loaded.maxStoredKeys, note: "the index sidecar does not decode")
+                maxStoredKeys: loaded.maxStoredKeys, note: "the index sidecar does not decode",
+                checks: Array(repeating: nil, count: definitions.count))
         }
     }
 
@@ -276,6 +278,7 @@ enum IndexSnapshot {
         let indexCount = try r.varint()
         guard indexCount <= UInt64(r.buffer.count) else { throw ByteReader.Truncated() }
         var read: [(header: IndexHeader, index: OrderedIndex)] = []
+        let check = LoadedChunkCheck()
         for _ in 0..<indexCount {
             let header = try readIndexHeader(&r)
             let directory = try r.lengthPrefixed()
@@ -283,7 +286,11 @@ enum IndexSnapshot {
                 throw ByteReader.Truncated()
             }
             read.append(
-                (header, try readIndex(header, directory, raw: raw, data: &data, mapped: mapped)))
+                (
+                    header,
+                    try readIndex(
+                        header, directory, raw: raw, data: &data, mapped: mapped, check: check)
+                ))
         }
         guard
             let e = definitions.firstIndex(where: { $0.first?.entityName == name })
@@ -299,6 +306,7 @@ enum IndexSnapshot {
             matched.append(found.index)
         }
         loaded.indexes[e] = matched
+        loaded.checks[e] = check
         loaded.maxStoredKeys[e] = maxStoredKey
     }
 
@@ -306,14 +314,12 @@ enum IndexSnapshot {
     /// on (moved past them); only their places are checked here.
     private static func readIndex(
         _ header: IndexHeader, _ directory: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
-        data: inout Int, mapped: MappedSidecar
+        data: inout Int, mapped: MappedSidecar, check: LoadedChunkCheck
     ) throws -> OrderedIndex {
         var chunks: [IndexChunk] = []
         var heads: [UInt64] = []
-        var crcs: [UInt32] = []
         chunks.reserveCapacity(header.chunkCount)
         heads.reserveCapacity(header.chunkCount)
-        crcs.reserveCapacity(header.chunkCount)
         var entries = 0
         for c in 0..<header.chunkCount {
             let record = c * directoryRecordSize
@@ -330,15 +336,16 @@ enum IndexSnapshot {
                 IndexChunk(
                     mappedBytes: UnsafeRawBufferPointer(
                         rebasing: raw[(data + count * 4)..<(data + size)]),
-                    ends: UnsafeBufferPointer(start: endsPointer, count: count)))
+                    ends: UnsafeBufferPointer(start: endsPointer, count: count),
+                    crc: directory.snapshotLE(at: record + 16, as: UInt32.self), head: head,
+                    check: check))
             heads.append(head)
-            crcs.append(directory.snapshotLE(at: record + 16, as: UInt32.self))
             entries += count
             data += (size + 3) & ~3
             guard data <= raw.count else { throw ByteReader.Truncated() }
         }
         guard entries == header.entries else { throw ByteReader.Truncated() }
-        return OrderedIndex(loaded: chunks, heads: heads, crcs: crcs, mapping: mapped)
+        return OrderedIndex(loaded: chunks, heads: heads, count: entries, mapping: mapped)
     }
 }
 

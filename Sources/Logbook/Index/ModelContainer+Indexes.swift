@@ -35,11 +35,10 @@ extension ContainerIndexes {
                     try maker.appendEntries(record: value, pk: pk, to: &lists)
                 }
             }
-            withIndexes(of: binding.index) { indexes in
-                guard let indexes else {
-                    problems.append("\(binding.entity.name): indexes unavailable")
-                    return
-                }
+            // The body only reads and returns (it may run twice: see `withIndexes`).
+            problems += withIndexes(of: binding.index) { indexes -> [String] in
+                guard let indexes else { return ["\(binding.entity.name): indexes unavailable"] }
+                var problems: [String] = []
                 for (i, list) in lists.enumerated() {
                     var expected: [[UInt8]] = []
                     list.sorted().forEach { expected.append(Array($0)) }
@@ -56,6 +55,7 @@ extension ContainerIndexes {
                                 + "\(expected.count) expected (\(missing) missing, \(extra) extra)")
                     }
                 }
+                return problems
             }
         }
         return problems

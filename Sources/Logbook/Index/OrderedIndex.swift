@@ -1,8 +1,18 @@
 import Foundation
 
+/// What the checks of loaded chunks found wrong: shared by the chunks of one entity's indexes,
+/// so that their owner learns, after a read, that it must build them from the records.
+final class LoadedChunkCheck {
+    // Unchecked exclusivity: accessed only under the owner's lock, never overlapping.
+    @exclusivity(unchecked) var problem: String?
+}
+
 /// A run of index entries in order, packed in one byte array, with the end offset of each.
 /// The bytes and ends are either the chunk's own arrays, or (for a chunk of a snapshot read
-/// at open) a part of the mapped sidecar, used in place until the chunk first changes.
+/// at open) a part of the mapped sidecar, used in place until the chunk first changes. A
+/// loaded chunk is checked before anything reads it (its count, bytes or entries): a chunk
+/// that fails reports to its ``LoadedChunkCheck`` and stands in as one entry with its
+/// recorded head, which keeps every invariant reads rely on until the owner replaces it.
 final class IndexChunk {
     // Unchecked: every access is under the owning index's guard (no overlapping accesses).
     @exclusivity(unchecked) private var ownBytes: [UInt8]
@@ -18,25 +28,81 @@ final class IndexChunk {
     }
 
     /// A chunk over mapped bytes and ends, which must outlive it or its first change.
-    init(mappedBytes: UnsafeRawBufferPointer, ends: UnsafeBufferPointer<UInt32>) {
+    /// A chunk over mapped bytes and ends, to be checked against `crc` and `head` before its
+    /// first use.
+    init(
+        mappedBytes: UnsafeRawBufferPointer, ends: UnsafeBufferPointer<UInt32>, crc: UInt32,
+        head: UInt64, check: LoadedChunkCheck
+    ) {
         ownBytes = []
         ownEnds = []
         mapped = (mappedBytes, ends)
+        pending = (crc, head, check)
     }
 
-    var count: Int { mapped?.ends.count ?? ownEnds.count }
-    var byteCount: Int { mapped?.bytes.count ?? ownBytes.count }
-    var isMapped: Bool { mapped != nil }
+    /// For a loaded chunk not checked yet: its recorded CRC and head, and where to report.
+    @exclusivity(unchecked) private var pending:
+        (crc: UInt32, head: UInt64, check: LoadedChunkCheck)?
+
+    var count: Int {
+        if pending != nil { verify() }
+        return mapped?.ends.count ?? ownEnds.count
+    }
+
+    var byteCount: Int {
+        if pending != nil { verify() }
+        return mapped?.bytes.count ?? ownBytes.count
+    }
 
     /// Calls `body` with the bytes and the end offsets.
     @inline(__always)
     func withStorage<R>(
         _ body: (UnsafeRawBufferPointer, UnsafeBufferPointer<UInt32>) throws -> R
     ) rethrows -> R {
+        if pending != nil { verify() }
         if let mapped { return try body(mapped.bytes, mapped.ends) }
         return try ownBytes.withUnsafeBytes { bytes in
             try ownEnds.withUnsafeBufferPointer { try body(bytes, $0) }
         }
+    }
+
+    /// Checks a loaded chunk, once: its CRC, that its entry ends rise by at least 9 bytes (one
+    /// field and the primary key) and reach its byte count, that the zeros after it are zeros,
+    /// and that its first entry has the recorded head.
+    @inline(never)
+    private func verify() {
+        guard let (crc, head, check) = pending, let (bytes, ends) = mapped else { return }
+        pending = nil
+        guard let problem = Self.problem(bytes, ends, crc: crc, head: head) else { return }
+        if check.problem == nil { check.problem = problem }
+        mapped = nil
+        ownBytes = withUnsafeBytes(of: head.bigEndian) { Array($0) } + [0]
+        ownEnds = [9]
+    }
+
+    private static func problem(
+        _ bytes: UnsafeRawBufferPointer, _ ends: UnsafeBufferPointer<UInt32>, crc: UInt32,
+        head: UInt64
+    ) -> String? {
+        let found = MappedSidecar.crc32c(
+            bytes, extending: MappedSidecar.crc32c(UnsafeRawBufferPointer(ends)))
+        guard found == crc else { return "a chunk fails its checksum" }
+        guard !ends.isEmpty else { return "a chunk is empty" }
+        var previous = 0
+        for end in ends {
+            guard Int(end) >= previous + 9 else { return "a chunk has an entry under 9 bytes" }
+            previous = Int(end)
+        }
+        guard previous == bytes.count else { return "a chunk's entries do not fill its bytes" }
+        // The zeros after the entries, up to a multiple of 4 (inside the mapping).
+        for i in 0..<((4 - bytes.count % 4) % 4)
+        where bytes.baseAddress!.load(fromByteOffset: bytes.count + i, as: UInt8.self) != 0 {
+            return "a chunk is not followed by zeros"
+        }
+        guard OrderedIndex.head(entry(bytes, ends, 0)) == head else {
+            return "a chunk's first entry is not its recorded head"
+        }
+        return nil
     }
 
     @inline(__always)
@@ -77,6 +143,7 @@ final class IndexChunk {
     /// Copies mapped bytes and ends into the chunk's own arrays, before a change.
     @inline(__always)
     private func own() {
+        if pending != nil { verify() }
         guard let (bytes, ends) = mapped else { return }
         ownBytes = Array(bytes)
         ownEnds = Array(ends)
@@ -442,65 +509,21 @@ final class OrderedIndex {
 
     // MARK: Loading
 
-    /// An index over chunks of a mapped snapshot, used in place: `heads` and `crcs` are as the
-    /// snapshot records them, and nothing reads the chunks before ``checkLoaded()`` passed.
-    /// `mapping` holds the bytes; it is released once no chunk reads it any more.
-    init(loaded: [IndexChunk], heads: [UInt64], crcs: [UInt32], mapping: AnyObject) {
+    /// An index over chunks of a mapped snapshot, used in place (each checked before its first
+    /// use); `heads` are as the snapshot records them. `mapping` holds the bytes.
+    init(loaded: [IndexChunk], heads: [UInt64], count: Int, mapping: AnyObject) {
         chunks = loaded
         self.heads = heads
-        count = loaded.reduce(0) { $0 + $1.count }
-        loadedCRCs = crcs
+        self.count = count
         self.mapping = mapping
     }
 
-    /// The mapped snapshot the loaded chunks read (`nil` once none does or for a built index).
+    /// The mapped snapshot loaded chunks read (`nil` for an index built from records).
     private var mapping: AnyObject?
-    /// The CRCs of the loaded chunks while they are not checked yet.
-    private var loadedCRCs: [UInt32]?
 
-    /// Whether chunks read from a snapshot wait for ``checkLoaded()``.
-    var needsCheck: Bool { loadedCRCs != nil }
-
-    /// Checks the chunks read from a snapshot, once: each one's CRC, that its entry ends rise
-    /// by at least 9 bytes (one field and the primary key) and reach its byte count, that its
-    /// head is the one recorded, and that it starts above the end of the one before.
-    /// - Returns: `nil` when they check (or were checked), else what is wrong.
-    func checkLoaded() -> String? {
-        guard let crcs = loadedCRCs else { return nil }
-        var previousLast: UnsafeRawBufferPointer?
-        for (c, chunk) in chunks.enumerated() {
-            let problem: String? = chunk.withStorage { bytes, ends in
-                let crc = MappedSidecar.crc32c(
-                    bytes, extending: MappedSidecar.crc32c(UnsafeRawBufferPointer(ends)))
-                guard crc == crcs[c] else { return "chunk \(c) fails its checksum" }
-                guard !ends.isEmpty else { return "chunk \(c) is empty" }
-                var previous = 0
-                for end in ends {
-                    guard Int(end) >= previous + 9 else {
-                        return "chunk \(c) has an entry shorter than 9 bytes"
-                    }
-                    previous = Int(end)
-                }
-                guard previous == bytes.count else {
-                    return "chunk \(c)'s entries do not fill its bytes"
-                }
-                // The zeros after the entries, up to a multiple of 4 (inside the mapping).
-                for i in 0..<((4 - bytes.count % 4) % 4)
-                where bytes.baseAddress!.load(fromByteOffset: bytes.count + i, as: UInt8.self) != 0 {
-                    return "chunk \(c) is not followed by zeros"
-                }
-                let first = IndexChunk.entry(bytes, ends, 0)
-                guard Self.head(first) == heads[c] else { return "chunk \(c) has another head" }
-                if let previousLast, IndexBytes.compare(previousLast, first) >= 0 {
-                    return "chunk \(c) does not follow the one before"
-                }
-                previousLast = IndexChunk.entry(bytes, ends, ends.count - 1)
-                return nil
-            }
-            if let problem { return problem }
-        }
-        loadedCRCs = nil
-        return nil
+    /// Checks every loaded chunk not checked yet (see ``IndexChunk``).
+    func checkAll() {
+        for chunk in chunks { _ = chunk.count }
     }
 
     /// Takes the contents of `other` (an index built from the records in place of a loaded one
@@ -509,7 +532,6 @@ final class OrderedIndex {
         chunks = other.chunks
         heads = other.heads
         count = other.count
-        loadedCRCs = nil
         mapping = nil
     }
 
