@@ -50,9 +50,10 @@ extension LogInspector {
         try verify(storeAt: path, fileSystem: PosixFileSystem(), visit: visit)
     }
 
-    /// ``verify(storeAt:visit:)`` through `fileSystem`.
+    /// ``verify(storeAt:visit:)`` through `fileSystem`; without `checkingKeyDirectory`, the key
+    /// directory file is not checked (a walk, which reports only the log's damage).
     package static func verify(
-        storeAt path: String, fileSystem fs: any FileSystem,
+        storeAt path: String, fileSystem fs: any FileSystem, checkingKeyDirectory: Bool = true,
         visit: (VisitedRecord) throws -> Void = { _ in }
     ) throws -> VerifyReport {
         guard fs.kind(of: path) == .directory else {
@@ -80,7 +81,7 @@ extension LogInspector {
                 segment, newest: newest, hasHint: files.hasHint(forSegmentOf: file.order),
                 keyspaces: &keyspaces, fileSystem: fs, report: &report, visit: visit)
         }
-        if files.hasKeyDirectory {
+        if files.hasKeyDirectory && checkingKeyDirectory {
             checkKeyDirectory(files, fileSystem: fs, report: &report)
         }
         // The files the store never reads, each with what becomes of it.
@@ -235,9 +236,16 @@ extension LogInspector {
             report.problems.append(
                 Problem(
                     path: path, offset: nil, reason: unusable.reason, kind: .unusableKeyDirectory))
+            return
         } catch {
             report.problems.append(
                 Problem(path: path, offset: nil, reason: "\(error)", kind: .unusableKeyDirectory))
+            return
+        }
+        // Beyond open's checks: its entries against the index the log gives.
+        if let difference = Replay.keyDirectoryDifference(storeAt: files.path, fileSystem: fs) {
+            report.problems.append(
+                Problem(path: path, offset: nil, reason: difference, kind: .unusableKeyDirectory))
         }
     }
 

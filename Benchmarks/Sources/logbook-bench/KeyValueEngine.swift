@@ -1,3 +1,4 @@
+import Foundation
 import LogStore
 import Synchronization
 
@@ -60,6 +61,11 @@ class LogStoreEngine: KeyValueEngine {
         options.autoCompactionDeadFraction = nil
         let segmentSize = benchSegmentSize.load(ordering: .relaxed)
         if segmentSize > 0 { options.segmentSize = segmentSize }
+        // For A/B runs of the key directory file (its mapped table against the anonymous one a
+        // rebuild makes): LOGBOOK_BENCH_NO_KEYS_DIR=1 never writes it.
+        if ProcessInfo.processInfo.environment["LOGBOOK_BENCH_NO_KEYS_DIR"] == "1" {
+            options.keyDirectoryFileMinimumKeys = nil
+        }
         store = try LogStore(path: directory + "/kv.logstore", options: options)
     }
 

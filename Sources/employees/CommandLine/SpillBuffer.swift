@@ -12,23 +12,57 @@ import Foundation
 ///
 /// What a table needs when its column widths depend on rows not yet read. Not thread-safe.
 final class SpillBuffer {
-    /// The bytes not yet moved to the file; append to it, then call ``appended()``.
-    var bytes: [UInt8] = []
+    /// The bytes not yet moved to the file: `count` of them from `base`, which has room for
+    /// `capacity`.
+    private var base: UnsafeMutableRawPointer
+    private var capacity: Int
+    private(set) var count = 0
     private let limit: Int
     private var file: Int32 = -1
 
-    /// A buffer that holds at most about `limit` bytes in memory.
+    /// A buffer that holds at most about `limit` bytes in memory (more only for a single
+    /// record longer than that).
     init(limit: Int = 4 << 20) {
-        self.limit = limit
-        bytes.reserveCapacity(min(limit, 64 << 10))
+        self.limit = max(limit, 1)
+        capacity = min(self.limit, 64 << 10)
+        base = .allocate(byteCount: capacity, alignment: 16)
     }
 
-    deinit { if file >= 0 { close(file) } }
+    deinit {
+        base.deallocate()
+        if file >= 0 { close(file) }
+    }
 
-    /// Moves the bytes to the file once they pass the limit.
+    /// Room for a record of `size` bytes: write them at the pointer returned, then call
+    /// ``appended(_:)`` with the same size. Moves the bytes to the file first when the record
+    /// would take them past the limit.
     /// - Throws: ``EmployeesError/output(_:)`` if the temporary file cannot be made or written.
-    func appended() throws(EmployeesError) {
-        if bytes.count >= limit { try moveToFile() }
+    @inline(__always)
+    func reserve(_ size: Int) throws(EmployeesError) -> UnsafeMutableRawPointer {
+        if count + size > capacity { try makeRoom(size) }
+        return base + count
+    }
+
+    /// Counts the `size` bytes written at the pointer ``reserve(_:)`` returned.
+    @inline(__always)
+    func appended(_ size: Int) { count += size }
+
+    private func makeRoom(_ size: Int) throws(EmployeesError) {
+        if capacity < limit {
+            grow(to: min(limit, max(capacity * 2, count + size)))
+            if count + size <= capacity { return }
+        }
+        if count > 0 { try moveToFile() }
+        if size > capacity { grow(to: size) }
+    }
+
+    private func grow(to newCapacity: Int) {
+        guard newCapacity > capacity else { return }
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
+        grown.copyMemory(from: base, byteCount: count)
+        base.deallocate()
+        base = grown
+        capacity = newCapacity
     }
 
     /// Reads everything back, in order: `body` gets the bytes not yet consumed (at least one
@@ -38,10 +72,9 @@ final class SpillBuffer {
         throws(EmployeesError)
     {
         guard file >= 0 else {
-            let consumed = try bytes.withUnsafeBytes { raw in
-                Result<Int, EmployeesError> { () throws(EmployeesError) in try body(raw) }
-            }.get()
-            bytes.removeFirst(consumed)
+            let consumed = try body(UnsafeRawBufferPointer(start: base, count: count))
+            base.copyMemory(from: base + consumed, byteCount: count - consumed)
+            count -= consumed
             return
         }
         try moveToFile()
@@ -83,15 +116,13 @@ final class SpillBuffer {
     private func moveToFile() throws(EmployeesError) {
         if file < 0 { try makeFile() }
         var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes {
-                systemWrite(file, $0.baseAddress! + offset, $0.count - offset)
-            }
+        while offset < count {
+            let written = systemWrite(file, base + offset, count - offset)
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else { throw failure("write") }
             offset += written
         }
-        bytes.removeAll(keepingCapacity: true)
+        count = 0
     }
 
     private func makeFile() throws(EmployeesError) {

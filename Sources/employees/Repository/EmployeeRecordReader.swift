@@ -47,9 +47,33 @@ struct EmployeeRecordReader {
         /// The record, beside `company` (the link of ``company``, if any).
         func record(company link: CompanyLink?) -> EmployeeRecord {
             EmployeeRecord(
-                id: "\(Employee.entityName)/\(primaryKey)", name: name, designation: designation,
-                salary: salary, company: link)
+                id: Self.id(primaryKey), name: name, designation: designation, salary: salary,
+                company: link)
         }
+
+        /// `Employee/<key>`, made without string interpolation (it is made for every row).
+        static func id(_ key: UInt64) -> String {
+            var digits = 1
+            var rest = key
+            while rest >= 10 {
+                rest /= 10
+                digits += 1
+            }
+            // Exactly the capacity: up to 15 bytes make a small string, with no allocation.
+            return String(unsafeUninitializedCapacity: prefix.count + digits) { buffer in
+                for (i, byte) in prefix.enumerated() { buffer[i] = byte }
+                var rest = key
+                var position = prefix.count + digits
+                repeat {
+                    position -= 1
+                    buffer[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                    rest /= 10
+                } while rest > 0
+                return prefix.count + digits
+            }
+        }
+
+        private static let prefix = Array("\(Employee.entityName)/".utf8)
     }
 
     /// Decodes the Employee record `value` under `key`.

@@ -118,7 +118,9 @@ extension LogbookEmployeeRepository {
                     }
                     try body(try record(fields))
                     next += 1
-                    while next < keys.count, let due = waiting.removeValue(forKey: keys[next]) {
+                    while !waiting.isEmpty, next < keys.count,
+                        let due = waiting.removeValue(forKey: keys[next])
+                    {
                         try body(try record(due))
                         next += 1
                     }
