@@ -18,11 +18,27 @@ extension IndexState {
     /// back once); `nil` if the keyspace is not ordered.
     /// - Complexity: O(n) the first time (about 0.3 s for 1M keys), O(1) after.
     mutating func orderedKeys(of id: Int) -> OrderedKeys? {
-        if let keys = ordered[id] { return keys }
+        if ordered[id] != nil {
+            ordered[id]!.changesSinceRead = 0
+            return ordered[id]
+        }
         guard let name = keyspaces.name(of: id), orderedNames.contains(name) else { return nil }
         ordered[id] = OrderedKeys.build(
             from: directories[id], deltaLimit: orderedDeltaLimit, bases)
         return ordered[id]
+    }
+
+    /// Applies a put to the key order of `keyspace` (which has one), or drops the order when
+    /// rebuilding it at the next ordered iteration is cheaper (``OrderedKeys/isWorthKeeping``).
+    mutating func keepOrder(put ref: RecordRef, keyspace: Int) {
+        ordered[keyspace]!.put(ref, bases)
+        if !ordered[keyspace]!.isWorthKeeping { ordered[keyspace] = nil }
+    }
+
+    /// Applies a delete (of the key whose record was `old`), as ``keepOrder(put:keyspace:)``.
+    mutating func keepOrder(removed old: RecordRef, keyspace: Int) {
+        ordered[keyspace]!.remove(old, bases)
+        if !ordered[keyspace]!.isWorthKeeping { ordered[keyspace] = nil }
     }
 
     /// Gives every keyspace defined since the last call its (empty) key order if it is ordered.

@@ -136,7 +136,7 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
         {
             segments[Int(oldRef.segment)]?.liveBytes -= Int64(old.encodedSize)
         }
-        if !ordered.isEmpty { ordered[keyspace]?.put(ref, bases) }
+        if !ordered.isEmpty && ordered[keyspace] != nil { keepOrder(put: ref, keyspace: keyspace) }
     }
 
     /// Applies one delete.
@@ -144,7 +144,9 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
     mutating func applyDelete(keyspace: Int, key: UnsafeRawBufferPointer) {
         if let (oldRef, old) = directories[keyspace].remove(key, bases) {
             segments[Int(oldRef.segment)]?.liveBytes -= Int64(old.encodedSize)
-            if !ordered.isEmpty { ordered[keyspace]?.remove(oldRef, bases) }
+            if !ordered.isEmpty && ordered[keyspace] != nil {
+                keepOrder(removed: oldRef, keyspace: keyspace)
+            }
         }
     }
 

@@ -33,6 +33,8 @@ struct OrderedKeys {
     /// Bumped by every fold, which moves entries of `main`: compaction's chunked re-pointing
     /// starts over when it changes.
     private(set) var folds = 0
+    /// Puts and deletes since the last ordered iteration (see ``isWorthKeeping``).
+    var changesSinceRead = 0
 
     /// The delta run is folded into `main` when it passes this many entries. Each put costs a
     /// binary search of the delta and a move of half of it; each fold a pass over `main`.
@@ -96,13 +98,24 @@ struct OrderedKeys {
 
     // MARK: Changes
 
+    /// Whether keeping this order up to date is still cheaper than building it again at the next
+    /// ordered iteration: not once the changes since the last one pass a sixteenth of the keys
+    /// (and 4096). Keeping costs a few microseconds a change (a fold reads keys in the log at
+    /// random); a build about 0.3 µs a key. So a bulk load into an ordered keyspace pays for the
+    /// order once, when it is next read.
+    var isWorthKeeping: Bool {
+        changesSinceRead <= max(4096, main.count >> 4)
+    }
+
     /// Records that the key of put record `ref` now lives there (a new key or an overwrite).
     mutating func put(_ ref: RecordRef, _ bases: SegmentBases) {
+        changesSinceRead &+= 1
         insertIntoDelta(ref, bases)
     }
 
     /// Records that the key of record `old` (its current record until now) was deleted.
     mutating func remove(_ old: RecordRef, _ bases: SegmentBases) {
+        changesSinceRead &+= 1
         insertIntoDelta(
             RecordRef(segment: old.segment | Self.tombstone, offset: old.offset), bases)
     }
