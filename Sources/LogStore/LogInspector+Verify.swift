@@ -24,6 +24,28 @@ public struct VerifyReport: Sendable, Equatable {
 }
 
 extension LogInspector {
+    /// ``walk(storeAt:_:)`` with the records as the verifier visits them, their key and value
+    /// lent for the call instead of copied.
+    /// - Throws: what ``walk(storeAt:_:)`` throws.
+    @discardableResult
+    public static func walkInPlace(
+        storeAt path: String, _ body: (VisitedRecord) throws -> Void
+    ) throws -> Summary
+    {
+        let report = try verify(
+            storeAt: path, fileSystem: PosixFileSystem(), checkingIndexFiles: false, visit: body)
+        var summary = Summary()
+        summary.segments = report.segments
+        summary.commits = report.commits
+        summary.records = report.records
+        summary.bytes = report.bytes
+        summary.lastSequence = report.lastSequence
+        summary.problems = report.problems.filter {
+            $0.kind == .corruption || $0.kind == .tornTail || $0.kind == .unsupportedVersion
+        }
+        return summary
+    }
+
     /// Checks the store at `path` by the rules `open` applies, from the same code, without
     /// changing anything: every segment's header (CRC before version), every frame's length,
     /// type, sequence and CRC, every record's grammar and keyspace, the torn-tail rule of the
@@ -51,8 +73,11 @@ extension LogInspector {
     }
 
     /// ``verify(storeAt:visit:)`` through `fileSystem`.
+    /// `checkingIndexFiles: false` skips the checks of hint files and of the key directory
+    /// file (what a walk does: their problems are not in its summary, and a hint's check builds
+    /// a table as large as the segment's index).
     package static func verify(
-        storeAt path: String, fileSystem fs: any FileSystem,
+        storeAt path: String, fileSystem fs: any FileSystem, checkingIndexFiles: Bool = true,
         visit: (VisitedRecord) throws -> Void = { _ in }
     ) throws -> VerifyReport {
         guard fs.kind(of: path) == .directory else {
@@ -77,10 +102,11 @@ extension LogInspector {
             report.segments += 1
             report.bytes += Int64(segment.size)
             try check(
-                segment, newest: newest, hasHint: files.hasHint(forSegmentOf: file.order),
+                segment, newest: newest,
+                hasHint: checkingIndexFiles && files.hasHint(forSegmentOf: file.order),
                 keyspaces: &keyspaces, fileSystem: fs, report: &report, visit: visit)
         }
-        if files.hasKeyDirectory {
+        if checkingIndexFiles && files.hasKeyDirectory {
             checkKeyDirectory(files, fileSystem: fs, report: &report)
         }
         // The files the store never reads, each with what becomes of it.
@@ -114,6 +140,9 @@ extension LogInspector {
         }
         return report
     }
+
+    /// Bytes of a segment read between two releases of the pages behind the reader.
+    static let walkReleaseStride = 2 << 20
 
     /// One segment: its header, its hint, then every frame.
     private static func check(
@@ -162,6 +191,7 @@ extension LogInspector {
                     of: segment, keyspaces: keyspacesBefore, fileSystem: fs, report: &report)
             }
         }
+        var releasedUpTo = 0
         while let event = scanner.next() {
             switch event {
             case .commit(let sequence, let start, let end):
@@ -170,6 +200,14 @@ extension LogInspector {
                 let table = scanner.keyspaces
                 try scanner.forEachRecord(start: start, end: end) { record in
                     report.records += 1
+                    // The pages behind the record being read go from this process's memory
+                    // every few MiB (the scanner's own stride is 32 MiB), also inside one
+                    // long commit: a walk holds little of the segment whatever its size.
+                    if record.recordOffset - releasedUpTo >= Self.walkReleaseStride {
+                        let behind = (record.recordOffset & ~4095) - 4096
+                        segment.releasePages(from: releasedUpTo, to: behind)
+                        releasedUpTo = behind
+                    }
                     let kind: RecordKind =
                         record.op == RecordOp.put
                         ? .put : record.op == RecordOp.delete ? .delete : .defineKeyspace
@@ -259,4 +297,9 @@ extension LogInspector {
         if !removed.isEmpty { try fs.syncDirectory(path) }
         return removed
     }
+}
+
+extension LogInspector.Record {
+    /// A copy of `record`, which outlives the visit.
+    public init(copying record: LogInspector.VisitedRecord) { self.init(record) }
 }
