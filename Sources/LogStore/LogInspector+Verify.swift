@@ -33,7 +33,8 @@ extension LogInspector {
     ) throws -> Summary
     {
         let report = try verify(
-            storeAt: path, fileSystem: PosixFileSystem(), checkingIndexFiles: false, visit: body)
+            storeAt: path, fileSystem: PosixFileSystem(), checkingKeyDirectory: false,
+            checkingHints: false, visit: body)
         var summary = Summary()
         summary.segments = report.segments
         summary.commits = report.commits
@@ -72,12 +73,13 @@ extension LogInspector {
         try verify(storeAt: path, fileSystem: PosixFileSystem(), visit: visit)
     }
 
-    /// ``verify(storeAt:visit:)`` through `fileSystem`.
-    /// `checkingIndexFiles: false` skips the checks of hint files and of the key directory
-    /// file (what a walk does: their problems are not in its summary, and a hint's check builds
-    /// a table as large as the segment's index).
+    /// ``verify(storeAt:visit:)`` through `fileSystem`; without `checkingKeyDirectory`, the key
+    /// directory file is not checked, without `checkingHints` the hint files are not (a walk,
+    /// which reports only the log's damage: a hint's check builds a table as large as the
+    /// segment's index).
     package static func verify(
-        storeAt path: String, fileSystem fs: any FileSystem, checkingIndexFiles: Bool = true,
+        storeAt path: String, fileSystem fs: any FileSystem, checkingKeyDirectory: Bool = true,
+        checkingHints: Bool = true,
         visit: (VisitedRecord) throws -> Void = { _ in }
     ) throws -> VerifyReport {
         guard fs.kind(of: path) == .directory else {
@@ -103,10 +105,10 @@ extension LogInspector {
             report.bytes += Int64(segment.size)
             try check(
                 segment, newest: newest,
-                hasHint: checkingIndexFiles && files.hasHint(forSegmentOf: file.order),
+                hasHint: checkingHints && files.hasHint(forSegmentOf: file.order),
                 keyspaces: &keyspaces, fileSystem: fs, report: &report, visit: visit)
         }
-        if checkingIndexFiles && files.hasKeyDirectory {
+        if files.hasKeyDirectory && checkingKeyDirectory {
             checkKeyDirectory(files, fileSystem: fs, report: &report)
         }
         // The files the store never reads, each with what becomes of it.
@@ -273,9 +275,16 @@ extension LogInspector {
             report.problems.append(
                 Problem(
                     path: path, offset: nil, reason: unusable.reason, kind: .unusableKeyDirectory))
+            return
         } catch {
             report.problems.append(
                 Problem(path: path, offset: nil, reason: "\(error)", kind: .unusableKeyDirectory))
+            return
+        }
+        // Beyond open's checks: its entries against the index the log gives.
+        if let difference = Replay.keyDirectoryDifference(storeAt: files.path, fileSystem: fs) {
+            report.problems.append(
+                Problem(path: path, offset: nil, reason: difference, kind: .unusableKeyDirectory))
         }
     }
 

@@ -81,7 +81,9 @@ public enum LogInspector {
             case unusableHint
             /// A key directory file (`keys.dir`) that does not describe the store (stale or
             /// damaged): `open` ignores it and rebuilds the index from hints and segments
-            /// (slower, never wrong).
+            /// (slower, never wrong). Also one that passes `open`'s checks but whose entries
+            /// differ from the index the log gives (a forged or miswritten file, which only
+            /// `verify` finds: its reason then says that `open` would use it).
             case unusableKeyDirectory
             /// A file the store never reads: one left by an interrupted compaction, hint write
             /// or cut (`*.tmp`, removed by the next open for writing), a hint without its segment,

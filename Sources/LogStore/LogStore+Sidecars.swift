@@ -79,6 +79,26 @@ extension LogStore {
     package func withSidecar<R>(
         named name: String, _ body: (UInt64, UnsafeRawBufferPointer) throws -> R
     ) throws -> R? {
+        guard let mapped = try mapSidecar(named: name) else { return nil }
+        let raw = mapped.file
+        guard
+            raw.loadLE(at: raw.count - 4, as: UInt32.self)
+                == Checksum.crc32c(UnsafeRawBufferPointer(rebasing: raw[24..<(raw.count - 4)]))
+        else {
+            throw LogStoreError.corruption(
+                path: sidecarPath(name), offset: Int64(raw.count - 4),
+                reason: "contents checksum mismatch")
+        }
+        return try body(mapped.sequence, mapped.contents)
+    }
+
+    /// The sidecar `name` mapped copy-on-write (pages are read from the file when first
+    /// touched), or `nil` if there is none. Its header, version and length are checked as
+    /// ``readSidecar(named:)`` checks them, but **not** its contents CRC, which would read every
+    /// page: the caller checks what it uses (the object layer's snapshot carries its own CRCs).
+    /// - Throws: as ``readSidecar(named:)``.
+    /// - Complexity: O(1) besides the mapping.
+    package func mapSidecar(named name: String) throws -> MappedSidecar? {
         try Self.checkSidecarName(name)
         let fs = options.fileSystem
         let file = sidecarPath(name)
@@ -96,40 +116,30 @@ extension LogStore {
         guard size <= Int64(Int32.max) * 16 else {
             throw damaged(0, "a sidecar file of \(size) bytes is over the limit")
         }
-        var read = 0
-        let bytes = try [UInt8](unsafeUninitializedCapacity: Int(size)) { buffer, count in
-            read = try fs.read(handle, into: UnsafeMutableRawBufferPointer(buffer), at: 0)
-            count = read
+        let memory = try fs.mapCopyOnWrite(handle, offset: 0, length: Int(size))
+        let mapped = MappedSidecar(memory: memory, length: Int(size), fileSystem: fs)
+        let raw = mapped.file
+        guard raw.prefix(8).elementsEqual(Self.sidecarMagic) else {
+            throw damaged(0, "not a Logbook sidecar file (bad magic)")
         }
-        guard read == Int(size) else { throw damaged(Int64(read), "the file ended early") }
-        return try bytes.withUnsafeBytes { raw throws -> R in
-            guard raw.prefix(8).elementsEqual(Self.sidecarMagic) else {
-                throw damaged(0, "not a Logbook sidecar file (bad magic)")
-            }
-            let version = raw.loadLE(at: 8, as: UInt16.self)
-            if version > Self.sidecarVersion {
-                throw LogStoreError.unsupportedVersion(
-                    path: file, found: version, supported: Self.sidecarVersion)
-            }
-            guard
-                raw.loadLE(at: 20, as: UInt32.self)
-                    == Checksum.crc32c(UnsafeRawBufferPointer(rebasing: raw[0..<20]))
-            else { throw damaged(20, "file header checksum mismatch") }
-            guard version >= 1, raw.loadLE(at: 10, as: UInt16.self) == 0 else {
-                throw damaged(8, "unknown format version \(version) or flags")
-            }
-            let length = raw.loadLE(at: 24, as: UInt64.self)
-            guard length == UInt64(raw.count - Self.sidecarOverhead) else {
-                throw damaged(24, "the length \(length) does not match the file's size")
-            }
-            guard
-                raw.loadLE(at: raw.count - 4, as: UInt32.self)
-                    == Checksum.crc32c(UnsafeRawBufferPointer(rebasing: raw[24..<(raw.count - 4)]))
-            else { throw damaged(Int64(raw.count - 4), "contents checksum mismatch") }
-            return try body(
-                raw.loadLE(at: 12, as: UInt64.self),
-                UnsafeRawBufferPointer(rebasing: raw[32..<(raw.count - 4)]))
+        let version = raw.loadLE(at: 8, as: UInt16.self)
+        if version > Self.sidecarVersion {
+            throw LogStoreError.unsupportedVersion(
+                path: file, found: version, supported: Self.sidecarVersion)
         }
+        guard
+            raw.loadLE(at: 20, as: UInt32.self)
+                == Checksum.crc32c(UnsafeRawBufferPointer(rebasing: raw[0..<20]))
+        else { throw damaged(20, "file header checksum mismatch") }
+        guard version >= 1, raw.loadLE(at: 10, as: UInt16.self) == 0 else {
+            throw damaged(8, "unknown format version \(version) or flags")
+        }
+        let length = raw.loadLE(at: 24, as: UInt64.self)
+        guard length == UInt64(raw.count - Self.sidecarOverhead) else {
+            throw damaged(24, "the length \(length) does not match the file's size")
+        }
+        mapped.sequence = raw.loadLE(at: 12, as: UInt64.self)
+        return mapped
     }
 
     /// Removes the sidecar `name` if there is one.
@@ -157,5 +167,50 @@ extension LogStore {
                 "a sidecar name is 1 to 64 letters, digits, \"-\", \"_\" or \".\", not \"\(name.prefix(70))\""
             )
         }
+    }
+}
+
+/// A sidecar file mapped copy-on-write (``LogStore/mapSidecar(named:)``): its pages come from
+/// the file when first touched, and the mapping lasts as long as this object, whatever happens
+/// to the store or the file (a new sidecar replaces the file by a rename). Never written.
+///
+/// Thread safety: `Sendable`; the bytes never change.
+package final class MappedSidecar: @unchecked Sendable {  // immutable after mapSidecar returns
+    /// The sequence number of the last commit the contents describe.
+    package fileprivate(set) var sequence: UInt64 = 0
+    private let memory: UnsafeMutableRawPointer
+    private let length: Int
+    private let fileSystem: any FileSystem
+
+    fileprivate init(memory: UnsafeMutableRawPointer, length: Int, fileSystem: any FileSystem) {
+        self.memory = memory
+        self.length = length
+        self.fileSystem = fileSystem
+    }
+
+    deinit { fileSystem.unmapCopyOnWrite(memory, length: length) }
+
+    /// The whole file.
+    fileprivate var file: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: memory, count: length)
+    }
+
+    /// The contents, as written (page-aligned at file offset 32; their CRC is not checked).
+    package var contents: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: file[32..<(length - 4)])
+    }
+
+    /// The CRC32C of `bytes` (FORMAT.md, "Checksums"), for checking the parts of the contents
+    /// a reader uses.
+    package static func crc32c(_ bytes: UnsafeRawBufferPointer, extending crc: UInt32 = 0)
+        -> UInt32
+    {
+        Checksum.crc32c(bytes, extending: crc)
+    }
+
+    /// Drops the pages read so far from this process's memory; they come back from the file
+    /// when next touched. Advice only.
+    package func releasePages() {
+        fileSystem.releaseUnwrittenCopyOnWritePages(memory, length: length)
     }
 }

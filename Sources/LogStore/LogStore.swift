@@ -47,7 +47,9 @@ public final class LogStore: Sendable {
     ///   ``LogStoreError/io(operation:path:errno:)``.
     /// - Complexity: O(bytes of the segments).
     public init(path: String, options: LogStoreOptions = LogStoreOptions()) throws {
-        let opened = try Self.openStore(path: path, options: options)
+        var opened = try Self.openStore(path: path, options: options)
+        opened.state.buildOrder(
+            of: options.orderedKeyspaces, deltaLimit: options.orderedDeltaLimit)
         self.path = path
         self.options = options
         self.recovery = opened.report
@@ -65,6 +67,8 @@ public final class LogStore: Sendable {
         self.path = path
         self.options = options
         self.recovery = RecoveryReport()
+        var state = state
+        state.buildOrder(of: options.orderedKeyspaces, deltaLimit: options.orderedDeltaLimit)
         self.index = Locked(state)
         self.writer = nil
         self.lockFile = nil

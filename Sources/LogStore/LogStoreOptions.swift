@@ -47,6 +47,20 @@ public struct LogStoreOptions: Sendable {
     /// default) compaction keeps only the live state.
     public var historyRetention: (@Sendable (LogStore) throws -> UInt64?)?
 
+    /// Keyspaces kept in key order, which ``LogStore/forEach(in:range:reverse:limit:_:)``
+    /// iterates (ascending or descending). The declaration belongs to this open, not to the
+    /// store: nothing about it is written to disk, since the order follows from the keys. The
+    /// first ordered iteration of a named keyspace builds its order from its index (a sort of
+    /// its references, about 8 bytes of memory a key), so open itself is unchanged; a keyspace
+    /// created later under one of these names is ordered from its first commit. Reopening with a
+    /// different set is allowed: a keyspace left out iterates only in log order
+    /// (``LogStore/forEach(in:_:)``), and ordered iteration of it throws
+    /// ``LogStoreError/invalidArgument(_:)``.
+    public var orderedKeyspaces: Set<String> = []
+    /// Changes an ordered keyspace collects before merging them into its sorted run (tests
+    /// make it small).
+    package var orderedDeltaLimit = 2048
+
     /// With a read-only open, index only these keyspaces (the others read as empty): for a tool
     /// that checks or copies the log itself and needs only a few keyspaces' keys, such as the
     /// schema, without the memory of every key's index. `nil` (the default) indexes all.

@@ -15,7 +15,7 @@ enum ChangeFeedFormat: String, CaseIterable {
     /// values as `logbook export` writes them), then `{"_token": …, "_sequence": …, "_time": …,
     /// "_author": …}` after each save.
     case jsonl
-    /// PostgreSQL: `CREATE TABLE IF NOT EXISTS` per entity first (the columns of `logbook export
+    /// PostgreSQL: `CREATE TABLE IF NOT EXISTS` per entity first (the tables of `logbook export
     /// --format sql`), then one transaction per save: per entity one `DELETE … WHERE "id" IN
     /// (…)` and one multi-row `INSERT … ON CONFLICT ("id") DO UPDATE`, each followed by a
     /// `-- token …` comment.
@@ -27,13 +27,11 @@ struct ChangeFeedWriter {
     let format: ChangeFeedFormat
     let schema: Schema
 
-    /// What comes before the first save: for SQL, the tables (the same columns as `logbook
-    /// export`, with PostgreSQL's own types: `BYTEA`, `UUID`, `TIMESTAMPTZ`).
+    /// What comes before the first save: for SQL, the tables (those of `logbook export`, with
+    /// PostgreSQL's own types: `BYTEA`, `UUID`, `TIMESTAMPTZ`, and its constraints and indexes).
     func header() -> String {
         guard format == .sql else { return "" }
-        return schema.entities.map {
-            PostgreSQLTable.create($0, ifNotExists: true, constraints: false)
-        }.joined()
+        return schema.entities.map { PostgreSQLTable.create($0, ifNotExists: true) }.joined()
     }
 
     /// Renders `transaction` (read with values) into `out`.
@@ -73,6 +71,12 @@ struct ChangeFeedWriter {
     /// chunked at ``rowsPerStatement`` rows. Only the last change of an object counts (a commit
     /// may write a key twice; PostgreSQL refuses to upsert one row twice in a statement), and
     /// deletes go first, so a save that frees a unique value and reuses it applies cleanly.
+    ///
+    /// Before each upsert of an entity with unique attributes, other rows that hold one of the
+    /// upserted unique values are deleted. Applied in order this deletes nothing (the store
+    /// allowed the save, so no other object held the value). Replayed over a newer state, it
+    /// removes a row that a later save of the feed gave the value, and that later save writes
+    /// the row again whole, so the replay still converges instead of stopping at a clash.
     private func writeSQL(_ transaction: HistoryTransaction, to out: inout [UInt8]) {
         append("BEGIN;\n", to: &out)
         let changes = transaction.changes
@@ -130,6 +134,7 @@ struct ChangeFeedWriter {
                 {
                     end += 1
                 }
+                evictHolders(of: unique(entity), in: table, changes, group[start..<end], &out)
                 let names = first.map { PostgreSQLTable.identifier($0.name) }
                 append("INSERT INTO \(table) (\"id\"", to: &out)
                 for name in names { append(", " + name, to: &out) }
@@ -157,6 +162,39 @@ struct ChangeFeedWriter {
             }
         }
         append("COMMIT;\n-- token \(transaction.token)\n", to: &out)
+    }
+
+    /// The names of `entity`'s unique attributes.
+    private func unique(_ entity: String) -> [String] {
+        schema.entities.first { $0.name == entity }?.attributes.filter(\.isUnique).map(\.name)
+            ?? []
+    }
+
+    /// `DELETE FROM table WHERE "attribute" IN (values) AND "id" NOT IN (ids)` for each of
+    /// `attributes`, over the values the upserts of `rows` give it (`NULL` is never a clash).
+    private func evictHolders(
+        of attributes: [String], in table: String, _ changes: [HistoryChange],
+        _ rows: ArraySlice<Int>, _ out: inout [UInt8]
+    ) {
+        for attribute in attributes {
+            let values = rows.compactMap { k in
+                changes[k].record!.attributes.first { $0.name == attribute }?.value
+            }.filter { $0 != .null }
+            guard !values.isEmpty else { continue }
+            append(
+                "DELETE FROM \(table) WHERE \(PostgreSQLTable.identifier(attribute)) IN (", to: &out
+            )
+            for (n, value) in values.enumerated() {
+                if n > 0 { append(", ", to: &out) }
+                PostgreSQLLiteral.append(value, to: &out)
+            }
+            append(") AND \"id\" NOT IN (", to: &out)
+            for k in rows {
+                if k != rows.first { append(", ", to: &out) }
+                out.appendNumber(changes[k].identifier.primaryKey)
+            }
+            append(");\n", to: &out)
+        }
     }
 
     /// What ends the output: the token to resume from (after every commit read, saves or not).

@@ -27,10 +27,10 @@ enum Changes: Subcommand {
         Each insert or update is an upsert carrying the object's whole stored state after the \
         save; each delete names the object. Applied in order, from any token at or before the \
         last one applied, they leave the target with exactly the store's objects.
-        sql: CREATE TABLE IF NOT EXISTS for every entity (BIGINT, DOUBLE PRECISION, BOOLEAN, \
-        TEXT, TIMESTAMPTZ, BYTEA, UUID), then per save BEGIN; INSERT … ON CONFLICT ("id") DO \
-        UPDATE …; DELETE …; COMMIT; and a `-- token TOKEN` line. The last line is `-- resume \
-        TOKEN`.
+        sql: CREATE TABLE IF NOT EXISTS for every entity, as `logbook export --format sql` \
+        makes it (BIGINT, DOUBLE PRECISION, BOOLEAN, TEXT, TIMESTAMPTZ, BYTEA, UUID; UNIQUE \
+        checked at commit), then per save BEGIN; DELETE …; INSERT … ON CONFLICT ("id") DO \
+        UPDATE …; COMMIT; and a `-- token TOKEN` line. The last line is `-- resume TOKEN`.
         jsonl: per change {"_op": "upsert"|"delete", "_entity": …, "_id": …, fields…}, per save \
         {"_token": …, "_sequence": …, "_time": …, "_author": …}; the last line {"_resume": TOKEN}.
         On a terminal, standard error shows the changes and saves written and their rate (never \

@@ -60,6 +60,7 @@ struct Exporter {
                 "CSV holds one entity; pick one with --entity ("
                     + entities.map(\.name).joined(separator: ", ") + ")")
         }
+        var resume: HistoryToken?
         switch format {
         case .jsonl: output.write("{\"_schema\":\(SchemaJSON.encode(decoder.schema))}\n")
         case .csv:
@@ -67,6 +68,7 @@ struct Exporter {
                 (["id"] + entities[0].fieldNames).map { AttributeValue.string($0).text(as: .csv) }
                     .joined(separator: ",") + "\r\n")
         case .sql:
+            resume = try HistoryToken.current(of: store)
             output.write("-- exported by logbook from \(store.path), schema version ")
             output.write("\(decoder.schema.version)\n")
             output.write("-- typed for PostgreSQL, as `logbook changes --format sql`\nBEGIN;\n")
@@ -102,7 +104,11 @@ struct Exporter {
             }
             count += done
         }
-        if format == .sql { output.write("COMMIT;\n") }
+        if format == .sql {
+            output.write("COMMIT;\n")
+            // The token `logbook changes --since` continues from (what this export shows).
+            if let resume { output.write("-- resume \(resume)\n") }
+        }
         return count
     }
 
@@ -130,7 +136,7 @@ struct Exporter {
     /// `CREATE TABLE` for `entity`, as the change feed makes it (``PostgreSQLTable``), with
     /// `UNIQUE` and `CREATE INDEX` where the schema says so.
     static func createTable(_ entity: Entity) -> String {
-        PostgreSQLTable.create(entity, ifNotExists: false, constraints: true)
+        PostgreSQLTable.create(entity, ifNotExists: false)
     }
 
     /// A double-quoted SQL identifier.

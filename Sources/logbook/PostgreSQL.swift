@@ -13,26 +13,31 @@ import Logbook
 /// the literals are strings and numbers it stores as they are written.)
 enum PostgreSQLTable {
     /// `CREATE TABLE` for `entity`: `id BIGINT PRIMARY KEY`, a column per attribute of its
-    /// ``PostgreSQLLiteral/type(_:)`` (`NOT NULL` unless optional), a `BIGINT` per to-one
-    /// relationship (the related object's id, or `NULL`). With `ifNotExists`, `CREATE TABLE IF
-    /// NOT EXISTS` (the change feed, which may run again); with `constraints`, `UNIQUE` where
-    /// the schema says so and a `CREATE INDEX` per other indexed attribute (the export).
-    static func create(_ entity: Entity, ifNotExists: Bool, constraints: Bool) -> String {
+    /// ``PostgreSQLLiteral/type(_:)`` (`NOT NULL` unless optional, `UNIQUE` where the schema
+    /// says so), a `BIGINT` per to-one relationship (the related object's id, or `NULL`), then a
+    /// `CREATE INDEX` per other indexed attribute. With `ifNotExists`, `IF NOT EXISTS` on each
+    /// (the change feed, which may run again).
+    ///
+    /// A `UNIQUE` constraint is `DEFERRABLE INITIALLY DEFERRED`: PostgreSQL checks it when a
+    /// save's transaction commits, not row by row, so a save that swaps two values, or hands
+    /// one from object to object, applies (the feed's upserts name their arbiter, the primary
+    /// key, which stays immediate). SQLite takes the clause and ignores it.
+    static func create(_ entity: Entity, ifNotExists: Bool) -> String {
         var columns = ["  \"id\" BIGINT PRIMARY KEY"]
         for attribute in entity.attributes {
             var column = "  \(identifier(attribute.name)) \(PostgreSQLLiteral.type(attribute.type))"
             if !attribute.isOptional { column += " NOT NULL" }
-            if constraints && attribute.isUnique { column += " UNIQUE" }
+            if attribute.isUnique { column += " UNIQUE DEFERRABLE INITIALLY DEFERRED" }
             columns.append(column)
         }
         for relationship in entity.relationships where !relationship.isToMany {
             columns.append("  \(identifier(relationship.name)) BIGINT")
         }
-        var text = "CREATE TABLE \(ifNotExists ? "IF NOT EXISTS " : "")\(identifier(entity.name)) (\n"
+        let exists = ifNotExists ? "IF NOT EXISTS " : ""
+        var text = "CREATE TABLE \(exists)\(identifier(entity.name)) (\n"
         text += columns.joined(separator: ",\n") + "\n);\n"
-        guard constraints else { return text }
         for attribute in entity.attributes where attribute.isIndexed && !attribute.isUnique {
-            text += "CREATE INDEX \(identifier(entity.name + "_" + attribute.name)) ON "
+            text += "CREATE INDEX \(exists)\(identifier(entity.name + "_" + attribute.name)) ON "
             text += "\(identifier(entity.name)) (\(identifier(attribute.name)));\n"
         }
         return text

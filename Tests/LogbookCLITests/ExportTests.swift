@@ -1,5 +1,6 @@
 import Foundation
 import LogStore
+import Logbook
 import TestSupport
 import Testing
 
@@ -77,6 +78,12 @@ private let psql = ProcessInfo.processInfo.environment["LOGBOOK_TEST_PSQL"].flat
         defer { dir.remove() }
         let path = dir.child("store")
         try ObjectStores.employees(at: path)
+        var options = LogStoreOptions()
+        options.readOnly = true
+        let container = try ModelContainer(
+            schema: nil, at: URL(fileURLWithPath: path), options: options)
+        let token = try container.currentHistoryToken
+        try container.close()
         let export = try CLI.run(["export", path, "--format", "sql"])
         #expect(export.status == 0)
         #expect(
@@ -94,6 +101,7 @@ private let psql = ProcessInfo.processInfo.environment["LOGBOOK_TEST_PSQL"].flat
                 INSERT INTO "Employee" ("id", "name", "designation", "salary") VALUES (1, 'Ann', 'Engineer', 2000000);
                 INSERT INTO "Employee" ("id", "name", "designation", "salary") VALUES (2, 'Bo', 'Manager', 900);
                 COMMIT;
+                -- resume \(token)
 
                 """)
     }

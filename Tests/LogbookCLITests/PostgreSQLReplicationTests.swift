@@ -218,7 +218,8 @@ struct PostgreSQLReplicationTests {
         let lines = sql.split(separator: "\n")
         #expect(lines.filter { $0 == "BEGIN;" }.count == 3)
         #expect(lines.filter { $0.hasPrefix("INSERT INTO \"Contact\"") }.count == 3 + 2)
-        #expect(lines.filter { $0.hasPrefix("DELETE FROM \"Contact\" WHERE \"id\" IN (") }.count == 2)
+        #expect(
+            lines.filter { $0.hasPrefix("DELETE FROM \"Contact\" WHERE \"id\" IN (") }.count == 2)
         #expect(lines.filter { $0.hasPrefix("ON CONFLICT (\"id\") DO UPDATE SET") }.count == 5)
         try Self.dropTable()
         #expect(try Self.apply([file]) == expected)
@@ -274,6 +275,74 @@ struct PostgreSQLReplicationTests {
             ["changes", path, "--since", token.description, "--format", "sql"], to: "feed.sql",
             in: dir)
         #expect(try Self.apply([feed.file]) == expected)
+        try Self.dropTable()
+    }
+
+    /// Unique values that move between objects: a save that swaps two emails, one that takes
+    /// a value another object gives up, and a new object with a freed value. Applied onto an
+    /// export's tables (which carry `UNIQUE`), in order from the export's token and replayed
+    /// from older tokens over the newer state, and onto the feed's own tables: every run
+    /// converges to the store.
+    @Test func uniqueValuesThatMoveBetweenObjectsReplicate() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        let container = try ModelContainer(for: [Contact.self], at: URL(fileURLWithPath: path))
+        let context = ModelContext(container)
+        var tokens = [try container.currentHistoryToken]
+        let a = Contact(email: "a")
+        let b = Contact(email: "b")
+        let c = Contact(email: "c")
+        for contact in [a, b, c] { context.insert(contact) }
+        try context.save()
+        tokens.append(try container.currentHistoryToken)
+        try container.close()
+        let export = try Self.write(["export", path, "--format", "sql"], to: "export.sql", in: dir)
+        #expect(
+            export.text.contains("\"email\" TEXT NOT NULL UNIQUE DEFERRABLE INITIALLY DEFERRED"))
+        #expect(export.text.hasSuffix("COMMIT;\n-- resume \(tokens[1])\n"), "the export's token")
+
+        let reopened = try ModelContainer(for: [Contact.self], at: URL(fileURLWithPath: path))
+        let again = ModelContext(reopened)
+        let byEmail = Dictionary(
+            uniqueKeysWithValues: try again.fetch(FetchDescriptor<Contact>()).map { ($0.email, $0) }
+        )
+        let (x, y, z) = (byEmail["a"]!, byEmail["b"]!, byEmail["c"]!)
+        (x.email, y.email) = ("b", "a")  // a swap within one save
+        try again.save()
+        tokens.append(try reopened.currentHistoryToken)
+        x.email = "taken"  // x gives up "b"
+        try again.save()
+        tokens.append(try reopened.currentHistoryToken)
+        (x.email, y.email) = ("x", "taken")  // y takes what x held one save ago
+        again.insert(Contact(email: "a"))  // a new object takes what y gave up
+        again.delete(z)
+        again.insert(Contact(email: "c"))  // and one takes the deleted object's value
+        try again.save()
+        tokens.append(try reopened.currentHistoryToken)
+        let expected = try Self.expectedRows(again)
+        try reopened.close()
+
+        func feed(since token: HistoryToken, _ name: String) throws -> String {
+            try Self.write(
+                ["changes", path, "--since", token.description, "--format", "sql"], to: name,
+                in: dir
+            ).file
+        }
+        let afterExport = try feed(since: tokens[1], "after-export.sql")
+        try Self.dropTable()
+        #expect(try Self.apply([export.file, afterExport]) == expected, "export, then the feed")
+        for (i, token) in tokens.enumerated() {
+            let rest = try feed(since: token, "from-\(i).sql")
+            #expect(try Self.apply([rest]) == expected, "replayed from token \(i) over the export")
+        }
+        try Self.dropTable()
+        let full = try feed(since: tokens[0], "full.sql")
+        #expect(try Self.apply([full]) == expected, "the feed's own tables")
+        for (i, token) in tokens.enumerated() {
+            let rest = try feed(since: token, "again-\(i).sql")
+            #expect(try Self.apply([rest]) == expected, "replayed from token \(i)")
+        }
         try Self.dropTable()
     }
 

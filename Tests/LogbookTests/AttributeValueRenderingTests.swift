@@ -110,12 +110,4 @@ import Testing
         #expect(AttributeValue(text: "yes", as: .bool) == nil)
         #expect(AttributeValue(text: "2024-13-01T00:00:00Z", as: .date) == nil)
     }
-
-    @Test func sqlColumnTypes() {
-        #expect(
-            AttributeType.allCases.map(\.sqlType) == [
-                "TEXT", "BIGINT", "DOUBLE PRECISION", "BOOLEAN", "TIMESTAMP WITH TIME ZONE", "TEXT",
-                "TEXT",
-            ])
-    }
 }

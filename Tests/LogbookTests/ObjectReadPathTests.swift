@@ -117,4 +117,51 @@ import Testing
         try other.save()
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Employee>()) == 0)
     }
+
+    /// A change keeps the field's saved value, read in place for the common kinds (String,
+    /// Int64, Int, Double, Bool) and through the field's accessor for the rest: rollback gives
+    /// every one back, and a save after a second change stores the last value.
+    @Test func savedValueOfEveryFieldKindComesBackOnRollback() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open([FieldKinds.self])
+        let context = ModelContext(container)
+        let object = FieldKinds()
+        context.insert(object)
+        try context.save()
+        object.text = "changed"
+        object.count = -7
+        object.big = Int64.min
+        object.ratio = -0.25
+        object.flag = true
+        object.note = nil
+        object.text = "changed twice"
+        #expect(context.hasChanges)
+        context.rollback()
+        #expect(!context.hasChanges)
+        #expect(object.text == "saved")
+        #expect(object.count == 3)
+        #expect(object.big == Int64.max)
+        #expect(object.ratio == 1.5)
+        #expect(object.flag == false)
+        #expect(object.note == "note")
+        object.count = 4
+        object.count = 5
+        try context.save()
+        let reread = try #require(
+            try ModelContext(container).model(for: object.persistentModelID, as: FieldKinds.self))
+        #expect(reread.count == 5)
+        #expect(reread.text == "saved")
+        try container.close()
+    }
+}
+
+final class FieldKinds: PersistentModel {
+    @Attribute var text = "saved"
+    @Attribute var count: Int = 3
+    @Attribute var big: Int64 = .max
+    @Attribute var ratio: Double = 1.5
+    @Attribute var flag = false
+    @Attribute var note: String? = "note"
+    init() {}
 }

@@ -6,7 +6,7 @@ enum LogbookBench {
     static var workloads: [Workload] {
         EngineWorkloads.all + SyncWorkloads.all + CompactWorkload.all + YCSBWorkloads.all
             + ObjectWorkloads.all + IndexWorkloads.all + ResourceWorkloads.all + ToolWorkloads.all
-            + HistoryWorkloads.all + ContextSyncWorkloads.all
+            + HistoryWorkloads.all + ContextSyncWorkloads.all + OrderedWorkloads.all
     }
 
     static func main() {

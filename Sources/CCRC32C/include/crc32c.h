@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "entries.h"
 #include "prefetch.h"
 
 /// Extends a CRC32C (Castagnoli) over `length` bytes at `data`.

@@ -91,9 +91,11 @@ extension LogStore {
             }
             done += chunk.count
         }
+        repointOrder(from: inputs)  // Compaction+Ordered.swift
 
         // 5. Forget the old segments, then delete their files oldest first (FORMAT.md says why).
         index.withLock { state in
+            state.finishRepointingOrder(from: inputs)
             for input in inputs {
                 // Invariant: every entry that pointed into an input was live, so it was moved.
                 assert(state.directories.allSatisfy { $0.count(inSegment: input.handle) == 0 })

@@ -103,6 +103,13 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
     /// Base addresses of `segments`, kept in step with it.
     var bases: SegmentBases = []
 
+    /// By keyspace number, the key order of each ordered keyspace, `nil` for the others; empty
+    /// until ``buildOrder(of:)`` (IndexState+Ordered.swift) turns it on after replay.
+    var ordered: [OrderedKeys?] = []
+    /// The names ``buildOrder(of:)`` declared ordered.
+    var orderedNames: Set<String> = []
+    var orderedDeltaLimit = OrderedKeys.defaultDeltaLimit
+
     /// Adds a segment; its handle must be the next one.
     mutating func addSegment(_ segment: Segment) {
         // Invariant: handles are dense and equal to the index in `segments`.
@@ -129,6 +136,7 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
         {
             segments[Int(oldRef.segment)]?.liveBytes -= Int64(old.encodedSize)
         }
+        if !ordered.isEmpty { ordered[keyspace]?.put(ref, bases) }
     }
 
     /// Applies one delete.
@@ -136,6 +144,7 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
     mutating func applyDelete(keyspace: Int, key: UnsafeRawBufferPointer) {
         if let (oldRef, old) = directories[keyspace].remove(key, bases) {
             segments[Int(oldRef.segment)]?.liveBytes -= Int64(old.encodedSize)
+            if !ordered.isEmpty { ordered[keyspace]?.remove(oldRef, bases) }
         }
     }
 
@@ -143,6 +152,7 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
     mutating func define(_ name: String, id: Int) -> Bool {
         guard keyspaces.define(name, id: id) else { return false }
         while directories.count <= id { directories.append(KeyDirectory()) }
+        if !ordered.isEmpty { extendOrder() }
         while indexed.count <= id {
             indexed.append(
                 onlyKeyspaces.map { $0.contains(keyspaces.name(of: indexed.count) ?? "") } ?? true)

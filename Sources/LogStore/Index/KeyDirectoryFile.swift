@@ -307,9 +307,14 @@ enum KeyDirectoryFile {
         mutating func u64() throws -> UInt64 { try bytes(8).loadLE(at: 0, as: UInt64.self) }
     }
 
-    /// Maps the table of `keyspace` from `file` copy-on-write and checks its block CRCs.
+    /// Maps the table of `keyspace` from `file` copy-on-write and checks its block CRCs, then
+    /// every entry's reference against `segmentSizes` (the sizes the meta section records, by
+    /// place in its list) and the count of entries against the recorded number of keys: a file
+    /// whose CRCs match may still be forged, and reads trust the index to name a place inside a
+    /// segment, and probes to end at an empty slot.
     static func mapTable(
-        _ keyspace: KeyspaceEntry, file: OpenFile, fileSystem fs: any FileSystem
+        _ keyspace: KeyspaceEntry, file: OpenFile, segmentSizes: [UInt32],
+        fileSystem fs: any FileSystem
     ) throws -> KeyDirectory {
         let length = keyspace.capacity * MemoryLayout<KeyDirectory.Entry>.stride
         let memory = try fs.mapCopyOnWrite(
@@ -321,9 +326,48 @@ enum KeyDirectoryFile {
             throw Unusable(
                 reason: "the table of keyspace \"\(keyspace.name.prefix(40))\" fails its checksum")
         }
+        // Invariant: a file lists at least one segment (`loadKeyDirectory` checks it).
+        precondition(!segmentSizes.isEmpty, "a key directory file without segments")
+        var live = 0
+        let outside = segmentSizes.withUnsafeBufferPointer { sizes in
+            logbook_check_entries(
+                table.rawBytes.baseAddress!.assumingMemoryBound(to: UInt32.self), table.count,
+                sizes.baseAddress, UInt32(sizes.count), UInt32(FileHeader.size), &live) != 0
+        }
+        if let problem = referenceProblem(
+            table, outside: outside, live: live, keys: keyspace.keys, segmentSizes: segmentSizes)
+        {
+            throw Unusable(reason: "keyspace \"\(keyspace.name.prefix(40))\" has \(problem)")
+        }
         // The check read every page; reads will touch again only what they need (from the page
         // cache), so the open store's memory is what it uses.
         fs.releaseUnwrittenCopyOnWritePages(memory, length: length)
         return KeyDirectory(table: table, count: keyspace.keys, liveBytes: keyspace.liveBytes)
+    }
+
+    /// Why the entries of `table` cannot be trusted, or `nil`, given what the pass of
+    /// `logbook_check_entries` over it found: whether an entry is `outside` the segments (each
+    /// live entry must name a segment of the list and an offset past its header and before its
+    /// recorded size), and `live` entries where there must be `keys`. (What lies at such an
+    /// offset is the segment's, which `verify` checks against the log; a read of it stays inside
+    /// the segment's mapping.)
+    static func referenceProblem(
+        _ table: KeyDirectory.EntryTable, outside: Bool, live: Int, keys: Int,
+        segmentSizes: [UInt32]
+    ) -> String? {
+        if outside {
+            // Find the first one for the report (only for a file that is refused).
+            for slot in 0..<table.count where !table[slot].isEmpty {
+                let ref = table[slot].ref
+                if Int(ref.segment) >= segmentSizes.count || ref.offset < UInt32(FileHeader.size)
+                    || ref.offset >= segmentSizes[Int(ref.segment)]
+                {
+                    return
+                        "an entry (slot \(slot)) that points outside the segments: segment \(ref.segment) offset \(ref.offset)"
+                }
+            }
+        }
+        guard live == keys else { return "\(live) entries for the \(keys) keys it records" }
+        return nil
     }
 }

@@ -14,7 +14,7 @@ extension Replay {
     /// it was written. Returns how many of the listed segments it covers: 0 if there is no file
     /// or it cannot be used (the report then says why).
     mutating func replayKeyDirectory(_ files: StoreFiles) throws -> Int {
-        guard files.hasKeyDirectory else { return 0 }
+        guard usesKeyDirectory, files.hasKeyDirectory else { return 0 }
         let start: KeyDirectoryStart
         do {
             start = try loadKeyDirectory(files)
@@ -112,10 +112,12 @@ extension Replay {
                     reason: "keyspace \(i + 1) has a name that cannot be defined")
             }
         }
+        // Offsets are 32-bit, so a segment's size as an offset limit fits one.
+        let sizes = meta.segments.map { UInt32(clamping: $0.size) }
         for (i, keyspace) in meta.keyspaces.enumerated() where state.indexed[i + 1] {
             do {
                 state.directories[i + 1] = try KeyDirectoryFile.mapTable(
-                    keyspace, file: file, fileSystem: fs)
+                    keyspace, file: file, segmentSizes: sizes, fileSystem: fs)
             } catch let error as LogStoreError {
                 throw KeyDirectoryFile.Unusable(reason: "cannot be read: \(error)")
             }

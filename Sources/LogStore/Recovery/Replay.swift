@@ -14,6 +14,9 @@ struct Replay {
     private var highestOrder: UInt64 = 0
     /// The size the key directory file recorded for the last segment it covers.
     var keyDirectoryRecordedSize = 0
+    /// Whether replay may start from the key directory file; `verify` turns it off to build the
+    /// index the log alone gives.
+    var usesKeyDirectory = true
 
     var fs: any FileSystem { options.fileSystem }
     var writable: Bool { !options.readOnly }

@@ -27,6 +27,10 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     let relationshipFields: [any RelationshipAccessor]
     /// For each relationship, its stored position (to-one) or -1 (to-many).
     let relationshipSlots: [Int]
+    /// How many attributes records store (stored positions below it are attributes).
+    let attributeCount: Int
+    /// Whether a relationship of the entity has the `.deny` delete rule.
+    let hasDenyRule: Bool
 
     /// - Throws: ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` if the class lacks
     ///   a stored attribute or holds it with another type.
@@ -88,6 +92,8 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         }
         self.relationshipFields = relationshipFields
         self.relationshipSlots = slots
+        attributeCount = stored.attributes.count
+        hasDenyRule = entity.relationships.contains { $0.deleteRule == .deny }
         self.storedFields = storedFields
         self.adoptions = adoptions
         anchorOwner = layout?.anchor.ownerOffset ?? 0
@@ -118,10 +124,21 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         unsafeBitCast(object, to: UnsafeMutableRawPointer.self)
     }
 
+    /// Stored field `index`'s value; the common kinds are read in place (no accessor call).
     @inline(__always)
     func read(_ object: AnyObject, _ index: Int) -> AttributeValue {
-        if layout != nil { return storedFields[index].read(object) }
-        return unsafeDowncast(object, to: ManagedObject.self).values[index]
+        guard layout != nil else {
+            return unsafeDowncast(object, to: ManagedObject.self).values[index]
+        }
+        let raw = base(object) + valueOffsets[index]
+        switch kinds[index] {
+        case .string: return .string(raw.assumingMemoryBound(to: String.self).pointee)
+        case .int64: return .integer(raw.load(as: Int64.self))
+        case .int: return .integer(Int64(raw.load(as: Int.self)))
+        case .double: return .double(raw.load(as: Double.self))
+        case .bool: return .bool(raw.load(as: Bool.self))
+        case .other, .toOne: return storedFields[index].read(object)
+        }
     }
 
     /// Writes a value that ``canHold(_:at:)`` accepted.

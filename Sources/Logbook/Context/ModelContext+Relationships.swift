@@ -144,6 +144,8 @@ extension ModelContext {
 
     /// Throws if a deleted object has a `.deny` relationship that still reaches an object.
     func checkDenyRules() throws {
+        // Most schemas have no `.deny` rule: then no deleted object is looked at.
+        guard core.bindings.contains(where: \.hasDenyRule) else { return }
         for e in table.deleted where table.entries[Int(e)].state == .deleted {
             let entry = table.entries[Int(e)]
             let binding = core.bindings[Int(entry.entity)]

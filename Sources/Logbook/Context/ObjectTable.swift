@@ -92,7 +92,7 @@ final class ObjectTable {
     /// The saved value of each changed field, in the order first changed.
     @exclusivity(unchecked) var changeLog: [(entry: Int32, slot: Int32, value: AttributeValue)] = []
     /// Failed non-throwing writes, thrown by the next save.
-    var failures: [Int32: LogbookError] = [:]
+    @exclusivity(unchecked) var failures: [Int32: LogbookError] = [:]
     /// Entries in use.
     @exclusivity(unchecked) var liveCount = 0
     @exclusivity(unchecked) private var pruneThreshold = ObjectTable.minimumPrune
@@ -227,9 +227,12 @@ final class ObjectTable {
                 return
             }
             entries[i].changedSlots |= bit
-            let binding = bindings[Int(entries[i].entity)]
-            if slot < binding.stored.attributes.count {
-                changeLog.append((e, Int32(slot), binding.read(object, slot)))
+            // Unretained: the table's bindings outlive this call.
+            bindings.withUnsafeBufferPointer { bindings in
+                let binding = bindings[Int(entries[i].entity)]
+                if slot < binding.attributeCount {
+                    changeLog.append((e, Int32(slot), binding.read(object, slot)))
+                }
             }
         }
     }

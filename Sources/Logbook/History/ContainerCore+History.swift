@@ -1,6 +1,20 @@
 import Foundation
 import LogStore
 
+extension HistoryToken {
+    /// The token after the last commit of `store`, opened directly (as the `logbook` tool does
+    /// to export it): a feed from it applies the saves made after what `store` shows now.
+    /// `nil` if the store records no history (no Logbook that keeps history has written it).
+    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``, ``LogbookError/store(_:)``.
+    public static func current(of store: LogStore) throws -> HistoryToken? {
+        let sequence = store.lastSequence
+        var batch = WriteBatch()
+        let (identity, _) = try ContainerCore.settleIdentity(
+            of: store, isNew: false, readOnly: true, writing: &batch)
+        return identity.map { HistoryToken(storeIdentifier: $0, sequence: sequence) }
+    }
+}
+
 /// The store's identity and where its recorded history starts (FORMAT.md Part 2, "History").
 extension ContainerCore {
     /// Keys in `logbook.meta`: a random UUID (16 bytes) naming the store in history tokens, and

@@ -19,11 +19,23 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     /// Per binding index: the maker of its entries (`nil` for an entity without indexes).
     let makers: [IndexEntryMaker?]
     private let keyspaces: [String: Int]
+    /// Per binding index: the entity's binding (to build its indexes again from its records).
+    private let bindings: [EntityBinding]
+    /// The store the indexes describe.
+    private let store: LogStore
     private let lock = Locked<Void>(())
     /// Per binding index: the indexes, or `nil` while they are unavailable (see `failures`).
     private nonisolated(unsafe) var indexes: [[OrderedIndex]?]
     /// Why an entity's indexes are unavailable.
     private nonisolated(unsafe) var failures: [LogbookError?]
+    /// Per binding index: whether its indexes were read from the sidecar and their chunks
+    /// still wait for their check (``checkLoaded(_:)``), done before their first use.
+    private nonisolated(unsafe) var unchecked: [Bool]
+    /// Per binding index: whether the check of its loaded chunks failed and its indexes could
+    /// not be built either (its `failures` entry says why): then readers get none.
+    private nonisolated(unsafe) var unavailable: [Bool]
+    /// The mapped sidecar the loaded indexes read in place, while some wait for their check.
+    private nonisolated(unsafe) var mapping: MappedSidecar?
     /// Per binding index: no stored record has a primary key above this, so a put above it
     /// replaces nothing (bulk inserts read no old records).
     private nonisolated(unsafe) var maxStoredKey: [UInt64]
@@ -35,10 +47,24 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     /// While ``commit(_:to:)`` runs: the store's last sequence number before its commit, so a
     /// reader can tell whether the store it sees has the commit the indexes do not have yet.
     private nonisolated(unsafe) var sequenceBeforeCommit: UInt64?
-    /// What opening found about the sidecar, for the explanation of a slow open.
-    private(set) nonisolated(unsafe) var openNote: String?
-    /// Whether opening read every index from the sidecar (decoding no record).
-    private(set) nonisolated(unsafe) var readFromSidecar = false
+    /// What opening found about the sidecar, for the explanation of a slow open, or what the
+    /// check of its chunks found (checked first if they were not yet).
+    var sidecarNote: String? {
+        lock.withLock { _ in
+            checkAllLoaded()
+            return note
+        }
+    }
+    private nonisolated(unsafe) var note: String?
+    /// Whether opening read every index from the sidecar (decoding no record) and all its
+    /// chunks check (checked first if they were not yet).
+    var readFromSidecar: Bool {
+        lock.withLock { _ in
+            checkAllLoaded()
+            return allRead
+        }
+    }
+    private nonisolated(unsafe) var allRead = false
 
     /// Whether any entity has an index.
     var isEmpty: Bool { makers.allSatisfy { $0 == nil } }
@@ -57,22 +83,28 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
             keyspaces[binding.keyspace] = binding.index
         }
         self.keyspaces = keyspaces
+        self.bindings = bindings
+        self.store = store
         indexes = definitions.map { $0.isEmpty ? [] : nil }
         failures = Array(repeating: nil, count: bindings.count)
+        unchecked = Array(repeating: false, count: bindings.count)
+        unavailable = unchecked
         maxStoredKey = counters
         guard !isEmpty else { return }
         let snapshot = IndexSnapshot.load(
             from: store, definitions: definitions, schemaVersion: schemaVersion)
-        openNote = snapshot.note
-        readFromSidecar = true
+        note = snapshot.note
+        mapping = snapshot.mapping
+        allRead = true
         for binding in bindings where !definitions[binding.index].isEmpty {
             let e = binding.index
             if let loaded = snapshot.indexes[e] {
                 indexes[e] = loaded
+                unchecked[e] = loaded.contains { $0.needsCheck }
                 maxStoredKey[e] = max(maxStoredKey[e], snapshot.maxStoredKeys[e])
                 continue
             }
-            readFromSidecar = false
+            allRead = false
             do {
                 let (built, highest) = try build(binding, from: store)
                 indexes[e] = built
@@ -110,13 +142,68 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         return (lists.map { OrderedIndex(sorted: $0.sorted()) }, highest)
     }
 
+    /// Checks the chunks of `entity`'s indexes read from the sidecar, once, before their first
+    /// use: an index whose chunks do not check is built again from the entity's records in
+    /// its place (and the note says why). Called under the lock.
+    private func checkLoaded(_ entity: Int) {
+        guard unchecked[entity] else { return }
+        unchecked[entity] = false
+        defer {
+            if !unchecked.contains(true) {
+                // Every chunk was read by its check: let the pages go until used again.
+                mapping?.releasePages()
+                mapping = nil
+            }
+        }
+        // Invariant: `unchecked` is set only for loaded indexes.
+        let entityIndexes = indexes[entity]!
+        var problem: String?
+        for (i, index) in entityIndexes.enumerated() {
+            if let found = index.checkLoaded() {
+                problem = "\(definitions[entity][i].name): \(found)"
+                break
+            }
+        }
+        guard let problem else { return }
+        allRead = false
+        changed = true
+        note = "the index sidecar is damaged (\(problem)): the indexes of "
+            + "\(bindings[entity].entity.name) were built from the records"
+        // Built from the store as it is: a commit under way is either in it or not, and
+        // applying its delta afterwards gives the same entries either way.
+        do {
+            let (built, highest) = try build(bindings[entity], from: store)
+            for (index, rebuilt) in zip(entityIndexes, built) { index.replaceContents(with: rebuilt) }
+            maxStoredKey[entity] = max(maxStoredKey[entity], highest)
+        } catch {
+            for index in entityIndexes { index.replaceContents(with: OrderedIndex()) }
+            unavailable[entity] = true
+            failures[entity] =
+                (error as? LogbookError)
+                ?? .unsupportedPredicate(
+                    "the indexes of \(bindings[entity].entity.name) could not be built: \(error)")
+        }
+    }
+
+    private func checkAllLoaded() {
+        for entity in unchecked.indices { checkLoaded(entity) }
+    }
+
+    /// The indexes of `entity` ready for use, or `nil` when it has none available. Called
+    /// under the lock.
+    @inline(__always)
+    private func available(_ entity: Int) -> [OrderedIndex]? {
+        if unchecked[entity] { checkLoaded(entity) }
+        return unavailable[entity] ? nil : indexes[entity]
+    }
+
     // MARK: Reading
 
     /// Runs `body` with the indexes of `entity` (in ``definitions`` order), or `nil` when the
     /// entity has none available, under the lock: `body` must not call the store or the
     /// container.
     func withIndexes<R>(of entity: Int, _ body: ([OrderedIndex]?) throws -> R) rethrows -> R {
-        try lock.withLock { _ in try body(indexes[entity]) }
+        try lock.withLock { _ in try body(available(entity)) }
     }
 
     /// Runs `body` under the lock with the indexes of `entity` (`nil` when it has none
@@ -135,7 +222,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
             let result: R? = try lock.withLock { _ in
                 let view = try wrapStoreErrors { try store.view(of: keyspace) }
                 if let before = sequenceBeforeCommit, view.sequence != before { return nil }
-                return .some(try body(indexes[entity], view))
+                return .some(try body(available(entity), view))
             }
             if let result { return result }
             usleep(20)
@@ -153,7 +240,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         _ entity: Int, index: Int, prefixes: [[UInt8]], excluding: Set<UInt64>
     ) -> [UInt64?] {
         lock.withLock { _ in
-            guard let ordered = indexes[entity]?[index] else {
+            guard let ordered = available(entity)?[index] else {
                 return Array(repeating: nil, count: prefixes.count)
             }
             return prefixes.map { prefix -> UInt64? in
@@ -258,6 +345,8 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     /// Applies a committed delta. Called under the lock.
     private func apply(_ delta: IndexDelta) {
         for entity in delta.removals.indices {
+            guard indexes[entity] != nil else { continue }
+            checkLoaded(entity)
             guard let entityIndexes = indexes[entity] else { continue }
             maxStoredKey[entity] = max(maxStoredKey[entity], delta.highest[entity])
             for (i, index) in entityIndexes.enumerated() {
@@ -290,7 +379,8 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         let contents: [UInt8]? = lock.withLock { _ in
             guard changed, !unpersistable else { return nil }
             return IndexSnapshot.encode(
-                definitions: definitions, indexes: indexes, maxStoredKeys: maxStoredKey,
+                definitions: definitions, indexes: indexes.indices.map { available($0) },
+                maxStoredKeys: maxStoredKey,
                 schemaVersion: schemaVersion)
         }
         guard let contents else { return }

@@ -12,11 +12,11 @@ extension IndexStatistics {
             IndexDefinition.all(of: $0.element, binding: $0.offset)
         }
         guard definitions.contains(where: { !$0.isEmpty }) else { return [] }
-        // Walked in place in the file's bytes (no copy of the contents).
-        let read = try? store.withSidecar(named: ContainerIndexes.sidecarName) {
-            sequence, contents in
-            sequence == store.lastSequence && store.recovery.skipped.isEmpty
-                ? try? IndexSnapshot.sizes(contents, schemaVersion: schema.version) : nil
+        // Only the snapshot's summary is read (its header and last pages).
+        let read = try? store.mapSidecar(named: ContainerIndexes.sidecarName).flatMap {
+            mapped in
+            mapped.sequence == store.lastSequence && store.recovery.skipped.isEmpty
+                ? try? IndexSnapshot.sizes(mapped.contents, schemaVersion: schema.version) : nil
         }
         guard let sizes = read ?? nil else { return nil }
         var result: [IndexStatistics] = []
@@ -36,55 +36,29 @@ extension IndexStatistics {
 
 extension IndexSnapshot {
     /// Entry count and loaded memory (as ``OrderedIndex/memoryBytes``) of each index a snapshot
-    /// holds, by ``IndexDefinition/name``, walking only its chunk headers and entry lengths.
-    /// - Throws: when the snapshot does not decode or is of another format or schema version.
+    /// holds, by ``IndexDefinition/name``, from its summary alone.
+    /// - Throws: when the summary does not decode or is of another format or schema version.
     static func sizes(_ raw: UnsafeRawBufferPointer, schemaVersion: UInt32) throws -> [String: (
         entries: Int, memoryBytes: Int
     )] {
-        do {
-            var r = ByteReader(raw)
-            guard try r.byte() == format, try r.varint() == UInt64(schemaVersion) else {
-                throw ByteReader.Truncated()
+        var (r, _) = try summary(raw, schemaVersion: schemaVersion)
+        var sizes: [String: (entries: Int, memoryBytes: Int)] = [:]
+        let entityCount = try r.varint()
+        guard entityCount <= UInt64(raw.count) else { throw ByteReader.Truncated() }
+        for _ in 0..<entityCount {
+            let entity = try r.string()
+            _ = try r.varint()  // maxStoredKey
+            let indexCount = try r.varint()
+            guard indexCount <= UInt64(raw.count) else { throw ByteReader.Truncated() }
+            for _ in 0..<indexCount {
+                let header = try readIndexHeader(&r)
+                _ = try r.lengthPrefixed()  // the directory
+                sizes["\(entity)(\(header.names.joined(separator: ", ")))"] = (
+                    header.entries, header.memoryBytes
+                )
             }
-            var sizes: [String: (entries: Int, memoryBytes: Int)] = [:]
-            let entityCount = try r.varint()
-            guard entityCount <= UInt64(raw.count) else { throw ByteReader.Truncated() }
-            for _ in 0..<entityCount {
-                let entity = try r.string()
-                _ = try r.varint()  // maxStoredKey
-                let indexCount = try r.varint()
-                guard indexCount <= UInt64(raw.count) else { throw ByteReader.Truncated() }
-                for _ in 0..<indexCount {
-                    let fieldCount = try r.varint()
-                    guard fieldCount <= UInt64(raw.count) else { throw ByteReader.Truncated() }
-                    var names: [String] = []
-                    for _ in 0..<fieldCount {
-                        names.append(try r.string())
-                        _ = try r.byte()  // type
-                    }
-                    let chunkCount = try r.varint()
-                    guard chunkCount <= UInt64(raw.count) else { throw ByteReader.Truncated() }
-                    var entries = 0
-                    var memory = Int(chunkCount) * 16 + 64
-                    for _ in 0..<chunkCount {
-                        let count = try r.varint()
-                        let byteCount = try r.varint()
-                        guard count <= UInt64(raw.count), byteCount <= UInt64(raw.count) else {
-                            throw ByteReader.Truncated()
-                        }
-                        for _ in 0..<count { _ = try r.varint() }
-                        guard Int(byteCount) <= raw.count - r.offset else {
-                            throw ByteReader.Truncated()
-                        }
-                        r.offset += Int(byteCount)
-                        entries += Int(count)
-                        memory += Int(byteCount) + Int(count) * 4 + 96
-                    }
-                    sizes["\(entity)(\(names.joined(separator: ", ")))"] = (entries, memory)
-                }
-            }
-            guard r.isAtEnd else { throw ByteReader.Truncated() }
-            return sizes
         }
+        guard r.isAtEnd else { throw ByteReader.Truncated() }
+        return sizes
     }
 }

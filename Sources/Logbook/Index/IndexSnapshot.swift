@@ -1,55 +1,136 @@
 import LogStore
 
-/// The indexes as the store's sidecar holds them (FORMAT.md Part 2, "Index sidecar"), so that
-/// opening a store reads them instead of decoding every record:
+/// The indexes as the store's sidecar holds them (FORMAT.md Part 2, "Index sidecar"), laid
+/// out so that opening a store maps the file and uses each index chunk's bytes in place,
+/// reading only a small summary at open:
 ///
 /// ```
-/// snapshot := format: u8 = 1, schemaVersion: varint, entityCount: varint, entity[entityCount]
+/// snapshot := format: u8 = 2, zero: [3]u8, summaryCRC: u32, summaryOffset: u64,
+///             summaryLength: u64, zero: u64,
+///             chunkData[...],              // from offset 32, each at a multiple of 4
+///             summary                      // at summaryOffset, to the end
+/// chunkData := end: u32[entryCount], entries: [byteCount]u8, zero padding to 4
+/// summary  := schemaVersion: varint, entityCount: varint, entity[entityCount]
 /// entity   := name: string, maxStoredKey: varint, indexCount: varint, index[indexCount]
 /// index    := fieldCount: varint, (name: string, type: u8)[fieldCount],
-///             chunkCount: varint, chunk[chunkCount]
-/// chunk    := entryCount: varint, byteCount: varint, length: varint[entryCount],
-///             entries: [byteCount]u8        // the entries back to back, in order
+///             entryCount: varint, memoryBytes: varint, chunkCount: varint,
+///             directory: varint length, (entryCount: u32, byteCount: u32, head: u64,
+///             crc: u32)[chunkCount]
 /// ```
 /// A snapshot is used only when it describes the store exactly: its sidecar's sequence is
 /// the store's last, open skipped nothing, the schema version is the same, and every index
 /// has one entry per stored object. Otherwise the entity's indexes are built from records.
+/// The chunks are checked (``OrderedIndex/checkLoaded()``) before their first use.
 enum IndexSnapshot {
-    static let format: UInt8 = 1
+    static let format: UInt8 = 2
+    static let headerSize = 32
+    /// The size a written chunk aims at (in-memory chunks are joined up to it).
+    static let fileChunkBytes = 16_384
+    /// Bytes of one chunk's directory record.
+    static let directoryRecordSize = 20
 
     static func encode(
         definitions: [[IndexDefinition]], indexes: [[OrderedIndex]?], maxStoredKeys: [UInt64],
         schemaVersion: UInt32
     ) -> [UInt8] {
-        var w = ByteWriter(capacity: 1 << 16)
-        w.bytes.append(format)
-        w.varint(UInt64(schemaVersion))
+        var data = [UInt8](repeating: 0, count: headerSize)
+        data.reserveCapacity(1 << 16)
+        var summary = ByteWriter(capacity: 1 << 12)
+        summary.varint(UInt64(schemaVersion))
         let entities = definitions.indices.filter { !definitions[$0].isEmpty && indexes[$0] != nil }
-        w.varint(UInt64(entities.count))
+        summary.varint(UInt64(entities.count))
         for e in entities {
             // Invariant: filtered above.
             let entityIndexes = indexes[e]!
-            w.string(definitions[e][0].entityName)
-            w.varint(maxStoredKeys[e])
-            w.varint(UInt64(entityIndexes.count))
+            summary.string(definitions[e][0].entityName)
+            summary.varint(maxStoredKeys[e])
+            summary.varint(UInt64(entityIndexes.count))
             for (definition, index) in zip(definitions[e], entityIndexes) {
-                w.varint(UInt64(definition.fields.count))
+                summary.varint(UInt64(definition.fields.count))
                 for (name, type) in zip(definition.names, definition.types) {
-                    w.string(name)
-                    w.bytes.append(type.rawValue)
+                    summary.string(name)
+                    summary.bytes.append(type.rawValue)
                 }
-                w.varint(UInt64(index.chunks.count))
-                for chunk in index.chunks {
-                    w.varint(UInt64(chunk.count))
-                    w.varint(UInt64(chunk.bytes.count))
-                    for slot in 0..<chunk.count {
-                        w.varint(UInt64(Int(chunk.ends[slot]) - chunk.start(slot)))
-                    }
-                    w.bytes.append(contentsOf: chunk.bytes)
-                }
+                let directory = writeChunks(of: index, to: &data)
+                let chunkCount = directory.count / directoryRecordSize
+                summary.varint(UInt64(index.count))
+                summary.varint(UInt64(loadedMemory(chunks: chunkCount, directory: directory)))
+                summary.varint(UInt64(chunkCount))
+                summary.lengthPrefixed(directory)
             }
         }
-        return w.bytes
+        let summaryOffset = data.count
+        data.append(contentsOf: summary.bytes)
+        data[0] = format
+        data.storeSnapshotLE(UInt64(summaryOffset), at: 8)
+        data.storeSnapshotLE(UInt64(summary.bytes.count), at: 16)
+        data.storeSnapshotLE(summaryCRC(data), at: 4)
+        return data
+    }
+
+    /// The CRC of header bytes 8..<32 followed by the summary.
+    private static func summaryCRC(_ contents: UnsafeRawBufferPointer) -> UInt32 {
+        let offset = Int(contents.snapshotLE(at: 8, as: UInt64.self))
+        return MappedSidecar.crc32c(
+            UnsafeRawBufferPointer(rebasing: contents[offset...]),
+            extending: MappedSidecar.crc32c(UnsafeRawBufferPointer(rebasing: contents[8..<32])))
+    }
+
+    private static func summaryCRC(_ contents: [UInt8]) -> UInt32 {
+        contents.withUnsafeBytes { summaryCRC($0) }
+    }
+
+    /// The memory the index takes once loaded (as ``OrderedIndex/memoryBytes`` gives it for a
+    /// loaded index), from its directory.
+    private static func loadedMemory(chunks: Int, directory: [UInt8]) -> Int {
+        var memory = chunks * 16 + 64
+        directory.withUnsafeBytes { raw in
+            for c in 0..<chunks {
+                let record = c * directoryRecordSize
+                memory +=
+                    Int(raw.snapshotLE(at: record + 4, as: UInt32.self))
+                    + Int(raw.snapshotLE(at: record, as: UInt32.self)) * 4 + 96
+            }
+        }
+        return memory
+    }
+
+    /// Appends the chunk data of `index` to `data`, in-memory chunks joined up to
+    /// ``fileChunkBytes``. Returns the index's directory.
+    private static func writeChunks(of index: OrderedIndex, to data: inout [UInt8]) -> [UInt8] {
+        var directory: [UInt8] = []
+        var ends: [UInt32] = []
+        var bytes: [UInt8] = []
+        func flush() {
+            guard !ends.isEmpty else { return }
+            let start = data.count
+            for end in ends { data.appendSnapshotLE(end) }
+            data.append(contentsOf: bytes)
+            while data.count % 4 != 0 { data.append(0) }
+            let head = bytes.withUnsafeBytes {
+                OrderedIndex.head(UnsafeRawBufferPointer(rebasing: $0[0..<Int(ends[0])]))
+            }
+            let crc = data.withUnsafeBytes {
+                MappedSidecar.crc32c(
+                    UnsafeRawBufferPointer(rebasing: $0[start..<(start + ends.count * 4 + bytes.count)]))
+            }
+            directory.appendSnapshotLE(UInt32(ends.count))
+            directory.appendSnapshotLE(UInt32(bytes.count))
+            directory.appendSnapshotLE(head)
+            directory.appendSnapshotLE(crc)
+            ends.removeAll(keepingCapacity: true)
+            bytes.removeAll(keepingCapacity: true)
+        }
+        for chunk in index.chunks {
+            if !bytes.isEmpty && bytes.count + chunk.byteCount > fileChunkBytes { flush() }
+            chunk.withStorage { raw, chunkEnds in
+                let base = UInt32(bytes.count)
+                bytes.append(contentsOf: raw)
+                ends.append(contentsOf: chunkEnds.lazy.map { $0 + base })
+            }
+        }
+        flush()
+        return directory
     }
 
     /// What loading found: per binding, the indexes read (`nil`: build them), the highest
@@ -58,6 +139,8 @@ enum IndexSnapshot {
         var indexes: [[OrderedIndex]?]
         var maxStoredKeys: [UInt64]
         var note: String?
+        /// The mapped sidecar the indexes read, when some were.
+        var mapping: MappedSidecar?
     }
 
     /// Reads the indexes of `definitions` from `store`'s sidecar where it describes the store.
@@ -67,45 +150,74 @@ enum IndexSnapshot {
         var loaded = Loaded(
             indexes: Array(repeating: nil, count: definitions.count),
             maxStoredKeys: Array(repeating: 0, count: definitions.count))
-        // Parsed in place from the file's bytes (no copy of the contents).
-        let found: Void?
+        let mapped: MappedSidecar
         do {
-            found = try store.withSidecar(named: ContainerIndexes.sidecarName) {
-                sequence, contents in
-                guard sequence == store.lastSequence, store.recovery.skipped.isEmpty else {
-                    loaded.note =
-                        "the index sidecar describes commit \(sequence), the store is at \(store.lastSequence)"
-                    return
-                }
-                parse(
-                    contents, store: store, definitions: definitions, schemaVersion: schemaVersion,
-                    into: &loaded)
+            guard let found = try store.mapSidecar(named: ContainerIndexes.sidecarName) else {
+                loaded.note = "no index sidecar"
+                return loaded
             }
+            mapped = found
         } catch {
             loaded.note = "the index sidecar was not used: \(error)"
             return loaded
         }
-        if found == nil { loaded.note = "no index sidecar" }
+        guard mapped.sequence == store.lastSequence, store.recovery.skipped.isEmpty else {
+            loaded.note =
+                "the index sidecar describes commit \(mapped.sequence), the store is at \(store.lastSequence)"
+            return loaded
+        }
+        parse(
+            mapped, store: store, definitions: definitions, schemaVersion: schemaVersion,
+            into: &loaded)
+        if loaded.indexes.contains(where: { $0 != nil }) { loaded.mapping = mapped }
         return loaded
     }
 
-    /// Reads the indexes from a sidecar's contents into `loaded`; on a mismatch or damage,
-    /// none (with the reason in its note).
+    /// The summary of a snapshot's contents, its CRC checked: a reader over it, and where the
+    /// chunk data ends.
+    /// - Throws: ``Stale`` for another format, ``ByteReader/Truncated`` for damage.
+    static func summary(_ raw: UnsafeRawBufferPointer, schemaVersion: UInt32) throws -> (
+        reader: ByteReader, dataEnd: Int
+    ) {
+        guard raw.count >= headerSize else { throw ByteReader.Truncated() }
+        guard raw[0] == format else {
+            throw Stale(reason: "the index sidecar is of another format (\(raw[0]))")
+        }
+        let offset = raw.snapshotLE(at: 8, as: UInt64.self)
+        let length = raw.snapshotLE(at: 16, as: UInt64.self)
+        guard offset >= UInt64(headerSize), offset <= UInt64(raw.count),
+            length == UInt64(raw.count) - offset,
+            raw.snapshotLE(at: 4, as: UInt32.self) == summaryCRC(raw)
+        else { throw ByteReader.Truncated() }
+        var r = ByteReader(UnsafeRawBufferPointer(rebasing: raw[Int(offset)...]))
+        guard try r.varint() == UInt64(schemaVersion) else {
+            throw Stale(reason: "the index sidecar is of another schema version")
+        }
+        return (r, Int(offset))
+    }
+
+    /// Reads the indexes from a mapped sidecar into `loaded`; on a mismatch or damage, none
+    /// (with the reason in its note).
     private static func parse(
-        _ raw: UnsafeRawBufferPointer, store: LogStore, definitions: [[IndexDefinition]],
+        _ mapped: MappedSidecar, store: LogStore, definitions: [[IndexDefinition]],
         schemaVersion: UInt32, into loaded: inout Loaded
     ) {
+        let raw = mapped.contents
         do {
-            var r = ByteReader(raw)
-            guard try r.byte() == format, try r.varint() == UInt64(schemaVersion) else {
-                throw Stale(reason: "the index sidecar is of another format or schema version")
+            // Ends are read in place as native integers: little-endian and aligned only.
+            guard UInt32(littleEndian: 1) == 1, Int(bitPattern: raw.baseAddress) % 4 == 0 else {
+                throw Stale(reason: "the index sidecar cannot be mapped here")
             }
+            var (r, dataEnd) = try summary(raw, schemaVersion: schemaVersion)
+            var data = headerSize
             let entityCount = try r.varint()
             guard entityCount <= UInt64(raw.count) else { throw ByteReader.Truncated() }
             for _ in 0..<entityCount {
-                try readEntity(&r, store: store, definitions: definitions, into: &loaded)
+                try readEntity(
+                    &r, raw: raw, data: &data, mapped: mapped, store: store,
+                    definitions: definitions, into: &loaded)
             }
-            guard r.isAtEnd else { throw ByteReader.Truncated() }
+            guard r.isAtEnd, data == dataEnd else { throw ByteReader.Truncated() }
         } catch let stale as Stale {
             loaded = Loaded(
                 indexes: Array(repeating: nil, count: definitions.count),
@@ -118,32 +230,60 @@ enum IndexSnapshot {
     }
 
     /// The sidecar does not describe the store (not damage: it is just out of date).
-    private struct Stale: Error {
+    struct Stale: Error {
         var reason: String
     }
 
+    /// One index's fields, entry count and loaded memory, before its directory.
+    struct IndexHeader {
+        var names: [String]
+        var types: [AttributeType]
+        var entries: Int
+        var memoryBytes: Int
+        var chunkCount: Int
+    }
+
+    static func readIndexHeader(_ r: inout ByteReader) throws -> IndexHeader {
+        let fieldCount = try r.varint()
+        guard fieldCount <= UInt64(r.buffer.count) else { throw ByteReader.Truncated() }
+        var names: [String] = []
+        var types: [AttributeType] = []
+        for _ in 0..<fieldCount {
+            names.append(try r.string())
+            guard let type = AttributeType(rawValue: try r.byte()) else {
+                throw ByteReader.Truncated()
+            }
+            types.append(type)
+        }
+        let entries = try r.varint()
+        let memory = try r.varint()
+        let chunkCount = try r.varint()
+        guard entries <= UInt64(Int32.max) * 16, memory <= UInt64(Int.max / 2),
+            chunkCount <= UInt64(r.buffer.count)
+        else { throw ByteReader.Truncated() }
+        return IndexHeader(
+            names: names, types: types, entries: Int(entries), memoryBytes: Int(memory),
+            chunkCount: Int(chunkCount))
+    }
+
     private static func readEntity(
-        _ r: inout ByteReader, store: LogStore, definitions: [[IndexDefinition]],
+        _ r: inout ByteReader, raw: UnsafeRawBufferPointer, data: inout Int,
+        mapped: MappedSidecar, store: LogStore, definitions: [[IndexDefinition]],
         into loaded: inout Loaded
     ) throws {
         let name = try r.string()
         let maxStoredKey = try r.varint()
         let indexCount = try r.varint()
         guard indexCount <= UInt64(r.buffer.count) else { throw ByteReader.Truncated() }
-        var read: [(names: [String], types: [AttributeType], index: OrderedIndex)] = []
+        var read: [(header: IndexHeader, index: OrderedIndex)] = []
         for _ in 0..<indexCount {
-            let fieldCount = try r.varint()
-            guard fieldCount <= UInt64(r.buffer.count) else { throw ByteReader.Truncated() }
-            var names: [String] = []
-            var types: [AttributeType] = []
-            for _ in 0..<fieldCount {
-                names.append(try r.string())
-                guard let type = AttributeType(rawValue: try r.byte()) else {
-                    throw ByteReader.Truncated()
-                }
-                types.append(type)
+            let header = try readIndexHeader(&r)
+            let directory = try r.lengthPrefixed()
+            guard directory.count == header.chunkCount * directoryRecordSize else {
+                throw ByteReader.Truncated()
             }
-            read.append((names, types, try readIndex(&r)))
+            read.append(
+                (header, try readIndex(header, directory, raw: raw, data: &data, mapped: mapped)))
         }
         guard
             let e = definitions.firstIndex(where: { $0.first?.entityName == name })
@@ -153,7 +293,7 @@ enum IndexSnapshot {
         for definition in definitions[e] {
             guard
                 let found = read.first(where: {
-                    $0.names == definition.names && $0.types == definition.types
+                    $0.header.names == definition.names && $0.header.types == definition.types
                 }), found.index.count == count
             else { return }  // this entity's indexes are built from its records
             matched.append(found.index)
@@ -162,58 +302,63 @@ enum IndexSnapshot {
         loaded.maxStoredKeys[e] = maxStoredKey
     }
 
-    private static func readIndex(_ r: inout ByteReader) throws -> OrderedIndex {
-        let index = OrderedIndex()
-        let chunkCount = try r.varint()
-        guard chunkCount <= UInt64(r.buffer.count - r.offset) else { throw ByteReader.Truncated() }
-        var previousLast: [UInt8]? = nil
-        for _ in 0..<chunkCount {
-            let entries = try r.varint()
-            let byteCount = try r.varint()
-            guard entries > 0, entries <= UInt64(r.buffer.count - r.offset),
-                byteCount <= UInt64(r.buffer.count - r.offset), byteCount >= entries * 9
+    /// An index over the chunks `directory` lists, read in place from `raw` from offset `data`
+    /// on (moved past them); only their places are checked here.
+    private static func readIndex(
+        _ header: IndexHeader, _ directory: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
+        data: inout Int, mapped: MappedSidecar
+    ) throws -> OrderedIndex {
+        var chunks: [IndexChunk] = []
+        var heads: [UInt64] = []
+        var crcs: [UInt32] = []
+        chunks.reserveCapacity(header.chunkCount)
+        heads.reserveCapacity(header.chunkCount)
+        crcs.reserveCapacity(header.chunkCount)
+        var entries = 0
+        for c in 0..<header.chunkCount {
+            let record = c * directoryRecordSize
+            let count = Int(directory.snapshotLE(at: record, as: UInt32.self))
+            let byteCount = Int(directory.snapshotLE(at: record + 4, as: UInt32.self))
+            let head = directory.snapshotLE(at: record + 8, as: UInt64.self)
+            // At least one entry, each of at least 9 bytes, inside the chunk data.
+            let size = count * 4 + byteCount
+            guard count > 0, byteCount >= count * 9, size <= raw.count - data,
+                heads.last.map({ $0 <= head }) ?? true
             else { throw ByteReader.Truncated() }
-            var end: UInt64 = 0
-            // Entry lengths are varints, nearly always of one byte (entries under 128 bytes):
-            // those are read in a plain loop, longer ones through the reader.
-            let ends = try [UInt32](unsafeUninitializedCapacity: Int(entries)) { out, count in
-                let buffer = r.buffer
-                var offset = r.offset
-                for i in 0..<Int(entries) {
-                    let length: UInt64
-                    if offset < buffer.count, buffer[offset] < 0x80 {
-                        length = UInt64(buffer[offset])
-                        offset += 1
-                    } else {
-                        r.offset = offset
-                        length = try r.varint()
-                        offset = r.offset
-                    }
-                    // Every entry holds at least one field and the 8-byte primary key.
-                    guard length >= 9 else { throw ByteReader.Truncated() }
-                    end += length
-                    guard end <= byteCount else { throw ByteReader.Truncated() }
-                    out[i] = UInt32(end)
-                    count = i + 1
-                }
-                r.offset = offset
-            }
-            guard end == byteCount, byteCount <= UInt64(r.buffer.count - r.offset) else {
-                throw ByteReader.Truncated()
-            }
-            let bytes = Array(r.buffer[r.offset..<(r.offset + Int(byteCount))])
-            r.offset += Int(byteCount)
-            let chunk = IndexChunk(bytes: bytes, ends: ends)
-            // Chunks must follow each other in order.
-            if let previousLast {
-                let ordered = chunk.withEntry(0) { first in
-                    previousLast.withUnsafeBytes { IndexBytes.compare($0, first) < 0 }
-                }
-                guard ordered else { throw ByteReader.Truncated() }
-            }
-            previousLast = chunk.withEntry(chunk.count - 1) { Array($0) }
-            index.appendLoaded(chunk)
+            let endsPointer = (raw.baseAddress! + data).bindMemory(to: UInt32.self, capacity: count)
+            chunks.append(
+                IndexChunk(
+                    mappedBytes: UnsafeRawBufferPointer(
+                        rebasing: raw[(data + count * 4)..<(data + size)]),
+                    ends: UnsafeBufferPointer(start: endsPointer, count: count)))
+            heads.append(head)
+            crcs.append(directory.snapshotLE(at: record + 16, as: UInt32.self))
+            entries += count
+            data += (size + 3) & ~3
+            guard data <= raw.count else { throw ByteReader.Truncated() }
         }
-        return index
+        guard entries == header.entries else { throw ByteReader.Truncated() }
+        return OrderedIndex(loaded: chunks, heads: heads, crcs: crcs, mapping: mapped)
+    }
+}
+
+/// Little-endian integers of the snapshot layout.
+extension UnsafeRawBufferPointer {
+    @inline(__always)
+    fileprivate func snapshotLE<T: FixedWidthInteger>(at offset: Int, as: T.Type) -> T {
+        T(littleEndian: loadUnaligned(fromByteOffset: offset, as: T.self))
+    }
+}
+
+extension Array where Element == UInt8 {
+    @inline(__always)
+    fileprivate mutating func appendSnapshotLE<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
+
+    fileprivate mutating func storeSnapshotLE<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        withUnsafeMutableBytes {
+            $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
+        }
     }
 }

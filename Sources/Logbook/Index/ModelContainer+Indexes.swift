@@ -10,6 +10,10 @@ extension ModelContainer {
     /// Whether opening read every index from the store's sidecar, decoding no record.
     package var indexesReadFromSidecar: Bool { core.indexes.readFromSidecar }
 
+    /// Why the indexes were not all read from the sidecar at open, or what the check of its
+    /// chunks at their first use found wrong; `nil` when all is well.
+    package var indexSidecarNote: String? { core.indexes.sidecarNote }
+
     /// How the indexes differ from the ones the stored records give (empty when they are
     /// exact): for tests and consistency checks. Waits for saves in progress.
     /// - Throws: ``LogbookError/store(_:)``.

@@ -1,29 +1,69 @@
 import Foundation
 
-/// A run of index entries in order, packed in one byte array.
+/// A run of index entries in order, packed in one byte array, with the end offset of each.
+/// The bytes and ends are either the chunk's own arrays, or (for a chunk of a snapshot read
+/// at open) a part of the mapped sidecar, used in place until the chunk first changes.
 final class IndexChunk {
-    var bytes: [UInt8]
-    /// End offset of each entry in `bytes`.
-    var ends: [UInt32]
+    // Unchecked: every access is under the owning index's guard (no overlapping accesses).
+    @exclusivity(unchecked) private var ownBytes: [UInt8]
+    /// End offset of each entry in the bytes.
+    @exclusivity(unchecked) private var ownEnds: [UInt32]
+    /// When set: the bytes and ends in the mapped sidecar (kept alive by the owning index).
+    @exclusivity(unchecked) private var mapped:
+        (bytes: UnsafeRawBufferPointer, ends: UnsafeBufferPointer<UInt32>)?
 
     init(bytes: [UInt8] = [], ends: [UInt32] = []) {
-        self.bytes = bytes
-        self.ends = ends
+        ownBytes = bytes
+        ownEnds = ends
     }
 
-    var count: Int { ends.count }
+    /// A chunk over mapped bytes and ends, which must outlive it or its first change.
+    init(mappedBytes: UnsafeRawBufferPointer, ends: UnsafeBufferPointer<UInt32>) {
+        ownBytes = []
+        ownEnds = []
+        mapped = (mappedBytes, ends)
+    }
 
-    @inline(__always) func start(_ i: Int) -> Int { i == 0 ? 0 : Int(ends[i - 1]) }
+    var count: Int { mapped?.ends.count ?? ownEnds.count }
+    var byteCount: Int { mapped?.bytes.count ?? ownBytes.count }
+    var isMapped: Bool { mapped != nil }
+
+    /// Calls `body` with the bytes and the end offsets.
+    @inline(__always)
+    func withStorage<R>(
+        _ body: (UnsafeRawBufferPointer, UnsafeBufferPointer<UInt32>) throws -> R
+    ) rethrows -> R {
+        if let mapped { return try body(mapped.bytes, mapped.ends) }
+        return try ownBytes.withUnsafeBytes { bytes in
+            try ownEnds.withUnsafeBufferPointer { try body(bytes, $0) }
+        }
+    }
+
+    @inline(__always)
+    static func start(_ ends: UnsafeBufferPointer<UInt32>, _ i: Int) -> Int {
+        i == 0 ? 0 : Int(ends[i - 1])
+    }
+
+    /// Entry `i` of `bytes` and `ends`.
+    @inline(__always)
+    static func entry(
+        _ bytes: UnsafeRawBufferPointer, _ ends: UnsafeBufferPointer<UInt32>, _ i: Int
+    ) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: bytes[start(ends, i)..<Int(ends[i])])
+    }
 
     /// The first slot whose entry is not below `key` (`count` if none).
     func lowerBound(_ key: UnsafeRawBufferPointer) -> Int {
-        bytes.withUnsafeBytes { raw in
+        withStorage { raw, ends in
             var lo = 0
             var hi = ends.count
             while lo < hi {
                 let mid = (lo + hi) / 2
-                let entry = UnsafeRawBufferPointer(rebasing: raw[start(mid)..<Int(ends[mid])])
-                if IndexBytes.compare(entry, key) < 0 { lo = mid + 1 } else { hi = mid }
+                if IndexBytes.compare(Self.entry(raw, ends, mid), key) < 0 {
+                    lo = mid + 1
+                } else {
+                    hi = mid
+                }
             }
             return lo
         }
@@ -31,42 +71,66 @@ final class IndexChunk {
 
     @inline(__always)
     func withEntry<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try bytes.withUnsafeBytes { raw in
-            try body(UnsafeRawBufferPointer(rebasing: raw[start(i)..<Int(ends[i])]))
-        }
+        try withStorage { raw, ends in try body(Self.entry(raw, ends, i)) }
+    }
+
+    /// Copies mapped bytes and ends into the chunk's own arrays, before a change.
+    @inline(__always)
+    private func own() {
+        guard let (bytes, ends) = mapped else { return }
+        ownBytes = Array(bytes)
+        ownEnds = Array(ends)
+        mapped = nil
     }
 
     func insert(_ entry: UnsafeRawBufferPointer, at slot: Int) {
-        let offset = start(slot)
-        bytes.insert(contentsOf: entry, at: offset)
+        own()
+        let offset = slot == 0 ? 0 : Int(ownEnds[slot - 1])
+        ownBytes.insert(contentsOf: entry, at: offset)
         let n = UInt32(entry.count)
-        ends.insert(UInt32(offset) + n, at: slot)
-        ends.withUnsafeMutableBufferPointer { ends in
+        ownEnds.insert(UInt32(offset) + n, at: slot)
+        ownEnds.withUnsafeMutableBufferPointer { ends in
             for i in (slot + 1)..<ends.count { ends[i] += n }
         }
     }
 
     func remove(at slot: Int) {
-        let (s, e) = (start(slot), Int(ends[slot]))
-        bytes.removeSubrange(s..<e)
-        ends.remove(at: slot)
+        own()
+        let (s, e) = (slot == 0 ? 0 : Int(ownEnds[slot - 1]), Int(ownEnds[slot]))
+        ownBytes.removeSubrange(s..<e)
+        ownEnds.remove(at: slot)
         let n = UInt32(e - s)
-        ends.withUnsafeMutableBufferPointer { ends in
+        ownEnds.withUnsafeMutableBufferPointer { ends in
             for i in slot..<ends.count { ends[i] -= n }
         }
     }
 
     /// Moves the entries from `slot` on into a new chunk.
     func split(at slot: Int) -> IndexChunk {
-        let offset = start(slot)
+        own()
+        let offset = slot == 0 ? 0 : Int(ownEnds[slot - 1])
         let tail = IndexChunk(
-            bytes: Array(bytes[offset...]), ends: ends[slot...].map { $0 - UInt32(offset) })
-        bytes.removeSubrange(offset...)
-        ends.removeSubrange(slot...)
+            bytes: Array(ownBytes[offset...]), ends: ownEnds[slot...].map { $0 - UInt32(offset) })
+        ownBytes.removeSubrange(offset...)
+        ownEnds.removeSubrange(slot...)
         return tail
     }
 
-    var memoryBytes: Int { bytes.capacity + ends.capacity * 4 + 96 }
+    /// Appends the entries of `next` (which sort after these).
+    func append(_ next: IndexChunk) {
+        own()
+        let base = UInt32(ownBytes.count)
+        next.withStorage { bytes, ends in
+            ownBytes.append(contentsOf: bytes)
+            ownEnds.append(contentsOf: ends.lazy.map { $0 + base })
+        }
+    }
+
+    /// Bytes the chunk takes once loaded (a mapped chunk as if it were its own).
+    var memoryBytes: Int {
+        if let mapped { return mapped.bytes.count + mapped.ends.count * 4 + 96 }
+        return ownBytes.capacity + ownEnds.capacity * 4 + 96
+    }
 }
 
 /// An in-memory ordered set of index entries (byte strings compared as ``IndexBytes``): a
@@ -75,11 +139,12 @@ final class IndexChunk {
 ///
 /// Not thread-safe: guarded by its owner (``ContainerIndexes``).
 final class OrderedIndex {
-    private(set) var chunks: [IndexChunk] = []
+    // Unchecked exclusivity: every access is under the owner's guard, none overlapping.
+    @exclusivity(unchecked) private(set) var chunks: [IndexChunk] = []
     /// Each chunk's ``head(_:)``, in step with `chunks`: finding a chunk compares these numbers
     /// in one small array, and reads entries only of chunks whose heads tie with the key's.
     /// Invariant: `heads[c] == head(first entry of chunks[c])`.
-    private var heads: [UInt64] = []
+    @exclusivity(unchecked) private var heads: [UInt64] = []
     private(set) var count = 0
 
     /// Chunk size a bulk build aims at, and the size that makes a chunk split.
@@ -189,11 +254,9 @@ final class OrderedIndex {
         while c < to.chunk || (c == to.chunk && slot < to.slot) {
             let chunk = chunks[c]
             let last = c == to.chunk ? to.slot : chunk.count
-            let more = try chunk.bytes.withUnsafeBytes { raw -> Bool in
+            let more = try chunk.withStorage { raw, ends -> Bool in
                 while slot < last {
-                    let entry = UnsafeRawBufferPointer(
-                        rebasing: raw[chunk.start(slot)..<Int(chunk.ends[slot])])
-                    guard try body(entry) else { return false }
+                    guard try body(IndexChunk.entry(raw, ends, slot)) else { return false }
                     slot += 1
                 }
                 return true
@@ -218,12 +281,10 @@ final class OrderedIndex {
             }
             let chunk = chunks[c]
             let first = c == from.chunk ? from.slot : 0
-            let more = try chunk.bytes.withUnsafeBytes { raw -> Bool in
+            let more = try chunk.withStorage { raw, ends -> Bool in
                 while slot > first {
                     slot -= 1
-                    let entry = UnsafeRawBufferPointer(
-                        rebasing: raw[chunk.start(slot)..<Int(chunk.ends[slot])])
-                    guard try body(entry) else { return false }
+                    guard try body(IndexChunk.entry(raw, ends, slot)) else { return false }
                 }
                 return true
             }
@@ -256,7 +317,7 @@ final class OrderedIndex {
         chunk.insert(entry, at: p.slot)
         if p.slot == 0 { heads[p.chunk] = Self.head(entry) }
         count += 1
-        if chunk.bytes.count > Self.maxChunkBytes && chunk.count > 1 {
+        if chunk.byteCount > Self.maxChunkBytes && chunk.count > 1 {
             let tail = chunk.split(at: chunk.count / 2)
             chunks.insert(tail, at: p.chunk + 1)
             heads.insert(tail.withEntry(0, Self.head), at: p.chunk + 1)
@@ -281,14 +342,12 @@ final class OrderedIndex {
         }
         if p.slot == 0 { heads[p.chunk] = chunk.withEntry(0, Self.head) }
         if p.chunk + 1 < chunks.count,
-            chunk.bytes.count + chunks[p.chunk + 1].bytes.count <= Self.targetChunkBytes
+            chunk.byteCount + chunks[p.chunk + 1].byteCount <= Self.targetChunkBytes
         {
             // Two small neighbours become one, so removals do not leave many tiny chunks.
             let next = chunks.remove(at: p.chunk + 1)
             heads.remove(at: p.chunk + 1)
-            let base = UInt32(chunk.bytes.count)
-            chunk.bytes.append(contentsOf: next.bytes)
-            chunk.ends.append(contentsOf: next.ends.lazy.map { $0 + base })
+            chunk.append(next)
         }
         return true
     }
@@ -323,10 +382,9 @@ final class OrderedIndex {
                     UnsafeRawBufferPointer(rebasing: removed[removals.start(i)..<removals.ends[i]])
                 }
                 for chunk in old {
-                    chunk.bytes.withUnsafeBytes { raw in
-                        for slot in 0..<chunk.count {
-                            let entry = UnsafeRawBufferPointer(
-                                rebasing: raw[chunk.start(slot)..<Int(chunk.ends[slot])])
+                    chunk.withStorage { raw, ends in
+                        for slot in 0..<ends.count {
+                            let entry = IndexChunk.entry(raw, ends, slot)
                             while a < additions.count && IndexBytes.compare(addition(a), entry) < 0
                             {
                                 take(addition(a))
@@ -382,12 +440,77 @@ final class OrderedIndex {
         }
     }
 
-    /// Adds a chunk read from a snapshot.
-    /// Invariant: its entries sort after every entry already in the index.
-    func appendLoaded(_ chunk: IndexChunk) {
-        chunks.append(chunk)
-        heads.append(chunk.withEntry(0, Self.head))
-        count += chunk.count
+    // MARK: Loading
+
+    /// An index over chunks of a mapped snapshot, used in place: `heads` and `crcs` are as the
+    /// snapshot records them, and nothing reads the chunks before ``checkLoaded()`` passed.
+    /// `mapping` holds the bytes; it is released once no chunk reads it any more.
+    init(loaded: [IndexChunk], heads: [UInt64], crcs: [UInt32], mapping: AnyObject) {
+        chunks = loaded
+        self.heads = heads
+        count = loaded.reduce(0) { $0 + $1.count }
+        loadedCRCs = crcs
+        self.mapping = mapping
+    }
+
+    /// The mapped snapshot the loaded chunks read (`nil` once none does or for a built index).
+    private var mapping: AnyObject?
+    /// The CRCs of the loaded chunks while they are not checked yet.
+    private var loadedCRCs: [UInt32]?
+
+    /// Whether chunks read from a snapshot wait for ``checkLoaded()``.
+    var needsCheck: Bool { loadedCRCs != nil }
+
+    /// Checks the chunks read from a snapshot, once: each one's CRC, that its entry ends rise
+    /// by at least 9 bytes (one field and the primary key) and reach its byte count, that its
+    /// head is the one recorded, and that it starts above the end of the one before.
+    /// - Returns: `nil` when they check (or were checked), else what is wrong.
+    func checkLoaded() -> String? {
+        guard let crcs = loadedCRCs else { return nil }
+        var previousLast: UnsafeRawBufferPointer?
+        for (c, chunk) in chunks.enumerated() {
+            let problem: String? = chunk.withStorage { bytes, ends in
+                let crc = MappedSidecar.crc32c(
+                    bytes, extending: MappedSidecar.crc32c(UnsafeRawBufferPointer(ends)))
+                guard crc == crcs[c] else { return "chunk \(c) fails its checksum" }
+                guard !ends.isEmpty else { return "chunk \(c) is empty" }
+                var previous = 0
+                for end in ends {
+                    guard Int(end) >= previous + 9 else {
+                        return "chunk \(c) has an entry shorter than 9 bytes"
+                    }
+                    previous = Int(end)
+                }
+                guard previous == bytes.count else {
+                    return "chunk \(c)'s entries do not fill its bytes"
+                }
+                // The zeros after the entries, up to a multiple of 4 (inside the mapping).
+                for i in 0..<((4 - bytes.count % 4) % 4)
+                where bytes.baseAddress!.load(fromByteOffset: bytes.count + i, as: UInt8.self) != 0 {
+                    return "chunk \(c) is not followed by zeros"
+                }
+                let first = IndexChunk.entry(bytes, ends, 0)
+                guard Self.head(first) == heads[c] else { return "chunk \(c) has another head" }
+                if let previousLast, IndexBytes.compare(previousLast, first) >= 0 {
+                    return "chunk \(c) does not follow the one before"
+                }
+                previousLast = IndexChunk.entry(bytes, ends, ends.count - 1)
+                return nil
+            }
+            if let problem { return problem }
+        }
+        loadedCRCs = nil
+        return nil
+    }
+
+    /// Takes the contents of `other` (an index built from the records in place of a loaded one
+    /// that did not check).
+    func replaceContents(with other: OrderedIndex) {
+        chunks = other.chunks
+        heads = other.heads
+        count = other.count
+        loadedCRCs = nil
+        mapping = nil
     }
 
     /// Bytes the index holds.

@@ -102,18 +102,3 @@ extension AttributeValue {
         }
     }
 }
-
-extension AttributeType {
-    /// The column type of the type in SQL that SQLite and PostgreSQL accept alike: `TEXT`,
-    /// `BIGINT`, `DOUBLE PRECISION`, `BOOLEAN`, `TIMESTAMP WITH TIME ZONE`; data and UUIDs are
-    /// `TEXT` (hex and the UUID string: no binary literal means the same in both).
-    public var sqlType: String {
-        switch self {
-        case .string, .data, .uuid: return "TEXT"
-        case .integer: return "BIGINT"
-        case .double: return "DOUBLE PRECISION"
-        case .bool: return "BOOLEAN"
-        case .date: return "TIMESTAMP WITH TIME ZONE"
-        }
-    }
-}

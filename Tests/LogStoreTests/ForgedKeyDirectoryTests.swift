@@ -1,0 +1,212 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import LogStore
+
+/// A key directory file whose CRCs all match but whose entries are wrong (forged, or written by
+/// a faulty writer): `open` must never let a read fall outside a segment, and `verify` must find
+/// entries that differ from the index the log gives.
+@Suite struct ForgedKeyDirectoryTests {
+    private func options() -> LogStoreOptions {
+        var options = LogStoreOptions()
+        options.segmentSize = 4096
+        options.autoCompactionDeadFraction = nil
+        options.keyDirectoryFileMinimumKeys = 0
+        options.keyDirectoryFileMaximumShare = nil
+        return options
+    }
+
+    /// A store of several segments and three keyspaces, closed cleanly (so it has `keys.dir`);
+    /// returns its contents by keyspace and key.
+    private func makeStore(_ path: String) throws -> [String: [UInt8]] {
+        var model: [String: [UInt8]] = [:]
+        let store = try LogStore(path: path, options: options())
+        for i in 0..<600 {
+            let keyspace = ["a", "b", "c"][i % 3]
+            let key = "key\(i % 97)"
+            let value = [UInt8](repeating: UInt8(truncatingIfNeeded: i), count: 20 + i % 30)
+            try store.put(value, for: Array(key.utf8), in: keyspace, durability: .buffered)
+            model["\(keyspace)/\(key)"] = value
+        }
+        try store.close()
+        return model
+    }
+
+    private func contents(_ store: LogStore) throws -> [String: [UInt8]] {
+        var all: [String: [UInt8]] = [:]
+        for keyspace in try store.keyspaces() {
+            try store.forEach(in: keyspace) { key, value in
+                all["\(keyspace)/\(String(decoding: key, as: UTF8.self))"] = Array(value)
+            }
+        }
+        for (name, value) in all {
+            let parts = name.split(separator: "/", maxSplits: 1)
+            #expect(try store.get(Array(parts[1].utf8), in: String(parts[0])) == value)
+        }
+        return all
+    }
+
+    /// The parts of `keys.dir` a forger changes: where each table is, and where its block CRCs
+    /// and its key count are in the meta section.
+    private struct Layout {
+        var metaLength = 0
+        var tables: [(offset: Int, capacity: Int, keysAt: Int, crcsAt: Int, blocks: Int)] = []
+
+        init(_ bytes: [UInt8]) {
+            func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+            func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+            func u64(_ at: Int) -> Int { (0..<8).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+            var p = FileHeader.size
+            metaLength = u32(p)
+            p += 4 + 8
+            p += 4 + u32(p) * 28
+            let keyspaces = u32(p)
+            p += 4
+            for _ in 0..<keyspaces {
+                p += 2 + u16(p)
+                let keysAt = p
+                let capacity = u64(p + 16)
+                let offset = u64(p + 24)
+                let blocks = u32(p + 32)
+                tables.append((offset, capacity, keysAt, p + 36, blocks))
+                p += 36 + 4 * blocks
+            }
+        }
+    }
+
+    /// Makes every CRC of the file match its bytes again, as a forger would.
+    private func reseal(_ bytes: inout [UInt8]) {
+        let layout = Layout(bytes)
+        for table in layout.tables {
+            let length = table.capacity * 12
+            let crcs = bytes.withUnsafeBytes {
+                KeyDirectoryFile.blockCRCs(
+                    UnsafeRawBufferPointer(rebasing: $0[table.offset..<table.offset + length]))
+            }
+            for (i, crc) in crcs.enumerated() { store(crc, in: &bytes, at: table.crcsAt + 4 * i) }
+        }
+        let end = FileHeader.size + layout.metaLength - 4
+        let crc = bytes.withUnsafeBytes {
+            Checksum.crc32c(UnsafeRawBufferPointer(rebasing: $0[FileHeader.size..<end]))
+        }
+        store(crc, in: &bytes, at: end)
+    }
+
+    private func store<T: FixedWidthInteger>(_ value: T, in bytes: inout [UInt8], at offset: Int) {
+        for i in 0..<MemoryLayout<T>.size {
+            bytes[offset + i] = UInt8(truncatingIfNeeded: value >> (8 * i))
+        }
+    }
+
+    /// Slots (file offsets of 12-byte entries) of the first table that hold an entry.
+    private func liveEntries(_ bytes: [UInt8]) -> [Int] {
+        let table = Layout(bytes).tables[0]
+        return (0..<table.capacity).map { table.offset + 12 * $0 }.filter { at in
+            bytes[at + 8..<at + 12].contains { $0 != 0xFF }
+        }
+    }
+
+    /// Entries that name a place outside the segments, and a key count the table does not hold:
+    /// open ignores the file (verify says why, in the same words) and every read is right.
+    @Test(arguments: ["segment index", "offset past its segment", "offset in the header", "count"])
+    func anEntryOutsideTheSegmentsMakesTheFileIgnored(_ forgery: String) throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let model = try makeStore(dir.path)
+        let path = KeyDirectoryFile.path(in: dir.path)
+        var bytes = [UInt8](FileManager.default.contents(atPath: path)!)
+        let entry = liveEntries(bytes)[0]
+        switch forgery {
+        case "segment index":
+            // The low 28 bits name the segment; the high 4 (lines to prefetch) are kept.
+            bytes[entry + 8] = 0xF0
+            bytes[entry + 9] = 0xFF
+        case "offset past its segment": store(UInt32(0xFFFF_FF00), in: &bytes, at: entry + 4)
+        case "offset in the header": store(UInt32(3), in: &bytes, at: entry + 4)
+        default:
+            // One key more recorded than the table holds.
+            let keysAt = Layout(bytes).tables[0].keysAt
+            bytes[keysAt] &+= 1
+        }
+        reseal(&bytes)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+        let verified = try LogInspector.verify(storeAt: dir.path).problems.first {
+            $0.kind == .unusableKeyDirectory
+        }
+        let store = try LogStore(path: dir.path, options: options())
+        #expect(!store.recovery.usedKeyDirectory)
+        let reason = try #require(store.recovery.ignoredKeyDirectory)
+        #expect(reason.contains(forgery == "count" ? "entries for the" : "outside the segments"))
+        #expect(verified?.reason == reason)
+        #expect(try contents(store) == model)
+        try store.close()
+    }
+
+    /// The reseal itself leaves a file open accepts: the forgeries above are refused for their
+    /// entries, not their CRCs.
+    @Test func aResealedUnchangedFileIsStillUsed() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let model = try makeStore(dir.path)
+        let path = KeyDirectoryFile.path(in: dir.path)
+        var bytes = [UInt8](FileManager.default.contents(atPath: path)!)
+        reseal(&bytes)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(try LogInspector.verify(storeAt: dir.path).problems.isEmpty)
+        let store = try LogStore(path: dir.path, options: options())
+        #expect(store.recovery.usedKeyDirectory)
+        #expect(try contents(store) == model)
+        try store.close()
+    }
+
+    /// Two entries whose records are swapped: every reference is inside its segment, so open uses
+    /// the file, but verify compares it with the index the log gives and reports it.
+    @Test func verifyReportsEntriesThatDifferFromTheLog() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        _ = try makeStore(dir.path)
+        let path = KeyDirectoryFile.path(in: dir.path)
+        var bytes = [UInt8](FileManager.default.contents(atPath: path)!)
+        let entries = liveEntries(bytes)
+        let (first, second) = (entries[0], entries[1])
+        for i in 4..<12 { bytes.swapAt(first + i, second + i) }
+        reseal(&bytes)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+        let problems = try LogInspector.verify(storeAt: dir.path).problems
+        let problem = try #require(problems.first { $0.kind == .unusableKeyDirectory })
+        #expect(problem.reason.hasPrefix("open would use it, but keyspace \"a\""))
+        #expect(problems.count == 1)
+        var readOnly = options()
+        readOnly.readOnly = true
+        let store = try LogStore(path: dir.path, options: readOnly)
+        #expect(store.recovery.usedKeyDirectory)
+        try store.close()
+    }
+
+    /// A file that was right when written but whose store moved on under it without a change to
+    /// the segments it covers is not possible; a store appended to after the file was written is
+    /// compared as open sees it (file, then the log past it): no problem.
+    @Test func verifyComparesTheFileWithTheTailReplayed() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        _ = try makeStore(dir.path)
+        // A session that writes and is killed: the file stays, the log grows past it.
+        let copy = TemporaryDirectory()
+        defer { copy.remove() }
+        let store = try LogStore(path: dir.path, options: options())
+        try store.put([1, 2, 3], for: Array("key3".utf8), in: "a")
+        try store.delete(Array("key4".utf8), in: "b")
+        try FileManager.default.createDirectory(atPath: copy.path, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir.path) {
+            try FileManager.default.copyItem(
+                atPath: dir.path + "/" + name, toPath: copy.path + "/" + name)
+        }
+        try store.close()
+        #expect(FileManager.default.fileExists(atPath: KeyDirectoryFile.path(in: copy.path)))
+        let report = try LogInspector.verify(storeAt: copy.path)
+        #expect(report.problems.filter { $0.kind == .unusableKeyDirectory }.isEmpty)
+    }
+}
