@@ -24,6 +24,29 @@ public struct VerifyReport: Sendable, Equatable {
 }
 
 extension LogInspector {
+    /// ``walk(storeAt:_:)`` with the records as the verifier visits them, their key and value
+    /// lent for the call instead of copied.
+    /// - Throws: what ``walk(storeAt:_:)`` throws.
+    @discardableResult
+    public static func walkInPlace(
+        storeAt path: String, _ body: (VisitedRecord) throws -> Void
+    ) throws -> Summary
+    {
+        let report = try verify(
+            storeAt: path, fileSystem: PosixFileSystem(), checkingKeyDirectory: false,
+            checkingHints: false, visit: body)
+        var summary = Summary()
+        summary.segments = report.segments
+        summary.commits = report.commits
+        summary.records = report.records
+        summary.bytes = report.bytes
+        summary.lastSequence = report.lastSequence
+        summary.problems = report.problems.filter {
+            $0.kind == .corruption || $0.kind == .tornTail || $0.kind == .unsupportedVersion
+        }
+        return summary
+    }
+
     /// Checks the store at `path` by the rules `open` applies, from the same code, without
     /// changing anything: every segment's header (CRC before version), every frame's length,
     /// type, sequence and CRC, every record's grammar and keyspace, the torn-tail rule of the
@@ -51,9 +74,12 @@ extension LogInspector {
     }
 
     /// ``verify(storeAt:visit:)`` through `fileSystem`; without `checkingKeyDirectory`, the key
-    /// directory file is not checked (a walk, which reports only the log's damage).
+    /// directory file is not checked, without `checkingHints` the hint files are not (a walk,
+    /// which reports only the log's damage: a hint's check builds a table as large as the
+    /// segment's index).
     package static func verify(
         storeAt path: String, fileSystem fs: any FileSystem, checkingKeyDirectory: Bool = true,
+        checkingHints: Bool = true,
         visit: (VisitedRecord) throws -> Void = { _ in }
     ) throws -> VerifyReport {
         guard fs.kind(of: path) == .directory else {
@@ -78,7 +104,8 @@ extension LogInspector {
             report.segments += 1
             report.bytes += Int64(segment.size)
             try check(
-                segment, newest: newest, hasHint: files.hasHint(forSegmentOf: file.order),
+                segment, newest: newest,
+                hasHint: checkingHints && files.hasHint(forSegmentOf: file.order),
                 keyspaces: &keyspaces, fileSystem: fs, report: &report, visit: visit)
         }
         if files.hasKeyDirectory && checkingKeyDirectory {
@@ -115,6 +142,9 @@ extension LogInspector {
         }
         return report
     }
+
+    /// Bytes of a segment read between two releases of the pages behind the reader.
+    static let walkReleaseStride = 2 << 20
 
     /// One segment: its header, its hint, then every frame.
     private static func check(
@@ -163,6 +193,7 @@ extension LogInspector {
                     of: segment, keyspaces: keyspacesBefore, fileSystem: fs, report: &report)
             }
         }
+        var releasedUpTo = 0
         while let event = scanner.next() {
             switch event {
             case .commit(let sequence, let start, let end):
@@ -171,6 +202,14 @@ extension LogInspector {
                 let table = scanner.keyspaces
                 try scanner.forEachRecord(start: start, end: end) { record in
                     report.records += 1
+                    // The pages behind the record being read go from this process's memory
+                    // every few MiB (the scanner's own stride is 32 MiB), also inside one
+                    // long commit: a walk holds little of the segment whatever its size.
+                    if record.recordOffset - releasedUpTo >= Self.walkReleaseStride {
+                        let behind = (record.recordOffset & ~4095) - 4096
+                        segment.releasePages(from: releasedUpTo, to: behind)
+                        releasedUpTo = behind
+                    }
                     let kind: RecordKind =
                         record.op == RecordOp.put
                         ? .put : record.op == RecordOp.delete ? .delete : .defineKeyspace
@@ -267,4 +306,9 @@ extension LogInspector {
         if !removed.isEmpty { try fs.syncDirectory(path) }
         return removed
     }
+}
+
+extension LogInspector.Record {
+    /// A copy of `record`, which outlives the visit.
+    public init(copying record: LogInspector.VisitedRecord) { self.init(record) }
 }

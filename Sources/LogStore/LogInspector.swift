@@ -134,18 +134,6 @@ public enum LogInspector {
     @discardableResult
     public static func walk(storeAt path: String, _ body: (Record) throws -> Void) throws -> Summary
     {
-        let report = try verify(
-            storeAt: path, fileSystem: PosixFileSystem(), checkingKeyDirectory: false
-        ) { try body(Record($0)) }
-        var summary = Summary()
-        summary.segments = report.segments
-        summary.commits = report.commits
-        summary.records = report.records
-        summary.bytes = report.bytes
-        summary.lastSequence = report.lastSequence
-        summary.problems = report.problems.filter {
-            $0.kind == .corruption || $0.kind == .tornTail || $0.kind == .unsupportedVersion
-        }
-        return summary
+        try walkInPlace(storeAt: path) { try body(Record($0)) }
     }
 }

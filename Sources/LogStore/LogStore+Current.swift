@@ -11,6 +11,8 @@ extension LogStore {
         private var keyspaceID: Int?
         private var segment: String?
         private var segmentOrder: UInt64?
+        /// The store's handle of that segment, when last found.
+        private var segmentHandle: Int?
 
         /// Answers for `store`.
         public init(of store: LogStore) { self.store = store }
@@ -20,24 +22,71 @@ extension LogStore {
         /// - Complexity: one hash lookup.
         public mutating func contains(_ record: LogInspector.Record) throws -> Bool {
             guard record.kind == .put else { return false }
-            if record.keyspace != keyspace {
-                keyspace = record.keyspace
-                keyspaceID = store.index.withLock { $0.keyspaces.id(of: record.keyspace) }
+            return try record.key.withUnsafeBytes { key in
+                try contains(
+                    key: key, keyspace: record.keyspace, segment: record.segment,
+                    recordOffset: record.recordOffset)
             }
-            if record.segment != segment {
-                segment = record.segment
-                segmentOrder = StoreFiles.segmentOrder(record.segment)
+        }
+
+        /// Whether `record` (as ``LogInspector/verify(storeAt:visit:)`` visits it) is the put
+        /// that holds its key's current value in the store.
+        /// - Throws: ``LogStoreError/closed``.
+        /// - Complexity: one hash lookup, which compares entries' record references, not keys:
+        ///   it reads nothing of the store's mapped segments.
+        public mutating func contains(_ record: LogInspector.VisitedRecord) throws -> Bool {
+            guard record.kind == .put else { return false }
+            return try contains(
+                key: record.key, keyspace: record.keyspace, segment: record.segment,
+                recordOffset: record.recordOffset)
+        }
+
+        private mutating func contains(
+            key: UnsafeRawBufferPointer, keyspace: String, segment: String, recordOffset: Int64
+        ) throws -> Bool {
+            if keyspace != self.keyspace {
+                self.keyspace = keyspace
+                keyspaceID = store.index.withLock { $0.keyspaces.id(of: keyspace) }
             }
-            guard let id = keyspaceID, let order = segmentOrder else { return false }
-            return try store.index.withLock { state throws(LogStoreError) -> Bool in
+            if segment != self.segment {
+                self.segment = segment
+                segmentOrder = StoreFiles.segmentOrder(segment)
+            }
+            guard let id = keyspaceID, let order = segmentOrder,
+                let offset = UInt32(exactly: recordOffset)
+            else { return false }
+            let known = segmentHandle
+            let (handle, holds) = try store.index.withLock {
+                state throws(LogStoreError) -> (Int?, Bool) in
                 guard !state.closed else { throw .closed }
-                guard
-                    let (ref, _) = record.key.withUnsafeBytes({
-                        state.directories[id].find($0, state.bases)
-                    })
-                else { return false }
-                return Int64(ref.offset) == record.recordOffset
-                    && state.segments[Int(ref.segment)]?.order == order
+                // The handle of the record's segment, if the store has it open.
+                let handle =
+                    known.flatMap { state.segments.indices.contains($0) ? $0 : nil }
+                        .flatMap { state.segments[$0]?.order == order ? $0 : nil }
+                    ?? state.segments.firstIndex { $0?.order == order }
+                guard let handle else { return (nil, false) }
+                let ref = RecordRef(segment: UInt32(handle), offset: offset)
+                return (handle, state.directories[id].holds(key, at: ref))
+            }
+            segmentHandle = handle
+            return holds
+        }
+    }
+}
+
+extension KeyDirectory {
+    /// Whether the entry of `key` points at `ref`, compared by reference alone: a record holds
+    /// one key, so an entry that points at it is its key's. Reads nothing of the log.
+    func holds(_ key: UnsafeRawBufferPointer, at ref: RecordRef) -> Bool {
+        let hash = Self.hash(key)
+        return table.withBuffer { table in
+            let mask = table.count - 1
+            var slot = Int(hash) & mask
+            while true {
+                let entry = table[slot]
+                if entry.isEmpty { return false }
+                if entry.hash == hash && entry.ref == ref { return true }
+                slot = (slot + 1) & mask
             }
         }
     }

@@ -43,6 +43,70 @@ extension DumpWriter {
         first = false
     }
 
+    /// ``writeObject(_:decoder:)-(LogInspector.Record,_)`` for a record as the walk visits
+    /// it: the line is laid out on the stack from the lent key and value, and handed to the
+    /// output in one piece (a line too long for that goes the way of a copied record).
+    /// - Throws: the decoder's error for a record that does not decode, having written nothing.
+    mutating func writeObject(_ record: LogInspector.VisitedRecord, decoder: RecordDecoder)
+        throws
+    {
+        guard format != .text, let value = record.value else {
+            return try writeObject(LogInspector.Record(copying: record), decoder: decoder)
+        }
+        if fieldKeys.entity != record.keyspace {
+            let names = decoder.schema.entity(named: record.keyspace)?.fieldNames ?? []
+            fieldKeys = (record.keyspace, Self.fieldKeys(names, first: ",\"object\":{"))
+        }
+        guard
+            let id = PersistentIdentifier(entityName: record.keyspace, storeKey: record.key)?
+                .primaryKey,
+            let version = RecordDecoder.objectVersion(ofRecord: value)
+        else { throw NotAnObjectRecord() }
+        let keys = fieldKeys.keys
+        let written = try withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 16) {
+            buffer in
+            var line = JSONLine(buffer)
+            if format == .json { line.append(first ? "\n  " : ",\n  ") }
+            segmentJSON.withJSON(record.segment) { line.append($0) }
+            line.append(decimal: record.frameOffset)
+            line.append(",\"offset\":")
+            line.append(decimal: record.recordOffset)
+            line.append(",\"sequence\":")
+            line.append(decimal: record.sequence)
+            putJSON.withJSON(record.keyspace) { line.append($0) }
+            line.append(UInt8(ascii: "\""))
+            line.append(hex: record.key)
+            line.append(UInt8(ascii: "\""))
+            if record.key.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+                line.append(",\"key\":null")
+            } else if let text = Formatting.printableText(Array(record.key)) {
+                line.append(",\"key\":")
+                line.append(jsonString: text)
+            } else {
+                line.append(",\"key\":null")
+            }
+            entityJSON.withJSON(record.keyspace) { line.append($0) }
+            line.append(decimal: id)
+            line.append(",\"version\":")
+            line.append(decimal: version)
+            if keys.isEmpty { line.append(",\"object\":{") }
+            _ = try decoder.decodeFields(keyspace: record.keyspace, key: record.key, value: value)
+            {
+                i, value in
+                line.append(keys[i])
+                line.append(value)
+            }
+            line.append(format == .jsonl ? "}}\n" : "}}")
+            guard !line.overflowed else { return false }
+            output.render { $0.append(contentsOf: line.bytes) }
+            return true
+        }
+        guard written else {
+            return try writeObject(LogInspector.Record(copying: record), decoder: decoder)
+        }
+        first = false
+    }
+
     /// Appends what every record's JSON starts with: `{` and `segment`, `frameOffset`,
     /// `offset`, `sequence`, `type`, `keyspace`, then (but for a keyspace definition) `keyHex`
     /// and `key` (text or `null`).

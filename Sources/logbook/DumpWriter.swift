@@ -184,6 +184,18 @@ struct CachedJSON {
         self.after = after
     }
 
+    /// Calls `body` with `before`, `text` as a JSON string and `after`.
+    mutating func withJSON(_ text: String, _ body: (UnsafeRawBufferPointer) -> Void) {
+        if text != self.text {
+            self.text = text
+            json.removeAll(keepingCapacity: true)
+            json.appendLiteral(before)
+            json.appendJSON(text)
+            json.appendLiteral(after)
+        }
+        json.withUnsafeBytes(body)
+    }
+
     /// Appends `before`, `text` as a JSON string and `after` to `line`.
     mutating func append(_ text: String, to line: inout [UInt8]) {
         if text != self.text {

@@ -114,27 +114,30 @@ struct Dumper {
             let walk = WalkProgress("dump", storeAt: path)
             let meter = ProgressMeter("dump", unit: "records")
             var read = 0
-            summary = try LogInspector.walk(storeAt: path) { record in
+            summary = try LogInspector.walkInPlace(storeAt: path) { visited in
                 read += 1
                 if progress.isDue() {
-                    progress.show(walk.describe(record, done: read, meter: meter))
+                    progress.show(
+                        walk.describe(
+                            LogInspector.Record(copying: visited), done: read, meter: meter))
                 }
-                guard record.kind != .defineKeyspace || (options.entity == nil && filter == nil)
+                guard visited.kind != .defineKeyspace || (options.entity == nil && filter == nil)
                 else { return }
-                if let entity = options.entity, record.keyspace != entity { return }
-                if options.live, try record.kind != .put || current?.contains(record) != true {
+                if let entity = options.entity, visited.keyspace != entity { return }
+                if options.live, try visited.kind != .put || current?.contains(visited) != true {
                     return
                 }
-                // Objects, unfiltered: decoded straight into the output.
-                if filter == nil, record.kind == .put, let decoder,
-                    objectKeyspaces.contains(record.keyspace, decoder)
+                // Objects, unfiltered: decoded straight into the output from the lent bytes.
+                if filter == nil, visited.kind == .put, let decoder,
+                    objectKeyspaces.contains(visited.keyspace, decoder)
                 {
                     if let limit = options.limit, written >= limit { throw StopWalk() }
-                    if (try? writer.writeObject(record, decoder: decoder)) != nil {
+                    if (try? writer.writeObject(visited, decoder: decoder)) != nil {
                         written += 1
                         return
                     }
                 }
+                let record = LogInspector.Record(copying: visited)
                 let meaning = self.meaning(of: record)
                 if let filter {
                     guard case .object(let object) = meaning, filter.matches(object) else { return }
