@@ -112,7 +112,10 @@ struct QueryPlanner {
             // Sorting costs too: an ordered access is worth a little more than its reads.
             options.append((ordered, Double(visits) * Self.indexedRead * 0.9))
         }
-        return options.min { $0.cost < $1.cost }!.plan
+        // On a tie, a plan that leaves no term to filter: a compound index over both terms of
+        // a conjunction, say, rather than an index over one of them.
+        return options.min { ($0.cost, $0.plan.exact ? 0 : 1) < ($1.cost, $1.plan.exact ? 0 : 1) }!
+            .plan
     }
 
     /// A unique index whose every field the conjunction fixes to one value (not `nil`, which
