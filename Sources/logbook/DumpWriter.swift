@@ -186,25 +186,23 @@ struct CachedJSON {
 
     /// Calls `body` with `before`, `text` as a JSON string and `after`.
     mutating func withJSON(_ text: String, _ body: (UnsafeRawBufferPointer) -> Void) {
-        if text != self.text {
-            self.text = text
-            json.removeAll(keepingCapacity: true)
-            json.appendLiteral(before)
-            json.appendJSON(text)
-            json.appendLiteral(after)
-        }
+        render(text)
         json.withUnsafeBytes(body)
     }
 
     /// Appends `before`, `text` as a JSON string and `after` to `line`.
     mutating func append(_ text: String, to line: inout [UInt8]) {
-        if text != self.text {
-            self.text = text
-            json.removeAll(keepingCapacity: true)
-            json.appendLiteral(before)
-            json.appendJSON(text)
-            json.appendLiteral(after)
-        }
+        render(text)
         line.append(contentsOf: json)
+    }
+
+    /// Makes `json` hold `before`, `text` as a JSON string and `after`, unless it already does.
+    private mutating func render(_ text: String) {
+        guard text != self.text else { return }
+        self.text = text
+        json.removeAll(keepingCapacity: true)
+        json.appendLiteral(before)
+        json.appendJSON(text)
+        json.appendLiteral(after)
     }
 }

@@ -326,8 +326,9 @@ enum KeyDirectoryFile {
             throw Unusable(
                 reason: "the table of keyspace \"\(keyspace.name.prefix(40))\" fails its checksum")
         }
-        // Invariant: a file lists at least one segment (`loadKeyDirectory` checks it).
-        precondition(!segmentSizes.isEmpty, "a key directory file without segments")
+        guard !segmentSizes.isEmpty else {
+            throw Unusable(reason: "it lists no segments")
+        }
         var live = 0
         let outside = segmentSizes.withUnsafeBufferPointer { sizes in
             logbook_check_entries(
