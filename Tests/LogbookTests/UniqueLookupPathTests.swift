@@ -18,13 +18,18 @@ import Testing
         FetchDescriptor<LookupMember>(predicate: #Predicate { $0.email == email })
     }
 
+    /// Members `m0@x` … with levels 0 …, inserted into `context` and saved.
+    static func saveMembers(_ count: Int, in context: ModelContext) throws {
+        for i in 0..<count { context.insert(member("m\(i)@x", level: Int64(i))) }
+        try context.save()
+    }
+
     @Test func followsOtherContextsSaves() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try fixture.open([LookupMember.self])
         let writer = ModelContext(container)
-        for i in 0..<20 { writer.insert(Self.member("m\(i)@x", level: Int64(i))) }
-        try writer.save()
+        try Self.saveMembers(20, in: writer)
 
         let reader = ModelContext(container)
         let first = try #require(try reader.fetch(Self.byEmail("m3@x")).first)
@@ -61,8 +66,7 @@ import Testing
         defer { fixture.remove() }
         let container = try fixture.open([LookupMember.self])
         let writer = ModelContext(container)
-        for i in 0..<10 { writer.insert(Self.member("m\(i)@x", level: Int64(i))) }
-        try writer.save()
+        try Self.saveMembers(10, in: writer)
         let context = ModelContext(container)
         var descriptor = Self.byEmail("m5@x")
         descriptor.fetchLimit = 0
@@ -91,8 +95,7 @@ import Testing
         defer { fixture.remove() }
         let container = try fixture.open([LookupMember.self])
         let context = ModelContext(container)
-        for i in 0..<10 { context.insert(Self.member("m\(i)@x", level: Int64(i))) }
-        try context.save()
+        try Self.saveMembers(10, in: context)
         let object = try #require(try context.fetch(Self.byEmail("m1@x")).first)
         object.email = "renamed@x"
         // Taking part: the unsaved value decides.
@@ -117,8 +120,7 @@ import Testing
         defer { fixture.remove() }
         let container = try fixture.open([LookupMember.self])
         let context = ModelContext(container)
-        for i in 0..<10 { context.insert(Self.member("m\(i)@x", level: Int64(i))) }
-        try context.save()
+        try Self.saveMembers(10, in: context)
         let hit = try context.explain(Self.byEmail("m7@x"))
         #expect(hit.access == .index && hit.indexes == ["LookupMember(email)"])
         #expect(hit.candidates == 1 && hit.recordsRead == 1 && hit.results == 1, "\(hit)")
@@ -132,10 +134,9 @@ import Testing
         defer { fixture.remove() }
         let container = try fixture.open([LookupMember.self, LookupOther.self])
         let writer = ModelContext(container)
-        for i in 0..<10 { writer.insert(Self.member("m\(i)@x", level: Int64(i))) }
         let other = LookupOther()
         writer.insert(other)
-        try writer.save()
+        try Self.saveMembers(10, in: writer)
         let target = try #require(try writer.fetch(Self.byEmail("m4@x")).first)
         let id = target.persistentModelID
         let reader = ModelContext(container)
