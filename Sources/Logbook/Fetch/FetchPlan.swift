@@ -365,13 +365,14 @@ extension ModelContext {
         // The objects of stored matches in scan order, each retained once while it is in the
         // cache; ordering the result then moves these references instead of touching every
         // object again.
-        var built: ContiguousArray<Unmanaged<AnyObject>> = []
+        // Held in a class so the escaping `register` appends with no runtime exclusivity check.
+        let builtObjects = BuiltObjects()
         func register(_ record: UnsafeRawBufferPointer, _ pk: UInt64) throws -> Int32 {
             if checkRegistry {
                 let known = table.lookup(binding.index, pk)
                 if known >= 0, let object = table.objects[Int(known)] {
                     refreshIfStale(known, binding, record, generation: generation)
-                    built.append(.passRetained(object))
+                    builtObjects.items.append(.passRetained(object))
                     return known
                 }
             }
@@ -379,7 +380,7 @@ extension ModelContext {
             let version =
                 try fetched.map { try binding.load(record, into: object, primaryKey: pk, only: $0) }
                 ?? binding.load(record, into: object, primaryKey: pk)
-            built.append(.passRetained(object))
+            builtObjects.items.append(.passRetained(object))
             return table.add(
                 object, binding, primaryKey: pk, state: .persisted, version: version,
                 generation: generation, deferIndexing: true, unfetched: unfetched)
@@ -389,10 +390,13 @@ extension ModelContext {
         do {
             result = try buildDuringScan ? execute(plan, build: register) : execute(plan)
         } catch {
-            for object in built { object.release() }
+            for object in builtObjects.items { object.release() }
             throw error
         }
         let candidates = result.candidates
+        // Moved out so the loop below reads a plain array (the scan built them all by now).
+        let built = buildDuringScan ? builtObjects.items : []
+        if buildDuringScan { builtObjects.items = [] }
         var objects: [AnyObject] = []
         if buildDuringScan {
             // Invariant: without a limit or offset, `order` is a permutation of every
@@ -427,7 +431,7 @@ extension ModelContext {
                     objects.append(table.objects[Int(e)].unsafelyUnwrapped)
                 }
             }
-            for object in built { object.release() }
+            for object in builtObjects.items { object.release() }
         }
         if let order = plan.objectOrder {
             let keyed = zip(objects, result.order.map { candidates[$0].primaryKey })
@@ -441,4 +445,9 @@ extension ModelContext {
         explanation.results = objects.count
         return (objects, explanation)
     }
+}
+
+/// The objects a fetch built during its scan, each retained once (see `buildObjects`).
+private final class BuiltObjects {
+    @exclusivity(unchecked) var items: ContiguousArray<Unmanaged<AnyObject>> = []
 }
