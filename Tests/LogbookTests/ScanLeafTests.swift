@@ -39,7 +39,44 @@ import Testing
         try container.close()
     }
 
-    /// Records written before `salary` was added are decoded in full; records written since
+    /// Byte tests against Swift's canonical equality: combining marks after an ASCII first
+    /// byte, precomposed and decomposed forms, a different ASCII first byte, prefixes.
+    @Test func byteTestsAgreeWithCanonicalEquality() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open([ScanRow.self])
+        let context = ModelContext(container)
+        let values = [
+            "A", "A\u{30A}", "\u{C5}", "B\u{30A}", "e\u{301}", "\u{E9}", "e", "E", "",
+            "\u{212A}", "K", "Ka", "aK", "Engineer", "Engineers", "Enginee", "Fngineer",
+            "Engineer\u{301}", "\u{212A}elvin", "Kelvin", "Lelvin", "abcdefghijklmnop\u{301}",
+            String(repeating: "long ", count: 40),
+        ]
+        for (i, value) in values.enumerated() {
+            context.insert(
+                ScanRow(label: "\(i)", count: Int64(i) * 1000, value: value, rank: Int64(i)))
+        }
+        try context.save()
+        for constant in values + ["Å", "é", "Kelvin\u{301}", "zz"] {
+            let equal = try ModelContext(container).fetch(
+                FetchDescriptor<ScanRow>(
+                    predicate: #Predicate { $0.value == constant }, sortBy: [SortDescriptor(\.rank)]
+                ))
+            #expect(equal.map(\.value) == values.filter { $0 == constant }, "\(constant)")
+            let notEqual = try ModelContext(container).fetch(
+                FetchDescriptor<ScanRow>(
+                    predicate: #Predicate { $0.value != constant }, sortBy: [SortDescriptor(\.rank)]
+                ))
+            #expect(notEqual.map(\.value) == values.filter { $0 != constant }, "\(constant)")
+            #expect(
+                try ModelContext(container).fetchCount(
+                    FetchDescriptor<ScanRow>(predicate: #Predicate { $0.value == constant }))
+                    == values.filter { $0 == constant }.count)
+        }
+        try container.close()
+    }
+
+    /// Records written before `rank` was added are decoded in full; records written since
     /// take the byte test. Both kinds are in one result, sorted by the added field.
     @Test func recordsOfAnOlderSchemaVersionTakePart() throws {
         let fixture = LogbookFixture()
@@ -48,38 +85,39 @@ import Testing
             let container = try fixture.open(
                 schema: Schema([
                     Entity(
-                        name: "Employee",
+                        name: "ScanRow",
                         attributes: [
-                            AttributeDescription("name", .string),
-                            AttributeDescription("designation", .string),
+                            AttributeDescription("label", .string),
+                            AttributeDescription("count", .integer),
+                            AttributeDescription("value", .string),
                         ])
                 ]))
-            for (name, designation) in [("a", "Engineer"), ("b", "Manager"), ("c", "Engineer")] {
+            for (label, value) in [("a", "Engineer"), ("b", "Manager"), ("c", "Engineer")] {
                 try container.mainContext.insert(
-                    entity: "Employee", values: ["name": name, "designation": designation])
+                    entity: "ScanRow", values: ["label": label, "count": Int64(1), "value": value])
             }
             try container.mainContext.save()
             try container.close()
         }
-        let container = try fixture.open()
+        let container = try fixture.open([ScanRow.self])
         let context = ModelContext(container)
-        context.insert(Employee(name: "d", designation: "Engineer", salary: -5))
-        context.insert(Employee(name: "e", designation: "Manager", salary: 7))
+        context.insert(ScanRow(label: "d", count: 2, value: "Engineer", rank: -5))
+        context.insert(ScanRow(label: "e", count: 2, value: "Manager", rank: 7))
         try context.save()
         let engineers = try ModelContext(container).fetch(
-            FetchDescriptor<Employee>(
-                predicate: #Predicate { $0.designation == "Engineer" },
-                sortBy: [SortDescriptor(\.salary), SortDescriptor(\.name)]))
-        #expect(engineers.map(\.name) == ["d", "a", "c"])
+            FetchDescriptor<ScanRow>(
+                predicate: #Predicate { $0.value == "Engineer" },
+                sortBy: [SortDescriptor(\.rank), SortDescriptor(\.label)]))
+        #expect(engineers.map(\.label) == ["d", "a", "c"])
         let others = try ModelContext(container).fetch(
-            FetchDescriptor<Employee>(
-                predicate: #Predicate { $0.designation != "Engineer" },
-                sortBy: [SortDescriptor(\.name)]))
-        #expect(others.map(\.name) == ["b", "e"])
+            FetchDescriptor<ScanRow>(
+                predicate: #Predicate { $0.value != "Engineer" }, sortBy: [SortDescriptor(\.label)])
+        )
+        #expect(others.map(\.label) == ["b", "e"])
         #expect(
             try ModelContext(container).delete(
-                model: Employee.self, where: #Predicate { $0.designation == "Manager" }) == 2)
-        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Employee>()) == 3)
+                model: ScanRow.self, where: #Predicate { $0.value == "Manager" }) == 2)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<ScanRow>()) == 3)
         try container.close()
     }
 
@@ -88,41 +126,57 @@ import Testing
     @Test func unsavedChangesOverrideTheStoredBytes() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
-        let container = try fixture.open()
+        let container = try fixture.open([ScanRow.self])
         let setup = ModelContext(container)
-        let people = [("a", "Engineer"), ("b", "Manager"), ("c", "Engineer"), ("d", "Engineer")]
-        for (i, (name, designation)) in people.enumerated() {
-            setup.insert(Employee(name: name, designation: designation, salary: Int64(i)))
+        let rows = [("a", "Engineer"), ("b", "Manager"), ("c", "Engineer"), ("d", "Engineer")]
+        for (i, (label, value)) in rows.enumerated() {
+            setup.insert(ScanRow(label: label, count: 0, value: value, rank: Int64(i)))
         }
         try setup.save()
         let context = ModelContext(container)
-        let all = try context.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)]))
-        all[0].designation = "Manager"  // a: stored as an Engineer, no longer one
-        all[1].designation = "Engineer"  // b: stored as a Manager, now one
-        all[1].salary = 10
+        let all = try context.fetch(FetchDescriptor<ScanRow>(sortBy: [SortDescriptor(\.label)]))
+        all[0].value = "Manager"  // a: stored as an Engineer, no longer one
+        all[1].value = "Engineer"  // b: stored as a Manager, now one
+        all[1].rank = 10
         context.delete(all[2])  // c: stored as an Engineer, deleted
-        context.insert(Employee(name: "e", designation: "Engineer", salary: -1))
+        context.insert(ScanRow(label: "e", count: 0, value: "Engineer", rank: -1))
         let engineers = try context.fetch(
-            FetchDescriptor<Employee>(
-                predicate: #Predicate { $0.designation == "Engineer" },
-                sortBy: [SortDescriptor(\.salary)]))
-        #expect(engineers.map(\.name) == ["e", "d", "b"])
+            FetchDescriptor<ScanRow>(
+                predicate: #Predicate { $0.value == "Engineer" }, sortBy: [SortDescriptor(\.rank)]))
+        #expect(engineers.map(\.label) == ["e", "d", "b"])
         #expect(engineers[2] === all[1])
         let notEngineers = try context.fetch(
-            FetchDescriptor<Employee>(
-                predicate: #Predicate { $0.designation != "Engineer" },
-                sortBy: [SortDescriptor(\.name)]))
-        #expect(notEngineers.map(\.name) == ["a"])
+            FetchDescriptor<ScanRow>(
+                predicate: #Predicate { $0.value != "Engineer" }, sortBy: [SortDescriptor(\.label)])
+        )
+        #expect(notEngineers.map(\.label) == ["a"])
         #expect(
             try context.fetchCount(
-                FetchDescriptor<Employee>(predicate: #Predicate { $0.designation == "Engineer" }))
-                == 3)
+                FetchDescriptor<ScanRow>(predicate: #Predicate { $0.value == "Engineer" })) == 3)
         // Left out, the unsaved changes do not count: the stored records answer.
-        var stored = FetchDescriptor<Employee>(
-            predicate: #Predicate { $0.designation == "Engineer" }, sortBy: [SortDescriptor(\.name)]
-        )
+        var stored = FetchDescriptor<ScanRow>(
+            predicate: #Predicate { $0.value == "Engineer" }, sortBy: [SortDescriptor(\.label)])
         stored.includePendingChanges = false
-        #expect(try context.fetch(stored).map(\.name) == ["a", "c", "d"])
+        #expect(try context.fetch(stored).map(\.label) == ["a", "c", "d"])
+    }
+}
+
+/// A string after a string and an integer, none of them indexed: predicates on `value` take
+/// the scan's byte test with two fields stepped over.
+final class ScanRow: PersistentModel {
+    @Attribute var label = ""
+    @Attribute var count: Int64 = 0
+    @Attribute var value = ""
+    @Attribute var rank: Int64 = 0
+
+    init() {}
+
+    convenience init(label: String, count: Int64, value: String, rank: Int64) {
+        self.init()
+        self.label = label
+        self.count = count
+        self.value = value
+        self.rank = rank
     }
 }
 

@@ -59,6 +59,15 @@ final class CompiledFilter {
             {
                 return negate ? .fails : .holds
             }
+            // An ASCII constant and a value whose first byte is another ASCII character differ:
+            // that byte starts the value's normalized form too (nothing reorders before a
+            // starter, and what it composes into is not ASCII).
+            if ascii && count > 0 && stored.count > 0 {
+                let first = stored.load(as: UInt8.self)
+                if first < 0x80 && first != constant.load(as: UInt8.self) {
+                    return negate ? .holds : .fails
+                }
+            }
             if ascii && CompiledFilter.isASCII(stored, within: buffer) {
                 return negate ? .holds : .fails
             }
