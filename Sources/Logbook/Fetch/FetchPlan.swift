@@ -339,16 +339,44 @@ extension ModelContext {
     /// mapped log while the scan meets it; with one, the matches' bytes are kept and only the
     /// slice is built.
     func fetchObjects(_ plan: FetchPlan) throws -> [AnyObject] {
-        try fetchObjects(explaining: plan).objects
+        try fetchObjects(explaining: plan, explanationWanted: false).objects
     }
 
-    /// The objects of the plan, and how they were found.
-    func fetchObjects(explaining plan: FetchPlan) throws -> (
+    /// The objects of the plan, and how they were found (unless `explanationWanted` is false).
+    func fetchObjects(explaining plan: FetchPlan, explanationWanted: Bool = true) throws -> (
         objects: [AnyObject], explanation: FetchExplanation
     ) {
+        if let found = try uniqueLookup(plan, explaining: explanationWanted) { return found }
         // Resolved before pruning pauses: resolving may build many objects it then lets go.
         let plan = try resolved(plan)
         return try table.withPruningPaused { try buildObjects(plan) }
+    }
+
+    /// The object of stored record `record` (object `pk` of `binding`) as a fetch returns it,
+    /// with its entry: the registered one (looked for with `checkRegistry`), brought up to the
+    /// record if another context saved it since; else one decoded from the record (only
+    /// `fields`, if given; `unfetched` are the attributes left out) and registered.
+    @inline(__always)
+    func fetchedObject(
+        _ record: UnsafeRawBufferPointer, _ pk: UInt64, _ binding: EntityBinding,
+        generation: UInt64, checkRegistry: Bool = true, fields: UInt64? = nil,
+        unfetched: UInt64 = 0
+    ) throws -> (entry: Int32, object: AnyObject) {
+        if checkRegistry {
+            let known = table.lookup(binding.index, pk)
+            if known >= 0, let object = table.objects[Int(known)] {
+                refreshIfStale(known, binding, record, generation: generation)
+                return (known, object)
+            }
+        }
+        let object = binding.makeObject()
+        let version =
+            try fields.map { try binding.load(record, into: object, primaryKey: pk, only: $0) }
+            ?? binding.load(record, into: object, primaryKey: pk)
+        let e = table.add(
+            object, binding, primaryKey: pk, state: .persisted, version: version,
+            generation: generation, deferIndexing: true, unfetched: unfetched)
+        return (e, object)
     }
 
     private func buildObjects(_ plan: FetchPlan) throws -> (
@@ -368,22 +396,11 @@ extension ModelContext {
         // Held in a class so the escaping `register` appends with no runtime exclusivity check.
         let builtObjects = BuiltObjects()
         func register(_ record: UnsafeRawBufferPointer, _ pk: UInt64) throws -> Int32 {
-            if checkRegistry {
-                let known = table.lookup(binding.index, pk)
-                if known >= 0, let object = table.objects[Int(known)] {
-                    refreshIfStale(known, binding, record, generation: generation)
-                    builtObjects.items.append(.passRetained(object))
-                    return known
-                }
-            }
-            let object = binding.makeObject()
-            let version =
-                try fetched.map { try binding.load(record, into: object, primaryKey: pk, only: $0) }
-                ?? binding.load(record, into: object, primaryKey: pk)
+            let (e, object) = try fetchedObject(
+                record, pk, binding, generation: generation, checkRegistry: checkRegistry,
+                fields: fetched, unfetched: unfetched)
             builtObjects.items.append(.passRetained(object))
-            return table.add(
-                object, binding, primaryKey: pk, state: .persisted, version: version,
-                generation: generation, deferIndexing: true, unfetched: unfetched)
+            return e
         }
         let buildDuringScan = plan.limit == nil && plan.offset == nil
         let result: ScanResult
