@@ -126,4 +126,67 @@ import Testing
         #expect(miss.access == .index && miss.indexes == ["LookupMember(email)"])
         #expect(miss.candidates == 0 && miss.recordsRead == 0 && miss.results == 0, "\(miss)")
     }
+
+    @Test func byIdentifierAnswersAsTheGeneralFetch() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open([LookupMember.self, LookupOther.self])
+        let writer = ModelContext(container)
+        for i in 0..<10 { writer.insert(Self.member("m\(i)@x", level: Int64(i))) }
+        let other = LookupOther()
+        writer.insert(other)
+        try writer.save()
+        let target = try #require(try writer.fetch(Self.byEmail("m4@x")).first)
+        let id = target.persistentModelID
+        let reader = ModelContext(container)
+        let byID = FetchDescriptor<LookupMember>(
+            predicate: #Predicate { $0.persistentModelID == id })
+        let first = try reader.fetch(byID)
+        #expect(first.map(\.level) == [4])
+        let plan = try reader.explain(byID)
+        #expect(plan.access == .identifiers && plan.candidates == 1 && plan.recordsRead == 1)
+        // Uniquing, and another context's save brought in.
+        target.level = 44
+        try writer.save()
+        let again = try reader.fetch(byID)
+        #expect(again.count == 1 && again.first === first.first && first.first?.level == 44)
+        // The constant on the left; another entity's identifier; a deleted object.
+        #expect(
+            try reader.fetch(
+                FetchDescriptor<LookupMember>(predicate: #Predicate { id == $0.persistentModelID })
+            ).map(\.level) == [44])
+        let otherID = other.persistentModelID
+        #expect(
+            try reader.fetch(
+                FetchDescriptor<LookupMember>(
+                    predicate: #Predicate { $0.persistentModelID == otherID })
+            ).isEmpty)
+        writer.delete(target)
+        try writer.save()
+        #expect(try reader.fetch(byID).isEmpty)
+        // An unsaved object's temporary identifier, and a pending delete here.
+        let pending = Self.member("new@x", level: 7)
+        reader.insert(pending)
+        let pendingID = pending.persistentModelID
+        #expect(
+            try reader.fetch(
+                FetchDescriptor<LookupMember>(
+                    predicate: #Predicate { $0.persistentModelID == pendingID })
+            ).first === pending)
+        reader.rollback()
+        let kept = try #require(try reader.fetch(Self.byEmail("m5@x")).first)
+        let keptID = kept.persistentModelID
+        reader.delete(kept)
+        #expect(
+            try reader.fetch(
+                FetchDescriptor<LookupMember>(
+                    predicate: #Predicate { $0.persistentModelID == keptID })
+            ).isEmpty)
+    }
+}
+
+/// Another entity, for identifiers that name none of ``LookupMember``'s objects.
+final class LookupOther: PersistentModel {
+    @Attribute var name = ""
+    init() {}
 }
