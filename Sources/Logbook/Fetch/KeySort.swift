@@ -97,9 +97,9 @@ enum KeySort {
     }
 
     /// Stable sort of `items` by `key`: least significant digit first, skipping digits that are
-    /// the same in every key. Digits are 11 bits below a million items (the counts stay in the
-    /// first-level cache, and a pass scatters into 2,048 places), 16 bits from there on (fewer
-    /// passes over many items).
+    /// the same in every key. Digits are 11 bits below 2^18 items (the counts stay in the
+    /// first-level cache and a pass scatters into 2,048 places: about twice as fast at 112k
+    /// items), 16 bits from there on (fewer passes pay off over many items).
     static func radixSort<Element>(_ items: inout [Element], by key: (Element) -> UInt64) {
         var all: UInt64 = 0
         var common: UInt64 = ~0
@@ -108,7 +108,7 @@ enum KeySort {
             common &= key(item)
         }
         let varying = all ^ common
-        let width: UInt64 = items.count < 1 << 20 ? 11 : 16
+        let width: UInt64 = items.count < 1 << 18 ? 11 : 16
         let mask: UInt64 = (1 << width) - 1
         var scratch = items
         var counts = [Int](repeating: 0, count: 1 << Int(width))
