@@ -1,5 +1,6 @@
 import LogStore
 @_spi(Reflection) import Swift
+import Synchronization
 
 /// How a stored field's value is held, for the encode and decode loops: the common types are
 /// read and written in place; the rest go through their accessor.
@@ -122,12 +123,22 @@ final class ModelLayout: @unchecked Sendable {
     /// ``ModelContainer`` resolves across classes).
     let entity: Entity
 
+    /// Where the anchor field (``anchor``) keeps the object's table and entry.
+    private let ownerOffset: Int
+    private let entryOffset: Int
+
     private static let cache = Locked<[ObjectIdentifier: ModelLayout]>([:])
+    /// The layout the latest lookup found, as a pointer (0: none): a lock-free first try for
+    /// the common case of one class asked for many times. Layouts stay in ``cache`` for the
+    /// life of the process, so the pointer stays valid.
+    private static let latest = Atomic<UInt>(0)
 
     private init(modelType: any PersistentModel.Type, fields: [any FieldAccessor], entity: Entity) {
         self.modelType = modelType
         self.fields = fields
         self.entity = entity
+        ownerOffset = fields[0].ownerOffset
+        entryOffset = fields[0].entryOffset
     }
 
     /// The field that holds the object's table (``FieldInfo``): the first.
@@ -136,9 +147,19 @@ final class ModelLayout: @unchecked Sendable {
     /// The table and entry of a registered instance of the class, or `nil`.
     func registration(of object: AnyObject) -> (table: ObjectTable, entry: Int32)? {
         let base = unsafeBitCast(object, to: UnsafeRawPointer.self)
-        guard let table = base.load(fromByteOffset: anchor.ownerOffset, as: ObjectTable?.self)
+        guard let table = base.load(fromByteOffset: ownerOffset, as: ObjectTable?.self)
         else { return nil }
-        return (table, base.load(fromByteOffset: anchor.entryOffset, as: Int32.self))
+        return (table, base.load(fromByteOffset: entryOffset, as: Int32.self))
+    }
+
+    /// The layout of the class `type` if the latest lookup found it, without a lock or a
+    /// conformance check; `nil` otherwise (then ask ``of(_:)``).
+    static func latest(for type: AnyObject.Type) -> ModelLayout? {
+        let bits = latest.load(ordering: .acquiring)
+        guard bits != 0 else { return nil }
+        let layout = Unmanaged<ModelLayout>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+            .takeUnretainedValue()
+        return ObjectIdentifier(layout.modelType) == ObjectIdentifier(type) ? layout : nil
     }
 
     /// The layout of `type`, reflected on first use.
@@ -146,13 +167,20 @@ final class ModelLayout: @unchecked Sendable {
     ///   reflected.
     static func of(_ type: any PersistentModel.Type) throws -> ModelLayout {
         let key = ObjectIdentifier(type)
-        if let known = cache.withLock({ $0[key] }) { return known }
-        let layout = try reflect(type)
-        return cache.withLock { cache in
-            if let known = cache[key] { return known }
-            cache[key] = layout
-            return layout
+        let layout: ModelLayout
+        if let known = cache.withLock({ $0[key] }) {
+            layout = known
+        } else {
+            let made = try reflect(type)
+            layout = cache.withLock { cache in
+                if let known = cache[key] { return known }
+                cache[key] = made
+                return made
+            }
         }
+        latest.store(
+            UInt(bitPattern: Unmanaged.passUnretained(layout).toOpaque()), ordering: .releasing)
+        return layout
     }
 
     private static func reflect(_ type: any PersistentModel.Type) throws -> ModelLayout {

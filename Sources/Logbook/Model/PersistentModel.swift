@@ -199,7 +199,9 @@ extension ModelObject {
     /// Where a registered object's state is, or `nil` (not registered, or a key-path probe).
     var registered: Registration? {
         let found: (table: ObjectTable, entry: Int32)?
-        if let managed = self as? ManagedObject {
+        if let layout = ModelLayout.latest(for: type(of: self)) {
+            found = layout.registration(of: self)
+        } else if let managed = self as? ManagedObject {
             found = managed.owner.map { ($0, managed.entry) }
         } else if let type = type(of: self) as? any PersistentModel.Type,
             let layout = try? ModelLayout.of(type)
