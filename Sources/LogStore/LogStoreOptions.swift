@@ -34,11 +34,11 @@ public struct LogStoreOptions: Sendable {
     /// key) would only add to the store's size.
     public var keyDirectoryFileMinimumKeys: Int? = 100_000
     /// The key directory file is written only while it takes at most this share of the bytes of
-    /// the segments (its tables take 12 bytes a slot, 16–24 a key: for small records it would
-    /// be a large part of the store); `nil` writes it whatever its size. Default 0.5: a store
-    /// of 40-byte records (the tables would add two thirds to it) keeps its size and opens from
-    /// hints; one of 60-byte records or more opens by mapping the file.
-    public var keyDirectoryFileMaximumShare: Double? = 0.5
+    /// the segments (its tables take 12 bytes a slot, 16–24 a key: for small records they can
+    /// be a large part of the store); `nil` (the default) writes it whatever its size. The file
+    /// is a disposable cache: it holds nothing the log does not, and deleting it loses no data
+    /// (the next open rebuilds from hints). Set a share to bound the disk the cache may take.
+    public var keyDirectoryFileMaximumShare: Double?
 
     /// Which past states compaction keeps (FORMAT.md, "History"). Called when a compaction starts,
     /// with the store, it returns the oldest sequence number whose state, and every commit after

@@ -41,10 +41,23 @@ enum ObjectWorkloads {
                             type, directory, rows, context, sizes: &sizes)
                     }
                 }
-                for name in [
-                    "size-after-load", "size-after-changes", "size-after-compact", "rss-open",
-                    "rss-anon-open",
-                ] {
+                for point in ["after-load", "after-changes", "after-compact"] {
+                    guard let data = sizes["objects-size-\(point)"] else { continue }
+                    // The files rows count the data (segments, hints; SQLite's database and
+                    // WAL); Logbook's disposable caches get their own row, and the total one.
+                    context.reporter.size(
+                        "objects-size-\(point)", logbook: data["logbook"], sqlite: data["sqlite"],
+                        note: "data files: all but keys.dir and the index sidecar")
+                    let caches = sizes["objects-caches-\(point)"]?["logbook"]
+                    context.reporter.size(
+                        "objects-caches-\(point)", logbook: caches, sqlite: nil,
+                        note: "keys.dir + logbook-indexes.sidecar, disposable caches")
+                    context.reporter.size(
+                        "objects-total-\(point)",
+                        logbook: data["logbook"].map { $0 + (caches ?? 0) },
+                        sqlite: data["sqlite"], note: "data files + caches")
+                }
+                for name in ["rss-open", "rss-anon-open"] {
                     guard let bytes = sizes["objects-\(name)"] else { continue }
                     context.reporter.size(
                         "objects-\(name)", logbook: bytes["logbook"], sqlite: bytes["sqlite"])
@@ -78,6 +91,16 @@ enum ObjectWorkloads {
         ]
     }
 
+    /// Records the data files' and the caches' bytes of the store in `directory` at `point`.
+    static func recordSizes(
+        _ point: String, _ label: String, _ directory: String,
+        _ sizes: inout [String: [String: Int64]]
+    ) {
+        let (data, caches) = ScratchDirectory.split(under: directory)
+        sizes["objects-size-\(point)", default: [:]][label] = data
+        sizes["objects-caches-\(point)", default: [:]][label] = caches
+    }
+
     /// The whole flow on one engine.
     static func run(
         _ type: any EmployeeStore.Type, _ directory: String, _ rows: [EmployeeRow],
@@ -95,8 +118,7 @@ enum ObjectWorkloads {
             "objects-insert", engine: label, operations: n, bytes: rowBytes, seconds: seconds)
         try store?.close()
         store = nil
-        sizes["objects-size-after-load", default: [:]][label] = ScratchDirectory.bytes(
-            under: directory)
+        recordSizes("after-load", label, directory, &sizes)
         let child = try ChildProcess.spawn(["open-objects", label, directory, "\(n)"])
         sizes["objects-rss-open", default: [:]][label] = child["rss"]
         sizes["objects-rss-anon-open", default: [:]][label] = child["rssAnon"]
@@ -195,8 +217,7 @@ enum ObjectWorkloads {
             note: "where designation = \(EmployeeData.batchDeletedDesignation): "
                 + type.batchDeleteSummary)
         try store.close()
-        sizes["objects-size-after-changes", default: [:]][label] = ScratchDirectory.bytes(
-            under: directory)
+        recordSizes("after-changes", label, directory, &sizes)
 
         let reopened = try type.init(directory: directory)
         var compaction: String?
@@ -210,8 +231,7 @@ enum ObjectWorkloads {
         }
         try reopened.close()
         if compaction != nil {
-            sizes["objects-size-after-compact", default: [:]][label] = ScratchDirectory.bytes(
-                under: directory)
+            recordSizes("after-compact", label, directory, &sizes)
         }
         let indexed = try type.init(directory: directory)
         if try indexed.createDesignationIndex() {

@@ -28,14 +28,30 @@ struct ScratchDirectory {
 
     /// Bytes of every regular file under `path` (their lengths, not blocks).
     static func bytes(under path: String) -> Int64 {
-        guard let walker = FileManager.default.enumerator(atPath: path) else { return 0 }
-        var total: Int64 = 0
+        let (data, caches) = split(under: path)
+        return data + caches
+    }
+
+    /// A Logbook store's disposable caches (FORMAT.md): the key directory file and the index
+    /// sidecar hold nothing the log does not, so deleting them loses no data.
+    static let cacheNames: Set<String> = ["keys.dir", "logbook-indexes.sidecar"]
+
+    /// Bytes of the regular files under `path`: the data files, and the caches
+    /// (``cacheNames``, at the top level) apart.
+    static func split(under path: String) -> (data: Int64, caches: Int64) {
+        guard let walker = FileManager.default.enumerator(atPath: path) else { return (0, 0) }
+        var data: Int64 = 0
+        var caches: Int64 = 0
         while let name = walker.nextObject() as? String {
             var info = stat()
             if lstat(path + "/" + name, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
-                total += Int64(info.st_size)
+                if cacheNames.contains(name) {
+                    caches += Int64(info.st_size)
+                } else {
+                    data += Int64(info.st_size)
+                }
             }
         }
-        return total
+        return (data, caches)
     }
 }

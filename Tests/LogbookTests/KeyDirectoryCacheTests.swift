@@ -1,0 +1,42 @@
+import Foundation
+import Logbook
+import TestSupport
+import Testing
+
+/// `keys.dir` is a disposable cache (FORMAT.md, "Key directory file"): a container of small
+/// objects writes it at a clean close even when its tables are more than half the log, and the
+/// next open maps it instead of rebuilding the index.
+@MainActor @Suite struct KeyDirectoryCacheTests {
+    @Test func aLargeContainerOfSmallObjectsWritesKeysDirAndReopensFromIt() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let count = 120_000
+        do {
+            let container = try fixture.open()
+            let context = container.mainContext
+            for i in 0..<count {
+                context.insert(Employee(name: "E\(i)", salary: Int64(i)))
+            }
+            try context.save()
+            try container.close()
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: fixture.url.path)
+        func size(_ name: String) throws -> Int {
+            try FileManager.default.attributesOfItem(atPath: fixture.url.path + "/" + name)[.size]
+                as? Int ?? 0
+        }
+        #expect(files.contains("keys.dir"))
+        let segmentBytes = try files.filter { $0.hasSuffix(".seg") }.reduce(0) { $0 + (try size($1)) }
+        // The case the old share rule (tables ≤ 0.5 × segments) refused.
+        #expect(try size("keys.dir") > segmentBytes / 2)
+
+        let reopened = try fixture.open()
+        #expect(reopened.recovery.usedKeyDirectory)
+        #expect(reopened.recovery.ignoredKeyDirectory == nil)
+        let fetched = try reopened.mainContext.fetch(
+            FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "E77777" }))
+        #expect(fetched.map(\.salary) == [77_777])
+        #expect(try reopened.mainContext.fetchCount(FetchDescriptor<Employee>()) == count)
+        try reopened.close()
+    }
+}
