@@ -116,10 +116,17 @@ struct EmployeeRecordReader {
     func primaryKeysInLogOrder() throws -> [UInt64] {
         var keys: [UInt64] = []
         keys.reserveCapacity(try store.count(in: Employee.entityName))
-        try store.forEach(in: Employee.entityName) { key, _ in
-            if key.count == 8 { keys.append(UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))) }
-        }
+        try forEachPrimaryKeyInLogOrder { keys.append($0) }
         return keys
+    }
+
+    /// Calls `body` with the primary key of every employee, in log order (see
+    /// ``primaryKeysInLogOrder()``), decoding nothing else.
+    /// - Throws: ``LogStoreError``, what `body` throws.
+    func forEachPrimaryKeyInLogOrder(_ body: (UInt64) throws -> Void) throws {
+        try store.forEach(in: Employee.entityName) { key, _ in
+            if key.count == 8 { try body(UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))) }
+        }
     }
 
     /// Calls `body` with the fields of every employee, in log order (see
