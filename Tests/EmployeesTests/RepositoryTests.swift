@@ -39,21 +39,24 @@ import Testing
     }
 
     /// Updates move records to the end of the log, out of key order (here every one but the
-    /// last comes late, after a greater key): each late record is read by key in its turn, so
-    /// every employee comes once, in ascending key order, also after more are added.
+    /// last comes late, after a greater key): each late record is given in its turn, kept from
+    /// the first pass or read by key, so every employee comes once, in ascending key order,
+    /// also after more are added.
     @Test func recordsInKeyOrderComeOnceWhateverTheLogOrder() throws {
         let (store, added) = try seeded()
         let repository = store.repository!
         for employee in added.reversed() {
             _ = try repository.update(id: employee.id, with: EmployeeChanges(salary: 7))
         }
-        var seen: [String] = []
-        try repository.forEachRecordInKeyOrder { seen.append($0.id) }
-        #expect(seen == added.map(\.id))
+        for kept in [0, 1, 100] {
+            var seen: [String] = []
+            try repository.forEachRecordInKeyOrder(keptLate: kept) { seen.append($0.id) }
+            #expect(seen == added.map(\.id), "\(kept) kept")
+        }
         let more = try DemoStory.employeesWithoutCompanies.map { try repository.add($0) }
         _ = try repository.update(id: added[1].id, with: EmployeeChanges(salary: 8))
         try repository.delete(id: more[0].id)
-        seen = []
+        var seen: [String] = []
         try repository.forEachRecordInKeyOrder { seen.append($0.id) }
         #expect(seen == (added + more.dropFirst()).map(\.id))
         #expect(try repository.all().map(\.id) == seen)

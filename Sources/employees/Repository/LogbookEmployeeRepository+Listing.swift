@@ -98,39 +98,50 @@ extension LogbookEmployeeRepository {
         }
     }
 
+    /// Late records whose fields ``forEachRecordInKeyOrder(_:)`` keeps from its first pass; the
+    /// rest are read by key (which touches index and log pages all over a large store).
+    static let keptLate = 1 << 15
+
     /// Calls `body` with the record of every employee, by increasing primary key, in two passes
     /// over the log. A store's log ascends by key but for the records that come *late*, after a
     /// greater key (a save writes its records in an order of its own, an update moves a record
-    /// to the end): the first pass finds those, reading keys only; the second decodes the others
-    /// front to back and reads each late one by key in its turn.
-    /// - Complexity: two passes over the log; memory 8 bytes a late record.
-    func forEachRecordInKeyOrder(_ body: (EmployeeRecord) throws(EmployeesError) -> Void)
-        throws(EmployeesError)
-    {
+    /// to the end): the first pass finds those, reading keys and decoding only the first
+    /// `keptLate` late records; the second decodes the others front to back and gives each
+    /// late one in its turn (read by key if it was not kept).
+    /// - Complexity: two passes over the log; memory 8 bytes a late record, and the fields of
+    ///   up to `keptLate` of them.
+    func forEachRecordInKeyOrder(
+        keptLate: Int = keptLate, _ body: (EmployeeRecord) throws(EmployeesError) -> Void
+    ) throws(EmployeesError) {
         let reader = try recordReader()
         try storeCall {
-            var late: [UInt64] = []
+            var late: [(key: UInt64, fields: EmployeeRecordReader.Fields?)] = []
             var highest: UInt64?
-            try reader.forEachPrimaryKeyInLogOrder { key in
-                if let high = highest, key < high { late.append(key) } else { highest = key }
+            try reader.forEachPrimaryKeyInLogOrder { key, decode in
+                if let high = highest, key < high {
+                    late.append((key, late.count < keptLate ? try decode() : nil))
+                } else {
+                    highest = key
+                }
             }
-            late.sort()
+            late.sort { $0.key < $1.key }
+            func give(_ late: (key: UInt64, fields: EmployeeRecordReader.Fields?)) throws {
+                if let due = try late.fields ?? reader.fields(primaryKey: late.key) {
+                    try body(try record(due))
+                }
+            }
             var next = 0
             highest = nil
             try reader.forEachInLogOrder { fields in
                 if let high = highest, fields.primaryKey < high { return }  // late
                 highest = fields.primaryKey
-                while next < late.count && late[next] < fields.primaryKey {
-                    if let due = try reader.fields(primaryKey: late[next]) {
-                        try body(try record(due))
-                    }
+                while next < late.count && late[next].key < fields.primaryKey {
+                    try give(late[next])
                     next += 1
                 }
                 try body(try record(fields))
             }
-            for key in late[next...] {
-                if let due = try reader.fields(primaryKey: key) { try body(try record(due)) }
-            }
+            for record in late[next...] { try give(record) }
         }
     }
 
