@@ -11,6 +11,8 @@ struct WalkPageRelease {
     private let segments: [Segment?]
     private var segment = -1
     private var released = 0
+    /// Where the last record read in `segment` starts.
+    private var last = 0
 
     /// A release over the segments of a walk (indexed by handle).
     init(_ segments: [Segment?]) { self.segments = segments }
@@ -21,6 +23,7 @@ struct WalkPageRelease {
     mutating func reading(_ ref: RecordRef) {
         let handle = Int(ref.segment)
         let offset = Int(ref.offset)
+        defer { last = offset }
         if handle != segment {
             finish()
             segment = handle
@@ -32,10 +35,11 @@ struct WalkPageRelease {
         }
     }
 
-    /// Releases what the walk passed in its last segment.
+    /// Releases what the walk passed in its last segment (up to the page after the start of
+    /// the last record read: a walk over a small keyspace leaves the rest of the log alone).
     mutating func finish() {
         if segment >= 0 && segment < segments.count, let passed = segments[segment] {
-            passed.releasePages(from: released, to: passed.size)
+            passed.releasePages(from: released, to: min(passed.size, last + 8192))
         }
         segment = -1
     }
