@@ -310,9 +310,9 @@ public final class LogStore: Sendable {
     }
 
     /// At a clean close, writes the key directory file if the store holds enough keys
-    /// (``LogStoreOptions/keyDirectoryFileMinimumKeys``), the file would take no more than its
-    /// share of the store (``LogStoreOptions/keyDirectoryFileMaximumShare``), and the file on disk does not already
-    /// describe this state. Returns whether a current file is there afterwards. Best effort: a
+    /// (``LogStoreOptions/keyDirectoryFileMinimumKeys``), the file would take no more than the
+    /// share of the store set by ``LogStoreOptions/keyDirectoryFileMaximumShare`` (if any), and
+    /// the file on disk does not already describe this state. Returns whether a current file is there afterwards. Best effort: a
     /// failure leaves the old file, which the next open finds stale (or extends by a scan).
     private func writeKeyDirectoryFile() -> Bool {
         guard let minimum = options.keyDirectoryFileMinimumKeys, recovery.skipped.isEmpty else {

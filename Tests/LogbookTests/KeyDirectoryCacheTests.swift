@@ -26,7 +26,9 @@ import Testing
                 as? Int ?? 0
         }
         #expect(files.contains("keys.dir"))
-        let segmentBytes = try files.filter { $0.hasSuffix(".seg") }.reduce(0) { $0 + (try size($1)) }
+        let segmentBytes = try files.filter { $0.hasSuffix(".seg") }.reduce(0) {
+            $0 + (try size($1))
+        }
         // The case the old share rule (tables ≤ 0.5 × segments) refused.
         #expect(try size("keys.dir") > segmentBytes / 2)
 

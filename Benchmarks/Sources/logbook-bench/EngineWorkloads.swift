@@ -1,3 +1,5 @@
+import Foundation
+
 /// The engine group (issue 6): LogStore against a SQLite key/value table on db_bench's
 /// workloads. 12-byte keys, 40-byte values; bulk writes in batches of `sizes.batch` records
 /// (one LogStore commit, one SQLite transaction each), buffered unless the name says sync.
@@ -33,6 +35,12 @@ enum EngineWorkloads {
         ]
     }
 
+    /// `LOGBOOK_BENCH_LOGSTORE_ONLY=1` runs the engine group's workloads (and `compact`) on
+    /// LogStore alone: for runs at sizes where SQLite's side would take most of the time (10M
+    /// keys); nothing is compared then.
+    static let logStoreOnly =
+        ProcessInfo.processInfo.environment["LOGBOOK_BENCH_LOGSTORE_ONLY"] == "1"
+
     /// Wraps a generic workload: runs it on LogStore, then SQLite, and compares what each read.
     private static func workload(
         _ name: String, _ summary: String,
@@ -47,6 +55,7 @@ enum EngineWorkloads {
             let ours = try ScratchDirectory.with(name) {
                 try body(LogStoreEngine.self, $0, context)
             }
+            guard !logStoreOnly else { return }
             let theirs = try ScratchDirectory.with(name) {
                 try body(SQLiteEngine.self, $0, context)
             }

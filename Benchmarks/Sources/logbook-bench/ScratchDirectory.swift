@@ -37,7 +37,7 @@ struct ScratchDirectory {
     static let cacheNames: Set<String> = ["keys.dir", "logbook-indexes.sidecar"]
 
     /// Bytes of the regular files under `path`: the data files, and the caches
-    /// (``cacheNames``, at the top level) apart.
+    /// (``cacheNames``, in any store directory below `path`) apart.
     static func split(under path: String) -> (data: Int64, caches: Int64) {
         guard let walker = FileManager.default.enumerator(atPath: path) else { return (0, 0) }
         var data: Int64 = 0
@@ -45,7 +45,7 @@ struct ScratchDirectory {
         while let name = walker.nextObject() as? String {
             var info = stat()
             if lstat(path + "/" + name, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
-                if cacheNames.contains(name) {
+                if cacheNames.contains(String(name.split(separator: "/").last ?? "")) {
                     caches += Int64(info.st_size)
                 } else {
                     data += Int64(info.st_size)

@@ -307,8 +307,8 @@ enum KeyDirectoryFile {
         mutating func u64() throws -> UInt64 { try bytes(8).loadLE(at: 0, as: UInt64.self) }
     }
 
-    /// Maps the table of `keyspace` from `file` copy-on-write and checks its block CRCs, then
-    /// every entry's reference against `segmentSizes` (the sizes the meta section records, by
+    /// Maps the table of `keyspace` from `file` copy-on-write and checks its block CRCs and
+    /// (in the same pass) every entry's reference against `segmentSizes` (the sizes the meta section records, by
     /// place in its list) and the count of entries against the recorded number of keys: a file
     /// whose CRCs match may still be forged, and reads trust the index to name a place inside a
     /// segment, and probes to end at an empty slot.
@@ -323,19 +323,25 @@ enum KeyDirectoryFile {
             capacity: keyspace.capacity, memory: memory,
             dropPages: { fs.releaseUnwrittenCopyOnWritePages($0, length: $1) },
             unmap: { fs.unmapCopyOnWrite($0, length: length) })
-        guard blockCRCs(table.rawBytes) == keyspace.blockCRCs else {
-            throw Unusable(
-                reason: "the table of keyspace \"\(keyspace.name.prefix(40))\" fails its checksum")
-        }
+        let failsChecksum = Unusable(
+            reason: "the table of keyspace \"\(keyspace.name.prefix(40))\" fails its checksum")
         guard !segmentSizes.isEmpty else {
+            guard blockCRCs(table.rawBytes) == keyspace.blockCRCs else { throw failsChecksum }
             throw Unusable(reason: "it lists no segments")
         }
+        // One pass over the table: each four blocks' CRCs, then their entries' references while
+        // those bytes are in the cache (a second pass over 25 MB at 1M keys cost 5 ms).
         var live = 0
+        var crcs = [UInt32](repeating: 0, count: keyspace.blockCRCs.count)
         let outside = segmentSizes.withUnsafeBufferPointer { sizes in
-            logbook_check_entries(
-                table.rawBytes.baseAddress!.assumingMemoryBound(to: UInt32.self), table.count,
-                sizes.baseAddress, UInt32(sizes.count), UInt32(FileHeader.size), &live) != 0
+            crcs.withUnsafeMutableBufferPointer { crcs in
+                logbook_crc32c_blocks_check_entries(
+                    table.rawBytes.baseAddress!.assumingMemoryBound(to: UInt32.self), table.count,
+                    blockSize, crcs.baseAddress, sizes.baseAddress, UInt32(sizes.count),
+                    UInt32(FileHeader.size), &live) != 0
+            }
         }
+        guard crcs == keyspace.blockCRCs else { throw failsChecksum }
         if let problem = referenceProblem(
             table, outside: outside, live: live, keys: keyspace.keys, segmentSizes: segmentSizes)
         {

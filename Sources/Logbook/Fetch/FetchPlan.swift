@@ -339,16 +339,44 @@ extension ModelContext {
     /// mapped log while the scan meets it; with one, the matches' bytes are kept and only the
     /// slice is built.
     func fetchObjects(_ plan: FetchPlan) throws -> [AnyObject] {
-        try fetchObjects(explaining: plan).objects
+        try fetchObjects(explaining: plan, explanationWanted: false).objects
     }
 
-    /// The objects of the plan, and how they were found.
-    func fetchObjects(explaining plan: FetchPlan) throws -> (
+    /// The objects of the plan, and how they were found (unless `explanationWanted` is false).
+    func fetchObjects(explaining plan: FetchPlan, explanationWanted: Bool = true) throws -> (
         objects: [AnyObject], explanation: FetchExplanation
     ) {
+        if let found = try uniqueLookup(plan, explaining: explanationWanted) { return found }
         // Resolved before pruning pauses: resolving may build many objects it then lets go.
         let plan = try resolved(plan)
         return try table.withPruningPaused { try buildObjects(plan) }
+    }
+
+    /// The object of stored record `record` (object `pk` of `binding`) as a fetch returns it,
+    /// with its entry: the registered one (looked for with `checkRegistry`), brought up to the
+    /// record if another context saved it since; else one decoded from the record (only
+    /// `fields`, if given; `unfetched` are the attributes left out) and registered.
+    @inline(__always)
+    func fetchedObject(
+        _ record: UnsafeRawBufferPointer, _ pk: UInt64, _ binding: EntityBinding,
+        generation: UInt64, checkRegistry: Bool = true, fields: UInt64? = nil,
+        unfetched: UInt64 = 0
+    ) throws -> (entry: Int32, object: AnyObject) {
+        if checkRegistry {
+            let known = table.lookup(binding.index, pk)
+            if known >= 0, let object = table.objects[Int(known)] {
+                refreshIfStale(known, binding, record, generation: generation)
+                return (known, object)
+            }
+        }
+        let object = binding.makeObject()
+        let version =
+            try fields.map { try binding.load(record, into: object, primaryKey: pk, only: $0) }
+            ?? binding.load(record, into: object, primaryKey: pk)
+        let e = table.add(
+            object, binding, primaryKey: pk, state: .persisted, version: version,
+            generation: generation, deferIndexing: true, unfetched: unfetched)
+        return (e, object)
     }
 
     private func buildObjects(_ plan: FetchPlan) throws -> (
@@ -365,34 +393,27 @@ extension ModelContext {
         // The objects of stored matches in scan order, each retained once while it is in the
         // cache; ordering the result then moves these references instead of touching every
         // object again.
-        var built: ContiguousArray<Unmanaged<AnyObject>> = []
+        // Held in a class so the escaping `register` appends with no runtime exclusivity check.
+        let builtObjects = BuiltObjects()
         func register(_ record: UnsafeRawBufferPointer, _ pk: UInt64) throws -> Int32 {
-            if checkRegistry {
-                let known = table.lookup(binding.index, pk)
-                if known >= 0, let object = table.objects[Int(known)] {
-                    refreshIfStale(known, binding, record, generation: generation)
-                    built.append(.passRetained(object))
-                    return known
-                }
-            }
-            let object = binding.makeObject()
-            let version =
-                try fetched.map { try binding.load(record, into: object, primaryKey: pk, only: $0) }
-                ?? binding.load(record, into: object, primaryKey: pk)
-            built.append(.passRetained(object))
-            return table.add(
-                object, binding, primaryKey: pk, state: .persisted, version: version,
-                generation: generation, deferIndexing: true, unfetched: unfetched)
+            let (e, object) = try fetchedObject(
+                record, pk, binding, generation: generation, checkRegistry: checkRegistry,
+                fields: fetched, unfetched: unfetched)
+            builtObjects.items.append(.passRetained(object))
+            return e
         }
         let buildDuringScan = plan.limit == nil && plan.offset == nil
         let result: ScanResult
         do {
             result = try buildDuringScan ? execute(plan, build: register) : execute(plan)
         } catch {
-            for object in built { object.release() }
+            for object in builtObjects.items { object.release() }
             throw error
         }
         let candidates = result.candidates
+        // Moved out so the loop below reads a plain array (the scan built them all by now).
+        let built = buildDuringScan ? builtObjects.items : []
+        if buildDuringScan { builtObjects.items = [] }
         var objects: [AnyObject] = []
         if buildDuringScan {
             // Invariant: without a limit or offset, `order` is a permutation of every
@@ -427,7 +448,7 @@ extension ModelContext {
                     objects.append(table.objects[Int(e)].unsafelyUnwrapped)
                 }
             }
-            for object in built { object.release() }
+            for object in builtObjects.items { object.release() }
         }
         if let order = plan.objectOrder {
             let keyed = zip(objects, result.order.map { candidates[$0].primaryKey })
@@ -441,4 +462,9 @@ extension ModelContext {
         explanation.results = objects.count
         return (objects, explanation)
     }
+}
+
+/// The objects a fetch built during its scan, each retained once (see `buildObjects`).
+private final class BuiltObjects {
+    @exclusivity(unchecked) var items: ContiguousArray<Unmanaged<AnyObject>> = []
 }

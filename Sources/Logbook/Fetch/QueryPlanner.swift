@@ -420,6 +420,8 @@ struct ColumnConstraints {
             }
         }
         var bytes: [UInt8] = []
+        // One allocation: a tag, the payload, a string's terminator.
+        if case .string(let text) = v { bytes.reserveCapacity(text.utf8.count + 3) }
         IndexKey.append(v, to: &bytes)
         return bytes
     }

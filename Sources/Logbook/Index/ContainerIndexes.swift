@@ -25,15 +25,18 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     private let store: LogStore
     private let lock = Locked<Void>(())
     /// Per binding index: the indexes, or `nil` while they are unavailable (see `failures`).
-    private nonisolated(unsafe) var indexes: [[OrderedIndex]?]
+    // Unchecked exclusivity: read and written under `lock` only.
+    @exclusivity(unchecked) private nonisolated(unsafe) var indexes: [[OrderedIndex]?]
     /// Why an entity's indexes are unavailable.
     private nonisolated(unsafe) var failures: [LogbookError?]
     /// Per binding index: for indexes read from the sidecar, what the checks of their chunks
     /// (each before its first use) found wrong; `nil` once settled (``settle(_:)``).
-    private nonisolated(unsafe) var checks: [LoadedChunkCheck?]
+    // Unchecked exclusivity: read and written under `lock` only.
+    @exclusivity(unchecked) private nonisolated(unsafe) var checks: [LoadedChunkCheck?]
     /// Per binding index: whether the check of its loaded chunks failed and its indexes could
     /// not be built either (its `failures` entry says why): then readers get none.
-    private nonisolated(unsafe) var unavailable: [Bool]
+    // Unchecked exclusivity: read and written under `lock` only.
+    @exclusivity(unchecked) private nonisolated(unsafe) var unavailable: [Bool]
     /// Per binding index: no stored record has a primary key above this, so a put above it
     /// replaces nothing (bulk inserts read no old records).
     private nonisolated(unsafe) var maxStoredKey: [UInt64]
@@ -44,7 +47,8 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     private nonisolated(unsafe) var unpersistable = false
     /// While ``commit(_:to:)`` runs: the store's last sequence number before its commit, so a
     /// reader can tell whether the store it sees has the commit the indexes do not have yet.
-    private nonisolated(unsafe) var sequenceBeforeCommit: UInt64?
+    // Unchecked exclusivity: read and written under `lock` only.
+    @exclusivity(unchecked) private nonisolated(unsafe) var sequenceBeforeCommit: UInt64?
     /// What opening found about the sidecar, for the explanation of a slow open, or what the
     /// check of its chunks found (checked first if they were not yet).
     var sidecarNote: String? {
