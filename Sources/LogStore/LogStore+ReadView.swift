@@ -63,7 +63,7 @@ extension LogStore {
             _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
         ) rethrows {
             try withExtendedLifetime(segments) {
-                try directory.forEachInLogOrder(bases) { _, record in
+                try directory.forEachInLogOrder(bases, releasingPagesOf: segments) { _, record in
                     try body(record.key, record.value)
                 }
             }

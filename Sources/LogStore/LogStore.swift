@@ -183,7 +183,8 @@ public final class LogStore: Sendable {
         guard let writer else { return }
         try writer.sharedSync.wait(
             for: sequence,
-            published: { segment in index.withLock { state in (state.lastSequence, segment.size) } },
+            published: { segment in index.withLock { state in (state.lastSequence, segment.size) }
+            },
             fileSystem: options.fileSystem, directory: path)
     }
 
@@ -219,7 +220,9 @@ public final class LogStore: Sendable {
     /// runs are not seen; `body` may use the store.
     /// - Throws: ``LogStoreError/closed``, or what `body` throws.
     /// - Complexity: O(keys in `keyspace`) time, and 16 bytes a key of scratch memory; no other
-    ///   keyspace is touched, and the log is read front to back.
+    ///   keyspace is touched, and the log is read front to back. The mapped pages it has passed
+    ///   are dropped from this process's memory as it goes (they stay in the page cache), so a
+    ///   walk over a large store does not keep the whole log resident.
     public func forEach(
         in keyspace: String,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
@@ -233,7 +236,9 @@ public final class LogStore: Sendable {
         }
         guard let snapshot else { return }
         try withExtendedLifetime(snapshot.segments) {
-            try snapshot.directory.forEachInLogOrder(snapshot.bases) { _, record in
+            try snapshot.directory.forEachInLogOrder(
+                snapshot.bases, releasingPagesOf: snapshot.segments
+            ) { _, record in
                 try body(record.key, record.value)
             }
         }

@@ -38,22 +38,29 @@ import Testing
         #expect(try window.rows(0..<1).first?.company == acme)
     }
 
-    /// Records met before their turn wait for it; past the limit of waiting ones, the rest are
-    /// read by key. Either way every employee comes once, in ascending key order.
+    /// Updates move records to the end of the log, out of key order (here every one but the
+    /// last comes late, after a greater key): each late record is given in its turn, kept from
+    /// the first pass or read by key, so every employee comes once, in ascending key order,
+    /// also after more are added.
     @Test func recordsInKeyOrderComeOnceWhateverTheLogOrder() throws {
         let (store, added) = try seeded()
         let repository = store.repository!
         for employee in added.reversed() {
             _ = try repository.update(id: employee.id, with: EmployeeChanges(salary: 7))
         }
-        let keys = added.compactMap { PersistentIdentifier($0.id)?.primaryKey }
-        for limit in [0, 1, 100] {
+        for kept in [0, 1, 100] {
             var seen: [String] = []
-            try repository.forEachRecord(inKeyOrder: keys, maximumWaiting: limit) {
-                seen.append($0.id)
-            }
-            #expect(seen == added.map(\.id), "limit \(limit)")
+            try repository.forEachRecordInKeyOrder(keptLate: kept) { seen.append($0.id) }
+            #expect(seen == added.map(\.id), "\(kept) kept")
         }
+        let more = try DemoStory.employeesWithoutCompanies.map { try repository.add($0) }
+        _ = try repository.update(id: added[1].id, with: EmployeeChanges(salary: 8))
+        try repository.delete(id: more[0].id)
+        var seen: [String] = []
+        try repository.forEachRecordInKeyOrder { seen.append($0.id) }
+        #expect(seen == (added + more.dropFirst()).map(\.id))
+        #expect(try repository.all().map(\.id) == seen)
+        #expect(try repository.all().map(\.salary) == [7, 8, 7] + more.dropFirst().map(\.salary))
     }
 
     @Test func filterAndSort() throws {

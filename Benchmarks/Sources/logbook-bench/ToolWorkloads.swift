@@ -6,8 +6,9 @@ import Foundation
 /// database by `.import --csv` of the same rows into a table with the same columns and an
 /// index on designation (the schema's indexed attribute); those two runs are the import pair.
 /// Outputs go to `/dev/null`. With `--quick` the pairs also run once more with their outputs
-/// kept, and both must list the same rows (`employees` as `--json`). Last, `logbook compact`
-/// against `VACUUM`.
+/// kept, and both must list the same rows (`employees` as `--json`). Then the `employees`
+/// screen on a pseudo-terminal (``ToolScreen``: first frame, one Page Down; Logbook only).
+/// Last, `logbook compact` against `VACUUM`.
 enum ToolWorkloads {
     static var all: [Workload] {
         [
@@ -38,7 +39,8 @@ enum ToolWorkloads {
         try ScratchDirectory.with("tools") { directory in
             let jsonl = directory + "/rows.jsonl"
             let csv = directory + "/rows.csv"
-            try writeRows(EmployeeData.generate(count: n), jsonl: jsonl, csv: csv)
+            let rows = EmployeeData.generate(count: n)
+            try writeRows(rows, jsonl: jsonl, csv: csv)
             let store = directory + "/store"
             let database = directory + "/store.db"
             let importers = (
@@ -78,6 +80,17 @@ enum ToolWorkloads {
                 try context.expect(
                     "tools-stats", "logbook", "Employee count", text.contains("\"objects\":\(n)}"),
                     equals: true)
+            }
+            if n > 11 {
+                let screen = try ToolScreen.run(
+                    paths.employees, store: store, rows: rows, home: directory)
+                context.reporter.timing(
+                    "tools-screen-first-frame", engine: "logbook", operations: 1, bytes: 0,
+                    seconds: screen.firstFrame,
+                    note: "peak RSS \(screen.peakBytes >> 20) MB of the session")
+                context.reporter.timing(
+                    "tools-screen-page-down", engine: "logbook", operations: 1, bytes: 0,
+                    seconds: screen.pageDown)
             }
             // Last, as it rewrites both: compaction against VACUUM (both rewrite every live row).
             let compacted = (

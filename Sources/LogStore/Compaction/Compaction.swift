@@ -148,9 +148,17 @@ extension LogStore {
         into output: CompactionOutput, moves: inout [Move]
     ) throws {
         var handles = [Bool](repeating: false, count: bases.count)
-        for input in inputs { handles[Int(input.handle)] = true }
+        var byHandle = [Segment?](repeating: nil, count: bases.count)
+        for input in inputs {
+            handles[Int(input.handle)] = true
+            byHandle[Int(input.handle)] = input
+        }
         for (keyspace, directory) in directories.enumerated() where directory.count > 0 {
+            // The inputs' pages copied so far leave memory as the copy goes.
+            var release = WalkPageRelease(byHandle)
+            defer { release.finish() }
             for ref in directory.liveRecords(inSegments: handles) {
+                release.reading(ref)
                 let record = StoredRecord(bases, ref)
                 let (file, offset) = try output.append(
                     UnsafeRawBufferPointer(

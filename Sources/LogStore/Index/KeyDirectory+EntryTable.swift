@@ -13,17 +13,39 @@ extension KeyDirectory {
         private let bytes: Int
         /// Set for a table mapped from a key directory file: how to let its memory go.
         private let unmap: ((UnsafeMutableRawPointer) -> Void)?
+        /// Set for a mapped table: drops pages from memory (`madvise(MADV_DONTNEED)`).
+        private let dropPages: ((UnsafeMutableRawPointer, Int) -> Void)?
+        /// Whether the table is a key directory file's mapping that nothing has written since:
+        /// its pages may then be dropped from memory, and come back from the file when touched.
+        /// (A write makes a page this process's own; dropping it would lose the write.)
+        /// Invariant: cleared (by ``noteWritten()``) before any entry of a mapped table changes.
+        private(set) var isUnwrittenMapping: Bool
 
-        /// A table of `capacity` entries already in `memory` (a key directory file's, mapped copy-on-write),
-        /// which `unmap` releases when the table goes.
+        /// A table of `capacity` entries already in `memory` (a key directory file's, mapped
+        /// copy-on-write), which `unmap` releases when the table goes, and whose pages
+        /// `dropPages(start, length)` drops from memory.
         init(
             capacity: Int, memory: UnsafeMutableRawPointer,
+            dropPages: @escaping (UnsafeMutableRawPointer, Int) -> Void,
             unmap: @escaping (UnsafeMutableRawPointer) -> Void
         ) {
             count = capacity
             bytes = capacity * MemoryLayout<Entry>.stride
             entries = memory.bindMemory(to: Entry.self, capacity: capacity)
             self.unmap = unmap
+            self.dropPages = dropPages
+            isUnwrittenMapping = true
+        }
+
+        /// Called before an entry changes in place.
+        @inline(__always) func noteWritten() { isUnwrittenMapping = false }
+
+        /// Drops the whole pages below slot `slot` from memory if the table is an unwritten
+        /// mapping (a walk over the table keeps only what it is reading); otherwise nothing.
+        func releasePages(below slot: Int) {
+            guard isUnwrittenMapping, let dropPages else { return }
+            let length = (min(slot, count) * MemoryLayout<Entry>.stride) & ~4095
+            if length > 0 { dropPages(UnsafeMutableRawPointer(entries), length) }
         }
 
         /// The table's bytes (for writing it to a key directory file).
@@ -33,6 +55,8 @@ extension KeyDirectory {
 
         init(capacity: Int) {
             unmap = nil
+            dropPages = nil
+            isUnwrittenMapping = false
             count = capacity
             bytes = capacity * MemoryLayout<Entry>.stride
             var raw: UnsafeMutableRawPointer?

@@ -228,6 +228,7 @@ struct KeyDirectory {
     /// Copy-on-write: a snapshot taken for iteration keeps the table it copied.
     private mutating func makeUnique() {
         if !isKnownUniquelyReferenced(&table) { table = table.copy() }
+        table.noteWritten()
     }
 
 }

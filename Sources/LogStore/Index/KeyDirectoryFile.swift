@@ -319,9 +319,10 @@ enum KeyDirectoryFile {
         let length = keyspace.capacity * MemoryLayout<KeyDirectory.Entry>.stride
         let memory = try fs.mapCopyOnWrite(
             file, offset: Int64(keyspace.tableOffset), length: length)
-        let table = KeyDirectory.EntryTable(capacity: keyspace.capacity, memory: memory) {
-            fs.unmapCopyOnWrite($0, length: length)
-        }
+        let table = KeyDirectory.EntryTable(
+            capacity: keyspace.capacity, memory: memory,
+            dropPages: { fs.releaseUnwrittenCopyOnWritePages($0, length: $1) },
+            unmap: { fs.unmapCopyOnWrite($0, length: length) })
         let failsChecksum = Unusable(
             reason: "the table of keyspace \"\(keyspace.name.prefix(40))\" fails its checksum")
         guard !segmentSizes.isEmpty else {

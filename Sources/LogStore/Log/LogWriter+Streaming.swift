@@ -76,6 +76,10 @@ extension LogWriter {
             // by this writer, which defined every keyspace they use.
             var scanner = SegmentScanner(
                 bytes: UnsafeRawBufferPointer(start: segment.base, count: end))
+            // A bulk load's commit is as large as the store: its pages leave memory as they are
+            // indexed, not at the end.
+            scanner.releaseStride = 4 << 20
+            scanner.releasePages = { segment.releasePages(from: $0, to: $1) }
             state.applyCommit(&scanner, start: start, end: end, segment: segment)
             state.lastSequence = sequence
             segment.size = end

@@ -42,8 +42,8 @@ struct SegmentScanner {
     /// a large segment can drop those pages from memory (``Segment/releasePages(from:to:)``).
     var releasePages: ((Int, Int) -> Void)?
     private var releasedUpTo = 0
-
-    static let releaseStride = 32 << 20
+    /// Bytes checked between two calls of ``releasePages``.
+    var releaseStride = 32 << 20
 
     /// `bytes` is a whole segment, its header already checked; `keyspaces` are the numbers the
     /// segments before it defined.
@@ -117,7 +117,7 @@ struct SegmentScanner {
 
     /// Offers the checked bytes before `offset` for release once a stride has passed.
     mutating func releaseBehind(_ offset: Int) {
-        guard let releasePages, offset - releasedUpTo >= Self.releaseStride else { return }
+        guard let releasePages, offset - releasedUpTo >= releaseStride else { return }
         releasePages(releasedUpTo, offset)
         releasedUpTo = offset
     }

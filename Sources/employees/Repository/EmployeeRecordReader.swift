@@ -116,10 +116,22 @@ struct EmployeeRecordReader {
     func primaryKeysInLogOrder() throws -> [UInt64] {
         var keys: [UInt64] = []
         keys.reserveCapacity(try store.count(in: Employee.entityName))
-        try store.forEach(in: Employee.entityName) { key, _ in
-            if key.count == 8 { keys.append(UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))) }
-        }
+        try forEachPrimaryKeyInLogOrder { key, _ in keys.append(key) }
         return keys
+    }
+
+    /// Calls `body` with the primary key of every employee, in log order (see
+    /// ``primaryKeysInLogOrder()``), and a function that decodes its fields (during the call).
+    /// - Throws: ``LogStoreError``, what `body` throws.
+    func forEachPrimaryKeyInLogOrder(_ body: (UInt64, () throws -> Fields) throws -> Void)
+        throws
+    {
+        try store.forEach(in: Employee.entityName) { key, value in
+            guard key.count == 8 else { return }
+            try body(UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))) {
+                try fields(key: key, value: value)
+            }
+        }
     }
 
     /// Calls `body` with the fields of every employee, in log order (see

@@ -1,16 +1,15 @@
 import Logbook
 
-/// Listing without holding the employees: a query becomes the primary keys of its matches, in
-/// order, and the employees are then decoded from their records (``EmployeeRecordReader``),
-/// never built as objects. A query with no filter, sort or company takes its keys from the
-/// store's key directory, and the records are read front to back in the log, in one pass (see
-/// ``LogbookEmployeeRepository/forEachRecord(inKeyOrder:_:)``). Otherwise its keys come from
-/// one predicate fetch of identifiers (which builds no objects), and each employee is read by
-/// its key.
+/// Listing without holding the employees: the employees are decoded from their records
+/// (``EmployeeRecordReader``), never built as objects. A query with no filter, sort or company
+/// reads every record front to back in the log, holding no keys (see
+/// ``LogbookEmployeeRepository/forEachRecordInKeyOrder(_:)``). Otherwise a query becomes the
+/// primary keys of its matches, in order, from one predicate fetch of identifiers (which builds
+/// no objects), and each employee is read by its key.
 ///
 /// - Complexity: one pass over the Employee records to find the matches (sorting them if asked),
-///   then one store read per match (or one pass in log order). Memory: 8 bytes per match for
-///   the keys, plus one batch.
+///   then one store read per match (or a second pass in log order). Memory: 8 bytes per match
+///   for the keys (per late record for every employee), plus one batch.
 extension LogbookEmployeeRepository {
     /// Employees read per batch.
     static let batchSize = 256
@@ -19,6 +18,12 @@ extension LogbookEmployeeRepository {
         _ query: EmployeeQuery, counted: (Int) -> Void,
         _ body: (EmployeeRecord) throws(EmployeesError) -> Void
     ) throws(EmployeesError) {
+        if query.filter == nil && query.company == nil && query.sortKey == nil
+            && !query.descending
+        {
+            counted(try storeCall { try container.store.count(in: Employee.entityName) })
+            return try forEachRecordInKeyOrder(body)
+        }
         let matches = try self.matches(query)
         counted(matches.keys.count)
         try matches.forEach(in: self, body)
@@ -46,7 +51,7 @@ extension LogbookEmployeeRepository {
                 keys = try recordReader().primaryKeysInLogOrder()
                 if !keys.isSorted { keys.sort() }
                 if query.descending { keys.reverse() }
-                return EmployeeMatches(keys: keys, isEveryEmployee: !query.descending)
+                return EmployeeMatches(keys: keys)
             }
             if let company,
                 let byCompany = try keysOfEmployees(of: company, filter: parsed?.text, sort: sort)
@@ -93,46 +98,50 @@ extension LogbookEmployeeRepository {
         }
     }
 
-    /// Calls `body` with the record of every employee with a key in `keys` (which must be every
-    /// Employee key, ascending), in that order. The records are read front to back in log
-    /// order; one met before its turn (a store's log ascends by key but for records rewritten
-    /// by updates, or saved by one commit in another order) waits in memory until its turn. Past
-    /// `maximumWaiting` waiting records the walk stops, and the rest are read by key.
-    /// - Complexity: one pass over the log, memory for at most `maximumWaiting` records.
-    func forEachRecord(
-        inKeyOrder keys: [UInt64], maximumWaiting: Int = 32_768,
-        _ body: (EmployeeRecord) throws(EmployeesError) -> Void
+    /// Late records whose fields ``forEachRecordInKeyOrder(_:)`` keeps from its first pass; the
+    /// rest are read by key (which touches index and log pages all over a large store).
+    static let keptLate = 1 << 15
+
+    /// Calls `body` with the record of every employee, by increasing primary key, in two passes
+    /// over the log. A store's log ascends by key but for the records that come *late*, after a
+    /// greater key (a save writes its records in an order of its own, an update moves a record
+    /// to the end): the first pass finds those, reading keys and decoding only the first
+    /// `keptLate` late records; the second decodes the others front to back and gives each
+    /// late one in its turn (read by key if it was not kept).
+    /// - Complexity: two passes over the log; memory 8 bytes a late record, and the fields of
+    ///   up to `keptLate` of them.
+    func forEachRecordInKeyOrder(
+        keptLate: Int = keptLate, _ body: (EmployeeRecord) throws(EmployeesError) -> Void
     ) throws(EmployeesError) {
         let reader = try recordReader()
-        var next = 0
-        var waiting: [UInt64: EmployeeRecordReader.Fields] = [:]
-        struct TooManyWaiting: Error {}
         try storeCall {
-            do {
-                try reader.forEachInLogOrder { fields in
-                    guard next < keys.count else { return }
-                    if fields.primaryKey != keys[next] {
-                        guard waiting.count < maximumWaiting else { throw TooManyWaiting() }
-                        if fields.primaryKey > keys[next] { waiting[fields.primaryKey] = fields }
-                        return
-                    }
-                    try body(try record(fields))
-                    next += 1
-                    while !waiting.isEmpty, next < keys.count,
-                        let due = waiting.removeValue(forKey: keys[next])
-                    {
-                        try body(try record(due))
-                        next += 1
-                    }
-                }
-            } catch is TooManyWaiting {}
-            for key in keys[next...] {
-                if let fields = try waiting.removeValue(forKey: key)
-                    ?? reader.fields(primaryKey: key)
-                {
-                    try body(try record(fields))
+            var late: [(key: UInt64, fields: EmployeeRecordReader.Fields?)] = []
+            var highest: UInt64?
+            try reader.forEachPrimaryKeyInLogOrder { key, decode in
+                if let high = highest, key < high {
+                    late.append((key, late.count < keptLate ? try decode() : nil))
+                } else {
+                    highest = key
                 }
             }
+            late.sort { $0.key < $1.key }
+            func give(_ late: (key: UInt64, fields: EmployeeRecordReader.Fields?)) throws {
+                if let due = try late.fields ?? reader.fields(primaryKey: late.key) {
+                    try body(try record(due))
+                }
+            }
+            var next = 0
+            highest = nil
+            try reader.forEachInLogOrder { fields in
+                if let high = highest, fields.primaryKey < high { return }  // late
+                highest = fields.primaryKey
+                while next < late.count && late[next].key < fields.primaryKey {
+                    try give(late[next])
+                    next += 1
+                }
+                try body(try record(fields))
+            }
+            for record in late[next...] { try give(record) }
         }
     }
 
@@ -166,18 +175,12 @@ extension LogbookEmployeeRepository {
 struct EmployeeMatches {
     var keys: [UInt64]
     var company: Company?
-    /// Whether `keys` are every employee's, ascending (so the records can be read front to back
-    /// in the log, see ``LogbookEmployeeRepository/forEachRecord(inKeyOrder:_:)``).
-    var isEveryEmployee = false
 
     /// Calls `body` with each match's record, reading `repository` a batch at a time.
     func forEach(
         in repository: LogbookEmployeeRepository,
         _ body: (EmployeeRecord) throws(EmployeesError) -> Void
     ) throws(EmployeesError) {
-        if isEveryEmployee && company == nil {
-            return try repository.forEachRecord(inKeyOrder: keys, body)
-        }
         let link = company.map { repository.link($0) }
         var start = 0
         while start < keys.count {
