@@ -18,13 +18,18 @@ import Testing
         FetchDescriptor<LookupMember>(predicate: #Predicate { $0.email == email })
     }
 
+    /// Members `m0@x` … with levels 0 …, inserted into `context` and saved.
+    static func saveMembers(_ count: Int, in context: ModelContext) throws {
+        for i in 0..<count { context.insert(member("m\(i)@x", level: Int64(i))) }
+        try context.save()
+    }
+
     @Test func followsOtherContextsSaves() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try fixture.open([LookupMember.self])
         let writer = ModelContext(container)
-        for i in 0..<20 { writer.insert(Self.member("m\(i)@x", level: Int64(i))) }
-        try writer.save()
+        try Self.saveMembers(20, in: writer)
 
         let reader = ModelContext(container)
         let first = try #require(try reader.fetch(Self.byEmail("m3@x")).first)
@@ -61,8 +66,7 @@ import Testing
         defer { fixture.remove() }
         let container = try fixture.open([LookupMember.self])
         let writer = ModelContext(container)
-        for i in 0..<10 { writer.insert(Self.member("m\(i)@x", level: Int64(i))) }
-        try writer.save()
+        try Self.saveMembers(10, in: writer)
         let context = ModelContext(container)
         var descriptor = Self.byEmail("m5@x")
         descriptor.fetchLimit = 0
@@ -91,8 +95,7 @@ import Testing
         defer { fixture.remove() }
         let container = try fixture.open([LookupMember.self])
         let context = ModelContext(container)
-        for i in 0..<10 { context.insert(Self.member("m\(i)@x", level: Int64(i))) }
-        try context.save()
+        try Self.saveMembers(10, in: context)
         let object = try #require(try context.fetch(Self.byEmail("m1@x")).first)
         object.email = "renamed@x"
         // Taking part: the unsaved value decides.
@@ -117,8 +120,7 @@ import Testing
         defer { fixture.remove() }
         let container = try fixture.open([LookupMember.self])
         let context = ModelContext(container)
-        for i in 0..<10 { context.insert(Self.member("m\(i)@x", level: Int64(i))) }
-        try context.save()
+        try Self.saveMembers(10, in: context)
         let hit = try context.explain(Self.byEmail("m7@x"))
         #expect(hit.access == .index && hit.indexes == ["LookupMember(email)"])
         #expect(hit.candidates == 1 && hit.recordsRead == 1 && hit.results == 1, "\(hit)")
@@ -126,4 +128,66 @@ import Testing
         #expect(miss.access == .index && miss.indexes == ["LookupMember(email)"])
         #expect(miss.candidates == 0 && miss.recordsRead == 0 && miss.results == 0, "\(miss)")
     }
+
+    @Test func byIdentifierAnswersAsTheGeneralFetch() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open([LookupMember.self, LookupOther.self])
+        let writer = ModelContext(container)
+        let other = LookupOther()
+        writer.insert(other)
+        try Self.saveMembers(10, in: writer)
+        let target = try #require(try writer.fetch(Self.byEmail("m4@x")).first)
+        let id = target.persistentModelID
+        let reader = ModelContext(container)
+        let byID = FetchDescriptor<LookupMember>(
+            predicate: #Predicate { $0.persistentModelID == id })
+        let first = try reader.fetch(byID)
+        #expect(first.map(\.level) == [4])
+        let plan = try reader.explain(byID)
+        #expect(plan.access == .identifiers && plan.candidates == 1 && plan.recordsRead == 1)
+        // Uniquing, and another context's save brought in.
+        target.level = 44
+        try writer.save()
+        let again = try reader.fetch(byID)
+        #expect(again.count == 1 && again.first === first.first && first.first?.level == 44)
+        // The constant on the left; another entity's identifier; a deleted object.
+        #expect(
+            try reader.fetch(
+                FetchDescriptor<LookupMember>(predicate: #Predicate { id == $0.persistentModelID })
+            ).map(\.level) == [44])
+        let otherID = other.persistentModelID
+        #expect(
+            try reader.fetch(
+                FetchDescriptor<LookupMember>(
+                    predicate: #Predicate { $0.persistentModelID == otherID })
+            ).isEmpty)
+        writer.delete(target)
+        try writer.save()
+        #expect(try reader.fetch(byID).isEmpty)
+        // An unsaved object's temporary identifier, and a pending delete here.
+        let pending = Self.member("new@x", level: 7)
+        reader.insert(pending)
+        let pendingID = pending.persistentModelID
+        #expect(
+            try reader.fetch(
+                FetchDescriptor<LookupMember>(
+                    predicate: #Predicate { $0.persistentModelID == pendingID })
+            ).first === pending)
+        reader.rollback()
+        let kept = try #require(try reader.fetch(Self.byEmail("m5@x")).first)
+        let keptID = kept.persistentModelID
+        reader.delete(kept)
+        #expect(
+            try reader.fetch(
+                FetchDescriptor<LookupMember>(
+                    predicate: #Predicate { $0.persistentModelID == keptID })
+            ).isEmpty)
+    }
+}
+
+/// Another entity, for identifiers that name none of ``LookupMember``'s objects.
+final class LookupOther: PersistentModel {
+    @Attribute var name = ""
+    init() {}
 }

@@ -30,6 +30,50 @@ final class CompiledFilter {
     private let constants: UnsafeMutableRawBufferPointer
     private let generals: [FilterNode]
     private let root: Int
+    /// Set when the whole filter is one string (in)equality leaf: a scan tests it on the
+    /// record's bytes before it locates the other fields (``RecordScan``).
+    let leaf: Leaf?
+
+    /// What a ``Leaf`` test on one record's bytes decided.
+    enum Outcome { case fails, holds, undecided }
+
+    /// A filter that is one `attribute == constant` (or `!=`) on a string: its answer from the
+    /// record's bytes, exactly as ``evaluate(_:)`` gives it, or `undecided` where only the
+    /// general leaf (which compares canonically equal strings) can answer.
+    struct Leaf {
+        let attribute: Int
+        let constant: UnsafeRawPointer
+        let count: Int
+        let ascii: Bool
+        let negate: Bool
+
+        /// The test on the value at `offset` of `buffer` (-1: `null`).
+        @inline(__always)
+        func test(_ buffer: UnsafeRawBufferPointer, at offset: Int) -> Outcome {
+            if offset < 0 { return negate ? .holds : .fails }
+            guard let stored = RecordFilterValues.lengthPrefixed(buffer, at: offset) else {
+                return .undecided
+            }
+            if stored.count == count
+                && CompiledFilter.equalBytes(constant, stored.baseAddress, count)
+            {
+                return negate ? .fails : .holds
+            }
+            // An ASCII constant and a value whose first byte is another ASCII character differ:
+            // that byte starts the value's normalized form too (nothing reorders before a
+            // starter, and what it composes into is not ASCII).
+            if ascii && count > 0 && stored.count > 0 {
+                let first = stored.load(as: UInt8.self)
+                if first < 0x80 && first != constant.load(as: UInt8.self) {
+                    return negate ? .holds : .fails
+                }
+            }
+            if ascii && CompiledFilter.isASCII(stored, within: buffer) {
+                return negate ? .holds : .fails
+            }
+            return .undecided
+        }
+    }
 
     init(_ filter: FilterNode, types: [AttributeType]) {
         var builder = Builder(types: types)
@@ -39,6 +83,16 @@ final class CompiledFilter {
         constants = .allocate(byteCount: max(builder.constants.count, 1), alignment: 1)
         constants.copyBytes(from: builder.constants)
         generals = builder.generals
+        if case .stringEquals(let index, let start, let count, let ascii, let negate, _) =
+            nodes[root]
+        {
+            leaf = Leaf(
+                attribute: Int(index),
+                constant: UnsafeRawPointer(constants.baseAddress!) + Int(start),
+                count: Int(count), ascii: ascii, negate: negate)
+        } else {
+            leaf = nil
+        }
     }
 
     deinit {
@@ -98,7 +152,7 @@ final class CompiledFilter {
     /// Whether `count` bytes at `a` and `b` are equal: 8 bytes a step for short constants
     /// (attribute values are short), `memcmp` for long ones.
     @inline(__always)
-    private static func equalBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer?, _ count: Int)
+    fileprivate static func equalBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer?, _ count: Int)
         -> Bool
     {
         guard count > 0, let b else { return true }
@@ -125,7 +179,7 @@ final class CompiledFilter {
 
     /// Whether every byte is below 0x80, eight at a time (a scan tests every record's string).
     @inline(__always)
-    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    fileprivate static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let count = bytes.count
         var i = 0
@@ -140,6 +194,29 @@ final class CompiledFilter {
             i += 1
         }
         return true
+    }
+
+    /// As ``isASCII(_:)`` for bytes inside `buffer`: a tail under eight bytes is tested with one
+    /// load that ends where they end, when that load stays inside `buffer`.
+    @inline(__always)
+    fileprivate static func isASCII(
+        _ bytes: UnsafeRawBufferPointer, within buffer: UnsafeRawBufferPointer
+    ) -> Bool {
+        guard let base = bytes.baseAddress, let start = buffer.baseAddress else { return true }
+        let count = bytes.count
+        var i = 0
+        while i + 8 <= count {
+            if base.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
+                return false
+            }
+            i += 8
+        }
+        let tail = count - i
+        if tail == 0 { return true }
+        guard base + count - 8 >= start else { return isASCII(bytes) }
+        // The last eight bytes ending at the string's end; its tail is their highest bytes.
+        let word = UInt64(littleEndian: (base + count - 8).loadUnaligned(as: UInt64.self))
+        return word >> UInt64(8 * (8 - tail)) & 0x8080_8080_8080_8080 >> UInt64(8 * (8 - tail)) == 0
     }
 
     /// Whether the located record satisfies the filter.

@@ -393,12 +393,13 @@ extension ModelContext {
         // The objects of stored matches in scan order, each retained once while it is in the
         // cache; ordering the result then moves these references instead of touching every
         // object again.
-        var built: ContiguousArray<Unmanaged<AnyObject>> = []
+        // Held in a class so the escaping `register` appends with no runtime exclusivity check.
+        let builtObjects = BuiltObjects()
         func register(_ record: UnsafeRawBufferPointer, _ pk: UInt64) throws -> Int32 {
             let (e, object) = try fetchedObject(
                 record, pk, binding, generation: generation, checkRegistry: checkRegistry,
                 fields: fetched, unfetched: unfetched)
-            built.append(.passRetained(object))
+            builtObjects.items.append(.passRetained(object))
             return e
         }
         let buildDuringScan = plan.limit == nil && plan.offset == nil
@@ -406,10 +407,13 @@ extension ModelContext {
         do {
             result = try buildDuringScan ? execute(plan, build: register) : execute(plan)
         } catch {
-            for object in built { object.release() }
+            for object in builtObjects.items { object.release() }
             throw error
         }
         let candidates = result.candidates
+        // Moved out so the loop below reads a plain array (the scan built them all by now).
+        let built = buildDuringScan ? builtObjects.items : []
+        if buildDuringScan { builtObjects.items = [] }
         var objects: [AnyObject] = []
         if buildDuringScan {
             // Invariant: without a limit or offset, `order` is a permutation of every
@@ -444,7 +448,7 @@ extension ModelContext {
                     objects.append(table.objects[Int(e)].unsafelyUnwrapped)
                 }
             }
-            for object in built { object.release() }
+            for object in builtObjects.items { object.release() }
         }
         if let order = plan.objectOrder {
             let keyed = zip(objects, result.order.map { candidates[$0].primaryKey })
@@ -458,4 +462,9 @@ extension ModelContext {
         explanation.results = objects.count
         return (objects, explanation)
     }
+}
+
+/// The objects a fetch built during its scan, each retained once (see `buildObjects`).
+private final class BuiltObjects {
+    @exclusivity(unchecked) var items: ContiguousArray<Unmanaged<AnyObject>> = []
 }

@@ -26,6 +26,13 @@ final class RecordScan {
     private let scratchObject: AnyObject?
     private let filter: FilterNode?
     private let compiled: CompiledFilter?
+    /// The compiled filter's single leaf, if it is one, and how many fields locating it takes.
+    private let leaf: CompiledFilter.Leaf?
+    private let leafLocateCount: Int
+    /// When the leaf's field and every field before it are required: how to step over those
+    /// before it, so the scan finds the leaf's value without ``RecordCodec/locate``.
+    private let leafSkips: UnsafeMutableBufferPointer<RecordCodec.ScanLayout.Skip>
+    private let leafDirect: Bool
     private let needsValues: Bool
     private let needed: [Bool]?
     /// Fields located in each record: every one up to the last the filter or sort reads.
@@ -78,14 +85,24 @@ final class RecordScan {
         sortCount = plan.sortKeys.count
         sortAttributes = .allocate(capacity: max(sortCount, 1))
         _ = sortAttributes.initialize(from: plan.sortKeys.map(\.attribute))
-        compiled = filter.map { CompiledFilter($0, types: entity.attributes.map(\.type)) }
         scanLayout = plan.binding.codec.makeScanLayout()
+        compiled = filter.map { CompiledFilter($0, types: entity.attributes.map(\.type)) }
+        leaf = compiled?.leaf
+        leafLocateCount = (leaf?.attribute ?? -1) + 1
+        leafSkips = .allocate(capacity: max(leafLocateCount, 1))
+        let layout = scanLayout
+        leafDirect =
+            leaf != nil && (0..<leafLocateCount).allSatisfy { layout.optionalSlot[$0] < 0 }
+        for f in 0..<leafLocateCount {
+            (leafSkips.baseAddress! + f).initialize(to: layout.skips[f])
+        }
     }
 
     deinit {
         offsets.deallocate()
         types.deallocate()
         sortAttributes.deallocate()
+        leafSkips.deallocate()
         scanLayout.deallocate()
     }
 
@@ -112,16 +129,74 @@ final class RecordScan {
         if needsValues {
             if let scratchObject {
                 guard try matchesObject(value, pk, scratchObject) else { return }
-            } else if RecordCodec.locate(value, offsets, count: locateCount, layout: scanLayout) {
+            } else {
+                // A one-leaf filter is tested on the record's bytes first, with only the fields
+                // up to its own located: most records of a scan fail it.
+                var decided = false
+                if let leaf {
+                    let at = leafDirect ? leafValueOffset(value) : -1
+                    if at >= 0 {
+                        switch leaf.test(value, at: at) {
+                        case .fails: return
+                        case .holds: decided = true
+                        case .undecided: break
+                        }
+                    }
+                }
+                if !RecordCodec.locate(value, offsets, count: locateCount, layout: scanLayout) {
+                    guard try matchesDecoded(value, pk) else { return }
+                    return try keep(value, pk)
+                }
                 let record = RecordFilterValues(
                     buffer: value, offsets: offsets, types: UnsafeBufferPointer(types),
                     primaryKey: pk)
-                if let compiled, !(try compiled.evaluate(record)) { return }
+                if !decided, let compiled, !(try compiled.evaluate(record)) { return }
                 for k in 0..<sortCount { keys.append(record.value(at: sortAttributes[k])) }
-            } else {
-                guard try matchesDecoded(value, pk) else { return }
             }
         }
+        try keep(value, pk)
+    }
+
+    /// Where the leaf's (required) value starts in a record of the current layout, found by
+    /// stepping over the fields before it; -1 for any other record (``RecordCodec/locate``
+    /// and the full decode then answer, and report damage).
+    @inline(__always)
+    private func leafValueOffset(_ value: UnsafeRawBufferPointer) -> Int {
+        guard let base = value.baseAddress, value.count > 0 else { return -1 }
+        let end = value.count
+        let first = base.load(as: UInt8.self)
+        guard first < 0x80, scanLayout.hasCurrentLayout(UInt64(first)) else { return -1 }
+        var i = 1
+        @inline(__always) func skipVarint() -> Bool {
+            let limit = min(end, i + 10)
+            while i < limit {
+                let byte = base.load(fromByteOffset: i, as: UInt8.self)
+                i += 1
+                if byte < 0x80 { return true }
+            }
+            return false
+        }
+        guard skipVarint() else { return -1 }  // the object version
+        i += scanLayout.bitmapBytes
+        for f in 0..<leafLocateCount - 1 {
+            guard i < end else { return -1 }
+            switch leafSkips[f] {
+            case .lengthPrefixed:
+                let length = Int(base.load(fromByteOffset: i, as: UInt8.self))
+                guard length < 0x80 else { return -1 }
+                i += 1 + length
+            case .varint: guard skipVarint() else { return -1 }
+            case .eight: i += 8
+            case .one: i += 1
+            case .sixteen: i += 16
+            }
+        }
+        return i < end ? i : -1
+    }
+
+    /// Keeps a match: builds its object, or keeps its bytes.
+    @inline(__always)
+    private func keep(_ value: UnsafeRawBufferPointer, _ pk: UInt64) throws {
         if let build {
             candidates.append(
                 FetchCandidate(

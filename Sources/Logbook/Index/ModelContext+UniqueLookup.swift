@@ -2,15 +2,16 @@ import LogStore
 
 extension ModelContext {
     /// The result of a fetch whose predicate is `attribute == constant` on an attribute with a
-    /// unique index of its own, found by one index search and one record read, with no planning
-    /// and no sort or slice step (there is at most one object); `nil` when the fetch is of
-    /// another shape, or when something only the general path answers is involved: pending
-    /// changes in this context, a limit of 0 or an offset, attributes left out, the entity's
-    /// indexes unavailable, or more than one entry for the value (a store whose constraint
-    /// is not kept, which the general path answers).
+    /// unique index of its own (one index search and one record read), or
+    /// `persistentModelID == id` (one record read): no planning, no sort or slice step, as
+    /// there is at most one object. `nil` for another shape, or when something only the
+    /// general path answers is involved: pending changes in this context, a limit of 0 or an
+    /// offset, attributes left out, the entity's indexes unavailable, a temporary identifier,
+    /// more than one entry for the value (a store whose constraint is not kept).
     ///
-    /// The plan must be resolved (``resolved(_:)``); an attribute compared with a constant is
-    /// left as it is by resolving, so the plan of any descriptor of this shape is.
+    /// Called before the plan is resolved (``resolved(_:)``): resolving leaves an attribute
+    /// compared with a constant as it is, and makes `persistentModelID == id` a set of one
+    /// primary key, which is what this reads.
     func uniqueLookup(_ plan: FetchPlan, explaining: Bool) throws -> (
         objects: [AnyObject], explanation: FetchExplanation
     )? {
@@ -24,6 +25,9 @@ extension ModelContext {
         case .compare(.attribute(let f), .equal, .value(let v), false, false),
             .compare(.value(let v), .equal, .attribute(let f), false, false):
             (field, value) = (f, v)
+        case .compare(.primaryKey, .equal, .identifier(let id), _, _),
+            .compare(.identifier(let id), .equal, .primaryKey, _, _):
+            return try identifierLookup(plan, id, explaining: explaining)
         default:
             return nil
         }
@@ -45,18 +49,43 @@ extension ModelContext {
             explanation.access = .index
             explanation.indexes = [definitions[d].name]
         }
-        let pk: UInt64
         switch probe.found {
         case .several: return nil
         case .none: return ([], explanation)
-        case .one(let found): pk = found
+        case .one(let pk):
+            explanation.entriesVisited = 1
+            return try read(pk, binding, probe.view, explanation)
         }
+    }
+
+    /// A fetch whose predicate is `persistentModelID == id`: one record read.
+    private func identifierLookup(
+        _ plan: FetchPlan, _ id: PersistentIdentifier?, explaining: Bool
+    ) throws -> (objects: [AnyObject], explanation: FetchExplanation)? {
+        let binding = plan.binding
+        var explanation = FetchExplanation()
+        if explaining { explanation.access = .identifiers }
+        // An object of another entity, or none: nothing matches. A temporary identifier is
+        // left to the general path.
+        guard let id else { return ([], explanation) }
+        guard !id.isTemporary else { return nil }
+        guard id.entityName == binding.entity.name else { return ([], explanation) }
+        let view = try wrapStoreErrors { try core.store.view(of: binding.keyspace) }
+        return try read(id.primaryKey, binding, view, explanation)
+    }
+
+    /// Object `pk` of `binding` read through `view`, as a fetch returns it; no result if the
+    /// view has no such record.
+    private func read(
+        _ pk: UInt64, _ binding: EntityBinding, _ view: LogStore.KeyspaceView,
+        _ explanation: FetchExplanation
+    ) throws -> (objects: [AnyObject], explanation: FetchExplanation) {
+        var explanation = explanation
         explanation.candidates = 1
-        explanation.entriesVisited = 1
         let generation = core.saveGeneration
         var recordKey = pk.bigEndian
         let object = try withUnsafeBytes(of: &recordKey) { recordKey in
-            try probe.view.withValue(forKey: recordKey) { record in
+            try view.withValue(forKey: recordKey) { record in
                 try fetchedObject(record, pk, binding, generation: generation)
             }
         }
