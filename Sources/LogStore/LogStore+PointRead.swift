@@ -15,7 +15,7 @@ extension LogStore {
         try index.withLock { state throws -> Bool in
             guard !state.closed else { throw LogStoreError.closed }
             guard let id = state.keyspaces.id(of: keyspace),
-                let (_, record) = state.directories[id].find(key, state.bases)
+                let (_, record) = try state.find(key, in: id, storePath: path)
             else { return false }
             try body(record.value)
             return true

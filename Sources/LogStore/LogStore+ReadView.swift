@@ -11,6 +11,9 @@ extension LogStore {
         fileprivate let directory: KeyDirectory
         fileprivate let segments: [Segment?]
         fileprivate let bases: SegmentBases
+        /// The store's directory (for the error a damaged key directory entry gives).
+        fileprivate let storePath: String
+        fileprivate let keyspace: String
         /// The sequence number of the last commit the view sees.
         package let sequence: UInt64
 
@@ -18,11 +21,12 @@ extension LogStore {
         package var count: Int { directory.count }
 
         /// Calls `body` with the value under `key`; `nil` (and no call) if there is none.
+        /// - Throws: ``LogStoreError/damagedKeyDirectory(path:reason:)``, or what `body` throws.
         @inline(__always)
         package func withValue<R>(
             forKey key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R
-        ) rethrows -> R? {
-            guard let (_, record) = directory.find(key, bases) else { return nil }
+        ) throws -> R? {
+            guard let (_, record) = try find(key) else { return nil }
             return try withExtendedLifetime(segments) { try body(record.value) }
         }
 
@@ -34,13 +38,13 @@ extension LogStore {
         package func forEachValue(
             forKeys keys: [UInt64],
             _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
-        ) rethrows {
+        ) throws {
             var refs: [UInt64] = []
             refs.reserveCapacity(keys.count)
             for k in keys {
                 var key = k.bigEndian
-                withUnsafeBytes(of: &key) { key in
-                    if let (ref, _) = directory.find(key, bases) {
+                try withUnsafeBytes(of: &key) { key throws(LogStoreError) in
+                    if let (ref, _) = try find(key) {
                         refs.append(UInt64(ref.segment) << 32 | UInt64(ref.offset))
                     }
                 }
@@ -55,6 +59,17 @@ extension LogStore {
                             offset: UInt32(truncatingIfNeeded: packed)))
                     try body(record.key, record.value)
                 }
+            }
+        }
+
+        @inline(__always)
+        private func find(_ key: UnsafeRawBufferPointer) throws(LogStoreError) -> (
+            RecordRef, StoredRecord
+        )? {
+            do {
+                return try directory.find(key, bases)
+            } catch {
+                throw IndexState.damaged(error, keyspace: keyspace, storePath: storePath)
             }
         }
 
@@ -78,7 +93,8 @@ extension LogStore {
             return KeyspaceView(
                 directory: state.keyspaces.id(of: keyspace).map { state.directories[$0] }
                     ?? KeyDirectory(),
-                segments: state.segments, bases: state.bases, sequence: state.lastSequence)
+                segments: state.segments, bases: state.bases, storePath: path, keyspace: keyspace,
+                sequence: state.lastSequence)
         }
     }
 }

@@ -86,9 +86,9 @@ public final class LogStore: Sendable {
         try index.withLock { state throws(LogStoreError) -> [UInt8]? in
             guard !state.closed else { throw .closed }
             guard let id = state.keyspaces.id(of: keyspace),
-                let (_, record) = key.withUnsafeBytes({
-                    state.directories[id].find($0, state.bases)
-                })
+                let (_, record) = try key.withUnsafeBytes({ key in
+                    Result { () throws(LogStoreError) in try state.find(key, in: id, storePath: path) }
+                }).get()
             else { return nil }
             return [UInt8](record.value)
         }
@@ -107,7 +107,7 @@ public final class LogStore: Sendable {
         try index.withLock { state throws -> R? in
             guard !state.closed else { throw LogStoreError.closed }
             guard let id = state.keyspaces.id(of: keyspace),
-                let (_, record) = state.directories[id].find(key, state.bases)
+                let (_, record) = try state.find(key, in: id, storePath: path)
             else { return nil }
             return try body(record.value)
         }
@@ -119,7 +119,9 @@ public final class LogStore: Sendable {
         try index.withLock { state throws(LogStoreError) -> Bool in
             guard !state.closed else { throw .closed }
             guard let id = state.keyspaces.id(of: keyspace) else { return false }
-            return key.withUnsafeBytes { state.directories[id].find($0, state.bases) } != nil
+            return try key.withUnsafeBytes { key in
+                Result { () throws(LogStoreError) in try state.find(key, in: id, storePath: path) }
+            }.get() != nil
         }
     }
 
@@ -319,6 +321,13 @@ public final class LogStore: Sendable {
             return false
         }
         return index.withLock { state in
+            // A table a read found damaged is not written again; the file it came from goes,
+            // so the next open rebuilds the index from the log.
+            if state.keyDirectoryDamaged {
+                try? options.fileSystem.remove(path + "/" + KeyDirectoryFile.name)
+                state.keyDirectoryFileState = nil
+                return false
+            }
             let tableBytes = state.directories.reduce(0) {
                 $0 + $1.capacity * MemoryLayout<KeyDirectory.Entry>.stride
             }

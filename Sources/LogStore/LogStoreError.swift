@@ -26,6 +26,13 @@ public enum LogStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// compaction dropped them (``LogStoreOptions/historyRetention`` says what it keeps).
     /// `oldest` is the oldest sequence number whose state is still available.
     case historyUnavailable(requested: UInt64, oldest: UInt64)
+    /// The key directory file `path` (`keys.dir`, a cache of the index that open maps) has an
+    /// entry that does not point at a record of its key, found by a read: its checksums match,
+    /// so it was written wrong or forged, not torn. The log itself is not affected. The read is
+    /// refused rather than answered from a wrong place. Reopening without that file rebuilds
+    /// the index from the log: a writable store that met the damage removes the file when it
+    /// closes; otherwise delete it.
+    case damagedKeyDirectory(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -58,6 +65,11 @@ public enum LogStoreError: Error, Sendable, Equatable, CustomStringConvertible {
                 "the store no longer holds its history after commit \(requested): compaction dropped "
                 + "it. The oldest state still available is after commit \(oldest); keep more "
                 + "history with a longer retention."
+        case .damagedKeyDirectory(let path, let reason):
+            return
+                "the store's key directory file \(path) is damaged: \(reason). The log is not "
+                + "affected: close the store and open it again without that file (a writable "
+                + "store removes it when it closes; otherwise delete it) to rebuild the index."
         }
     }
 }

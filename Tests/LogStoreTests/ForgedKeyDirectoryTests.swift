@@ -209,4 +209,149 @@ import Testing
         let report = try LogInspector.verify(storeAt: copy.path)
         #expect(report.problems.filter { $0.kind == .unusableKeyDirectory }.isEmpty)
     }
+
+    // MARK: Entries inside their segment that point at no record of their key
+
+    /// Record-header bytes a value carries, for forged entries to point at: a put (op 1) in
+    /// keyspace 1 whose key length runs far past the segment's end, and one whose lengths are
+    /// 10-byte varints of 2^63 and more.
+    private static let pastTheEnd: [UInt8] = [0x01, 0x01, 0xFF, 0xFF, 0xFF, 0x7F, 0x05, 0xEE]
+    private static let overlong: [UInt8] =
+        [0x01, 0x01] + [UInt8](repeating: 0xFF, count: 9) + [0x01]
+        + [UInt8](repeating: 0x80, count: 9) + [0x01, 0xEE]
+
+    /// `index` of `bytes`'s first occurrence of `pattern`.
+    private func find(_ pattern: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= pattern.count else { return nil }
+        return (0...(bytes.count - pattern.count)).first {
+            bytes[$0..<$0 + pattern.count].elementsEqual(pattern)
+        }
+    }
+
+    /// An entry whose offset is inside its segment but not at the start of its key's record
+    /// (inside that record; at record-header bytes whose lengths run past the segment's end or
+    /// overflow; two bytes before the segment's end), in a file whose CRCs all match: open uses
+    /// the file (it checks only that entries are inside their segments), a read of that key
+    /// throws `damagedKeyDirectory` and never reads outside the mapping, other keys read right,
+    /// verify reports the file, and after a close (which removes it) the store reopens by a
+    /// rebuild with every value.
+    @Test(arguments: ["mid-record", "lengths past the end", "overlong lengths", "near the end"])
+    func anEntryThatPointsAtNoRecordMakesReadsOfItsKeyThrow(_ forgery: String) throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        var options = options()
+        options.segmentSize = 1 << 20
+        var model: [String: [UInt8]] = [:]
+        do {
+            let store = try LogStore(path: dir.path, options: options)
+            var batch = WriteBatch()
+            for i in 0..<50 {
+                let value = [UInt8](repeating: UInt8(i), count: 10 + i)
+                batch.put(value, for: Array("key\(i)".utf8), in: "a")
+                model["key\(i)"] = value
+            }
+            batch.put(Self.pastTheEnd, for: Array("bait1".utf8), in: "a")
+            batch.put(Self.overlong, for: Array("bait2".utf8), in: "a")
+            model["bait1"] = Self.pastTheEnd
+            model["bait2"] = Self.overlong
+            try store.commit(batch)
+            try store.close()
+        }
+        let segmentName = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).first {
+                $0.hasSuffix(".seg")
+            })
+        let segment = [UInt8](FileManager.default.contents(atPath: dir.path + "/" + segmentName)!)
+        let path = KeyDirectoryFile.path(in: dir.path)
+        var bytes = [UInt8](FileManager.default.contents(atPath: path)!)
+        let target = Array("key7".utf8)
+        let hash = target.withUnsafeBytes { KeyDirectory.hash($0) }
+        let entry = try #require(
+            liveEntries(bytes).first { at in
+                (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[at + $1]) << (8 * $1) } == hash
+            })
+        let offset = (0..<4).reduce(0) { $0 | Int(bytes[entry + 4 + $1]) << (8 * $1) }
+        let forged: Int
+        switch forgery {
+        case "mid-record": forged = offset + 1
+        case "lengths past the end": forged = try #require(find(Self.pastTheEnd, in: segment))
+        case "overlong lengths": forged = try #require(find(Self.overlong, in: segment))
+        default: forged = segment.count - 2
+        }
+        store(UInt32(forged), in: &bytes, at: entry + 4)
+        reseal(&bytes)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+        let problems = try LogInspector.verify(storeAt: dir.path).problems
+        #expect(problems.contains { $0.kind == .unusableKeyDirectory })
+        do {
+            let store = try LogStore(path: dir.path, options: options)
+            #expect(store.recovery.usedKeyDirectory)
+            let thrown = #expect(throws: LogStoreError.self) { try store.get(target, in: "a") }
+            guard case .damagedKeyDirectory(let damagedPath, let reason) = thrown else {
+                Issue.record("not damagedKeyDirectory: \(String(describing: thrown))")
+                return
+            }
+            #expect(damagedPath == path)
+            #expect(reason.contains("keyspace \"a\""))
+            #expect(thrown?.description.contains("rebuild the index") == true)
+            #expect(throws: LogStoreError.self) { try store.contains(target, in: "a") }
+            #expect(throws: LogStoreError.self) {
+                try target.withUnsafeBytes { key in
+                    try store.withValue(forKey: key, in: "a") { _ in 0 }
+                }
+            }
+            #expect(throws: LogStoreError.self) {
+                try target.withUnsafeBytes { key in
+                    try store.view(of: "a").withValue(forKey: key) { _ in 0 }
+                }
+            }
+            for (key, value) in model where key != "key7" {
+                #expect(try store.get(Array(key.utf8), in: "a") == value)
+            }
+            // Writes of the key go on: the damaged entry is passed over.
+            try store.put([9], for: Array("key8".utf8), in: "a")
+            model["key8"] = [9]
+            try store.close()
+        }
+        // The writable store that met the damage removed the file at close.
+        #expect(!FileManager.default.fileExists(atPath: path))
+        let store = try LogStore(path: dir.path, options: options)
+        #expect(!store.recovery.usedKeyDirectory)
+        for (key, value) in model {
+            #expect(try store.get(Array(key.utf8), in: "a") == value)
+        }
+        try store.close()
+    }
+
+    /// The checked decoder against the trusted one on every record a store writes, and on
+    /// every offset of a segment: where it accepts, it decodes what the trusted decoder does
+    /// and stays before the end; it accepts every real record start.
+    @Test func theCheckedDecoderAcceptsRecordStartsAndNeverPassesTheEnd() throws {
+        let bytes: [UInt8] =
+            [0x01, 0x01, 0x03] + [0x05] + Array("abc".utf8) + [1, 2, 3, 4, 5]
+            + Self.pastTheEnd + Self.overlong + [0x01, 0x01, 0x01, 0x00, 0x41]
+        bytes.withUnsafeBytes { raw in
+            let base = raw.baseAddress!
+            let end = base + raw.count
+            let first = StoredRecord(checkedAt: base, end: end)
+            #expect(first.map { Array($0.key) } == Array("abc".utf8))
+            #expect(first.map { Array($0.value) } == [1, 2, 3, 4, 5])
+            let last = StoredRecord(checkedAt: end - 5, end: end)
+            #expect(last.map { Array($0.key) } == [0x41])
+            #expect(last?.value.count == 0)
+            for start in 0..<raw.count {
+                // Every end from here on: a record accepted ends by it.
+                for stop in (start + 1)...raw.count {
+                    if let record = StoredRecord(checkedAt: base + start, end: base + stop) {
+                        #expect(record.op == RecordOp.put)
+                        #expect(start + record.encodedSize <= stop)
+                        #expect(record.value.baseAddress! + record.value.count <= base + stop)
+                    }
+                }
+            }
+            #expect(StoredRecord(checkedAt: base + 12, end: end) == nil)  // pastTheEnd
+            #expect(StoredRecord(checkedAt: base + 20, end: end) == nil)  // overlong
+        }
+    }
 }

@@ -158,4 +158,58 @@ struct StoredRecord {
         value = UnsafeRawBufferPointer(start: p + keyLength, count: valueLength)
         encodedSize = p - start + keyLength + valueLength
     }
+
+    /// The most bytes a put record's header takes: the op and three varints of up to 10 bytes.
+    static let maxHeaderSize = 31
+
+    /// Decodes the put record an index entry says starts at `start`, which is before `end` (the
+    /// segment's readable end), or returns `nil` if what is there is not a put record that ends
+    /// by `end`. Never reads at or past `end`. An entry mapped from a key directory file is
+    /// checked at open only for pointing inside its segment, so a damaged or forged one can
+    /// point into the middle of a record; reads decode through here.
+    ///
+    /// Costs the trusted decoder's work plus two well-predicted branches while at least
+    /// ``maxHeaderSize`` bytes are left in the segment.
+    @inline(__always)
+    init?(checkedAt start: UnsafeRawPointer, end: UnsafeRawPointer) {
+        guard end - start >= Self.maxHeaderSize else {
+            guard let record = Self.nearEnd(start, end: end) else { return nil }
+            self = record
+            return
+        }
+        var p = start
+        let op = p.load(as: UInt8.self)
+        p += 1
+        let keyspace = Varint.readBounded(&p)
+        let keyLength = Varint.readBounded(&p)
+        let valueLength = Varint.readBounded(&p)
+        // Lengths below 2^32 (an overlong or negative one is not), op a put: then the sum
+        // cannot overflow and one compare bounds the record.
+        guard
+            (UInt(bitPattern: keyLength) | UInt(bitPattern: valueLength)) >> 32
+                | UInt(op ^ RecordOp.put) == 0,
+            keyLength &+ valueLength <= end - p
+        else { return nil }
+        self.op = op
+        self.keyspace = keyspace
+        key = UnsafeRawBufferPointer(start: p, count: keyLength)
+        value = UnsafeRawBufferPointer(start: p + keyLength, count: valueLength)
+        encodedSize = p - start + keyLength + valueLength
+    }
+
+    /// ``init(checkedAt:end:)`` for a record that starts less than ``maxHeaderSize`` bytes
+    /// before `end`: through the checked decoder (cold).
+    @inline(never)
+    private static func nearEnd(_ start: UnsafeRawPointer, end: UnsafeRawPointer) -> StoredRecord? {
+        guard start < end else { return nil }
+        var offset = 0
+        guard
+            let record = RecordFormat.decode(
+                UnsafeRawBufferPointer(start: start, count: end - start), at: &offset,
+                end: end - start),
+            record.op == RecordOp.put
+        else { return nil }
+        // Checked: the trusted decoder reads the same bytes, all before `end`.
+        return StoredRecord(at: start)
+    }
 }

@@ -75,6 +75,25 @@ package enum Varint {
         return nil
     }
 
+    /// ``readTrusted(_:)`` that reads at most 10 bytes: `-1` if they all have the continuation
+    /// bit (not a varint). For bytes that may not be a record header at all.
+    @inline(__always)
+    static func readBounded(_ pointer: inout UnsafeRawPointer) -> Int {
+        let first = pointer.load(as: UInt8.self)
+        pointer += 1
+        if first < 0x80 { return Int(first) }
+        var result = Int(first & 0x7F)
+        var shift = 7
+        while shift < 70 {
+            let byte = pointer.load(as: UInt8.self)
+            pointer += 1
+            result |= Int(byte & 0x7F) << shift
+            if byte < 0x80 { return result }
+            shift += 7
+        }
+        return -1
+    }
+
     /// Decodes a varint at `pointer`, advancing it, without any check: only for bytes this
     /// package wrote or has already decoded with ``read(_:_:)`` (a trusted record).
     @inline(__always)

@@ -100,8 +100,13 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
     /// reached (open used it whole, or close wrote it): close then need not write it again.
     var keyDirectoryFileState: KeyDirectoryFile.Current?
 
-    /// Base addresses of `segments`, kept in step with it.
-    var bases: SegmentBases = []
+    /// Base addresses and readable sizes of `segments`, kept in step with it (``setSize(of:_:)``).
+    var bases = SegmentBases()
+
+    /// Set when a lookup met an entry that points at no record of its key (only a damaged key
+    /// directory file maps one): close then removes that file rather than writing the table
+    /// again, so the next open rebuilds the index from the log.
+    var keyDirectoryDamaged = false
 
     /// By keyspace number, the key order of each ordered keyspace, `nil` for the others; empty
     /// until ``buildOrder(of:)`` (IndexState+Ordered.swift) turns it on after replay.
@@ -115,7 +120,14 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
         // Invariant: handles are dense and equal to the index in `segments`.
         assert(Int(segment.handle) == segments.count)
         segments.append(segment)
-        bases.append(segment.base)
+        bases.append(segment.base, size: segment.size)
+    }
+
+    /// Sets `segment.size` (readers read no further), and the size reads check records against.
+    @inline(__always)
+    mutating func setSize(of segment: Segment, _ size: Int) {
+        segment.size = size
+        bases.setSize(Int(segment.handle), size)
     }
 
     /// Applies one put: points its key at the record `ref`, which takes `encodedSize` bytes of
@@ -186,5 +198,34 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
                 applyDelete(keyspace: keyspace, key: record.key)
             }
         }
+    }
+}
+
+extension IndexState {
+    /// The record holding `key` in keyspace `id`, if present.
+    /// - Throws: ``LogStoreError/damagedKeyDirectory(path:reason:)`` (and marks the state so
+    ///   close removes the file) if an entry on the way points at no record of its key: see
+    ///   ``KeyDirectory/find(_:_:)``. `storePath` is the store's directory.
+    @inline(__always)
+    mutating func find(
+        _ key: UnsafeRawBufferPointer, in id: Int, storePath: String
+    ) throws(LogStoreError) -> (RecordRef, StoredRecord)? {
+        do {
+            return try directories[id].find(key, bases)
+        } catch {
+            keyDirectoryDamaged = true
+            throw Self.damaged(error, keyspace: keyspaces.name(of: id), storePath: storePath)
+        }
+    }
+
+    /// The error for `damage`, met in `keyspace` of the store at `storePath`.
+    @inline(never)
+    static func damaged(
+        _ damage: KeyDirectory.DamagedEntry, keyspace: String?, storePath: String
+    ) -> LogStoreError {
+        .damagedKeyDirectory(
+            path: storePath + "/" + KeyDirectoryFile.name,
+            reason: "an entry of keyspace \"\((keyspace ?? "?").prefix(40))\" cannot be trusted: "
+                + damage.reason)
     }
 }

@@ -84,7 +84,9 @@ extension KeyDirectory {
         }
 
         @inline(__always)
-        func withBuffer<R>(_ body: (UnsafeBufferPointer<Entry>) throws -> R) rethrows -> R {
+        func withBuffer<R, E: Error>(
+            _ body: (UnsafeBufferPointer<Entry>) throws(E) -> R
+        ) throws(E) -> R {
             try body(UnsafeBufferPointer(start: entries, count: count))
         }
 

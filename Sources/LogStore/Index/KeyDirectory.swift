@@ -68,11 +68,14 @@ struct KeyDirectory {
     }
 
     /// Starts loading every line of the record of `entry` (one round trip to memory, not one
-    /// per line).
+    /// per line); returns where the record starts and the end of its segment's readable bytes.
     @inline(__always)
-    static func prefetch(_ entry: Entry, _ bases: SegmentBases) -> UnsafeRawPointer {
+    static func prefetch(_ entry: Entry, _ bases: SegmentBases) -> (
+        start: UnsafeRawPointer, end: UnsafeRawPointer
+    ) {
         let ref = entry.ref
-        let start = bases[Int(ref.segment)].unsafelyUnwrapped + Int(ref.offset)
+        let (base, end) = bases.span(Int(ref.segment))
+        let start = base + Int(ref.offset)
         logbook_prefetch(start)
         var line = 1
         let lines = entry.extraLines
@@ -80,7 +83,41 @@ struct KeyDirectory {
             logbook_prefetch(start + line &* 64)
             line &+= 1
         }
-        return start
+        return (start, end)
+    }
+
+    /// An entry that does not point at a put record inside its segment, or at one of another
+    /// hash: only a damaged (or forged) key directory file maps such an entry, since open checks
+    /// such a file's entries only for pointing inside their segments.
+    struct DamagedEntry: Error {
+        var ref: RecordRef
+        var reason: String
+    }
+
+    /// The record `entry` points at, checked (``StoredRecord/init(checkedAt:end:)``).
+    @inline(__always)
+    static func record(_ entry: Entry, _ bases: SegmentBases) throws(DamagedEntry) -> StoredRecord
+    {
+        let (start, end) = prefetch(entry, bases)
+        guard let record = StoredRecord(checkedAt: start, end: end) else {
+            throw DamagedEntry(
+                ref: entry.ref,
+                reason: "it points at segment \(entry.ref.segment) offset \(entry.ref.offset), "
+                    + "which is not the start of a put record inside that segment")
+        }
+        return record
+    }
+
+    /// Throws if `record`, which `entry` of the same hash points at and whose key is not the one
+    /// looked for, has a key of another hash (cold: equal hashes of different keys are rare).
+    @inline(never)
+    static func checkCollision(_ entry: Entry, _ record: StoredRecord) throws(DamagedEntry) {
+        guard hash(record.key) == entry.hash else {
+            throw DamagedEntry(
+                ref: entry.ref,
+                reason: "it points at segment \(entry.ref.segment) offset \(entry.ref.offset), "
+                    + "a record whose key has another hash than the entry's")
+        }
     }
 
     /// The slots (a power of two of them). Copy-on-write: see `makeUnique()`.
@@ -104,18 +141,24 @@ struct KeyDirectory {
     var memoryBytes: Int { table.count * MemoryLayout<Entry>.stride }
 
     /// The record holding `key`, if present.
+    /// - Throws: ``DamagedEntry`` if an entry of the key's hash points at something that is not
+    ///   a put record inside its segment, or at a record of another key's hash: never a read
+    ///   outside the segment.
     @inline(__always)
-    func find(_ key: UnsafeRawBufferPointer, _ bases: SegmentBases) -> (RecordRef, StoredRecord)? {
+    func find(_ key: UnsafeRawBufferPointer, _ bases: SegmentBases) throws(DamagedEntry) -> (
+        RecordRef, StoredRecord
+    )? {
         let hash = Self.hash(key)
-        return table.withBuffer { table in
+        return try table.withBuffer { table throws(DamagedEntry) in
             let mask = table.count - 1
             var slot = Int(hash) & mask
             while true {
                 let entry = table[slot]
                 if entry.isEmpty { return nil }
                 if entry.hash == hash {
-                    let record = StoredRecord(at: Self.prefetch(entry, bases))
+                    let record = try Self.record(entry, bases)
                     if Self.equal(record.key, key) { return (entry.ref, record) }
+                    try Self.checkCollision(entry, record)
                 }
                 slot = (slot + 1) & mask
             }
@@ -140,8 +183,9 @@ struct KeyDirectory {
                 liveBytes += Int64(bytes)
                 return nil
             }
-            if entry.hash == hash {
-                let old = StoredRecord(bases, entry.ref)
+            // An entry that points at no record (a damaged key directory file) is passed over:
+            // lookups that reach it throw, and the next open without that file rebuilds.
+            if entry.hash == hash, let old = try? Self.record(entry, bases) {
                 if Self.equal(old.key, StoredRecord(bases, ref).key) {
                     table[slot] = Entry(hash: hash, ref: ref, recordSize: recordSize)
                     liveBytes += Int64(bytes - old.key.count - old.value.count)
@@ -166,7 +210,9 @@ struct KeyDirectory {
     mutating func remove(_ key: UnsafeRawBufferPointer, _ bases: SegmentBases) -> (
         RecordRef, StoredRecord
     )? {
-        guard let (ref, old) = find(key, bases) else { return nil }
+        // A damaged entry in the way (see `set`) leaves the key as it is; lookups that reach it
+        // throw.
+        guard let (ref, old) = try? find(key, bases) else { return nil }
         makeUnique()
         let mask = table.count - 1
         var hole = Int(Self.hash(key)) & mask

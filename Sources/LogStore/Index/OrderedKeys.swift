@@ -173,7 +173,7 @@ struct OrderedKeys {
         while i < end {
             let segment = Int(main[i].segment)
             if segment < inputs.count && inputs[segment],
-                let (current, _) = directory.find(Self.key(main[i], bases), bases)
+                let (current, _) = try? directory.find(Self.key(main[i], bases), bases)
             {
                 main[i] = current
             }

@@ -72,6 +72,9 @@ extension LogWriter {
         let end = stream.output.offset
         let (start, sequence, segment) = (stream.start, stream.sequence, active)
         index.withLock { state in
+            // First: applying checks the records it replaces against the segment's size, and
+            // they may be in this commit.
+            state.setSize(of: segment, end)
             // Read back from the segment: the commit's bytes are all there, unchecked but written
             // by this writer, which defined every keyspace they use.
             var scanner = SegmentScanner(
@@ -82,7 +85,6 @@ extension LogWriter {
             scanner.releasePages = { segment.releasePages(from: $0, to: $1) }
             state.applyCommit(&scanner, start: start, end: end, segment: segment)
             state.lastSequence = sequence
-            segment.size = end
         }
         segment.releasePages(from: start, to: end)
         nextSequence += 1

@@ -51,6 +51,6 @@ extension LogWriter {
             return
         }
         let end = output.offset
-        index.withLock { _ in active.size = end }
+        index.withLock { state in state.setSize(of: active, end) }
     }
 }

@@ -139,9 +139,11 @@ final class LogWriter: @unchecked Sendable {
             if accepted.contains(where: { $0.durability == .sync }) { try sync() }
             let end = output.offset
             index.withLock { state in
+                // First: publishing checks the records it replaces against the segment's size,
+                // and they may be in this group.
+                state.setSize(of: active, end)
                 for batch in written { publish(batch, into: &state) }
                 state.lastSequence = written.last!.sequence
-                active.size = end
             }
             // Publishing compares keys in the log on hash collisions, which maps pages of the
             // segment into this process; after a large group, hand them back (they stay in the

@@ -103,7 +103,7 @@ struct Replay {
                 let header = FileHeader(kind: .segment, fileOrder: segment.order).encoded()
                 try header.withUnsafeBytes { try fs.writeAll(segment.file, $0, at: 0) }
                 try fs.syncData(segment.file)
-                segment.size = FileHeader.size
+                state.setSize(of: segment, FileHeader.size)
             }
             state.addSegment(segment)
             return
@@ -193,7 +193,7 @@ struct Replay {
             try fs.truncate(segment.file, to: Int64(offset))
             try fs.syncData(segment.file)
         }
-        segment.size = offset
+        state.setSize(of: segment, offset)
         report.droppedTailBytes += Int64(dropped)
         report.truncatedSegment = segment.path
         report.cuts.append(

@@ -200,8 +200,15 @@ private final class FrameChecker {
         }
         expect(same, "record \(start) does not survive a re-encode")
         if record.op == RecordOp.put {
-            let stored = StoredRecord(
-                [bytes.baseAddress], RecordRef(segment: 0, offset: UInt32(start)))
+            var bases = SegmentBases()
+            bases.append(bytes.baseAddress!, size: bytes.count)
+            let stored = StoredRecord(bases, RecordRef(segment: 0, offset: UInt32(start)))
+            let checked = StoredRecord(
+                checkedAt: bytes.baseAddress! + start, end: bytes.baseAddress! + bytes.count)
+            expect(
+                checked?.key.baseAddress == record.key.baseAddress
+                    && checked?.encodedSize == record.encodedSize,
+                "the checked decoder reads the put at \(start) differently")
             expect(
                 stored.key.baseAddress == record.key.baseAddress
                     && stored.key.count == record.key.count
