@@ -181,6 +181,19 @@ final class RecordCodec: Sendable {
         }
     }
 
+    /// Steps `i` over the varint at `base + i` (bytes below `end`); `false` if they end first
+    /// or the varint is over 10 bytes.
+    @inline(__always)
+    static func skipVarint(_ base: UnsafeRawPointer, _ i: inout Int, end: Int) -> Bool {
+        let limit = min(end, i + 10)
+        while i < limit {
+            let byte = base.load(fromByteOffset: i, as: UInt8.self)
+            i += 1
+            if byte < 0x80 { return true }
+        }
+        return false
+    }
+
     /// Finds where each of the first `count` fields' values start in a record of the current
     /// schema version (-1 for `null`), without decoding them. Returns `false` for a record of
     /// another version, or one that is damaged (which a full decode then reports).
@@ -192,16 +205,7 @@ final class RecordCodec: Sendable {
         guard let base = buffer.baseAddress else { return false }
         let end = buffer.count
         var i = 0
-        /// Steps over a varint; `false` if the record ends first or it is over 10 bytes.
-        @inline(__always) func skipVarint() -> Bool {
-            let limit = min(end, i + 10)
-            while i < limit {
-                let byte = base.load(fromByteOffset: i, as: UInt8.self)
-                i += 1
-                if byte < 0x80 { return true }
-            }
-            return false
-        }
+        @inline(__always) func skipVarint() -> Bool { Self.skipVarint(base, &i, end: end) }
         // The schema version, usually one byte.
         guard i < end else { return false }
         let first = base.load(fromByteOffset: 0, as: UInt8.self)

@@ -167,15 +167,7 @@ final class RecordScan {
         let first = base.load(as: UInt8.self)
         guard first < 0x80, scanLayout.hasCurrentLayout(UInt64(first)) else { return -1 }
         var i = 1
-        @inline(__always) func skipVarint() -> Bool {
-            let limit = min(end, i + 10)
-            while i < limit {
-                let byte = base.load(fromByteOffset: i, as: UInt8.self)
-                i += 1
-                if byte < 0x80 { return true }
-            }
-            return false
-        }
+        @inline(__always) func skipVarint() -> Bool { RecordCodec.skipVarint(base, &i, end: end) }
         guard skipVarint() else { return -1 }  // the object version
         i += scanLayout.bitmapBytes
         for f in 0..<leafLocateCount - 1 {
