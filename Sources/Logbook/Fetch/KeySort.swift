@@ -24,15 +24,6 @@ enum KeySort {
                 nulls.append(Item(key: primaryKeys[i], index: Int32(i)))
             }
         }
-        if let combined = combinedKeys(items, ascending: ascending) {
-            // Value and primary key fit in one 64-bit key: one sort.
-            items = combined
-            sort(&items)
-            sort(&nulls)
-            let values = items.map { Int($0.index) }
-            let nullOrder = nulls.map { Int($0.index) }
-            return ascending ? nullOrder + values : values + nullOrder
-        }
         // By primary key, then (stably) by value: ties stay in primary-key order.
         sort(&items)
         for i in items.indices {
@@ -45,32 +36,6 @@ enum KeySort {
         let values = items.map { Int($0.index) }
         let nullOrder = nulls.map { Int($0.index) }
         return ascending ? nullOrder + values : values + nullOrder
-    }
-
-    /// The items keyed by value (ascending or descending) in the high bits and primary key
-    /// (ascending) in the low bits, both less their minimum; `nil` if they need more than 64.
-    private static func combinedKeys(_ items: [Item], ascending: Bool) -> [Item]? {
-        guard var lowValue = items.first?.value else { return nil }
-        var highValue = lowValue
-        var lowKey = items[0].key
-        var highKey = lowKey
-        for item in items {
-            lowValue = min(lowValue, item.value)
-            highValue = max(highValue, item.value)
-            lowKey = min(lowKey, item.key)
-            highKey = max(highKey, item.key)
-        }
-        let valueRange = UInt64(bitPattern: highValue &- lowValue)
-        let keyBits = UInt64.bitWidth - (highKey - lowKey).leadingZeroBitCount
-        let valueBits = UInt64.bitWidth - valueRange.leadingZeroBitCount
-        guard keyBits + valueBits <= UInt64.bitWidth else { return nil }
-        return items.map { item in
-            let value = UInt64(bitPattern: item.value &- lowValue)
-            let ordered = ascending ? value : valueRange - value
-            // A shift by 64 (no key bits) would trap: keys then all equal lowKey.
-            let high = keyBits == UInt64.bitWidth ? 0 : ordered << UInt64(keyBits)
-            return Item(key: high | (item.key - lowKey), index: item.index, value: item.value)
-        }
     }
 
     private struct Item {

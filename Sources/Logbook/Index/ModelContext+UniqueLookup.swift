@@ -83,8 +83,7 @@ extension ModelContext {
         var explanation = explanation
         explanation.candidates = 1
         let generation = core.saveGeneration
-        var recordKey = pk.bigEndian
-        let object = try withUnsafeBytes(of: &recordKey) { recordKey in
+        let object = try RecordCodec.withKey(pk) { recordKey in
             try view.withValue(forKey: recordKey) { record in
                 try fetchedObject(record, pk, binding, generation: generation)
             }
