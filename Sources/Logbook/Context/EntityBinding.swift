@@ -141,6 +141,9 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         }
     }
 
+    /// For a class, the accessor of stored field `index`.
+    func storedField(_ index: Int) -> any FieldAccessor { storedFields[index] }
+
     /// Writes a value that ``canHold(_:at:)`` accepted.
     @inline(__always)
     func write(_ object: AnyObject, _ index: Int, _ value: AttributeValue) {

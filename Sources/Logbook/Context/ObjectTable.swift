@@ -417,11 +417,13 @@ final class ObjectTable {
 /// Where a probe object's getters report which field a key path read.
 final class ProbeRecord {
     var slot = Int.min
+    /// The key path of the field read last, from relationship getters; attribute getters do
+    /// not make theirs (``KeyPathResolver`` tells an attribute's own key path by its values).
     var keyPath: AnyKeyPath?
     /// Every slot read since it was last cleared (a computed property may read several).
     var slots: [Int] = []
 
-    func note(slot: Int, keyPath: AnyKeyPath) {
+    func note(slot: Int, keyPath: AnyKeyPath?) {
         self.slot = slot
         self.keyPath = keyPath
         slots.append(slot)

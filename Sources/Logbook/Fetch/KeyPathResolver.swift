@@ -1,3 +1,4 @@
+import Foundation
 import LogStore
 
 /// Finds which attribute or relationship a key path of a model class reads, by applying it to
@@ -63,7 +64,10 @@ final class KeyPathResolver {
         record.keyPath = nil
         record.slots.removeAll()
         _ = (probe as Any)[keyPath: keyPath]
-        if record.keyPath == keyPath, record.slot != Int.min, let name = name(ofSlot: record.slot) {
+        if record.slot != Int.min, let name = name(ofSlot: record.slot),
+            record.keyPath.map({ $0 == keyPath })
+                ?? isAttribute(keyPath, slot: record.slot, record: record, probe: probe)
+        {
             return .field(name)
         }
         let type = type(of: keyPath).valueType
@@ -76,6 +80,47 @@ final class KeyPathResolver {
         return .derived(
             attributesOnly: !record.slots.isEmpty
                 && record.slots.allSatisfy { $0 >= 0 && $0 < attributes })
+    }
+
+    /// Whether `keyPath`, which read only the attribute at `slot`, is that attribute itself:
+    /// its value has the property's type and is the stored value, for two different stored
+    /// values. (`\.name` is; `\.name.count`, `\.salaryInCents` or a property that reads the
+    /// attribute and changes it are not.) Attribute getters do not report their key path: making
+    /// it at every read would cost every app's reads.
+    private func isAttribute(
+        _ keyPath: AnyKeyPath, slot: Int, record: ProbeRecord, probe: AnyObject
+    ) -> Bool {
+        guard slot >= 0, slot < binding.attributeCount, record.slots.allSatisfy({ $0 == slot })
+        else { return false }
+        let field = binding.storedField(slot)
+        guard type(of: keyPath).valueType == field.valueType else { return false }
+        for sentinel in Self.sentinels(binding.stored.attributes[slot].type) {
+            guard field.write(probe, sentinel), let result = (probe as Any)[keyPath: keyPath],
+                field.holds(result, in: probe)
+            else { return false }
+        }
+        return true
+    }
+
+    /// Two different values of each type, unlikely to be any default.
+    private static func sentinels(_ type: AttributeType) -> [AttributeValue] {
+        switch type {
+        case .string: return [.string("\u{1}logbook probe 1"), .string("\u{2}logbook probe 2")]
+        case .integer: return [.integer(0x5EED_0001_2345), .integer(-0x5EED_0002_6789)]
+        case .double: return [.double(1.5e300), .double(-2.25e-300)]
+        case .bool: return [.bool(true), .bool(false)]
+        case .date:
+            return [
+                .date(Date(timeIntervalSinceReferenceDate: 123_456_789.25)),
+                .date(Date(timeIntervalSinceReferenceDate: -98_765.5)),
+            ]
+        case .data: return [.data(Data([0x5E, 0xED, 1])), .data(Data([0x5E, 0xED, 2, 3]))]
+        case .uuid:
+            return [
+                .uuid(UUID(uuid: (0x5E, 0xED, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))),
+                .uuid(UUID(uuid: (0x5E, 0xED, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2))),
+            ]
+        }
     }
 
     private static func identifierKeyPath<Model: PersistentModel>(_ type: Model.Type) -> AnyKeyPath

@@ -18,7 +18,7 @@ enum FieldInfo {
     @usableFromInline static let adopted: UInt32 = 1 << 12
     @usableFromInline static let probe: UInt32 = 1 << 13
     @usableFromInline static let unfetched: UInt32 = 1 << 11
-    /// Bits that send a read to ``slowRead(_:info:entry:keyPath:)``.
+    /// Bits that send a read to ``slowRead(_:info:entry:)``.
     @usableFromInline static let slowReadBits: UInt32 = probe | unfetched
     static let indexed: UInt32 = 1 << 14
     static let unique: UInt32 = 1 << 15
@@ -70,9 +70,9 @@ enum FieldInfo {
     /// Called by a getter whose field is a probe's or not fetched yet: records which field a
     /// probe read, or has the table fault the object's unfetched values in.
     @usableFromInline @inline(never)
-    static func slowRead(_ object: AnyObject, info: UInt32, entry: Int32, keyPath: AnyKeyPath) {
+    static func slowRead(_ object: AnyObject, info: UInt32, entry: Int32) {
         table(object, info)?._withUnsafeGuaranteedRef { table in
-            if info & probe != 0 { table.probe?.note(slot: slot(info), keyPath: keyPath) }
+            if info & probe != 0 { table.probe?.note(slot: slot(info), keyPath: nil) }
             if info & unfetched != 0 { table.fulfill(entry, object) }
         }
     }

@@ -34,6 +34,11 @@ protocol FieldAccessor: AnyObject, Sendable {
     func encode(_ object: AnyObject, into w: inout ByteWriter) -> Bool
     /// Reads a non-null value of the field's type from `r` into the field.
     func decode(_ r: inout ByteReader, into object: AnyObject) throws
+    /// The Swift type of the property (`String`, `Int64?`, …).
+    var valueType: Any.Type { get }
+    /// Whether `result` has exactly the property's type and equals the field's value in
+    /// `object` (how ``KeyPathResolver`` tells a key path that is the property itself).
+    func holds(_ result: Any, in object: AnyObject) -> Bool
 }
 
 extension FieldAccessor {
@@ -109,6 +114,13 @@ final class TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
             throw ByteReader.Truncated()
         }
         value(object).pointee = v
+    }
+
+    var valueType: Any.Type { Value.self }
+
+    func holds(_ result: Any, in object: AnyObject) -> Bool {
+        guard let v = result as? Value else { return false }
+        return v.attributeValue == read(object)
     }
 }
 

@@ -199,6 +199,9 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
     var isOptional: Bool { true }
     var destinationType: any PersistentModel.Type { Value.Destination.self }
     var isToMany: Bool { Value.isToMany }
+    var valueType: Any.Type { Value.self }
+    /// Never: a relationship's getter reports its key path itself.
+    func holds(_ result: Any, in object: AnyObject) -> Bool { false }
 
     private func field(_ object: AnyObject) -> UnsafeMutablePointer<Relationship<Value>> {
         Unmanaged.passUnretained(object).toOpaque().advanced(by: offset)
