@@ -63,14 +63,17 @@ public struct Attribute<Value: AttributeStorable> {
             }
             return object[keyPath: storageKeyPath].value
         }
-        @inline(__always) set { object[keyPath: storageKeyPath].assign(newValue, object) }
-    }
-
-    /// Tells the object's table (which keeps the saved value at the first change), then stores.
-    @inlinable @inline(__always)
-    mutating func assign(_ newValue: Value, _ object: AnyObject) {
-        if info & FieldInfo.adopted != 0 { FieldInfo.willChange(object, info: info, entry: entry) }
-        value = newValue
+        @inline(__always) set {
+            // Tells the object's table (which keeps the saved value at the first change), then
+            // stores. No call runs inside an access to the field, so with whole-module
+            // optimization the app's reads of it need no dynamic exclusivity check.
+            let info = object[keyPath: storageKeyPath].info
+            if info & FieldInfo.adopted != 0 {
+                FieldInfo.willChange(
+                    object, info: info, entry: object[keyPath: storageKeyPath].entry)
+            }
+            object[keyPath: storageKeyPath].value = newValue
+        }
     }
 
     /// The value. Inside a ``PersistentModel`` class Swift uses the enclosing-instance subscript
