@@ -19,6 +19,10 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     /// For a class, every field (stored or not) to adopt: where its `entry`, `info` and (for
     /// relationships) `slot` are, with the position each gets.
     let adoptions: [(entry: Int, info: Int, slot: Int?, position: Int, slotValue: Int32)]
+    /// How many fields records store (for a class, `storedFields.count`).
+    private let storedCount: Int
+    /// The current record layout as raw buffers, for ``load(_:into:primaryKey:)``.
+    private let recordLayout: RecordCodec.ScanLayout
     /// For a class, the anchor's `owner` and `entry` offsets.
     private let anchorOwner: Int
     private let anchorEntry: Int
@@ -98,6 +102,8 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         self.adoptions = adoptions
         anchorOwner = layout?.anchor.ownerOffset ?? 0
         anchorEntry = layout?.anchor.entryOffset ?? 0
+        recordLayout = codec.makeScanLayout()
+        storedCount = stored.attributes.count
         kinds = .allocate(capacity: max(storedFields.count, 1))
         _ = kinds.initialize(from: storedFields.map(\.kind))
         valueOffsets = .allocate(capacity: max(storedFields.count, 1))
@@ -113,6 +119,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     }
 
     deinit {
+        recordLayout.deallocate()
         kinds.deallocate()
         valueOffsets.deallocate()
     }
@@ -206,13 +213,62 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     func load(_ buffer: UnsafeRawBufferPointer, into object: AnyObject, primaryKey: UInt64)
         throws -> UInt64
     {
-        if let version = try codec.decodeCurrent(
+        if layout != nil {
+            do {
+                if let version = try loadFields(buffer, into: object) { return version }
+            } catch {
+                throw codec.corrupt(primaryKey)
+            }
+        } else if let version = try codec.decodeCurrent(
             buffer, primaryKey: primaryKey, field: { i, r in try decodeValue(object, i, &r) },
             null: { i in write(object, i, .null) })
         {
             return version
         }
         return try codec.decode(buffer, key: String(primaryKey)) { i, v in write(object, i, v) }
+    }
+
+    /// Decodes a record of the current layout into a class's object, field by field from the
+    /// raw tables (no closure or accessor per field for the common kinds); `nil`, having
+    /// written nothing, for a record of another layout.
+    /// - Returns: the record's object version.
+    /// - Throws: ``ByteReader/Truncated`` (only).
+    @inline(__always)
+    private func loadFields(_ buffer: UnsafeRawBufferPointer, into object: AnyObject)
+        throws -> UInt64?
+    {
+        var r = ByteReader(buffer)
+        let version = try r.varint()
+        guard recordLayout.hasCurrentLayout(version) else { return nil }
+        let objectVersion = try r.varint()
+        let bitmapStart = r.offset
+        let bitmapBytes = recordLayout.bitmapBytes
+        guard buffer.count - bitmapStart >= bitmapBytes else { throw ByteReader.Truncated() }
+        r.offset += bitmapBytes
+        let base = base(object)
+        for i in 0..<storedCount {
+            let slot = recordLayout.optionalSlot[i]
+            if slot >= 0 && buffer[bitmapStart + slot / 8] & (1 << UInt8(slot % 8)) != 0 {
+                _ = storedFields[i].write(object, .null)
+                continue
+            }
+            let raw = base + valueOffsets[i]
+            switch kinds[i] {
+            case .string: raw.assumingMemoryBound(to: String.self).pointee = try r.string()
+            case .int64: raw.assumingMemoryBound(to: Int64.self).pointee = try r.zigzag()
+            case .int:
+                guard let v = Int(exactly: try r.zigzag()) else { throw ByteReader.Truncated() }
+                raw.assumingMemoryBound(to: Int.self).pointee = v
+            case .double: raw.assumingMemoryBound(to: Double.self).pointee = try r.double()
+            case .bool:
+                let b = try r.byte()
+                guard b <= 1 else { throw ByteReader.Truncated() }
+                raw.assumingMemoryBound(to: Bool.self).pointee = b == 1
+            case .other, .toOne: try storedFields[i].decode(&r, into: object)
+            }
+        }
+        guard r.isAtEnd else { throw ByteReader.Truncated() }
+        return objectVersion
     }
 
     /// Whether `value` (already of the attribute's type, or `null`) can be stored in the

@@ -64,6 +64,7 @@ struct ByteReader {
     @inline(__always)
     mutating func string() throws -> String {
         let utf8 = try lengthPrefixed()
+        if let ascii = SmallASCII.make(utf8) { return ascii }
         if utf8.count <= 15 {
             // Built in place as a small string: ASCII needs no validation pass there (other
             // bytes are validated and repaired as `String(decoding:as:)` does).

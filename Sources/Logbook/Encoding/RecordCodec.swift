@@ -120,10 +120,16 @@ final class RecordCodec: Sendable {
             guard r.isAtEnd else { throw ByteReader.Truncated() }
             return objectVersion
         } catch is ByteReader.Truncated {
-            throw LogbookError.corruptRecord(
-                entity: entity.name, key: String(primaryKey),
-                reason: "the record ends early or holds an invalid value")
+            throw corrupt(primaryKey)
         }
+    }
+
+    /// The error for a record of object `primaryKey` that ends early or holds an invalid value.
+    @inline(never)
+    func corrupt(_ primaryKey: UInt64) -> LogbookError {
+        .corruptRecord(
+            entity: entity.name, key: String(primaryKey),
+            reason: "the record ends early or holds an invalid value")
     }
 
     /// Whether records of schema version `version` have the current layout.
@@ -335,9 +341,7 @@ final class RecordCodec: Sendable {
             }
             return objectVersion
         } catch is ByteReader.Truncated {
-            throw LogbookError.corruptRecord(
-                entity: entity.name, key: String(primaryKey),
-                reason: "the record ends early or holds an invalid value")
+            throw corrupt(primaryKey)
         }
     }
 
