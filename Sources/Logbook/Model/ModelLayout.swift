@@ -164,6 +164,19 @@ final class ModelLayout: @unchecked Sendable {
         return (table, base.load(fromByteOffset: entryOffset, as: Int32.self))
     }
 
+    /// Calls `body` with the table and entry of a registered instance of the class, without
+    /// retaining the table (the object's anchor holds it while `object` lives); `nil` if the
+    /// object is not registered.
+    @inline(__always)
+    func withTable<R>(of object: AnyObject, _ body: (ObjectTable, Int32) -> R?) -> R? {
+        let base = unsafeBitCast(object, to: UnsafeRawPointer.self)
+        guard let raw = base.load(fromByteOffset: ownerOffset, as: UnsafeRawPointer?.self) else {
+            return nil
+        }
+        let entry = base.load(fromByteOffset: entryOffset, as: Int32.self)
+        return Unmanaged<ObjectTable>.fromOpaque(raw)._withUnsafeGuaranteedRef { body($0, entry) }
+    }
+
     /// The layout of the class `type` if the latest lookup found it, without a lock or a
     /// conformance check; `nil` otherwise (then ask ``of(_:)``).
     static func latest(for type: AnyObject.Type) -> ModelLayout? {

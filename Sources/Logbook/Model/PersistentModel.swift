@@ -57,6 +57,25 @@ extension ModelObject {
     /// temporary one (``PersistentIdentifier/isTemporary``); inserting it gives it its
     /// permanent identifier, which it keeps.
     public var persistentModelID: PersistentIdentifier {
+        // The common case without retaining anything: a registered instance of the class the
+        // latest layout lookup found (an object's anchor holds its table while it lives).
+        if let layout = ModelLayout.latest(for: type(of: self)),
+            let id = layout.withTable(
+                of: self,
+                { table, entry -> PersistentIdentifier? in
+                    guard table.probe == nil, entry >= 0 else { return nil }
+                    return table.entries.withUnsafeBufferPointer { entries in
+                        let e = entries[Int(entry)]
+                        guard e.state != .free else { return nil }
+                        return table.bindings.withUnsafeBufferPointer {
+                            PersistentIdentifier(
+                                entityName: $0[Int(e.entity)].entity.name, primaryKey: e.primaryKey)
+                        }
+                    }
+                })
+        {
+            return id
+        }
         guard let r = registered else {
             return PersistentIdentifier(temporaryFor: self, entityName: entityName)
         }
