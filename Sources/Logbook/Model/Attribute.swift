@@ -45,10 +45,10 @@ public struct Attribute<Value: AttributeStorable> {
         self.info = options.reduce(0) { $0 | FieldInfo.bits(of: $1) }
     }
 
-    /// Reads and writes the value through the enclosing object, tracking changes. One access
-    /// to the wrapper each way, so the storage key path folds to plain field accesses once
-    /// inlined; the wrapped key path is never used, so it is never made (making it at every
-    /// read cost about 60 instructions).
+    /// Reads and writes the value through the enclosing object, tracking changes.
+    // One access to the wrapper each way, so the storage key path folds to plain field accesses
+    // once inlined. The wrapped key path is never used, so it is never made: making it cost
+    // about 60 instructions and a release at every read.
     @inlinable
     public static subscript<Model: PersistentModel>(
         _enclosingInstance object: Model,
