@@ -175,7 +175,7 @@ extension ModelContext {
         plan.limit = descriptor.fetchLimit
         plan.offset = descriptor.fetchOffset
         plan.includePendingChanges = descriptor.includePendingChanges
-        let resolver = KeyPathResolver(binding: binding)
+        let resolver = planCache.resolver(for: binding)
         if !descriptor.propertiesToFetch.isEmpty {
             // Attributes named, every to-one key, and every field from 63 on (one bit).
             var fields = ~binding.attributeBits | fieldBit(63)
@@ -187,7 +187,8 @@ extension ModelContext {
         if let predicate = descriptor.predicate {
             let core = self.core
             if let node = PredicateTranslator.translate(
-                predicate, resolver: resolver, binding: { try? core.binding(named: $0) })
+                predicate, resolver: resolver, binding: { try? core.binding(named: $0) },
+                cache: planCache)
             {
                 plan.matcher = .filter(node)
             } else {
