@@ -18,8 +18,11 @@ extension ModelContext {
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
         -> [Model]
     {
-        // Inlined so the downcast loop is specialized in the app (no generic witness calls).
-        try fetchAnyObjects(descriptor).map { unsafeDowncast($0, to: Model.self) }
+        // Inlined so the downcast loop is specialized in the app (no generic witness calls),
+        // and so is reading the descriptor's parts for the common shape.
+        try (erasedFetch(descriptor) ?? fetchAnyObjects(descriptor)).map {
+            unsafeDowncast($0, to: Model.self)
+        }
     }
 
     /// The objects of `descriptor`, each an instance of `Model`.
