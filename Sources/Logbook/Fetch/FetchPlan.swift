@@ -89,6 +89,9 @@ extension ModelContext {
         if access.exact && access.access.isIndex, case .filter = plan.matcher {
             scanned.matcher = .all
         }
+        // Candidates that come in the sort order, with no pending object to merge among them,
+        // need no sort keys.
+        if access.ordered && pending.isEmpty { scanned.sortKeys = [] }
         let scan = RecordScan(plan: scanned, keepRecords: keepRecords, skip: skip, build: build)
         try wrapStoreErrors {
             switch access.access {
@@ -109,6 +112,7 @@ extension ModelContext {
                     access.access, binding: binding, in: core.store)
                 explanation.candidates = keys.count
                 explanation.entriesVisited = visited
+                scan.reserve(keys.count)
                 try view.forEachValue(forKeys: keys) { key, value in
                     try scan.visit(key: key, value: value)
                 }
@@ -117,6 +121,8 @@ extension ModelContext {
         explanation.recordsRead = scan.visited
         var candidates = scan.candidates
         var keys = scan.keys
+        var integerKeys = scan.integerKeys
+        var nullKeyPositions = scan.nullKeyPositions
         let bytes = scan.bytes
         let storedMatches = candidates.count
         for e in pending {
@@ -139,7 +145,16 @@ extension ModelContext {
                     if !(try test(object)) { continue }
                 }
             }
-            for key in plan.sortKeys { keys.append(binding.read(object, key.attribute)) }
+            if scan.integerSort {
+                if case .integer(let key) = binding.read(object, plan.sortKeys[0].attribute) {
+                    integerKeys.append(key)
+                } else {
+                    nullKeyPositions.append(Int32(candidates.count))
+                    integerKeys.append(0)
+                }
+            } else {
+                for key in plan.sortKeys { keys.append(binding.read(object, key.attribute)) }
+            }
             candidates.append(
                 FetchCandidate(
                     primaryKey: table.entries[Int(e)].primaryKey, live: e,
@@ -150,12 +165,14 @@ extension ModelContext {
             // In index order already: no sort step.
             order = Array(candidates.indices)
             explanation.sortedByIndex = keyCount > 0
-        } else if keyCount == 1, entity.attributes[plan.sortKeys[0].attribute].type == .integer {
+        } else if scan.integerSort {
             // One integer key (the common case): a radix sort of plain numbers, nulls first.
             order = KeySort.order(
-                integerKeys: keys, primaryKeys: candidates.map(\.primaryKey),
-                ascending: plan.sortKeys[0].ascending)
+                integers: integerKeys, nullPositions: nullKeyPositions,
+                primaryKeys: candidates.map(\.primaryKey), ascending: plan.sortKeys[0].ascending)
         } else if keyCount > 0 {
+            // Invariant: sort keys were left out of the scan only for an ordered access with
+            // no pending object, which the first branch takes.
             order = Array(candidates.indices)
             let sortKeys = plan.sortKeys
             keys.withUnsafeBufferPointer { keys in
@@ -309,6 +326,7 @@ extension ModelContext {
             view = records
             explanation.candidates += keys.count
             explanation.entriesVisited += keys.count
+            scan.reserve(keys.count)
             for pk in keys where !skip.contains(pk) {
                 if let wanted, scan.candidates.count >= wanted {
                     explanation.stoppedEarly = true
