@@ -373,12 +373,14 @@ extension ModelContext {
     /// The object of stored record `record` (object `pk` of `binding`) as a fetch returns it,
     /// with its entry: the registered one (looked for with `checkRegistry`), brought up to the
     /// record if another context saved it since; else one decoded from the record (only
-    /// `fields`, if given; `unfetched` are the attributes left out) and registered.
+    /// `fields`, if given; `unfetched` are the attributes left out) and registered, found by
+    /// its identifier at once or (`deferIndexing`, for the many objects of one fetch) at the
+    /// next look-up.
     @inline(__always)
     func fetchedObject(
         _ record: UnsafeRawBufferPointer, _ pk: UInt64, _ binding: EntityBinding,
         generation: UInt64, checkRegistry: Bool = true, fields: UInt64? = nil,
-        unfetched: UInt64 = 0
+        unfetched: UInt64 = 0, deferIndexing: Bool = true
     ) throws -> (entry: Int32, object: AnyObject) {
         if checkRegistry {
             let known = table.lookup(binding.index, pk)
@@ -393,7 +395,7 @@ extension ModelContext {
             ?? binding.load(record, into: object, primaryKey: pk)
         let e = table.add(
             object, binding, primaryKey: pk, state: .persisted, version: version,
-            generation: generation, deferIndexing: true, unfetched: unfetched)
+            generation: generation, deferIndexing: deferIndexing, unfetched: unfetched)
         return (e, object)
     }
 

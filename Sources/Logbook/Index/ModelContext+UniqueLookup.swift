@@ -85,7 +85,9 @@ extension ModelContext {
         let generation = core.saveGeneration
         let object = try RecordCodec.withKey(pk) { recordKey in
             try view.withValue(forKey: recordKey) { record in
-                try fetchedObject(record, pk, binding, generation: generation)
+                // One object: registered at once (deferring costs a list of one, made and
+                // emptied by the next look-up).
+                try fetchedObject(record, pk, binding, generation: generation, deferIndexing: false)
             }
         }
         guard let object else { return ([], explanation) }
