@@ -196,8 +196,14 @@ final class VoucherV2: PersistentModel {
             let start = min(descriptor.fetchOffset ?? 0, sorted.count)
             let end = min(start + descriptor.fetchLimit!, sorted.count)
             let expected = Array(sorted[start..<end])
-            let found = try context.fetch(descriptor).map(\.code)
+            let objects = try context.fetch(descriptor)
+            let found = objects.map(\.code)
             #expect(found == expected, "round \(round), seed \(seed)")
+            // The slice's objects are registered: the same instances again (uniquing).
+            let again = try context.fetch(descriptor)
+            #expect(
+                again.count == objects.count && zip(again, objects).allSatisfy { $0 === $1 },
+                "round \(round), seed \(seed)")
             // (An empty range is answered by its index's ranges, with nothing to order.)
             if !context.hasChanges && !matching.isEmpty {
                 let plan = try context.explain(descriptor)

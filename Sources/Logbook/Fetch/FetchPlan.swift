@@ -103,9 +103,11 @@ extension ModelContext {
                     try scan.visit(key: key, value: value)
                 }
             case .ranges(let index, let ranges) where access.ordered && ranges.count == 1:
+                var everyEntryMatches = false
+                if case .all = scanned.matcher { everyEntryMatches = true }
                 try readOrdered(
                     plan, index: index, range: ranges[0], reverse: access.reverse, scan, skip,
-                    &explanation)
+                    everyEntryMatches: everyEntryMatches, &explanation)
             default:
                 // One state: the index entries and the records they lead to.
                 let (keys, visited, view) = try core.indexes.primaryKeys(
@@ -294,9 +296,11 @@ extension ModelContext {
     }
 
     /// Reads candidates in index order until the plan has as many matches as it keeps.
+    /// `everyEntryMatches`: whether every entry of the range is a match (an exact access),
+    /// so a batch need not hold more entries than the matches still missing.
     private func readOrdered(
         _ plan: FetchPlan, index: Int, range: KeyRange, reverse: Bool, _ scan: RecordScan,
-        _ skip: Set<UInt64>, _ explanation: inout FetchExplanation
+        _ skip: Set<UInt64>, everyEntryMatches: Bool, _ explanation: inout FetchExplanation
     ) throws {
         let wanted = plan.limit.map { max($0, 0) + max(plan.offset ?? 0, 0) }
         var cursor: [UInt8]? = nil
@@ -311,7 +315,14 @@ extension ModelContext {
                 explanation.stoppedEarly = true
                 return
             }
-            let batch = wholeRange ? Int.max : max(32, missing * 2)
+            // When every entry is a match, the missing ones and the entries pending changes
+            // hide are enough; else twice the missing, for those the filter drops.
+            let batch =
+                wholeRange
+                ? Int.max
+                : everyEntryMatches
+                    ? max(1, missing.addingReportingOverflow(skip.count).partialValue)
+                    : max(32, missing * 2)
             let (keys, next, batchView) = try core.indexes.orderedKeys(
                 plan.binding, index: index, range: range, reverse: reverse,
                 after: cursor, limit: batch, in: core.store)
@@ -452,23 +463,31 @@ extension ModelContext {
             }
         } else {
             objects.reserveCapacity(result.order.count)
+            // A slice of a few objects is registered at once: deferring pays off for the
+            // many objects of a whole result, but costs more per object when the next fetch
+            // of a context in a loop indexes them.
+            let deferIndexing = result.order.count > 1_024
             try result.bytes.withUnsafeBytes { raw in
                 for i in result.order {
                     let candidate = candidates[i]
-                    let e =
+                    let record = UnsafeRawBufferPointer(
+                        rebasing: raw[
+                            candidate.bytesStart..<candidate.bytesStart + candidate.bytesCount])
+                    // The slice holds the objects it builds (`objects`), so they are not kept
+                    // in `builtObjects` too.
+                    let object =
                         candidate.live >= 0
-                        ? candidate.live
-                        : try register(
-                            UnsafeRawBufferPointer(
-                                rebasing: raw[
-                                    candidate.bytesStart..<candidate.bytesStart
-                                        + candidate.bytesCount]),
-                            candidate.primaryKey)
-                    // Invariant: a candidate's entry holds its object until this fetch returns.
-                    objects.append(table.objects[Int(e)].unsafelyUnwrapped)
+                        // Invariant: a candidate's entry holds its object until this fetch
+                        // returns.
+                        ? table.objects[Int(candidate.live)].unsafelyUnwrapped
+                        : try fetchedObject(
+                            record, candidate.primaryKey, binding, generation: generation,
+                            checkRegistry: checkRegistry, fields: fetched, unfetched: unfetched,
+                            deferIndexing: deferIndexing
+                        ).object
+                    objects.append(object)
                 }
             }
-            for object in builtObjects.items { object.release() }
         }
         if let order = plan.objectOrder {
             let keyed = zip(objects, result.order.map { candidates[$0].primaryKey })
