@@ -4,7 +4,8 @@ import Foundation
 /// query repeated with new constants (a lookup in a loop) does not pay again for what depends
 /// only on types: for each entity binding, a ``KeyPathResolver`` that remembers the key paths
 /// it met by identity; for each predicate expression type, whether it has a direct
-/// translation (a conformance check that costs more than the translation itself).
+/// translation (a conformance check that costs more than the translation itself); and a
+/// buffer a lookup encodes its index key into.
 ///
 /// Nothing here depends on data, constants or pending changes: the translation runs again
 /// on every fetch, with the predicate's own values, and planning and execution are untouched.
@@ -18,6 +19,8 @@ final class FetchPlanCache {
         [(binding: EntityBinding, resolver: KeyPathResolver)] = []
     @exclusivity(unchecked) private var directTypes:
         [ObjectIdentifier: (any DirectFilterTranslatable.Type)?] = [:]
+    /// Room for the index key of a lookup, reused so a lookup in a loop allocates none.
+    @exclusivity(unchecked) var keyBytes: [UInt8] = []
 
     /// The resolver of `binding`, made on first use.
     func resolver(for binding: EntityBinding) -> KeyPathResolver {

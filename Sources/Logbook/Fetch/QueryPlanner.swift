@@ -446,26 +446,34 @@ struct ColumnConstraints {
     /// cannot stand for the comparison (another type, an integer field against a fraction,
     /// NaN).
     static func encode(_ value: AttributeValue, as type: AttributeType) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        // One allocation: a tag, the payload, a string's terminator.
+        if case .string(let text) = value { bytes.reserveCapacity(text.utf8.count + 3) }
+        return encode(value, as: type, appendingTo: &bytes) ? bytes : nil
+    }
+
+    /// As ``encode(_:as:)``, appended to `bytes` (which a caller can reuse); `false`, with
+    /// `bytes` unchanged, where that gives `nil`.
+    static func encode(
+        _ value: AttributeValue, as type: AttributeType, appendingTo bytes: inout [UInt8]
+    ) -> Bool {
         var v = value
         switch (value, type) {
         case (.null, _): break
         case (.integer(let i), .double):
-            guard let d = Double(exactly: i) else { return nil }
+            guard let d = Double(exactly: i) else { return false }
             v = .double(d)
         case (.double(let d), .integer):
-            guard let i = Int64(exactly: d) else { return nil }
+            guard let i = Int64(exactly: d) else { return false }
             v = .integer(i)
-        case (.double(let d), .double) where d.isNaN: return nil
+        case (.double(let d), .double) where d.isNaN: return false
         default:
             guard value.type == type || (type == .integer && value.type == .integer) else {
-                return nil
+                return false
             }
         }
-        var bytes: [UInt8] = []
-        // One allocation: a tag, the payload, a string's terminator.
-        if case .string(let text) = v { bytes.reserveCapacity(text.utf8.count + 3) }
         IndexKey.append(v, to: &bytes)
-        return bytes
+        return true
     }
 
     private static func tighter(
