@@ -18,8 +18,11 @@ extension ModelContext {
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
         -> [Model]
     {
-        // Inlined so the downcast loop is specialized in the app (no generic witness calls).
-        try fetchAnyObjects(descriptor).map { unsafeDowncast($0, to: Model.self) }
+        // Inlined so the downcast loop is specialized in the app (no generic witness calls),
+        // and so is reading the descriptor's parts for the common shape.
+        try (erasedFetch(descriptor) ?? fetchAnyObjects(descriptor)).map {
+            unsafeDowncast($0, to: Model.self)
+        }
     }
 
     /// The objects of `descriptor`, each an instance of `Model`.
@@ -175,7 +178,7 @@ extension ModelContext {
         plan.limit = descriptor.fetchLimit
         plan.offset = descriptor.fetchOffset
         plan.includePendingChanges = descriptor.includePendingChanges
-        let resolver = KeyPathResolver(binding: binding)
+        let resolver = planCache.resolver(for: binding)
         if !descriptor.propertiesToFetch.isEmpty {
             // Attributes named, every to-one key, and every field from 63 on (one bit).
             var fields = ~binding.attributeBits | fieldBit(63)
@@ -187,7 +190,8 @@ extension ModelContext {
         if let predicate = descriptor.predicate {
             let core = self.core
             if let node = PredicateTranslator.translate(
-                predicate, resolver: resolver, binding: { try? core.binding(named: $0) })
+                predicate, resolver: resolver, binding: { try? core.binding(named: $0) },
+                cache: planCache)
             {
                 plan.matcher = .filter(node)
             } else {

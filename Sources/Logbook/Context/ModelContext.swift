@@ -21,6 +21,8 @@ public final class ModelContext {
     var lastInsertBinding: (type: ObjectIdentifier, binding: EntityBinding)?
     /// The binding last looked up by entity name.
     var lastLookupBinding: EntityBinding?
+    /// What planning fetches learns once per type (key paths, predicate expression types).
+    let planCache = FetchPlanCache()
     /// Names this context in the container's save log.
     let serial: UInt64
     /// The actor the context lives on, its autosave and its transactions.

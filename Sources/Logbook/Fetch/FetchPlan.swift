@@ -89,6 +89,9 @@ extension ModelContext {
         if access.exact && access.access.isIndex, case .filter = plan.matcher {
             scanned.matcher = .all
         }
+        // Candidates that come in the sort order, with no pending object to merge among them,
+        // need no sort keys.
+        if access.ordered && pending.isEmpty { scanned.sortKeys = [] }
         let scan = RecordScan(plan: scanned, keepRecords: keepRecords, skip: skip, build: build)
         try wrapStoreErrors {
             switch access.access {
@@ -100,15 +103,18 @@ extension ModelContext {
                     try scan.visit(key: key, value: value)
                 }
             case .ranges(let index, let ranges) where access.ordered && ranges.count == 1:
+                var everyEntryMatches = false
+                if case .all = scanned.matcher { everyEntryMatches = true }
                 try readOrdered(
                     plan, index: index, range: ranges[0], reverse: access.reverse, scan, skip,
-                    &explanation)
+                    everyEntryMatches: everyEntryMatches, &explanation)
             default:
                 // One state: the index entries and the records they lead to.
                 let (keys, visited, view) = try core.indexes.primaryKeys(
                     access.access, binding: binding, in: core.store)
                 explanation.candidates = keys.count
                 explanation.entriesVisited = visited
+                scan.reserve(keys.count)
                 try view.forEachValue(forKeys: keys) { key, value in
                     try scan.visit(key: key, value: value)
                 }
@@ -117,6 +123,8 @@ extension ModelContext {
         explanation.recordsRead = scan.visited
         var candidates = scan.candidates
         var keys = scan.keys
+        var integerKeys = scan.integerKeys
+        var nullKeyPositions = scan.nullKeyPositions
         let bytes = scan.bytes
         let storedMatches = candidates.count
         for e in pending {
@@ -139,7 +147,16 @@ extension ModelContext {
                     if !(try test(object)) { continue }
                 }
             }
-            for key in plan.sortKeys { keys.append(binding.read(object, key.attribute)) }
+            if scan.integerSort {
+                if case .integer(let key) = binding.read(object, plan.sortKeys[0].attribute) {
+                    integerKeys.append(key)
+                } else {
+                    nullKeyPositions.append(Int32(candidates.count))
+                    integerKeys.append(0)
+                }
+            } else {
+                for key in plan.sortKeys { keys.append(binding.read(object, key.attribute)) }
+            }
             candidates.append(
                 FetchCandidate(
                     primaryKey: table.entries[Int(e)].primaryKey, live: e,
@@ -150,12 +167,14 @@ extension ModelContext {
             // In index order already: no sort step.
             order = Array(candidates.indices)
             explanation.sortedByIndex = keyCount > 0
-        } else if keyCount == 1, entity.attributes[plan.sortKeys[0].attribute].type == .integer {
+        } else if scan.integerSort {
             // One integer key (the common case): a radix sort of plain numbers, nulls first.
             order = KeySort.order(
-                integerKeys: keys, primaryKeys: candidates.map(\.primaryKey),
-                ascending: plan.sortKeys[0].ascending)
+                integers: integerKeys, nullPositions: nullKeyPositions,
+                primaryKeys: candidates.map(\.primaryKey), ascending: plan.sortKeys[0].ascending)
         } else if keyCount > 0 {
+            // Invariant: sort keys were left out of the scan only for an ordered access with
+            // no pending object, which the first branch takes.
             order = Array(candidates.indices)
             let sortKeys = plan.sortKeys
             keys.withUnsafeBufferPointer { keys in
@@ -277,9 +296,11 @@ extension ModelContext {
     }
 
     /// Reads candidates in index order until the plan has as many matches as it keeps.
+    /// `everyEntryMatches`: whether every entry of the range is a match (an exact access),
+    /// so a batch need not hold more entries than the matches still missing.
     private func readOrdered(
         _ plan: FetchPlan, index: Int, range: KeyRange, reverse: Bool, _ scan: RecordScan,
-        _ skip: Set<UInt64>, _ explanation: inout FetchExplanation
+        _ skip: Set<UInt64>, everyEntryMatches: Bool, _ explanation: inout FetchExplanation
     ) throws {
         let wanted = plan.limit.map { max($0, 0) + max(plan.offset ?? 0, 0) }
         var cursor: [UInt8]? = nil
@@ -294,7 +315,14 @@ extension ModelContext {
                 explanation.stoppedEarly = true
                 return
             }
-            let batch = wholeRange ? Int.max : max(32, missing * 2)
+            // When every entry is a match, the missing ones and the entries pending changes
+            // hide are enough; else twice the missing, for those the filter drops.
+            let batch =
+                wholeRange
+                ? Int.max
+                : everyEntryMatches
+                    ? max(1, missing.addingReportingOverflow(skip.count).partialValue)
+                    : max(32, missing * 2)
             let (keys, next, batchView) = try core.indexes.orderedKeys(
                 plan.binding, index: index, range: range, reverse: reverse,
                 after: cursor, limit: batch, in: core.store)
@@ -309,6 +337,7 @@ extension ModelContext {
             view = records
             explanation.candidates += keys.count
             explanation.entriesVisited += keys.count
+            scan.reserve(keys.count)
             for pk in keys where !skip.contains(pk) {
                 if let wanted, scan.candidates.count >= wanted {
                     explanation.stoppedEarly = true
@@ -355,12 +384,14 @@ extension ModelContext {
     /// The object of stored record `record` (object `pk` of `binding`) as a fetch returns it,
     /// with its entry: the registered one (looked for with `checkRegistry`), brought up to the
     /// record if another context saved it since; else one decoded from the record (only
-    /// `fields`, if given; `unfetched` are the attributes left out) and registered.
+    /// `fields`, if given; `unfetched` are the attributes left out) and registered, found by
+    /// its identifier at once or (`deferIndexing`, for the many objects of one fetch) at the
+    /// next look-up.
     @inline(__always)
     func fetchedObject(
         _ record: UnsafeRawBufferPointer, _ pk: UInt64, _ binding: EntityBinding,
         generation: UInt64, checkRegistry: Bool = true, fields: UInt64? = nil,
-        unfetched: UInt64 = 0
+        unfetched: UInt64 = 0, deferIndexing: Bool = true
     ) throws -> (entry: Int32, object: AnyObject) {
         if checkRegistry {
             let known = table.lookup(binding.index, pk)
@@ -375,7 +406,7 @@ extension ModelContext {
             ?? binding.load(record, into: object, primaryKey: pk)
         let e = table.add(
             object, binding, primaryKey: pk, state: .persisted, version: version,
-            generation: generation, deferIndexing: true, unfetched: unfetched)
+            generation: generation, deferIndexing: deferIndexing, unfetched: unfetched)
         return (e, object)
     }
 
@@ -432,23 +463,31 @@ extension ModelContext {
             }
         } else {
             objects.reserveCapacity(result.order.count)
+            // A slice of a few objects is registered at once: deferring pays off for the
+            // many objects of a whole result, but costs more per object when the next fetch
+            // of a context in a loop indexes them.
+            let deferIndexing = result.order.count > 1_024
             try result.bytes.withUnsafeBytes { raw in
                 for i in result.order {
                     let candidate = candidates[i]
-                    let e =
+                    let record = UnsafeRawBufferPointer(
+                        rebasing: raw[
+                            candidate.bytesStart..<candidate.bytesStart + candidate.bytesCount])
+                    // The slice holds the objects it builds (`objects`), so they are not kept
+                    // in `builtObjects` too.
+                    let object =
                         candidate.live >= 0
-                        ? candidate.live
-                        : try register(
-                            UnsafeRawBufferPointer(
-                                rebasing: raw[
-                                    candidate.bytesStart..<candidate.bytesStart
-                                        + candidate.bytesCount]),
-                            candidate.primaryKey)
-                    // Invariant: a candidate's entry holds its object until this fetch returns.
-                    objects.append(table.objects[Int(e)].unsafelyUnwrapped)
+                        // Invariant: a candidate's entry holds its object until this fetch
+                        // returns.
+                        ? table.objects[Int(candidate.live)].unsafelyUnwrapped
+                        : try fetchedObject(
+                            record, candidate.primaryKey, binding, generation: generation,
+                            checkRegistry: checkRegistry, fields: fetched, unfetched: unfetched,
+                            deferIndexing: deferIndexing
+                        ).object
+                    objects.append(object)
                 }
             }
-            for object in builtObjects.items { object.release() }
         }
         if let order = plan.objectOrder {
             let keyed = zip(objects, result.order.map { candidates[$0].primaryKey })

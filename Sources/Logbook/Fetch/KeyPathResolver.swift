@@ -40,7 +40,25 @@ final class KeyPathResolver {
 
     private static let readings = Locked<[Key: Reading]>([:])
 
+    /// The readings this resolver found, by key path object (kept here, so its identifier is
+    /// not reused while it is a key). A query repeated in a loop applies the same key path
+    /// objects (the runtime makes a key path literal once), and this answers them without
+    /// hashing the key path or taking the shared cache's lock; other key paths take that way.
+    // Unchecked exclusivity: a resolver is used by one caller at a time (see the type).
+    @exclusivity(unchecked) private var seen:
+        [ObjectIdentifier: (keyPath: AnyKeyPath, reading: Reading?)] = [:]
+
     private func reading(_ keyPath: AnyKeyPath) -> Reading? {
+        let id = ObjectIdentifier(keyPath)
+        if let known = seen[id] { return known.reading }
+        let found = sharedReading(keyPath)
+        // Key paths built at run time are new objects each time: bound what they leave here.
+        if seen.count >= 64 { seen.removeAll() }
+        seen[id] = (keyPath, found)
+        return found
+    }
+
+    private func sharedReading(_ keyPath: AnyKeyPath) -> Reading? {
         guard let layout = binding.layout else { return nil }
         let key = Key(type: ObjectIdentifier(layout.modelType), keyPath: keyPath)
         if let known = Self.readings.withLock({ $0[key] }) { return known }

@@ -9,19 +9,22 @@ enum KeySort {
         return items.map { Int($0.index) }
     }
 
-    /// Candidate positions ordered by one integer sort key (`null` first when ascending, last
-    /// when descending), ties by primary key.
-    static func order(integerKeys: [AttributeValue], primaryKeys: [UInt64], ascending: Bool)
-        -> [Int]
-    {
+    /// Candidate positions ordered by one integer sort key, `keys[i]` for candidate `i` except
+    /// at `nullPositions` (ascending), whose key is `null` (first when ascending, last when
+    /// descending); ties by primary key.
+    static func order(
+        integers keys: [Int64], nullPositions: [Int32], primaryKeys: [UInt64], ascending: Bool
+    ) -> [Int] {
         var nulls: [Item] = []
         var items: [Item] = []
-        items.reserveCapacity(primaryKeys.count)
-        for (i, key) in integerKeys.enumerated() {
-            if case .integer(let v) = key {
-                items.append(Item(key: primaryKeys[i], index: Int32(i), value: v))
-            } else {
+        items.reserveCapacity(primaryKeys.count - nullPositions.count)
+        var nextNull = 0
+        for i in keys.indices {
+            if nextNull < nullPositions.count && Int(nullPositions[nextNull]) == i {
                 nulls.append(Item(key: primaryKeys[i], index: Int32(i)))
+                nextNull += 1
+            } else {
+                items.append(Item(key: primaryKeys[i], index: Int32(i), value: keys[i]))
             }
         }
         // By primary key, then (stably) by value: ties stay in primary-key order.

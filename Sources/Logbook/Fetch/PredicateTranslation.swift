@@ -21,17 +21,27 @@ struct PredicateTranslator {
         self.binding = binding
     }
 
+    /// - Parameter cache: where the direct translation of each expression type is kept, so
+    ///   that a repeated query skips the conformance check; without one, it is made each time.
     static func translate<Model: PersistentModel>(
         _ predicate: Predicate<Model>, resolver: KeyPathResolver,
-        binding: @escaping (String) -> EntityBinding?
+        binding: @escaping (String) -> EntityBinding?, cache: FetchPlanCache? = nil
     ) -> FilterNode? {
         // The common shapes (attribute comparisons with constants, `&&`, `||`, `!`) are
         // translated through conditional conformances, found by one conformance check of the
-        // whole expression's type (which the runtime caches per type) instead of one dynamic
-        // cast per node and per constant. Anything else takes the general walk below.
-        if let direct = predicate.expression as? any DirectFilterTranslatable,
-            let node = direct.directNode(
-                DirectTranslation(resolver: resolver, variable: predicate.variable.key))
+        // whole expression's type instead of one dynamic cast per node and per constant.
+        // Anything else takes the general walk below.
+        let expression = predicate.expression
+        let translation = DirectTranslation(resolver: resolver, variable: predicate.variable.key)
+        if let cache {
+            if let direct = cache.directType(of: expression) {
+                func open<E: StandardPredicateExpression<Bool>>(_ e: E) -> FilterNode? {
+                    direct.directNode(of: e, translation)
+                }
+                if let node = open(expression) { return node }
+            }
+        } else if let direct = expression as? any DirectFilterTranslatable,
+            let node = direct.directNode(translation)
         {
             return node
         }

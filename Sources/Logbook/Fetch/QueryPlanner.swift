@@ -78,6 +78,9 @@ struct QueryPlanner {
         }
         if let point = uniqueLookup(terms) { return point }
         let constraints = ColumnConstraints(terms)
+        if let wanted, let ordered = limitedOrderedAccess(terms, constraints, sort, wanted) {
+            return ordered
+        }
         let singles = accesses(for: terms, constraints)
         for single in singles {
             options.append((single.plan, Double(single.plan.estimate) * Self.indexedRead))
@@ -116,6 +119,44 @@ struct QueryPlanner {
         // a conjunction, say, rather than an index over one of them.
         return options.min { ($0.cost, $0.plan.exact ? 0 : 1) < ($1.cost, $1.plan.exact ? 0 : 1) }!
             .plan
+    }
+
+    /// The plan for a fetch with a limit whose ordered access answers every term exactly,
+    /// when the comparison below is sure to pick it, found without counting any other access
+    /// (a fetch in a loop plans once a call). That is so when no term is a disjunction or a
+    /// set of identifiers, and at most one index serves the terms, so the other plans are a
+    /// scan and that index's ranges: those ranges hold at least the matches, which the ordered
+    /// access counts exactly, and it reads at most as many, so only the scan can win, and the
+    /// cost test is the one below. `nil` to compare every plan.
+    private func limitedOrderedAccess(
+        _ terms: [FilterNode], _ constraints: ColumnConstraints,
+        _ sort: [(field: Int, ascending: Bool)], _ wanted: Int
+    ) -> AccessPlan? {
+        guard !sort.isEmpty else { return nil }
+        for term in terms {
+            switch term {
+            case .or, .identifierIn: return nil
+            default: continue
+            }
+        }
+        var usable = 0
+        for definition in definitions where constraints.fields[definition.fields[0]] != nil {
+            usable += 1
+        }
+        guard usable <= 1, let ordered = orderedAccess(terms, constraints, sort: sort),
+            ordered.exact, ordered.estimate > 0
+        else { return nil }
+        // As in `plan`: the fewest matches any access expects (the ordered access's own count
+        // when an index serves the terms; the records when none does), and the entries the
+        // ordered access visits to find `wanted` of them.
+        let matches = usable == 0 ? recordCount : ordered.estimate
+        let (product, overflow) = wanted.multipliedReportingOverflow(by: ordered.estimate)
+        guard !overflow else { return nil }
+        let visits = min(ordered.estimate, product / max(matches, 1) + wanted)
+        // Ties go to the exact plan, which the ordered access is and a scan is not.
+        guard Double(visits) * Self.indexedRead * 0.9 <= Double(recordCount) * Self.scannedRead
+        else { return nil }
+        return ordered
     }
 
     /// A unique index whose every field the conjunction fixes to one value (not `nil`, which
@@ -236,7 +277,8 @@ struct QueryPlanner {
         var best: AccessPlan?
         for (d, definition) in definitions.enumerated() {
             let fixed = definition.fields.count - sort.count
-            guard fixed >= 0, Array(definition.fields[fixed...]) == sort.map(\.field),
+            guard fixed >= 0,
+                zip(definition.fields[fixed...], sort).allSatisfy({ $0 == $1.field }),
                 definition.fields[..<fixed].allSatisfy({ constraints.single($0) != nil })
             else { continue }
             let (ranges, covered, exact) =
@@ -404,26 +446,34 @@ struct ColumnConstraints {
     /// cannot stand for the comparison (another type, an integer field against a fraction,
     /// NaN).
     static func encode(_ value: AttributeValue, as type: AttributeType) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        // One allocation: a tag, the payload, a string's terminator.
+        if case .string(let text) = value { bytes.reserveCapacity(text.utf8.count + 3) }
+        return encode(value, as: type, appendingTo: &bytes) ? bytes : nil
+    }
+
+    /// As ``encode(_:as:)``, appended to `bytes` (which a caller can reuse); `false`, with
+    /// `bytes` unchanged, where that gives `nil`.
+    static func encode(
+        _ value: AttributeValue, as type: AttributeType, appendingTo bytes: inout [UInt8]
+    ) -> Bool {
         var v = value
         switch (value, type) {
         case (.null, _): break
         case (.integer(let i), .double):
-            guard let d = Double(exactly: i) else { return nil }
+            guard let d = Double(exactly: i) else { return false }
             v = .double(d)
         case (.double(let d), .integer):
-            guard let i = Int64(exactly: d) else { return nil }
+            guard let i = Int64(exactly: d) else { return false }
             v = .integer(i)
-        case (.double(let d), .double) where d.isNaN: return nil
+        case (.double(let d), .double) where d.isNaN: return false
         default:
             guard value.type == type || (type == .integer && value.type == .integer) else {
-                return nil
+                return false
             }
         }
-        var bytes: [UInt8] = []
-        // One allocation: a tag, the payload, a string's terminator.
-        if case .string(let text) = v { bytes.reserveCapacity(text.utf8.count + 3) }
         IndexKey.append(v, to: &bytes)
-        return bytes
+        return true
     }
 
     private static func tighter(

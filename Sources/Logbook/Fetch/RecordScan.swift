@@ -7,8 +7,12 @@
 /// one thread; freed when the fetch ends.
 final class RecordScan {
     @exclusivity(unchecked) var candidates: [FetchCandidate] = []
-    /// The matches' sort keys, `sortAttributes.count` per candidate.
+    /// The matches' sort keys, `sortAttributes.count` per candidate (unless `integerSort`).
     @exclusivity(unchecked) var keys: [AttributeValue] = []
+    /// With `integerSort`: each match's sort key (0 for `null`), and the positions of the
+    /// matches whose key is `null`, ascending.
+    @exclusivity(unchecked) var integerKeys: [Int64] = []
+    @exclusivity(unchecked) var nullKeyPositions: [Int32] = []
     @exclusivity(unchecked) var bytes: [UInt8] = []
     /// Records met (tested or kept).
     @exclusivity(unchecked) var visited = 0
@@ -41,6 +45,14 @@ final class RecordScan {
     private let types: UnsafeMutableBufferPointer<AttributeType>
     private let sortAttributes: UnsafeMutableBufferPointer<Int>
     private let sortCount: Int
+    /// Whether the one sort key is an integer attribute: keys go to `integerKeys` as plain
+    /// numbers, for ``KeySort``.
+    let integerSort: Bool
+    /// When the one integer sort key is read and nothing else (no filter), and it and every
+    /// field before it are required: how to step to it, so its value is read from the record
+    /// without ``RecordCodec/locate``.
+    private let sortSkips: UnsafeMutableBufferPointer<RecordCodec.ScanLayout.Skip>
+    private let sortDirect: Bool
     private let scanLayout: RecordCodec.ScanLayout
 
     init(
@@ -96,6 +108,25 @@ final class RecordScan {
         for f in 0..<leafLocateCount {
             (leafSkips.baseAddress! + f).initialize(to: layout.skips[f])
         }
+        let sortField = sortCount == 1 ? plan.sortKeys[0].attribute : -1
+        integerSort = sortField >= 0 && entity.attributes[sortField].type == .integer
+        sortDirect =
+            integerSort && objectTest == nil && filter == nil
+            && (0...sortField).allSatisfy { layout.optionalSlot[$0] < 0 }
+        sortSkips = .allocate(capacity: max(sortField + 1, 1))
+        for f in 0..<max(sortField + 1, 0) {
+            (sortSkips.baseAddress! + f).initialize(to: layout.skips[f])
+        }
+    }
+
+    /// Room for `count` more matches (their candidates and sort keys).
+    func reserve(_ count: Int) {
+        candidates.reserveCapacity(candidates.count + count)
+        if integerSort {
+            integerKeys.reserveCapacity(integerKeys.count + count)
+        } else {
+            keys.reserveCapacity(keys.count + count * sortCount)
+        }
     }
 
     deinit {
@@ -103,6 +134,7 @@ final class RecordScan {
         types.deallocate()
         sortAttributes.deallocate()
         leafSkips.deallocate()
+        sortSkips.deallocate()
         scanLayout.deallocate()
     }
 
@@ -112,6 +144,8 @@ final class RecordScan {
         precondition(build == nil, "a scan that built objects cannot start again")
         candidates.removeAll(keepingCapacity: true)
         keys.removeAll(keepingCapacity: true)
+        integerKeys.removeAll(keepingCapacity: true)
+        nullKeyPositions.removeAll(keepingCapacity: true)
         bytes.removeAll(keepingCapacity: true)
         visited = 0
     }
@@ -127,6 +161,15 @@ final class RecordScan {
         if checkSkip && skip.contains(pk) { return }
         visited += 1
         if needsValues {
+            if sortDirect {
+                // The integer sort key, straight from its place in a record of the current
+                // layout; other records take the general way below.
+                let at = directValueOffset(value, fields: sortAttributes[0] + 1, sortSkips)
+                if at >= 0, let key = RecordFilterValues.zigzag(value, at: at) {
+                    integerKeys.append(key)
+                    return try keep(value, pk)
+                }
+            }
             if let scratchObject {
                 guard try matchesObject(value, pk, scratchObject) else { return }
             } else {
@@ -151,7 +194,7 @@ final class RecordScan {
                     buffer: value, offsets: offsets, types: UnsafeBufferPointer(types),
                     primaryKey: pk)
                 if !decided, let compiled, !(try compiled.evaluate(record)) { return }
-                for k in 0..<sortCount { keys.append(record.value(at: sortAttributes[k])) }
+                for k in 0..<sortCount { appendKey(record.value(at: sortAttributes[k])) }
             }
         }
         try keep(value, pk)
@@ -162,6 +205,17 @@ final class RecordScan {
     /// and the full decode then answer, and report damage).
     @inline(__always)
     private func leafValueOffset(_ value: UnsafeRawBufferPointer) -> Int {
+        directValueOffset(value, fields: leafLocateCount, leafSkips)
+    }
+
+    /// Where the value of field `fields - 1` starts in a record of the current layout, found
+    /// by stepping over the fields before it with `skips` (which must all be required); -1
+    /// for any other record.
+    @inline(__always)
+    private func directValueOffset(
+        _ value: UnsafeRawBufferPointer, fields: Int,
+        _ skips: UnsafeMutableBufferPointer<RecordCodec.ScanLayout.Skip>
+    ) -> Int {
         guard let base = value.baseAddress, value.count > 0 else { return -1 }
         let end = value.count
         let first = base.load(as: UInt8.self)
@@ -170,9 +224,9 @@ final class RecordScan {
         @inline(__always) func skipVarint() -> Bool { RecordCodec.skipVarint(base, &i, end: end) }
         guard skipVarint() else { return -1 }  // the object version
         i += scanLayout.bitmapBytes
-        for f in 0..<leafLocateCount - 1 {
+        for f in 0..<fields - 1 {
             guard i < end else { return -1 }
-            switch leafSkips[f] {
+            switch skips[f] {
             case .lengthPrefixed:
                 let length = Int(base.load(fromByteOffset: i, as: UInt8.self))
                 guard length < 0x80 else { return -1 }
@@ -184,6 +238,18 @@ final class RecordScan {
             }
         }
         return i < end ? i : -1
+    }
+
+    /// Adds a match's (one) sort key, where the sort reads it.
+    @inline(__always)
+    private func appendKey(_ value: AttributeValue) {
+        guard integerSort else { return keys.append(value) }
+        if case .integer(let key) = value {
+            integerKeys.append(key)
+        } else {
+            nullKeyPositions.append(Int32(candidates.count))
+            integerKeys.append(0)
+        }
     }
 
     /// Keeps a match: builds its object, or keeps its bytes.
@@ -207,7 +273,7 @@ final class RecordScan {
     {
         _ = try binding.load(value, into: object, primaryKey: pk)
         if let objectTest, !(try objectTest(object)) { return false }
-        for k in 0..<sortCount { keys.append(binding.read(object, sortAttributes[k])) }
+        for k in 0..<sortCount { appendKey(binding.read(object, sortAttributes[k])) }
         return true
     }
 
@@ -218,7 +284,7 @@ final class RecordScan {
         }
         let record = ArrayFilterValues(values: scratch, entity: binding.stored, primaryKey: pk)
         if let filter, !(try filter.evaluate(record)) { return false }
-        for k in 0..<sortCount { keys.append(scratch[sortAttributes[k]]) }
+        for k in 0..<sortCount { appendKey(scratch[sortAttributes[k]]) }
         return true
     }
 }

@@ -200,6 +200,8 @@ extension ContainerIndexes {
         var keys: [UInt64] = []
         var last: [UInt8]? = nil
         guard limit > 0 else { return ([], nil) }
+        // A batch of a fetch with a limit: room for it at once.
+        if limit < 1 << 16 { keys.reserveCapacity(limit) }
         if !reverse {
             index.forEach(from: from, to: to) { entry in
                 keys.append(IndexKey.primaryKey(entry))

@@ -34,15 +34,19 @@ extension ModelContext {
         let binding = plan.binding
         let definitions = core.indexes.definitions[binding.index]
         // An attribute, not a to-one key (which resolving may rewrite).
+        // The key is encoded into the context's reused buffer (no allocation a lookup).
+        planCache.keyBytes.removeAll(keepingCapacity: true)
         guard !value.isNull, field < binding.entity.attributes.count,
             let d = definitions.firstIndex(where: { $0.isUnique && $0.fields == [field] }),
-            let key = ColumnConstraints.encode(value, as: definitions[d].types[0])
+            ColumnConstraints.encode(
+                value, as: definitions[d].types[0], appendingTo: &planCache.keyBytes)
         else { return nil }
+        let cache = planCache
         // The entry and the record from one state, as every index access reads them.
         let probe = try core.indexes.withView(
             of: binding.index, keyspace: binding.keyspace, in: core.store
         ) { indexes, view -> (found: OrderedIndex.Lookup, view: LogStore.KeyspaceView) in
-            (indexes.map { key.withUnsafeBytes($0[d].onlyEntry(of:)) } ?? .several, view)
+            (indexes.map { cache.keyBytes.withUnsafeBytes($0[d].onlyEntry(of:)) } ?? .several, view)
         }
         var explanation = FetchExplanation()
         if explaining {
@@ -85,7 +89,9 @@ extension ModelContext {
         let generation = core.saveGeneration
         let object = try RecordCodec.withKey(pk) { recordKey in
             try view.withValue(forKey: recordKey) { record in
-                try fetchedObject(record, pk, binding, generation: generation)
+                // One object: registered at once (deferring costs a list of one, made and
+                // emptied by the next look-up).
+                try fetchedObject(record, pk, binding, generation: generation, deferIndexing: false)
             }
         }
         guard let object else { return ([], explanation) }
