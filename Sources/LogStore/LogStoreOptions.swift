@@ -78,10 +78,12 @@ public struct LogStoreOptions: Sendable {
 }
 
 /// How the writer reserves a zero tail (FORMAT.md, "Zero tail"): once the active segment has
-/// taken `afterDurableGroups` durable group writes in this session, a durable group that would
-/// grow the file first extends it with zeros to the next multiple of `step` past its end (never
-/// past the configured segment size, so a segment that fills up is sealed with no zeros left),
-/// and syncs them: the durable commits after it overwrite allocated bytes.
+/// been synced more than `afterDurableGroups` times in this session (by durable group writes,
+/// or for callers waiting on buffered commits), a group that would grow the file (a durable
+/// one, or a buffered one of at most 64 KiB) first extends it with zeros to the next multiple
+/// of `step` past its end (never past the configured segment size, so a segment that fills up
+/// is sealed with no zeros left), and syncs them: the commits after it overwrite allocated
+/// bytes.
 package struct ZeroTailPolicy: Sendable {
     /// Bytes the file grows by at a time.
     package var step = 1 << 20

@@ -87,6 +87,36 @@ import Testing
         try reader.close()
     }
 
+    /// Buffered commits that callers wait for (`waitUntilDurable`, as the object layer saves)
+    /// count as durable: the segment gets its zero tail. Buffered commits nobody waits for, as a
+    /// bulk load writes them, never make the writer sync zeros.
+    @Test func waitedForBufferedCommitsReserveAZeroTailAndUnwaitedOnesDoNot() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        var model: [String: [UInt8]] = [:]
+        let bulk = try LogStore(path: dir.child("bulk"), options: options())
+        for i in 0..<200 {
+            try bulk.put(value(i), for: Array("k\(i)".utf8), in: "a", durability: .buffered)
+        }
+        #expect(try fileSize(segmentFiles(bulk.path)[0]) == Int(try bulk.stats().fileBytes))
+        try bulk.close()
+
+        let store = try LogStore(path: dir.child("waited"), options: options())
+        for i in 0..<12 {
+            let sequence = try store.put(
+                value(i), for: Array("k\(i)".utf8), in: "a", durability: .buffered)
+            try store.waitUntilDurable(sequence)
+            model["k\(i)"] = value(i)
+        }
+        _ = try expectZeroTail(store)
+        try expectContents(store, model)
+        try store.close()
+        let reopened = try LogStore(path: store.path, options: options())
+        #expect(reopened.recovery.isClean)
+        try expectContents(reopened, model)
+        try reopened.close()
+    }
+
     /// A copy of the store taken while it is open (what a crash leaves): the zero tail is the
     /// end, with nothing cut, for a writer and a reader, and verify agrees.
     @Test func aCrashLeavesTheZeroTailAndOpenTakesItForTheEnd() throws {

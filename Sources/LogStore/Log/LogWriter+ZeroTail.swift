@@ -4,15 +4,23 @@
 /// a segment takes durable commits one after another, the writer grows it ahead of them with
 /// zeros, in steps, synced once a step; the commits then overwrite the zeros.
 extension LogWriter {
-    /// Before a durable group of about `bytes` bytes: extends the active segment with zeros if
-    /// the group would write past them, and syncs the segment (which makes everything written
-    /// so far durable). A write that fails (a full disk) leaves the segment to plain appends.
+    /// Groups of buffered commits larger than this never extend the zero tail: one size change
+    /// is paid for many records, and a bulk load should not sync every step of its way.
+    static let largestBufferedGroupForZeroTail = 64 << 10
+
+    /// Before a group of about `bytes` bytes (`durable`: with a `.sync` commit): extends the
+    /// active segment with zeros if the group would write past them, and syncs the segment
+    /// (which makes everything written so far durable), once the segment has been synced more
+    /// than ``ZeroTailPolicy/afterDurableGroups`` times in this session, by durable groups or by
+    /// callers waiting for buffered commits (``LogStore/waitUntilDurable(_:)``, which the object
+    /// layer's saves use). A write that fails (a full disk) leaves the segment to plain appends.
     /// - Throws: ``LogStoreError/io(operation:path:errno:)`` if the sync fails (writes are then
     ///   disabled, as after any failed sync).
-    func reserveZeroTail(adding bytes: Int) throws {
-        durableGroups += 1
-        guard !zeroTailFailed, durableGroups > zeroTail.afterDurableGroups,
-            active.formatVersion >= ZeroTail.firstVersion
+    func reserveZeroTail(adding bytes: Int, durable: Bool) throws {
+        if durable { durableGroups += 1 }
+        guard durable || bytes <= Self.largestBufferedGroupForZeroTail, !zeroTailFailed,
+            active.formatVersion >= ZeroTail.firstVersion,
+            durableGroups + sharedSync.syncCount(of: active) > zeroTail.afterDurableGroups
         else { return }
         let needed = writtenSize + bytes
         guard needed > reservedSize else { return }

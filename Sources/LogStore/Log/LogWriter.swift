@@ -39,7 +39,8 @@ final class LogWriter: @unchecked Sendable {
     var reservedSize: Int
     /// When to extend the zero tail, and by how much.
     let zeroTail: ZeroTailPolicy
-    /// Durable group writes into the active segment in this session.
+    /// Durable group writes into the active segment in this session (syncs callers waited
+    /// for, ``SharedSync``, count too).
     var durableGroups = 0
     /// Set when extending the active segment failed (a full disk): its commits append.
     var zeroTailFailed = false
@@ -142,9 +143,9 @@ final class LogWriter: @unchecked Sendable {
         do {
             try rollIfNeeded(adding: estimate, index: index)
             start = checkpoint()
-            if accepted.contains(where: { $0.durability == .sync }) {
-                try reserveZeroTail(adding: estimate + SyncMark.frameSize)
-            }
+            try reserveZeroTail(
+                adding: estimate + SyncMark.frameSize,
+                durable: accepted.contains(where: { $0.durability == .sync }))
             var output = SegmentOutput(
                 file: active.file, fileSystem: fileSystem, offset: active.size,
                 capacity: min(estimate, SegmentOutput.flushThreshold + Frame.targetPayload * 2))
