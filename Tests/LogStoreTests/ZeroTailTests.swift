@@ -117,6 +117,34 @@ import Testing
         try reopened.close()
     }
 
+    /// A read-only follower of another writer (`commits(after:follow:)`) opened while the
+    /// segment had a zero tail: the commits written over the zeros, which do not grow the file,
+    /// and those after the next extension reach it, in order.
+    @Test func aFollowerSeesCommitsWrittenOverTheZeroTail() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        var model: [String: [UInt8]] = [:]
+        let writer = try LogStore(path: dir.path, options: options())
+        try put(writer, 0, 6, &model)
+        let (_, reserved) = try expectZeroTail(writer)
+        var readOnly = options()
+        readOnly.readOnly = true
+        let follower = try LogStore(path: dir.path, options: readOnly)
+        let reader = try follower.commits(after: 0, follow: true)
+        var sequences: [UInt64] = []
+        while let commit = try reader.next() { sequences.append(commit.sequence) }
+        #expect(sequences == Array(1...6))
+        try put(writer, 6, 1, &model)
+        #expect(try fileSize(segmentFiles(dir.path)[0]) == reserved)
+        while let commit = try reader.next() { sequences.append(commit.sequence) }
+        #expect(sequences == Array(1...7))
+        try put(writer, 7, 100, &model)  // past several extensions
+        while let commit = try reader.next() { sequences.append(commit.sequence) }
+        #expect(sequences == Array(1...107))
+        try follower.close()
+        try writer.close()
+    }
+
     /// A copy of the store taken while it is open (what a crash leaves): the zero tail is the
     /// end, with nothing cut, for a writer and a reader, and verify agrees.
     @Test func aCrashLeavesTheZeroTailAndOpenTakesItForTheEnd() throws {
