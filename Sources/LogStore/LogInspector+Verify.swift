@@ -241,6 +241,8 @@ extension LogInspector {
                 scanner.position = resume
             }
         }
+        // The frames end where the zero tail starts, as open finds (its hint describes that).
+        if let zeroTail = scanner.zeroTailStart { segment.size = zeroTail }
     }
 
     /// Reports the hint of `segment` if `open` would ignore it.

@@ -81,7 +81,10 @@ extension LogStore {
     /// keyspace that existed at open builds its key order (O(n), under the index lock: about
     /// 0.3 s for 1M keys, during which other calls wait); later ones only find their start.
     /// - Throws: ``LogStoreError/invalidArgument(_:)`` if `keyspace` is not in
-    ///   ``LogStoreOptions/orderedKeyspaces``; ``LogStoreError/closed``; what `body` throws.
+    ///   ``LogStoreOptions/orderedKeyspaces``; ``LogStoreError/closed``;
+    ///   ``LogStoreError/damagedKeyDirectory(path:reason:)`` if the first use's build meets an
+    ///   entry that points at no record inside its segment (close then removes the key
+    ///   directory file); what `body` throws.
     /// - Complexity: O(log n) key comparisons to find the start (each reads a key in the log),
     ///   then O(1) per key visited; O(n) once for the first use after open.
     public func forEach(
@@ -90,14 +93,22 @@ extension LogStore {
     ) throws {
         guard options.orderedKeyspaces.contains(keyspace) else {
             throw LogStoreError.invalidArgument(
-                "keyspace \"\(keyspace.prefix(40))\" is not ordered (LogStoreOptions.orderedKeyspaces)")
+                "keyspace \"\(keyspace.prefix(40))\" is not ordered (LogStoreOptions.orderedKeyspaces)"
+            )
         }
         guard limit > 0 else { return }
         // Copying the runs is O(1) (copy-on-write); the segments stay mapped while referenced.
-        let snapshot = try index.withLock { state throws(LogStoreError) -> OrderedSnapshot? in
-            guard !state.closed else { throw .closed }
-            guard let id = state.keyspaces.id(of: keyspace), let keys = state.orderedKeys(of: id)
-            else { return nil }
+        let snapshot = try index.withLock { state throws -> OrderedSnapshot? in
+            guard !state.closed else { throw LogStoreError.closed }
+            guard let id = state.keyspaces.id(of: keyspace) else { return nil }
+            let keys: OrderedKeys?
+            do {
+                keys = try state.orderedKeys(of: id)
+            } catch let damage as KeyDirectory.DamagedEntry {
+                state.keyDirectoryDamaged = true
+                throw IndexState.damaged(damage, keyspace: keyspace, storePath: path)
+            }
+            guard let keys else { return nil }
             return OrderedSnapshot(keys: keys, segments: state.segments, bases: state.bases)
         }
         guard let snapshot else { return }

@@ -11,8 +11,9 @@ extension LogStore {
         fileprivate let directory: KeyDirectory
         fileprivate let segments: [Segment?]
         fileprivate let bases: SegmentBases
-        /// The store's directory (for the error a damaged key directory entry gives).
-        fileprivate let storePath: String
+        /// The store, which a damaged key directory entry met through the view is reported to
+        /// (``LogStore/keyDirectoryDamaged(_:keyspace:)``), as a read of the store itself would.
+        fileprivate let store: LogStore
         fileprivate let keyspace: String
         /// The sequence number of the last commit the view sees.
         package let sequence: UInt64
@@ -69,18 +70,26 @@ extension LogStore {
             do {
                 return try directory.find(key, bases)
             } catch {
-                throw IndexState.damaged(error, keyspace: keyspace, storePath: storePath)
+                throw store.keyDirectoryDamaged(error, keyspace: keyspace)
             }
         }
 
         /// Calls `body` with every live key and value of the keyspace in the view, in log order.
+        /// - Throws: ``LogStoreError/damagedKeyDirectory(path:reason:)`` if an entry points at no
+        ///   record inside its segment (the keys before it have been passed to `body`); what
+        ///   `body` throws.
         package func forEach(
             _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
-        ) rethrows {
-            try withExtendedLifetime(segments) {
-                try directory.forEachInLogOrder(bases, releasingPagesOf: segments) { _, record in
-                    try body(record.key, record.value)
+        ) throws {
+            do {
+                try withExtendedLifetime(segments) {
+                    try directory.forEachInLogOrder(bases, releasingPagesOf: segments) {
+                        _, record in
+                        try body(record.key, record.value)
+                    }
                 }
+            } catch let damage as KeyDirectory.DamagedEntry {
+                throw store.keyDirectoryDamaged(damage, keyspace: keyspace)
             }
         }
     }
@@ -93,7 +102,7 @@ extension LogStore {
             return KeyspaceView(
                 directory: state.keyspaces.id(of: keyspace).map { state.directories[$0] }
                     ?? KeyDirectory(),
-                segments: state.segments, bases: state.bases, storePath: path, keyspace: keyspace,
+                segments: state.segments, bases: state.bases, store: self, keyspace: keyspace,
                 sequence: state.lastSequence)
         }
     }

@@ -87,7 +87,9 @@ public final class LogStore: Sendable {
             guard !state.closed else { throw .closed }
             guard let id = state.keyspaces.id(of: keyspace),
                 let (_, record) = try key.withUnsafeBytes({ key in
-                    Result { () throws(LogStoreError) in try state.find(key, in: id, storePath: path) }
+                    Result { () throws(LogStoreError) in
+                        try state.find(key, in: id, storePath: path)
+                    }
                 }).get()
             else { return nil }
             return [UInt8](record.value)
@@ -220,7 +222,9 @@ public final class LogStore: Sendable {
     /// Calls `body` with every live key and value of `keyspace` as of the call, in the order they
     /// lie in the log (roughly the order they were last written). The buffers are valid only during the call. Commits made while it
     /// runs are not seen; `body` may use the store.
-    /// - Throws: ``LogStoreError/closed``, or what `body` throws.
+    /// - Throws: ``LogStoreError/closed``; ``LogStoreError/damagedKeyDirectory(path:reason:)`` if
+    ///   an entry points at no record inside its segment (the keys before it have been passed to
+    ///   `body`; close then removes the key directory file); what `body` throws.
     /// - Complexity: O(keys in `keyspace`) time, and 16 bytes a key of scratch memory; no other
     ///   keyspace is touched, and the log is read front to back. The mapped pages it has passed
     ///   are dropped from this process's memory as it goes (they stay in the page cache), so a
@@ -237,25 +241,35 @@ public final class LogStore: Sendable {
                 directory: state.directories[id], segments: state.segments, bases: state.bases)
         }
         guard let snapshot else { return }
-        try withExtendedLifetime(snapshot.segments) {
-            try snapshot.directory.forEachInLogOrder(
-                snapshot.bases, releasingPagesOf: snapshot.segments
-            ) { _, record in
-                try body(record.key, record.value)
+        do {
+            try withExtendedLifetime(snapshot.segments) {
+                try snapshot.directory.forEachInLogOrder(
+                    snapshot.bases, releasingPagesOf: snapshot.segments
+                ) { _, record in
+                    try body(record.key, record.value)
+                }
             }
+        } catch let damage as KeyDirectory.DamagedEntry {
+            throw keyDirectoryDamaged(damage, keyspace: keyspace)
         }
     }
 
     /// Every live key of `keyspace`, in no set order.
-    /// - Throws: ``LogStoreError/closed``.
+    /// - Throws: ``LogStoreError/closed``; ``LogStoreError/damagedKeyDirectory(path:reason:)`` if
+    ///   an entry points at no record of its key (close then removes the key directory file).
     public func keys(in keyspace: String) throws -> [[UInt8]] {
         try index.withLock { state throws(LogStoreError) -> [[UInt8]] in
             guard !state.closed else { throw .closed }
             guard let id = state.keyspaces.id(of: keyspace) else { return [] }
             var keys: [[UInt8]] = []
             keys.reserveCapacity(state.directories[id].count)
-            state.directories[id].forEach(state.bases) { _, record in
-                keys.append([UInt8](record.key))
+            do throws(KeyDirectory.DamagedEntry) {
+                try state.directories[id].forEach(state.bases) { _, record in
+                    keys.append([UInt8](record.key))
+                }
+            } catch {
+                state.keyDirectoryDamaged = true
+                throw IndexState.damaged(error, keyspace: keyspace, storePath: path)
             }
             return keys
         }

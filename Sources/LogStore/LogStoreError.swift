@@ -27,7 +27,9 @@ public enum LogStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `oldest` is the oldest sequence number whose state is still available.
     case historyUnavailable(requested: UInt64, oldest: UInt64)
     /// The key directory file `path` (`keys.dir`, a cache of the index that open maps) has an
-    /// entry that does not point at a record of its key, found by a read: its checksums match,
+    /// entry that does not point at a record of its key, found by a read, a walk, the first
+    /// ordered iteration or a compaction (which then stops before it removes any input: the
+    /// store is left as a crash after its step 3 would leave it): its checksums match,
     /// so it was written wrong or forged, not torn. The log itself is not affected. The read is
     /// refused rather than answered from a wrong place. Reopening without that file rebuilds
     /// the index from the log: a writable store that met the damage removes the file when it

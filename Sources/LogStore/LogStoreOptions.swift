@@ -66,9 +66,33 @@ public struct LogStoreOptions: Sendable {
     /// schema, without the memory of every key's index. `nil` (the default) indexes all.
     package var indexedKeyspaces: Set<String>?
 
+    /// When and by how much the writer extends the active segment with zeros ahead of durable
+    /// commits (FORMAT.md, "Zero tail"); tests make both small.
+    package var zeroTail = ZeroTailPolicy()
+
     /// Every system call of the store goes through this; tests swap it to inject faults.
     package var fileSystem: any FileSystem = PosixFileSystem()
 
     /// Options with the defaults.
     public init() {}
+}
+
+/// How the writer reserves a zero tail (FORMAT.md, "Zero tail"): once the active segment has
+/// been synced more than `afterDurableGroups` times in this session (by durable group writes,
+/// or for callers waiting on buffered commits), a group that would grow the file (a durable
+/// one, or a buffered one of at most 64 KiB) first extends it with zeros to the next multiple
+/// of `step` past its end (never past the configured segment size, so a segment that fills up
+/// is sealed with no zeros left), and syncs them: the commits after it overwrite allocated
+/// bytes.
+package struct ZeroTailPolicy: Sendable {
+    /// Bytes the file grows by at a time.
+    package var step = 1 << 20
+    /// Durable groups a segment takes before the first extension: a store that syncs rarely
+    /// never pays for one.
+    package var afterDurableGroups = 8
+
+    package init(step: Int = 1 << 20, afterDurableGroups: Int = 8) {
+        self.step = step
+        self.afterDurableGroups = afterDurableGroups
+    }
 }

@@ -114,7 +114,7 @@ import Testing
         try reopened.close()
     }
 
-    /// A store written by format version 1 opens; new commits go to a new version-2 segment
+    /// A store written by format version 1 opens; new commits go to a new version-3 segment
     /// (a version-1 file is never given marks), and a mark inside a version-1 segment is an
     /// unknown frame type there.
     @Test func versionOneSegmentIsReadButNotAppendedTo() throws {
@@ -123,7 +123,7 @@ import Testing
         let (path, segment) = try Self.storeWithOneCommit(in: scratch, key: "old")
         // A version-1 writer closed it without a sync mark.
         var bytes = readFile(segment)
-        #expect(bytes[8] == 2 && bytes[bytes.count - 17] == 5)
+        #expect(bytes[8] == 3 && bytes[bytes.count - 17] == 5)
         bytes.removeLast(25)
         bytes[8] = 1
         bytes.replaceSubrange(
@@ -139,7 +139,7 @@ import Testing
         let segments = segmentFiles(path)
         try #require(segments.count == 2)
         #expect(readFile(segments[0]) == v1)
-        #expect(readFile(segments[1])[8] == 2)
+        #expect(readFile(segments[1])[8] == 3)
         let again = try openStore(path)
         #expect(try again.get(Array("old".utf8), in: "a") == [1])
         #expect(try again.get(Array("new".utf8), in: "a") == [2])

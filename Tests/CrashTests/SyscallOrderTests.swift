@@ -61,7 +61,8 @@ import Testing
     }
 
     /// A `.sync` commit is one write and one `fdatasync` of the active segment, in that order,
-    /// and the acknowledgement comes after the `fdatasync`.
+    /// and the acknowledgement comes after the `fdatasync`; one that extends the segment's zero
+    /// tail (FORMAT.md, "Zero tail") first writes zeros to the same file and syncs them.
     @Test func syncCommitIsWriteThenDataSyncThenAcknowledgement() throws {
         let scratch = ScratchDirectory("order")
         defer { scratch.remove() }
@@ -70,18 +71,60 @@ import Testing
         let recording = try Recording(Workload.singlePuts, seed: 1, root: root)
         let events = recording.events
         var checked = 0
+        var extended = 0
         for (i, event) in events.enumerated() {
             guard case .attempt = event, i + 3 < events.count else { continue }
-            guard case .write(let written, _, _) = events[i + 1],
-                case .syncData(let synced) = events[i + 2],
-                case .acknowledged = events[i + 3]
+            var next = i + 1
+            if i + 5 < events.count, case .write(let zeroed, _, let bytes) = events[next],
+                bytes.allSatisfy({ $0 == 0 }), case .syncData(zeroed) = events[next + 1]
+            {
+                next += 2
+                extended += 1
+            }
+            guard case .write(let written, _, _) = events[next],
+                case .syncData(let synced) = events[next + 1],
+                case .acknowledged = events[next + 2]
             else {
-                Issue.record("commit at event \(i): \(events[i...min(i + 3, events.count - 1)])")
+                Issue.record("commit at event \(i): \(events[i...min(i + 5, events.count - 1)])")
                 continue
             }
             #expect(written == synced)
             checked += 1
         }
         #expect(checked == 10)
+        #expect(extended >= 1)  // the driver extends after 8 durable groups
+    }
+
+    /// The zero-tail workload, whose every call the power-loss suite crashes at, does what it is
+    /// for: it extends segments with synced zeros several times, and its commits overwrite them
+    /// (they write inside a file without growing it).
+    @Test func zeroTailWorkloadExtendsSegmentsAndOverwritesTheZeros() throws {
+        let scratch = ScratchDirectory("order")
+        defer { scratch.remove() }
+        let root = scratch.child("run")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false)
+        let events = try Recording(Workload.zeroTail, seed: 1, root: root).events
+        var sizes: [Int: Int] = [:]
+        var extensions = 0
+        var overwrites = 0
+        for (i, event) in events.enumerated() {
+            switch event {
+            case .create(_, let file): sizes[file] = 0
+            case .truncate(let file, let length): sizes[file] = length
+            case .write(let file, let offset, let bytes):
+                let size = sizes[file] ?? 0
+                if bytes.allSatisfy({ $0 == 0 }) && offset == size,
+                    i + 1 < events.count, case .syncData(file) = events[i + 1]
+                {
+                    extensions += 1
+                } else if offset + bytes.count <= size && bytes.contains(where: { $0 != 0 }) {
+                    overwrites += 1
+                }
+                sizes[file] = max(size, offset + bytes.count)
+            default: break
+            }
+        }
+        #expect(extensions >= 3)
+        #expect(overwrites >= 10)
     }
 }

@@ -47,65 +47,15 @@ import Testing
         return all
     }
 
-    /// The parts of `keys.dir` a forger changes: where each table is, and where its block CRCs
-    /// and its key count are in the meta section.
-    private struct Layout {
-        var metaLength = 0
-        var tables: [(offset: Int, capacity: Int, keysAt: Int, crcsAt: Int, blocks: Int)] = []
+    private typealias Layout = KeyDirectoryForgery.Layout
 
-        init(_ bytes: [UInt8]) {
-            func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
-            func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
-            func u64(_ at: Int) -> Int { (0..<8).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
-            var p = FileHeader.size
-            metaLength = u32(p)
-            p += 4 + 8
-            p += 4 + u32(p) * 28
-            let keyspaces = u32(p)
-            p += 4
-            for _ in 0..<keyspaces {
-                p += 2 + u16(p)
-                let keysAt = p
-                let capacity = u64(p + 16)
-                let offset = u64(p + 24)
-                let blocks = u32(p + 32)
-                tables.append((offset, capacity, keysAt, p + 36, blocks))
-                p += 36 + 4 * blocks
-            }
-        }
-    }
-
-    /// Makes every CRC of the file match its bytes again, as a forger would.
-    private func reseal(_ bytes: inout [UInt8]) {
-        let layout = Layout(bytes)
-        for table in layout.tables {
-            let length = table.capacity * 12
-            let crcs = bytes.withUnsafeBytes {
-                KeyDirectoryFile.blockCRCs(
-                    UnsafeRawBufferPointer(rebasing: $0[table.offset..<table.offset + length]))
-            }
-            for (i, crc) in crcs.enumerated() { store(crc, in: &bytes, at: table.crcsAt + 4 * i) }
-        }
-        let end = FileHeader.size + layout.metaLength - 4
-        let crc = bytes.withUnsafeBytes {
-            Checksum.crc32c(UnsafeRawBufferPointer(rebasing: $0[FileHeader.size..<end]))
-        }
-        store(crc, in: &bytes, at: end)
-    }
+    private func reseal(_ bytes: inout [UInt8]) { KeyDirectoryForgery.reseal(&bytes) }
 
     private func store<T: FixedWidthInteger>(_ value: T, in bytes: inout [UInt8], at offset: Int) {
-        for i in 0..<MemoryLayout<T>.size {
-            bytes[offset + i] = UInt8(truncatingIfNeeded: value >> (8 * i))
-        }
+        KeyDirectoryForgery.store(value, in: &bytes, at: offset)
     }
 
-    /// Slots (file offsets of 12-byte entries) of the first table that hold an entry.
-    private func liveEntries(_ bytes: [UInt8]) -> [Int] {
-        let table = Layout(bytes).tables[0]
-        return (0..<table.capacity).map { table.offset + 12 * $0 }.filter { at in
-            bytes[at + 8..<at + 12].contains { $0 != 0xFF }
-        }
-    }
+    private func liveEntries(_ bytes: [UInt8]) -> [Int] { KeyDirectoryForgery.liveEntries(bytes) }
 
     /// Entries that name a place outside the segments, and a key count the table does not hold:
     /// open ignores the file (verify says why, in the same words) and every read is right.
@@ -199,7 +149,8 @@ import Testing
         let store = try LogStore(path: dir.path, options: options())
         try store.put([1, 2, 3], for: Array("key3".utf8), in: "a")
         try store.delete(Array("key4".utf8), in: "b")
-        try FileManager.default.createDirectory(atPath: copy.path, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: copy.path, withIntermediateDirectories: true)
         for name in try FileManager.default.contentsOfDirectory(atPath: dir.path) {
             try FileManager.default.copyItem(
                 atPath: dir.path + "/" + name, toPath: copy.path + "/" + name)
@@ -220,12 +171,8 @@ import Testing
         [0x01, 0x01] + [UInt8](repeating: 0xFF, count: 9) + [0x01]
         + [UInt8](repeating: 0x80, count: 9) + [0x01, 0xEE]
 
-    /// `index` of `bytes`'s first occurrence of `pattern`.
     private func find(_ pattern: [UInt8], in bytes: [UInt8]) -> Int? {
-        guard bytes.count >= pattern.count else { return nil }
-        return (0...(bytes.count - pattern.count)).first {
-            bytes[$0..<$0 + pattern.count].elementsEqual(pattern)
-        }
+        KeyDirectoryForgery.find(pattern, in: bytes)
     }
 
     /// An entry whose offset is inside its segment but not at the start of its key's record

@@ -57,7 +57,7 @@ import Testing
         #expect(bytes.count == 139)
         var reader = SpecReader(bytes: bytes)
         #expect(reader.take(8) == Array("LBKSEG\r\n".utf8))
-        #expect(reader.u16() == 2)
+        #expect(reader.u16() == 3)
         #expect(reader.u16() == 0)
         #expect(reader.u64() == 1 << 16)
         #expect(reader.u32() == CRC32CReference.checksum(Array(bytes[0..<20])))

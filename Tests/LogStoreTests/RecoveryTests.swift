@@ -147,12 +147,12 @@ import Testing
         defer { dir.remove() }
         let history = try CommitHistory(path: dir.child("s"), commits: 2)
         var bytes = readFile(history.newestSegment)
-        bytes[8] = 3
+        bytes[8] = 4
         bytes.replaceSubrange(20..<24, with: crcBytes(Array(bytes[0..<20])))
         writeFile(history.newestSegment, bytes)
         #expect(
             throws: LogStoreError.unsupportedVersion(
-                path: history.newestSegment, found: 3, supported: 2)
+                path: history.newestSegment, found: 4, supported: 3)
         ) {
             _ = try reopen(history.path)
         }
@@ -168,16 +168,38 @@ import Testing
         expectCorruption(history.path, at: 0)
     }
 
-    @Test func zeroFilledTailIsCut() throws {
+    /// In a version-2 segment (no zero tail), zeros after the last commit are a torn tail.
+    @Test func zeroFilledTailOfAVersionTwoSegmentIsCut() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let history = try CommitHistory(path: dir.child("s"), commits: 4)
+        var bytes = readFile(history.newestSegment)
+        bytes[8] = 2
+        bytes.replaceSubrange(20..<24, with: crcBytes(Array(bytes[0..<20])))
+        writeFile(history.newestSegment, bytes + [UInt8](repeating: 0, count: 4096))
+        let store = try reopen(history.path)
+        #expect(try CommitHistory.contents(of: store) == history.states[4])
+        #expect(store.recovery.droppedTailBytes == 4096)
+    }
+
+    /// In a version-3 segment, zeros from the end of the last commit to the end of the file are
+    /// its zero tail (FORMAT.md, "Zero tail"): nothing is dropped, and the next commit goes over
+    /// them.
+    @Test func zeroFilledTailOfAVersionThreeSegmentIsItsEnd() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let history = try CommitHistory(path: dir.child("s"), commits: 4)
+        let size = readFile(history.newestSegment).count
         writeFile(
             history.newestSegment,
             readFile(history.newestSegment) + [UInt8](repeating: 0, count: 4096))
         let store = try reopen(history.path)
         #expect(try CommitHistory.contents(of: store) == history.states[4])
-        #expect(store.recovery.droppedTailBytes == 4096)
+        #expect(store.recovery.isClean && store.recovery.cuts.isEmpty)
+        try store.put([7], for: Array("over".utf8), in: "extra")
+        #expect(readFile(history.newestSegment).count == size + 4096)
+        #expect(readFile(history.newestSegment)[size] != 0)
+        try store.close()
     }
 
     @Test func newestSegmentShorterThanItsHeaderIsATornTailEvenWithAHint() throws {

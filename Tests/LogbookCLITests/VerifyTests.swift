@@ -106,12 +106,12 @@ import Testing
         try Stores.people(at: path)
         let segment = segmentFiles(path)[0]
         var bytes = readFile(segment)
-        bytes[8] = 3  // formatVersion 3, with its header CRC: a newer format, not damage
+        bytes[8] = 4  // formatVersion 4, with its header CRC: a newer format, not damage
         bytes.replaceSubrange(20..<24, with: crcBytes(Array(bytes[0..<20])))
         writeFile(segment, bytes)
         let result = try CLI.run(["verify", path])
         #expect(result.status == 2)
-        #expect(result.stderr.contains("format version 3"))
+        #expect(result.stderr.contains("format version 4"))
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 

@@ -94,15 +94,24 @@ extension LogStore {
         repointOrder(from: inputs)  // Compaction+Ordered.swift
 
         // 5. Forget the old segments, then delete their files oldest first (FORMAT.md says why).
-        index.withLock { state in
+        let stray = index.withLock { state -> LogStoreError? in
             state.finishRepointingOrder(from: inputs)
+            // Every entry that pointed into an input was live, so it was moved; one that still
+            // does was not an entry of its record's key (a damaged key directory file). The
+            // inputs then stay mapped and on disk beside the outputs, the state step 3 leaves.
+            if let stray = state.referenceInto(inputs) {
+                state.keyDirectoryDamaged = true
+                return IndexState.damaged(
+                    stray.damage, keyspace: state.keyspaces.name(of: stray.keyspace),
+                    storePath: path)
+            }
             for input in inputs {
-                // Invariant: every entry that pointed into an input was live, so it was moved.
-                assert(state.directories.allSatisfy { $0.count(inSegment: input.handle) == 0 })
                 state.segments[Int(input.handle)] = nil
                 state.bases[Int(input.handle)] = nil
             }
+            return nil
         }
+        if let stray { throw stray }
         for input in inputs {
             try fs.remove(input.path)
             if fs.kind(of: Hint.path(forSegment: input.path)) == .file {
@@ -143,6 +152,9 @@ extension LogStore {
     /// state history needs) to `output`, keyspace by keyspace, each in log order. Dead records
     /// are never looked at; records overwritten while this runs are copied but left behind at the
     /// swap.
+    /// - Throws: ``LogStoreError/damagedKeyDirectory(path:reason:)`` if an entry points at no put
+    ///   record of its keyspace inside its segment (close then removes the key directory file);
+    ///   what writing the outputs throws.
     private func copyLive(
         from inputs: [Segment], directories: [KeyDirectory], bases: SegmentBases,
         into output: CompactionOutput, moves: inout [Move]
@@ -159,7 +171,16 @@ extension LogStore {
             defer { release.finish() }
             for ref in directory.liveRecords(inSegments: handles) {
                 release.reading(ref)
-                let record = StoredRecord(bases, ref)
+                // Checked as a read checks it: the directory may be mapped from a key
+                // directory file, and what is copied here replaces its input for good.
+                let record: StoredRecord
+                do throws(KeyDirectory.DamagedEntry) {
+                    record = try KeyDirectory.record(at: ref, bases)
+                    if record.keyspace != keyspace { throw KeyDirectory.otherKeyspace(ref, record) }
+                } catch {
+                    throw keyDirectoryDamaged(
+                        error, keyspace: index.withLock { $0.keyspaces.name(of: keyspace) })
+                }
                 let (file, offset) = try output.append(
                     UnsafeRawBufferPointer(
                         start: bases[Int(ref.segment)]! + Int(ref.offset), count: record.encodedSize

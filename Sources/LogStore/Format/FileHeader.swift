@@ -22,8 +22,9 @@ struct FileHeader: Equatable {
     }
 
     static let size = 24
-    /// The segment version this library writes.
-    static let currentVersion: UInt16 = 2
+    /// The segment version this library writes: 3 allows a zero tail (``ZeroTail``), 2 added
+    /// sync marks.
+    static let currentVersion: UInt16 = 3
     /// The hint version this library writes: 3 added packed entries (FORMAT.md, "Hint files").
     static let currentHintVersion: UInt16 = 3
     /// The oldest version it reads: version 1 is version 2 without sync marks.

@@ -91,3 +91,32 @@ enum Hint {
         }
     }
 }
+
+extension Hint {
+    /// The size the hint of `segment` describes, when the segment's file is longer and every
+    /// byte of it past that size is zero: a zero tail (FORMAT.md, "Zero tail"), which a hint
+    /// never covers. `nil` otherwise (no hint, a version without zero tails, or bytes that are
+    /// not zero: the hint is then checked against the whole file, and fails as stale). A size
+    /// taken from here is only a candidate: a caller that finds the hint unusable goes back to
+    /// the file's size and scans.
+    static func sizeBeforeZeroTail(of segment: Segment, fileSystem fs: any FileSystem) -> Int? {
+        guard segment.formatVersion >= ZeroTail.firstVersion,
+            let file = try? fs.open(path(forSegment: segment.path), create: false, readOnly: true)
+        else { return nil }
+        defer { try? fs.close(file) }
+        guard let size = try? fs.size(file), size >= Int64(FileHeader.size + trailerSize) else {
+            return nil
+        }
+        var trailer = [UInt8](repeating: 0, count: 8)
+        guard
+            let read = try? trailer.withUnsafeMutableBytes({
+                try fs.read(file, into: $0, at: size - Int64(trailerSize))
+            }), read == 8
+        else { return nil }
+        let described = trailer.withUnsafeBytes { $0.loadLE(at: 0, as: UInt64.self) }
+        guard described >= UInt64(FileHeader.size), described < UInt64(segment.size),
+            ZeroTail.isZero(segment.bytes(), from: Int(described))
+        else { return nil }
+        return Int(described)
+    }
+}

@@ -16,14 +16,15 @@ extension IndexState {
     /// The key order of keyspace `id`, built now from its key directory if this is its first use
     /// (a radix sort of its references by their keys' first 16 bytes; the log is read front to
     /// back once); `nil` if the keyspace is not ordered.
+    /// - Throws: ``KeyDirectory/DamagedEntry`` from the build (``OrderedKeys/build(from:deltaLimit:_:)``).
     /// - Complexity: O(n) the first time (about 0.3 s for 1M keys), O(1) after.
-    mutating func orderedKeys(of id: Int) -> OrderedKeys? {
+    mutating func orderedKeys(of id: Int) throws -> OrderedKeys? {
         if ordered[id] != nil {
             ordered[id]!.changesSinceRead = 0
             return ordered[id]
         }
         guard let name = keyspaces.name(of: id), orderedNames.contains(name) else { return nil }
-        ordered[id] = OrderedKeys.build(
+        ordered[id] = try OrderedKeys.build(
             from: directories[id], deltaLimit: orderedDeltaLimit, bases)
         return ordered[id]
     }
@@ -45,7 +46,8 @@ extension IndexState {
     mutating func extendOrder() {
         while ordered.count < directories.count {
             let name = keyspaces.name(of: ordered.count) ?? ""
-            ordered.append(orderedNames.contains(name) ? OrderedKeys(deltaLimit: orderedDeltaLimit) : nil)
+            ordered.append(
+                orderedNames.contains(name) ? OrderedKeys(deltaLimit: orderedDeltaLimit) : nil)
         }
     }
 }

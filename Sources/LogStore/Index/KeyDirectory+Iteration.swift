@@ -1,9 +1,21 @@
 /// Walking the table: every live record, in table or log order.
+///
+/// A walk follows every entry, so it checks each record as a point read does
+/// (``KeyDirectory/record(_:_:)``): an entry of a damaged or forged key directory file that
+/// points at no put record inside its segment throws ``KeyDirectory/DamagedEntry``, never a
+/// read outside the mapping. Callers turn that into ``LogStoreError/damagedKeyDirectory(path:reason:)``.
 extension KeyDirectory {
     /// Calls `body` with every live record, in table order.
-    func forEach(_ bases: SegmentBases, _ body: (RecordRef, StoredRecord) throws -> Void) rethrows {
+    /// - Throws: ``DamagedEntry`` for an entry that points at no put record inside its segment,
+    ///   or at a record whose key has another hash.
+    func forEach(_ bases: SegmentBases, _ body: (RecordRef, StoredRecord) -> Void)
+        throws(DamagedEntry)
+    {
         for slot in 0..<table.count where !table[slot].isEmpty {
-            try body(table[slot].ref, StoredRecord(bases, table[slot].ref))
+            let entry = table[slot]
+            let record = try Self.record(entry, bases)
+            if Self.hash(record.key) != entry.hash { try Self.checkCollision(entry, record) }
+            body(entry.ref, record)
         }
     }
 
@@ -11,11 +23,13 @@ extension KeyDirectory {
     /// then reads the mapped log front to back instead of jumping to a cache miss per record.
     /// With `segments` (the walk's, by handle), the pages of the segments and of a mapped table
     /// that the walk has passed are dropped from memory as it goes (``WalkPageRelease``).
+    /// - Throws: ``DamagedEntry`` for an entry that points at no put record inside its segment
+    ///   (the records before it have been passed to `body`); what `body` throws.
     /// - Complexity: O(n) time (a radix sort of the references) and 16 bytes a key of scratch.
     func forEachInLogOrder(
         _ bases: SegmentBases, releasingPagesOf segments: [Segment?]? = nil,
         _ body: (RecordRef, StoredRecord) throws -> Void
-    ) rethrows {
+    ) throws {
         var refs = [UInt64]()
         refs.reserveCapacity(count)
         let releasesTable = segments != nil && table.isUnwrittenMapping
@@ -37,7 +51,7 @@ extension KeyDirectory {
                 segment: UInt32(truncatingIfNeeded: packed >> 32),
                 offset: UInt32(truncatingIfNeeded: packed))
             release?.reading(ref)
-            try body(ref, StoredRecord(bases, ref))
+            try body(ref, Self.record(at: ref, bases))
         }
     }
 
@@ -58,8 +72,4 @@ extension KeyDirectory {
         }
     }
 
-    /// Number of entries whose record is in `segment`.
-    func count(inSegment segment: UInt32) -> Int {
-        (0..<table.count).reduce(0) { $0 + (table[$1].ref.segment == segment ? 1 : 0) }
-    }
 }

@@ -96,16 +96,33 @@ struct KeyDirectory {
 
     /// The record `entry` points at, checked (``StoredRecord/init(checkedAt:end:)``).
     @inline(__always)
-    static func record(_ entry: Entry, _ bases: SegmentBases) throws(DamagedEntry) -> StoredRecord
-    {
+    static func record(_ entry: Entry, _ bases: SegmentBases) throws(DamagedEntry) -> StoredRecord {
         let (start, end) = prefetch(entry, bases)
         guard let record = StoredRecord(checkedAt: start, end: end) else {
-            throw DamagedEntry(
-                ref: entry.ref,
-                reason: "it points at segment \(entry.ref.segment) offset \(entry.ref.offset), "
-                    + "which is not the start of a put record inside that segment")
+            throw notARecord(entry.ref)
         }
         return record
+    }
+
+    /// The record at `ref`, a reference taken from an entry, checked as ``record(_:_:)`` checks
+    /// an entry's (without the prefetch): for walks over the table's references.
+    @inline(__always)
+    static func record(at ref: RecordRef, _ bases: SegmentBases) throws(DamagedEntry)
+        -> StoredRecord
+    {
+        let (base, end) = bases.span(Int(ref.segment))
+        guard let record = StoredRecord(checkedAt: base + Int(ref.offset), end: end) else {
+            throw notARecord(ref)
+        }
+        return record
+    }
+
+    @inline(never)
+    private static func notARecord(_ ref: RecordRef) -> DamagedEntry {
+        DamagedEntry(
+            ref: ref,
+            reason: "it points at segment \(ref.segment) offset \(ref.offset), "
+                + "which is not the start of a put record inside that segment")
     }
 
     /// Throws if `record`, which `entry` of the same hash points at and whose key is not the one

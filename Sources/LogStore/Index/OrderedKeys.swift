@@ -143,7 +143,8 @@ struct OrderedKeys {
             var cursor = 0
             for entry in delta {
                 let key = Self.key(entry, bases)
-                let position = Self.lowerBound(main, cursor..<main.count, key, strictly: false, bases)
+                let position = Self.lowerBound(
+                    main, cursor..<main.count, key, strictly: false, bases)
                 merged.append(contentsOf: main[cursor..<position])
                 cursor = position
                 if cursor < main.count && Self.compare(Self.key(main[cursor], bases), key) == 0 {
@@ -182,12 +183,15 @@ struct OrderedKeys {
         return end
     }
 
-    /// Whether any entry refers into a segment marked in `inputs` (a debug check).
-    func refers(into inputs: [Bool]) -> Bool {
-        (main + delta).contains {
-            let segment = Int($0.segment & ~Self.tombstone)
-            return segment < inputs.count && inputs[segment]
+    /// The first entry (tombstones included) that refers into a segment marked in `inputs`.
+    func firstReference(into inputs: [Bool]) -> RecordRef? {
+        for run in [main, delta] {
+            for entry in run {
+                let segment = Int(entry.segment & ~Self.tombstone)
+                if segment < inputs.count && inputs[segment] { return entry.withoutTombstone }
+            }
         }
+        return nil
     }
 
     // MARK: Iteration
@@ -317,10 +321,13 @@ struct OrderedKeys {
     /// references are put in log order (so keys are read front to back), then radix-sorted by
     /// their first 16 bytes (big-endian, zero-padded); only runs that agree on those bytes are
     /// sorted by comparing whole keys.
+    /// - Throws: ``KeyDirectory/DamagedEntry`` if an entry of `directory` points at no put record
+    ///   inside its segment (only a damaged key directory file maps one): every reference the
+    ///   order keeps has been read through the checked decoder.
     /// - Complexity: O(n) plus O(k log k) comparisons per run of k keys sharing 16 bytes.
     static func build(
         from directory: KeyDirectory, deltaLimit: Int, _ bases: SegmentBases
-    ) -> OrderedKeys {
+    ) throws -> OrderedKeys {
         struct Item {
             var high: UInt64
             var low: UInt64
@@ -328,7 +335,7 @@ struct OrderedKeys {
         }
         var items: [Item] = []
         items.reserveCapacity(directory.count)
-        directory.forEachInLogOrder(bases) { ref, record in
+        try directory.forEachInLogOrder(bases) { ref, record in
             var prefix: (UInt64, UInt64) = (0, 0)
             withUnsafeMutableBytes(of: &prefix) {
                 $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: record.key.prefix(16)))

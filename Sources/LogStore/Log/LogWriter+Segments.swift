@@ -47,6 +47,9 @@ extension LogWriter {
         writtenSize = segment.size
         durableSize = segment.size
         markedSize = segment.size
+        reservedSize = segment.size
+        durableGroups = 0
+        zeroTailFailed = false
         // The sealed segment never changes again. Its hint costs a scan of it (~0.5 ns a byte),
         // once per segment; a failure only means the next open scans the segment instead.
         try? Hint.write(for: sealed, directory: directory, fileSystem: fileSystem)

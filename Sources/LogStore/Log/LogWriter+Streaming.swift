@@ -59,6 +59,7 @@ extension LogWriter {
         stream.scratch.removeAll(keepingCapacity: true)
         stream.operations += batch.count
         writtenSize = stream.output.offset
+        reservedSize = max(reservedSize, writtenSize)
     }
 
     /// Ends the streaming commit: writes its last frame, syncs it (with `.sync`), and publishes
@@ -68,6 +69,7 @@ extension LogWriter {
         stream.frames.finish(&stream.output)
         try stream.output.flush()
         writtenSize = stream.output.offset
+        reservedSize = max(reservedSize, writtenSize)
         if stream.durability == .sync { try sync() }
         let end = stream.output.offset
         let (start, sequence, segment) = (stream.start, stream.sequence, active)

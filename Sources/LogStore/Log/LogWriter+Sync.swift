@@ -46,6 +46,7 @@ extension LogWriter {
         do {
             try output.flush()
             writtenSize = output.offset
+            reservedSize = max(reservedSize, writtenSize)
             try sync()
         } catch {
             return

@@ -33,6 +33,17 @@ final class LogWriter: @unchecked Sendable {
     var durableSize: Int
     /// The durable size the active segment's latest sync mark records.
     var markedSize: Int
+    /// The active segment's file size: bytes from `writtenSize` up to it are its zero tail
+    /// (``ZeroTail``), which commits overwrite. Invariant: `reservedSize >= writtenSize`, and
+    /// every byte between them is zero.
+    var reservedSize: Int
+    /// When to extend the zero tail, and by how much.
+    let zeroTail: ZeroTailPolicy
+    /// Durable group writes into the active segment in this session (syncs callers waited
+    /// for, ``SharedSync``, count too).
+    var durableGroups = 0
+    /// Set when extending the active segment failed (a full disk): its commits append.
+    var zeroTailFailed = false
     /// Whether the next commit must first define every known keyspace: each segment restates
     /// the definitions so that removing older segments never leaves a number undefined.
     var activeNeedsDefinitions = false
@@ -45,14 +56,18 @@ final class LogWriter: @unchecked Sendable {
         set { sharedSync.disabledCause = newValue }
     }
 
+    /// A writer appending to `active`, whose file is `reservedSize` bytes: its commits, then
+    /// its zero tail.
     init(
         directory: String, fileSystem: any FileSystem, segmentSize: Int, active: Segment,
-        state: IndexState
+        state: IndexState, reservedSize: Int, zeroTail: ZeroTailPolicy
     ) {
         self.directory = directory
         self.fileSystem = fileSystem
         self.segmentSize = segmentSize
         self.active = active
+        self.reservedSize = reservedSize
+        self.zeroTail = zeroTail
         self.sharedSync = SharedSync(active: active)
         // Nothing is known durable of what an earlier process wrote until this one syncs. A
         // segment that ends with a mark (a clean close) needs no new one until it grows.
@@ -93,6 +108,8 @@ final class LogWriter: @unchecked Sendable {
         activeNeedsDefinitions = checkpoint.activeNeedsDefinitions
         markedSize = checkpoint.markedSize
         writtenSize = checkpoint.start
+        // The zero tail goes with the failed bytes: a later durable group extends it again.
+        reservedSize = checkpoint.start
         do {
             try fileSystem.truncate(active.file, to: Int64(checkpoint.start))
         } catch {
@@ -126,6 +143,9 @@ final class LogWriter: @unchecked Sendable {
         do {
             try rollIfNeeded(adding: estimate, index: index)
             start = checkpoint()
+            try reserveZeroTail(
+                adding: estimate + SyncMark.frameSize,
+                durable: accepted.contains(where: { $0.durability == .sync }))
             var output = SegmentOutput(
                 file: active.file, fileSystem: fileSystem, offset: active.size,
                 capacity: min(estimate, SegmentOutput.flushThreshold + Frame.targetPayload * 2))
@@ -136,6 +156,7 @@ final class LogWriter: @unchecked Sendable {
             }
             try output.flush()
             writtenSize = output.offset
+            reservedSize = max(reservedSize, writtenSize)
             if accepted.contains(where: { $0.durability == .sync }) { try sync() }
             let end = output.offset
             index.withLock { state in

@@ -35,6 +35,11 @@ struct SegmentScanner {
     var position = FileHeader.size
     /// Whether the segment's format version has sync marks (version 2 on).
     let hasMarks: Bool
+    /// Whether the segment's format version allows a zero tail (version 3 on, ``ZeroTail``).
+    let allowsZeroTail: Bool
+    /// Where the segment's zero tail starts, once ``next()`` has ended there: the segment's
+    /// frames end at this offset, before the end of `bytes`.
+    private(set) var zeroTailStart: Int?
     /// The keyspace numbers defined before `position` (by earlier segments and by this one's
     /// complete commits): a record may only use these, and a definition must agree with them.
     private(set) var keyspaces: KeyspaceTable
@@ -50,11 +55,14 @@ struct SegmentScanner {
     init(bytes: UnsafeRawBufferPointer, keyspaces: KeyspaceTable = KeyspaceTable()) {
         self.bytes = bytes
         self.keyspaces = keyspaces
-        hasMarks = bytes.count >= FileHeader.size && bytes.loadLE(at: 8, as: UInt16.self) >= 2
+        let version = bytes.count >= FileHeader.size ? bytes.loadLE(at: 8, as: UInt16.self) : 0
+        hasMarks = version >= 2
+        allowsZeroTail = version >= ZeroTail.firstVersion
     }
 
     /// The next commit, a damage report (the position then stays at the damaged commit), or
-    /// `nil` at the end.
+    /// `nil` at the end: the end of `bytes`, or (version 3 on) the start of a zero tail, which
+    /// ``zeroTailStart`` then gives.
     mutating func next() -> Event? {
         var start = position
         var pending = keyspaces
@@ -68,6 +76,11 @@ struct SegmentScanner {
         }
         switch checked {
         case .failure(let problem):
+            // At a commit boundary, zeros to the end of the file are the zero tail, not damage.
+            if allowsZeroTail && ZeroTail.isZero(bytes, from: start) {
+                zeroTailStart = start
+                return nil
+            }
             return .damage(problem.damage(commitStart: start))
         case .success(let header):
             var end = start + Frame.headerSize + header.length

@@ -21,6 +21,8 @@ final class SharedSync: @unchecked Sendable {
     private var active: Segment
     /// How far `active` is known durable through a sync made here.
     private var syncedSize: Int
+    /// Syncs of `active` made here that succeeded.
+    private var syncs = 0
     private var cause: Int32?
 
     init(active: Segment) {
@@ -49,6 +51,7 @@ final class SharedSync: @unchecked Sendable {
         defer { condition.unlock() }
         active = segment
         syncedSize = 0
+        syncs = 0
     }
 
     /// How far `segment` is known durable through syncs made here (0 if it is not the active
@@ -57,6 +60,14 @@ final class SharedSync: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return active === segment ? syncedSize : 0
+    }
+
+    /// How many syncs of `segment` made here succeeded (0 if it is not the active one): the
+    /// writer counts them as durable commits when it decides to reserve a zero tail.
+    func syncCount(of segment: Segment) -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return active === segment ? syncs : 0
     }
 
     /// Returns once commit `sequence` and all before it are on stable storage, syncing the active
@@ -100,7 +111,10 @@ final class SharedSync: @unchecked Sendable {
             }
             if cause == nil {
                 durable = max(durable, target)
-                if active === segment { syncedSize = max(syncedSize, size) }
+                if active === segment {
+                    syncedSize = max(syncedSize, size)
+                    syncs += 1
+                }
             }
         }
     }

@@ -78,9 +78,12 @@ struct Replay {
                 try fs.syncDirectory(path)
                 state.addSegment(active)
             }
+            // Replay checked that what lies past the active segment's frames is its zero tail.
+            let fileSize = Int(try fs.size(active.file))
             writer = LogWriter(
                 directory: path, fileSystem: fs, segmentSize: options.segmentSize, active: active,
-                state: state)
+                state: state, reservedSize: max(fileSize, active.size),
+                zeroTail: options.zeroTail)
         }
         return OpenedStore(state: state, lockFile: nil, writer: writer, report: report)
     }
@@ -119,6 +122,11 @@ struct Replay {
         }
         state.addSegment(segment)
         if hasHint {
+            // A hint describes the segment without its zero tail (FORMAT.md, "Zero tail").
+            let fileSize = segment.size
+            if let described = Hint.sizeBeforeZeroTail(of: segment, fileSystem: fs) {
+                state.setSize(of: segment, described)
+            }
             do {
                 // The hint says where records are; the CRCs say they are still what was written.
                 let checked = try Hint.check(
@@ -128,6 +136,7 @@ struct Replay {
                 state.lastSequence = max(state.lastSequence, checked.lastSequence)
                 return
             } catch let unusable as Hint.Unusable {
+                state.setSize(of: segment, fileSize)  // the scan finds where the frames end
                 let hint = Hint.path(forSegment: segment.path)
                 report.ignoredHints.append(hint)
                 report.notes.append(
@@ -180,6 +189,11 @@ struct Replay {
                 guard let resume else { return }
                 scanner.position = resume
             }
+        }
+        // The frames end where the zero tail starts: readers read no further, and the writer
+        // overwrites the zeros rather than growing the file (FORMAT.md, "Zero tail").
+        if let zeroTail = scanner.zeroTailStart {
+            state.setSize(of: segment, zeroTail)
         }
     }
 

@@ -30,6 +30,9 @@ final class WorkloadDriver {
     var automaticCompaction = false
     /// Whether clean closes write the key directory file (FORMAT.md, "Key directory file").
     var keyDirectoryFile = false
+    /// How the writer reserves zero tails (FORMAT.md, "Zero tail"): small steps, so that the
+    /// extensions' writes and syncs are crash points of every workload that syncs enough.
+    var zeroTail = ZeroTailPolicy(step: 512, afterDurableGroups: 8)
     private(set) var store: LogStore?
     /// Contents after each commit (0: the empty store).
     private(set) var states: [UInt64: Contents] = [0: [:]]
@@ -58,6 +61,7 @@ final class WorkloadDriver {
         options.autoCompactionMinimumBytes = 512
         options.keyDirectoryFileMinimumKeys = keyDirectoryFile ? 0 : nil
         options.keyDirectoryFileMaximumShare = nil
+        options.zeroTail = zeroTail
         return options
     }
 

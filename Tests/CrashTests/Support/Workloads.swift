@@ -19,8 +19,25 @@ struct Workload: Sendable, CustomStringConvertible {
     static let all: [Workload] = [
         singlePuts, batches, deletes, segmentRolls, compaction, buffered, recoveryOfTornTail,
         recoveryOfHalfCreatedSegment, reopenCycles, automaticCompaction, streamingCommit,
-        cancelledStreamingCommit, keyDirectoryFile,
+        cancelledStreamingCommit, keyDirectoryFile, zeroTail,
     ]
+
+    /// Durable puts that extend the segment with zeros (512 bytes at a time, from the second
+    /// durable group on) and overwrite them, a roll (the extension stops at the segment size,
+    /// so the sealed segment keeps no zeros), a close (the zeros stay), a reopen that appends
+    /// over them, and a compaction that seals a segment with its zeros and removes it.
+    static let zeroTail = Workload(name: "zero tail", segmentSize: 1500) { d in
+        d.zeroTail = ZeroTailPolicy(step: 512, afterDurableGroups: 1)
+        try d.open()
+        for i in 0..<24 { try d.put("k\(i % 9)", size: 60) }
+        try d.close()
+        try d.open()
+        for i in 0..<4 { try d.put("j\(i)", size: 60) }
+        try d.delete("k2")
+        try d.compact()
+        try d.put("after", size: 60)
+        try d.close()
+    }
 
     /// Clean closes that write the key directory file, opens that map it (then write, roll
     /// segments and compact past it), and a close with nothing new that leaves it as it is.

@@ -39,6 +39,9 @@ private final class FrameChecker {
     let bytes: UnsafeRawBufferPointer
     var problems: [String] = []
     var commits: [(sequence: UInt64, start: Int, end: Int)] = []
+    /// Where the scan found the segment's zero tail (version 3 on): its frames end there, as
+    /// every reader sets the segment's size to.
+    var zeroTail: Int?
 
     init(_ file: [UInt8]) {
         self.file = file
@@ -57,6 +60,7 @@ private final class FrameChecker {
             expect(error is LogStoreError, "header decoding threw \(error)")
         }
         let clean = scan()
+        if let zeroTail { segment.size = zeroTail }
         let files = ByteFileSystem(files: [segment.path: file])
         let matches = ((try? segment.checkedRecordBytes(fileSystem: files)) ?? nil) != nil
         if clean { expect(matches, "a scan without damage, but checkedRecordBytes is nil") }
@@ -69,7 +73,17 @@ private final class FrameChecker {
         var clean = true
         while true {
             let at = scanner.position
-            guard let event = scanner.next() else { break }
+            guard let event = scanner.next() else {
+                if let start = scanner.zeroTailStart {
+                    expect(
+                        start >= FileHeader.size && start < bytes.count && marksOnly(at, start)
+                            && ZeroTail.isZero(bytes, from: start)
+                            && bytes.loadLE(at: 8, as: UInt16.self) >= ZeroTail.firstVersion,
+                        "a zero tail at \(start) after a scan at \(at)")
+                    zeroTail = start
+                }
+                break
+            }
             switch event {
             case .commit(let sequence, let start, let end):
                 expect(marksOnly(at, start), "commit at \(start), but the scan was at \(at)")
@@ -230,6 +244,7 @@ private final class FrameChecker {
         var replayed = IndexState()
         replayed.addSegment(FuzzFixtures.segment(file))
         let replaySegment = replayed.segments[0]!
+        if let zeroTail { replayed.setSize(of: replaySegment, zeroTail) }
         // The scan checked every record's keyspace: replaying its commits cannot fail.
         var replayScanner = SegmentScanner(bytes: replaySegment.bytes())
         for commit in commits {
@@ -240,6 +255,7 @@ private final class FrameChecker {
         var hinted = IndexState()
         let hintedSegment = FuzzFixtures.segment(file)
         hinted.addSegment(hintedSegment)
+        if let zeroTail { hinted.setSize(of: hintedSegment, zeroTail) }
         var hintError: Error?
         do {
             let sequence = try hint.withUnsafeBytes {

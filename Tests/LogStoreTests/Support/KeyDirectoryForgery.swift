@@ -1,0 +1,87 @@
+@testable import LogStore
+
+/// What a forger of `keys.dir` needs: where each table and its CRCs are, how to change an
+/// entry, and how to make every CRC match again (so open takes the file for sound).
+struct KeyDirectoryForgery {
+    /// The parts of `keys.dir` a forger changes: where each table is, and where its block CRCs
+    /// and its key count are in the meta section.
+    struct Layout {
+        var metaLength = 0
+        var tables: [(offset: Int, capacity: Int, keysAt: Int, crcsAt: Int, blocks: Int)] = []
+
+        init(_ bytes: [UInt8]) {
+            func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+            func u32(_ at: Int) -> Int {
+                (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) }
+            }
+            func u64(_ at: Int) -> Int {
+                (0..<8).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) }
+            }
+            var p = FileHeader.size
+            metaLength = u32(p)
+            p += 4 + 8
+            p += 4 + u32(p) * 28
+            let keyspaces = u32(p)
+            p += 4
+            for _ in 0..<keyspaces {
+                p += 2 + u16(p)
+                let keysAt = p
+                let capacity = u64(p + 16)
+                let offset = u64(p + 24)
+                let blocks = u32(p + 32)
+                tables.append((offset, capacity, keysAt, p + 36, blocks))
+                p += 36 + 4 * blocks
+            }
+        }
+    }
+
+    /// Makes every CRC of the file match its bytes again, as a forger would.
+    static func reseal(_ bytes: inout [UInt8]) {
+        let layout = Layout(bytes)
+        for table in layout.tables {
+            let length = table.capacity * 12
+            let crcs = bytes.withUnsafeBytes {
+                KeyDirectoryFile.blockCRCs(
+                    UnsafeRawBufferPointer(rebasing: $0[table.offset..<table.offset + length]))
+            }
+            for (i, crc) in crcs.enumerated() { store(crc, in: &bytes, at: table.crcsAt + 4 * i) }
+        }
+        let end = FileHeader.size + layout.metaLength - 4
+        let crc = bytes.withUnsafeBytes {
+            Checksum.crc32c(UnsafeRawBufferPointer(rebasing: $0[FileHeader.size..<end]))
+        }
+        store(crc, in: &bytes, at: end)
+    }
+
+    static func store<T: FixedWidthInteger>(_ value: T, in bytes: inout [UInt8], at offset: Int) {
+        for i in 0..<MemoryLayout<T>.size {
+            bytes[offset + i] = UInt8(truncatingIfNeeded: value >> (8 * i))
+        }
+    }
+
+    static func load32(_ bytes: [UInt8], at offset: Int) -> Int {
+        (0..<4).reduce(0) { $0 | Int(bytes[offset + $1]) << (8 * $1) }
+    }
+
+    /// Slots (file offsets of 12-byte entries) of table `table` that hold an entry.
+    static func liveEntries(_ bytes: [UInt8], table: Int = 0) -> [Int] {
+        let table = Layout(bytes).tables[table]
+        return (0..<table.capacity).map { table.offset + 12 * $0 }.filter { at in
+            bytes[at + 8..<at + 12].contains { $0 != 0xFF }
+        }
+    }
+
+    /// The file offset of the entry of `key` in table `table`.
+    static func entry(of key: [UInt8], in bytes: [UInt8], table: Int = 0) -> Int? {
+        let hash = key.withUnsafeBytes { KeyDirectory.hash($0) }
+        return liveEntries(bytes, table: table).first { UInt32(load32(bytes, at: $0)) == hash }
+    }
+
+    /// `index` of `bytes`'s first occurrence of `pattern`.
+    static func find(_ pattern: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= pattern.count else { return nil }
+        return (0...(bytes.count - pattern.count)).first {
+            bytes[$0..<$0 + pattern.count].elementsEqual(pattern)
+        }
+    }
+}
