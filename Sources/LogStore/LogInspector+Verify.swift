@@ -203,11 +203,12 @@ extension LogInspector {
                 try scanner.forEachRecord(start: start, end: end) { record in
                     report.records += 1
                     // The pages behind the record being read go from this process's memory
-                    // every few MiB (the scanner's own stride is 32 MiB), also inside one
+                    // every few MiB (the scanner's own stride is 4 MiB), also inside one
                     // long commit: a walk holds little of the segment whatever its size.
                     if record.recordOffset - releasedUpTo >= Self.walkReleaseStride {
                         let behind = (record.recordOffset & ~4095) - 4096
-                        segment.releasePages(from: releasedUpTo, to: behind)
+                        segment.releasePages(
+                            from: WalkPageRelease.releaseStart(after: releasedUpTo), to: behind)
                         releasedUpTo = behind
                     }
                     let kind: RecordKind =
