@@ -229,6 +229,42 @@ import Testing
         }
     }
 
+    /// `compact` of a million keys holds a window of them at a time: it copies the live
+    /// records in log order a window of 2^19 at a time, re-points the index by walking the same
+    /// windows again beside its outputs read back (no list of every record moved), copies the
+    /// mapped table piecewise, writes the outputs' hints and the new key directory file without
+    /// holding either whole, and gives the same objects. Measured as peak RSS above the same
+    /// command on a store of ten keys (before: 24 bytes a key of sorted references, 16 of moves,
+    /// the table copied whole beside its mapping, and the output segment kept mapped).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time")))
+    func compactOfAMillionKeysHoldsAWindowOfThem() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let (small, large) = (dir.child("small"), dir.child("large"))
+        try Self.makeManyKeys(at: small, keys: 10)
+        try Self.makeManyKeys(at: large, keys: 1 << 20)
+        let base = try Self.peakKiB(["compact", small])
+        let peak = try Self.peakKiB(["compact", large])
+        // The index's own table (2^21 slots of 12 bytes: 24 MiB), which re-pointing changes,
+        // a window of references and its sort (8 MiB), and a few MiB of the log (47 MiB
+        // measured; 87 before).
+        #expect(
+            peak - base <= 56 << 10,
+            "compact: \(peak >> 10) MiB, \(base >> 10) MiB on the small store")
+        let verified = try CLI.run(["verify", large])
+        #expect(verified.status == 0 && verified.stdout.contains("verify: OK"), "\(verified)")
+        let store = try Stores.openStore(large)
+        defer { try? store.close() }
+        var seen = 0
+        var wrong = 0
+        try store.forEach(in: "k") { key, value in
+            let i = key.loadUnaligned(as: UInt64.self).bigEndian
+            if value.loadUnaligned(as: UInt64.self) != i &* 0x9E37_79B9_7F4A_7C15 { wrong += 1 }
+            seen += 1
+        }
+        #expect(seen == 1 << 20 && wrong == 0, "\(seen) keys, \(wrong) wrong")
+    }
+
     /// Export in primary-key order when log order is not: the 60 updated records come late in
     /// the log and are given in their turn from the copies the first pass kept, or read by key
     /// (none or 5 kept), or (more than a window of 7 keys) through windows, each collected in a

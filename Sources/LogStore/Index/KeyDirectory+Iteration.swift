@@ -64,20 +64,38 @@ extension KeyDirectory {
         }
     }
 
-    /// References to the live records that lie in segments whose handle is marked in `segments`,
-    /// in log order.
-    func liveRecords(inSegments segments: [Bool]) -> [RecordRef] {
+    /// Calls `body` with the reference of every live record that lies in a segment whose handle
+    /// is marked in `segments`, in log order, sorting a window of at most `window` records at a
+    /// time (as ``forEachInLogOrder(_:releasingPagesOf:window:_:)``). The same table gives the
+    /// same calls in the same order: compaction walks it twice, to copy and to re-point.
+    /// - Complexity: O(n × (1 + n / `window`)); at most 16 × `window` bytes of scratch.
+    func forEachLiveRecord(
+        inSegments segments: [Bool], _ bases: SegmentBases, window: Int = logOrderWindow,
+        _ body: (RecordRef) throws -> Void
+    ) rethrows {
+        // A table mapped from keys.dir that nothing wrote is read front to back and dropped
+        // behind: its pages come back from the page cache for the next window.
+        let releasesTable = table.isUnwrittenMapping
+        let ranges =
+            count <= window
+            ? [UInt64.min..<UInt64.max]
+            : LogWindows([self], bases, releasingTables: releasesTable, window: window).ranges
         var refs = [UInt64]()
-        for slot in 0..<table.count where !table[slot].isEmpty {
-            let segment = Int(table[slot].ref.segment)
-            guard segment < segments.count && segments[segment] else { continue }
-            refs.append(UInt64(table[slot].ref.segment) << 32 | UInt64(table[slot].ref.offset))
-        }
-        RadixSort.sort(&refs)
-        return refs.map {
-            RecordRef(
-                segment: UInt32(truncatingIfNeeded: $0 >> 32),
-                offset: UInt32(truncatingIfNeeded: $0))
+        for range in ranges {
+            refs.removeAll(keepingCapacity: true)
+            forEachPackedRef(releasingTable: releasesTable) { packed in
+                let segment = Int(packed >> 32)
+                if range.contains(packed) && segment < segments.count && segments[segment] {
+                    refs.append(packed)
+                }
+            }
+            RadixSort.sort(&refs)
+            for packed in refs {
+                try body(
+                    RecordRef(
+                        segment: UInt32(truncatingIfNeeded: packed >> 32),
+                        offset: UInt32(truncatingIfNeeded: packed)))
+            }
         }
     }
 

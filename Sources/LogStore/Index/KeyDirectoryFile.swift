@@ -156,8 +156,9 @@ enum KeyDirectoryFile {
             for (i, table) in tables.enumerated() {
                 let directoryOfKeyspace = state.directories[i + 1]
                 // The table as written: segment fields renumbered to places in the list.
-                let written = identity ? table : renumbered(table, position)
-                let crcs = blockCRCs(written.rawBytes)
+                let crcs = try writeTable(
+                    table, renumberedBy: identity ? nil : position, to: file,
+                    at: Int64(layouts[i]), fileSystem: fs)
                 var name = names[i]
                 name.withUTF8 { utf8 in
                     bytes.appendLE(UInt16(utf8.count))
@@ -169,7 +170,6 @@ enum KeyDirectoryFile {
                 bytes.appendLE(UInt64(layouts[i]))
                 bytes.appendLE(UInt32(crcs.count))
                 for crc in crcs { bytes.appendLE(crc) }
-                try fs.writeAll(file, written.rawBytes, at: Int64(layouts[i]))
             }
             let crc = bytes.withUnsafeBytes {
                 Checksum.crc32c(UnsafeRawBufferPointer(rebasing: $0[FileHeader.size...]))
@@ -192,17 +192,42 @@ enum KeyDirectoryFile {
         try fs.syncDirectory(directory)
     }
 
-    /// A copy of `table` whose entries name segments by their place in the list, not by handle.
-    private static func renumbered(_ table: KeyDirectory.EntryTable, _ position: [UInt32])
-        -> KeyDirectory.EntryTable
-    {
-        let copy = table.copy()
-        for slot in 0..<copy.count where !copy[slot].isEmpty {
-            var entry = copy[slot]
-            entry.ref.segment = position[Int(entry.ref.segment)]
-            copy[slot] = entry
+    /// Entries of a table renumbered and written at a time: 3 MiB, whole blocks of whole
+    /// entries, so each piece's block CRCs are the file's.
+    static let writePieceEntries = 3 * blockSize / MemoryLayout<KeyDirectory.Entry>.stride
+
+    /// Writes `table` to `file` at `offset`, with each entry's segment handle replaced by its
+    /// place in the list (`position[handle]`) when `position` is given; returns its block CRCs.
+    /// A renumbered table goes through a buffer of ``writePieceEntries`` entries, not a copy of
+    /// the whole table (25 MB at 1M keys, which a close after a compaction held beside it).
+    private static func writeTable(
+        _ table: KeyDirectory.EntryTable, renumberedBy position: [UInt32]?, to file: OpenFile,
+        at offset: Int64, fileSystem fs: any FileSystem
+    ) throws -> [UInt32] {
+        guard let position else {
+            try fs.writeAll(file, table.rawBytes, at: offset)
+            return blockCRCs(table.rawBytes)
         }
-        return copy
+        let stride = MemoryLayout<KeyDirectory.Entry>.stride
+        var piece = [KeyDirectory.Entry](
+            repeating: .empty, count: min(writePieceEntries, table.count))
+        var crcs: [UInt32] = []
+        var first = 0
+        while first < table.count {
+            let n = min(writePieceEntries, table.count - first)
+            for i in 0..<n {
+                var entry = table[first + i]
+                if !entry.isEmpty { entry.ref.segment = position[Int(entry.ref.segment)] }
+                piece[i] = entry
+            }
+            try piece.withUnsafeBytes { bytes in
+                let written = UnsafeRawBufferPointer(rebasing: bytes[..<(n * stride)])
+                crcs += blockCRCs(written)
+                try fs.writeAll(file, written, at: offset + Int64(first * stride))
+            }
+            first += n
+        }
+        return crcs
     }
 
     static func roundUp(_ n: Int) -> Int { (n + pageSize - 1) & ~(pageSize - 1) }
