@@ -219,8 +219,9 @@ import Testing
         let verified = try CLI.run(["verify", large])
         #expect(verified.status == 0 && verified.stdout.contains("verify: OK"), "\(verified)")
         // Allowances in MiB above the small store: the log the walk holds (4 MiB steps) and,
-        // for verify, one pass's slices of the file's table and of the rebuilt one.
-        for (command, allowance) in [("verify", 24), ("stats", 16)] {
+        // for verify, one pass's slices of the file's table and of the rebuilt one (24 MiB in
+        // 2 passes; measured +25 MiB, and +52 MiB before).
+        for (command, allowance) in [("verify", 32), ("stats", 16)] {
             let base = try Self.peakKiB([command, small])
             let peak = try Self.peakKiB([command, large])
             #expect(
