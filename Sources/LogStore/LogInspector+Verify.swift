@@ -76,10 +76,12 @@ extension LogInspector {
     /// ``verify(storeAt:visit:)`` through `fileSystem`; without `checkingKeyDirectory`, the key
     /// directory file is not checked, without `checkingHints` the hint files are not (a walk,
     /// which reports only the log's damage: a hint's check builds a table as large as the
-    /// segment's index).
+    /// segment's index). `keyDirectoryPassBytes` bounds the table bytes each pass of the key
+    /// directory file's comparison holds (tests make it small to force many passes).
     package static func verify(
         storeAt path: String, fileSystem fs: any FileSystem, checkingKeyDirectory: Bool = true,
         checkingHints: Bool = true,
+        keyDirectoryPassBytes: Int = KeyDirectoryFile.comparisonPassBytes,
         visit: (VisitedRecord) throws -> Void = { _ in }
     ) throws -> VerifyReport {
         guard fs.kind(of: path) == .directory else {
@@ -109,7 +111,8 @@ extension LogInspector {
                 keyspaces: &keyspaces, fileSystem: fs, report: &report, visit: visit)
         }
         if files.hasKeyDirectory && checkingKeyDirectory {
-            checkKeyDirectory(files, fileSystem: fs, report: &report)
+            checkKeyDirectory(
+                files, fileSystem: fs, passBytes: keyDirectoryPassBytes, report: &report)
         }
         // The files the store never reads, each with what becomes of it.
         let unread: [(names: [String], reason: String, kind: Problem.Kind)] = [
@@ -203,11 +206,12 @@ extension LogInspector {
                 try scanner.forEachRecord(start: start, end: end) { record in
                     report.records += 1
                     // The pages behind the record being read go from this process's memory
-                    // every few MiB (the scanner's own stride is 32 MiB), also inside one
+                    // every few MiB (the scanner's own stride is 4 MiB), also inside one
                     // long commit: a walk holds little of the segment whatever its size.
                     if record.recordOffset - releasedUpTo >= Self.walkReleaseStride {
                         let behind = (record.recordOffset & ~4095) - 4096
-                        segment.releasePages(from: releasedUpTo, to: behind)
+                        segment.releasePages(
+                            from: WalkPageRelease.releaseStart(after: releasedUpTo), to: behind)
                         releasedUpTo = behind
                     }
                     let kind: RecordKind =
@@ -263,16 +267,20 @@ extension LogInspector {
     }
 
     /// Reports the key directory file if `open` would ignore it: the same checks, from the same
-    /// code (``Replay/loadKeyDirectory(_:)``).
+    /// code (``Replay/loadKeyDirectory(_:)``); and if open would use it but its index is not the
+    /// one the log gives (``KeyDirectoryFile/difference(_:passBytes:)``, in passes that each hold
+    /// about `passBytes` of table).
     private static func checkKeyDirectory(
-        _ files: StoreFiles, fileSystem fs: any FileSystem, report: inout VerifyReport
+        _ files: StoreFiles, fileSystem fs: any FileSystem, passBytes: Int,
+        report: inout VerifyReport
     ) {
         var options = LogStoreOptions()
         options.readOnly = true
         options.fileSystem = fs
         let path = KeyDirectoryFile.path(in: files.path)
+        let start: Replay.KeyDirectoryStart
         do {
-            _ = try Replay(path: files.path, options: options).loadKeyDirectory(files)
+            start = try Replay(path: files.path, options: options).loadKeyDirectory(files)
         } catch let unusable as KeyDirectoryFile.Unusable {
             report.problems.append(
                 Problem(
@@ -284,9 +292,11 @@ extension LogInspector {
             return
         }
         // Beyond open's checks: its entries against the index the log gives.
-        if let difference = Replay.keyDirectoryDifference(storeAt: files.path, fileSystem: fs) {
+        if let difference = KeyDirectoryFile.difference(start, passBytes: passBytes) {
             report.problems.append(
-                Problem(path: path, offset: nil, reason: difference, kind: .unusableKeyDirectory))
+                Problem(
+                    path: path, offset: nil, reason: "open would use it, but " + difference,
+                    kind: .unusableKeyDirectory))
         }
     }
 

@@ -136,6 +136,34 @@ import Testing
         try store.close()
     }
 
+    /// The comparison goes in passes, each over one slice of every table, so that its memory is
+    /// bounded whatever the number of keys: in one pass, in several and in very many, a clean
+    /// file is clean and swapped entries are reported in the same words.
+    @Test(arguments: [1 << 30, 1024, 64])
+    func verifyComparesTheFileInPassesOfAnySize(_ passBytes: Int) throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        _ = try makeStore(dir.path)
+        let clean = try LogInspector.verify(
+            storeAt: dir.path, fileSystem: PosixFileSystem(), keyDirectoryPassBytes: passBytes)
+        #expect(clean.problems.isEmpty, "\(clean.problems)")
+
+        let path = KeyDirectoryFile.path(in: dir.path)
+        var bytes = [UInt8](FileManager.default.contents(atPath: path)!)
+        let entries = liveEntries(bytes)
+        let (first, last) = (entries[0], entries[entries.count - 1])
+        for i in 4..<12 { bytes.swapAt(first + i, last + i) }
+        reseal(&bytes)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let problems = try LogInspector.verify(
+            storeAt: dir.path, fileSystem: PosixFileSystem(), keyDirectoryPassBytes: passBytes
+        ).problems
+        #expect(problems.count == 1, "\(problems)")
+        #expect(
+            problems.first?.reason.hasPrefix("open would use it, but keyspace \"a\" does not point")
+                == true, "\(problems)")
+    }
+
     /// A file that was right when written but whose store moved on under it without a change to
     /// the segments it covers is not possible; a store appended to after the file was written is
     /// compared as open sees it (file, then the log past it): no problem.

@@ -45,11 +45,11 @@ extension LogStore {
             directory: path, fileSystem: fs, segmentSize: options.segmentSize,
             firstOrder: last.order + 1,
             sequence: plan.sequence, definitions: definitions)
-        var moves: [Move] = []
+        let handles = Self.handleMarks(of: inputs, count: bases.count)
         do {
             try copyLive(
-                from: inputs, directories: plan.directories, bases: bases, into: output,
-                moves: &moves)
+                from: inputs, handles: handles, directories: plan.directories, bases: bases,
+                into: output)
             try output.finish()
             // 3. Put the new segments in place: rename, then make the renames durable.
             for file in output.finished { try fs.rename(file.temporaryPath, to: file.finalPath) }
@@ -74,22 +74,38 @@ extension LogStore {
                 return opened
             }
         }
-        var done = 0
-        while done < moves.count {
-            let chunk = moves[done..<min(done + 4096, moves.count)]
+        // Each record copied, paired with where it was: the copy's walk again over the same
+        // tables (the plan's, which no commit changes), and the outputs read back in order.
+        var copied = CompactionOutputRecords(outputs)
+        var chunk: [(keyspace: Int, old: RecordRef, new: RecordRef, key: UnsafeRawBufferPointer)] =
+            []
+        chunk.reserveCapacity(Self.repointChunk)
+        func repoint() {
             index.withLock { state in
-                for move in chunk {
-                    let new = RecordRef(
-                        segment: outputs[Int(move.file)].handle, offset: move.newOffset)
-                    let record = StoredRecord(state.bases, new)
-                    if state.directories[Int(move.keyspace)].replace(
-                        record.key, expected: move.old, with: new, state.bases)
-                    {
-                        state.segments[Int(new.segment)]?.liveBytes += Int64(record.encodedSize)
-                    }
+                for move in chunk
+                where state.directories[move.keyspace].replace(
+                    move.key, expected: move.old, with: move.new, state.bases)
+                {
+                    state.segments[Int(move.new.segment)]?.liveBytes += Int64(
+                        StoredRecord(state.bases, move.new).encodedSize)
                 }
             }
-            done += chunk.count
+            chunk.removeAll(keepingCapacity: true)
+        }
+        withExtendedLifetime(outputs) {
+            for (keyspace, directory) in plan.directories.enumerated() where directory.count > 0 {
+                directory.forEachLiveRecord(
+                    inSegments: handles, bases, window: Self.compactionWindow
+                ) { old in
+                    // Invariant: the outputs hold exactly the records the copy walked, in order.
+                    guard let (new, record) = copied.next() else {
+                        preconditionFailure("compaction output shorter than what was copied")
+                    }
+                    chunk.append((keyspace, old, new, record.key))
+                    if chunk.count == Self.repointChunk { repoint() }
+                }
+            }
+            repoint()
         }
         repointOrder(from: inputs)  // Compaction+Ordered.swift
 
@@ -140,36 +156,41 @@ extension LogStore {
         if !names.isEmpty { try options.fileSystem.syncDirectory(path) }
     }
 
-    /// A record copied by compaction: where it was and where it went.
-    struct Move {
-        var old: RecordRef
-        var keyspace: UInt32
-        var file: UInt32
-        var newOffset: UInt32
+    /// Records re-pointed under one acquisition of the index lock.
+    static let repointChunk = 4096
+
+    /// Live records the copy (and the re-pointing, which walks the same way) sorts at once:
+    /// 8 MiB of scratch. The copy and the re-pointing must use the same window.
+    static let compactionWindow = 1 << 19
+
+    /// By handle (`count` of them), whether the segment is one of `inputs`.
+    static func handleMarks(of inputs: [Segment], count: Int) -> [Bool] {
+        var marks = [Bool](repeating: false, count: count)
+        for input in inputs { marks[Int(input.handle)] = true }
+        return marks
     }
 
-    /// Copies the records of `inputs` that `directories` point at (the live state, or the
-    /// state history needs) to `output`, keyspace by keyspace, each in log order. Dead records
-    /// are never looked at; records overwritten while this runs are copied but left behind at the
-    /// swap.
+    /// Copies the records of `inputs` (marked by handle in `handles`) that `directories` point
+    /// at (the live state, or the state history needs) to `output`, keyspace by keyspace, each
+    /// in log order (``KeyDirectory/forEachLiveRecord(inSegments:_:window:_:)``, which step 4
+    /// walks again in the same order). Dead records are never looked at; records overwritten
+    /// while this runs are copied but left behind at the swap.
     /// - Throws: ``LogStoreError/damagedKeyDirectory(path:reason:)`` if an entry points at no put
     ///   record of its keyspace inside its segment (close then removes the key directory file);
     ///   what writing the outputs throws.
     private func copyLive(
-        from inputs: [Segment], directories: [KeyDirectory], bases: SegmentBases,
-        into output: CompactionOutput, moves: inout [Move]
+        from inputs: [Segment], handles: [Bool], directories: [KeyDirectory],
+        bases: SegmentBases, into output: CompactionOutput
     ) throws {
-        var handles = [Bool](repeating: false, count: bases.count)
         var byHandle = [Segment?](repeating: nil, count: bases.count)
-        for input in inputs {
-            handles[Int(input.handle)] = true
-            byHandle[Int(input.handle)] = input
-        }
+        for input in inputs { byHandle[Int(input.handle)] = input }
         for (keyspace, directory) in directories.enumerated() where directory.count > 0 {
             // The inputs' pages copied so far leave memory as the copy goes.
             var release = WalkPageRelease(byHandle)
             defer { release.finish() }
-            for ref in directory.liveRecords(inSegments: handles) {
+            try directory.forEachLiveRecord(
+                inSegments: handles, bases, window: Self.compactionWindow
+            ) { ref in
                 release.reading(ref)
                 // Checked as a read checks it: the directory may be mapped from a key
                 // directory file, and what is copied here replaces its input for good.
@@ -181,14 +202,10 @@ extension LogStore {
                     throw keyDirectoryDamaged(
                         error, keyspace: index.withLock { $0.keyspaces.name(of: keyspace) })
                 }
-                let (file, offset) = try output.append(
+                _ = try output.append(
                     UnsafeRawBufferPointer(
                         start: bases[Int(ref.segment)]! + Int(ref.offset), count: record.encodedSize
                     ))
-                moves.append(
-                    Move(
-                        old: ref, keyspace: UInt32(keyspace), file: UInt32(file), newOffset: offset)
-                )
             }
         }
     }

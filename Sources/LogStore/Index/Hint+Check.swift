@@ -133,6 +133,9 @@ extension Hint {
         var covered = 0  // bytes of records the entries account for
         var kept: [Bool] = []  // by keyspace number, whether its operations are kept
         let segmentBytes = segment.bytes()
+        // The segment's pages the entries have passed leave memory as the check goes: entries
+        // come in log order, and the check reads every record once.
+        var releasedUpTo = 0
         var offset = FileHeader.size
         while offset < body.count {
             let op = body[offset]
@@ -164,6 +167,12 @@ extension Hint {
             let entryOp = packed ? (op & packedDeleteBit != 0 ? RecordOp.delete : RecordOp.put) : op
             let recordOffset = previous + Int(delta)
             previous = recordOffset
+            if recordOffset - releasedUpTo >= WalkPageRelease.step {
+                let behind = recordOffset & ~4095
+                segment.releasePages(
+                    from: WalkPageRelease.releaseStart(after: releasedUpTo), to: behind)
+                releasedUpTo = behind
+            }
             // The record must be there, as the entry says, after the one before: reads, which
             // trust the index, then stay inside the segment even if the hint was forged.
             var position = recordOffset

@@ -44,12 +44,16 @@ enum Hint {
     }
 
     /// Builds the hint of a sealed segment by scanning it. Returns `nil` if the segment holds
-    /// damage (a hint only ever describes a whole, checked segment).
+    /// damage (a hint only ever describes a whole, checked segment). The segment's pages leave
+    /// this process's memory behind the scan: a close or a compaction that writes the hint of a
+    /// large segment does not bring all of it into memory.
     static func build(for segment: Segment) -> [UInt8]? {
         let bytes = segment.bytes()
         var hint = FileHeader(kind: .hint, fileOrder: segment.order).encoded()
         hint.reserveCapacity(bytes.count / 4)
         var scanner = SegmentScanner(bytes: bytes)
+        scanner.releasePages = { segment.releasePages(from: $0, to: $1) }
+        defer { segment.releasePages() }
         var entries: UInt64 = 0
         var lastSequence: UInt64 = 0
         var previous = 0

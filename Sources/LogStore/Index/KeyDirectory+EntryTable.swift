@@ -90,9 +90,19 @@ extension KeyDirectory {
             try body(UnsafeBufferPointer(start: entries, count: count))
         }
 
+        /// A copy in memory of its own. Copying a mapping that nothing wrote reads all of it;
+        /// its pages are dropped again behind the copy (they stay in the page cache), so the
+        /// copy does not hold the table twice.
         func copy() -> EntryTable {
             let new = EntryTable(capacity: count)
-            new.entries.update(from: entries, count: count)
+            let step = WalkPageRelease.step / MemoryLayout<Entry>.stride
+            var start = 0
+            while start < count {
+                let n = Swift.min(step, count - start)
+                (new.entries + start).update(from: entries + start, count: n)
+                start += n
+                releasePages(below: start)
+            }
             return new
         }
     }

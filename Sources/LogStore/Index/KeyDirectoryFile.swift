@@ -38,6 +38,9 @@ enum KeyDirectoryFile {
     static let tailBytes = 4096
     /// A meta section longer than this is refused unread.
     static let maxMetaLength = 64 << 20
+    /// Blocks of a table the check at open reads between two releases of their pages: 12 MiB,
+    /// a whole number of 12-byte entries, so each piece starts at an entry and at a block.
+    static let checkPieceBlocks = 12
 
     /// What identifies an index state within one session: a commit or a compaction changes one
     /// of these.
@@ -153,8 +156,9 @@ enum KeyDirectoryFile {
             for (i, table) in tables.enumerated() {
                 let directoryOfKeyspace = state.directories[i + 1]
                 // The table as written: segment fields renumbered to places in the list.
-                let written = identity ? table : renumbered(table, position)
-                let crcs = blockCRCs(written.rawBytes)
+                let crcs = try writeTable(
+                    table, renumberedBy: identity ? nil : position, to: file,
+                    at: Int64(layouts[i]), fileSystem: fs)
                 var name = names[i]
                 name.withUTF8 { utf8 in
                     bytes.appendLE(UInt16(utf8.count))
@@ -166,7 +170,6 @@ enum KeyDirectoryFile {
                 bytes.appendLE(UInt64(layouts[i]))
                 bytes.appendLE(UInt32(crcs.count))
                 for crc in crcs { bytes.appendLE(crc) }
-                try fs.writeAll(file, written.rawBytes, at: Int64(layouts[i]))
             }
             let crc = bytes.withUnsafeBytes {
                 Checksum.crc32c(UnsafeRawBufferPointer(rebasing: $0[FileHeader.size...]))
@@ -189,17 +192,42 @@ enum KeyDirectoryFile {
         try fs.syncDirectory(directory)
     }
 
-    /// A copy of `table` whose entries name segments by their place in the list, not by handle.
-    private static func renumbered(_ table: KeyDirectory.EntryTable, _ position: [UInt32])
-        -> KeyDirectory.EntryTable
-    {
-        let copy = table.copy()
-        for slot in 0..<copy.count where !copy[slot].isEmpty {
-            var entry = copy[slot]
-            entry.ref.segment = position[Int(entry.ref.segment)]
-            copy[slot] = entry
+    /// Entries of a table renumbered and written at a time: 3 MiB, whole blocks of whole
+    /// entries, so each piece's block CRCs are the file's.
+    static let writePieceEntries = 3 * blockSize / MemoryLayout<KeyDirectory.Entry>.stride
+
+    /// Writes `table` to `file` at `offset`, with each entry's segment handle replaced by its
+    /// place in the list (`position[handle]`) when `position` is given; returns its block CRCs.
+    /// A renumbered table goes through a buffer of ``writePieceEntries`` entries, not a copy of
+    /// the whole table (25 MB at 1M keys, which a close after a compaction held beside it).
+    private static func writeTable(
+        _ table: KeyDirectory.EntryTable, renumberedBy position: [UInt32]?, to file: OpenFile,
+        at offset: Int64, fileSystem fs: any FileSystem
+    ) throws -> [UInt32] {
+        guard let position else {
+            try fs.writeAll(file, table.rawBytes, at: offset)
+            return blockCRCs(table.rawBytes)
         }
-        return copy
+        let stride = MemoryLayout<KeyDirectory.Entry>.stride
+        var piece = [KeyDirectory.Entry](
+            repeating: .empty, count: min(writePieceEntries, table.count))
+        var crcs: [UInt32] = []
+        var first = 0
+        while first < table.count {
+            let n = min(writePieceEntries, table.count - first)
+            for i in 0..<n {
+                var entry = table[first + i]
+                if !entry.isEmpty { entry.ref.segment = position[Int(entry.ref.segment)] }
+                piece[i] = entry
+            }
+            try piece.withUnsafeBytes { bytes in
+                let written = UnsafeRawBufferPointer(rebasing: bytes[..<(n * stride)])
+                crcs += blockCRCs(written)
+                try fs.writeAll(file, written, at: offset + Int64(first * stride))
+            }
+            first += n
+        }
+        return crcs
     }
 
     static func roundUp(_ n: Int) -> Int { (n + pageSize - 1) & ~(pageSize - 1) }
@@ -330,15 +358,32 @@ enum KeyDirectoryFile {
             throw Unusable(reason: "it lists no segments")
         }
         // One pass over the table: each four blocks' CRCs, then their entries' references while
-        // those bytes are in the cache (a second pass over 25 MB at 1M keys cost 5 ms).
+        // those bytes are in the cache (a second pass over 25 MB at 1M keys cost 5 ms). The pass
+        // goes a piece of ``checkPieceBlocks`` blocks at a time and drops each piece's pages
+        // after it: memory holds one piece, not the table (201 MB at 10M keys).
         var live = 0
+        var outside = false
         var crcs = [UInt32](repeating: 0, count: keyspace.blockCRCs.count)
-        let outside = segmentSizes.withUnsafeBufferPointer { sizes in
+        let stride = MemoryLayout<KeyDirectory.Entry>.stride
+        let entriesPerPiece = checkPieceBlocks * blockSize / stride
+        segmentSizes.withUnsafeBufferPointer { sizes in
             crcs.withUnsafeMutableBufferPointer { crcs in
-                logbook_crc32c_blocks_check_entries(
-                    table.rawBytes.baseAddress!.assumingMemoryBound(to: UInt32.self), table.count,
-                    blockSize, crcs.baseAddress, sizes.baseAddress, UInt32(sizes.count),
-                    UInt32(FileHeader.size), &live) != 0
+                let entries = table.rawBytes.baseAddress!.assumingMemoryBound(to: UInt32.self)
+                var first = 0
+                while first < table.count {
+                    let n = min(entriesPerPiece, table.count - first)
+                    var pieceLive = 0
+                    if logbook_crc32c_blocks_check_entries(
+                        entries + first * stride / 4, n, blockSize,
+                        crcs.baseAddress! + first * stride / blockSize, sizes.baseAddress,
+                        UInt32(sizes.count), UInt32(FileHeader.size), &pieceLive) != 0
+                    {
+                        outside = true
+                    }
+                    live += pieceLive
+                    fs.releaseUnwrittenCopyOnWritePages(memory + first * stride, length: n * stride)
+                    first += n
+                }
             }
         }
         guard crcs == keyspace.blockCRCs else { throw failsChecksum }

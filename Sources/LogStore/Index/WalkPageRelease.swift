@@ -8,6 +8,17 @@ struct WalkPageRelease {
     /// Bytes of a segment (or slots' bytes of a table) passed between two releases.
     static let step = 4 << 20
 
+    /// How far below the end of the last release a release starts again. A fault maps a block
+    /// of pages around the page it touches (the kernel's fault-around: 64 KiB, or a whole
+    /// large folio of the page cache, up to 2 MiB), so the first fault past a release maps
+    /// pages just below it again; without this slack each release would leave such a block
+    /// behind, and a walk of a 400 MB segment kept 20 MB of them.
+    static let faultAroundSlack = 2 << 20
+
+    /// Where a release that follows one ending at `end` starts.
+    @inline(__always)
+    static func releaseStart(after end: Int) -> Int { Swift.max(0, end - faultAroundSlack) }
+
     private let segments: [Segment?]
     private var segment = -1
     private var released = 0
@@ -30,7 +41,7 @@ struct WalkPageRelease {
             released = 0
         } else if offset - released >= Self.step {
             let end = offset & ~4095  // keep the page the record starts on
-            segments[handle]?.releasePages(from: released, to: end)
+            segments[handle]?.releasePages(from: Self.releaseStart(after: released), to: end)
             released = end
         }
     }
@@ -39,7 +50,8 @@ struct WalkPageRelease {
     /// the last record read: a walk over a small keyspace leaves the rest of the log alone).
     mutating func finish() {
         if segment >= 0 && segment < segments.count, let passed = segments[segment] {
-            passed.releasePages(from: released, to: min(passed.size, last + 8192))
+            passed.releasePages(
+                from: Self.releaseStart(after: released), to: min(passed.size, last + 8192))
         }
         segment = -1
     }

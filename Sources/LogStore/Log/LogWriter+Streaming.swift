@@ -17,6 +17,10 @@ extension LogWriter {
         var operations = 0
         /// Scratch for the put offsets the encoder reports (publishing does not need them).
         var scratch: [UInt32] = []
+        /// Puts appended so far, by keyspace number: publishing makes room for them in each
+        /// keyspace's table at once, instead of growing it (and holding the old table beside the
+        /// new one) on the way.
+        var putsPerKeyspace: [Int] = []
     }
 
     /// Starts a streaming commit; the caller holds the commit queue until it ends.
@@ -58,6 +62,11 @@ extension LogWriter {
             output: &stream.output, putOffsets: &stream.scratch)
         stream.scratch.removeAll(keepingCapacity: true)
         stream.operations += batch.count
+        for (local, puts) in batch.putsPerKeyspace.enumerated() where puts > 0 {
+            let id = globalIDs[local]
+            while stream.putsPerKeyspace.count <= id { stream.putsPerKeyspace.append(0) }
+            stream.putsPerKeyspace[id] += puts
+        }
         writtenSize = stream.output.offset
         reservedSize = max(reservedSize, writtenSize)
     }
@@ -73,10 +82,23 @@ extension LogWriter {
         if stream.durability == .sync { try sync() }
         let end = stream.output.offset
         let (start, sequence, segment) = (stream.start, stream.sequence, active)
+        let putsPerKeyspace = stream.putsPerKeyspace
         index.withLock { state in
             // First: applying checks the records it replaces against the segment's size, and
             // they may be in this commit.
             state.setSize(of: segment, end)
+            // Keyspaces the commit defines are defined first (the commit's own definitions then
+            // repeat them, which is allowed), so that their tables can be made room in too.
+            let defined = putsPerKeyspace.count - 1
+            while state.keyspaces.nextID <= defined,
+                let name = keyspaces.name(of: state.keyspaces.nextID)
+            {
+                guard state.define(name, id: state.keyspaces.nextID) else { break }
+            }
+            for (id, puts) in putsPerKeyspace.enumerated()
+            where puts > 1024 && id < state.directories.count && state.indexed[id] {
+                state.directories[id].reserve(state.directories[id].count + puts)
+            }
             // Read back from the segment: the commit's bytes are all there, unchecked but written
             // by this writer, which defined every keyspace they use.
             var scanner = SegmentScanner(
@@ -84,7 +106,10 @@ extension LogWriter {
             // A bulk load's commit is as large as the store: its pages leave memory as they are
             // indexed, not at the end.
             scanner.releaseStride = 4 << 20
-            scanner.releasePages = { segment.releasePages(from: $0, to: $1) }
+            // From the commit's start each time, not from the last release: pages behind come
+            // back into this process's mapping during the apply (seen at 10M puts: 370 MB of
+            // the segment mapped at the end), so each release drops all that was passed.
+            scanner.releasePages = { segment.releasePages(from: start, to: $1) }
             state.applyCommit(&scanner, start: start, end: end, segment: segment)
             state.lastSequence = sequence
         }

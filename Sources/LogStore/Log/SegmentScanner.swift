@@ -43,12 +43,14 @@ struct SegmentScanner {
     /// The keyspace numbers defined before `position` (by earlier segments and by this one's
     /// complete commits): a record may only use these, and a definition must agree with them.
     private(set) var keyspaces: KeyspaceTable
-    /// Called with a range of `bytes` already checked, every 32 MiB or so, so a caller scanning
-    /// a large segment can drop those pages from memory (``Segment/releasePages(from:to:)``).
+    /// Called with a range of `bytes` already checked (or, in ``forEachRecord(start:end:_:)``,
+    /// read), every ``releaseStride`` bytes or so, so a caller scanning a large segment can drop
+    /// those pages from memory (``Segment/releasePages(from:to:)``).
     var releasePages: ((Int, Int) -> Void)?
     private var releasedUpTo = 0
-    /// Bytes checked between two calls of ``releasePages``.
-    var releaseStride = 32 << 20
+    /// Bytes checked (or read) between two calls of ``releasePages``: a scan keeps about this
+    /// much of the segment in memory, whatever the size of the segment or of one commit in it.
+    var releaseStride = 4 << 20
 
     /// `bytes` is a whole segment, its header already checked; `keyspaces` are the numbers the
     /// segments before it defined.
@@ -131,7 +133,7 @@ struct SegmentScanner {
     /// Offers the checked bytes before `offset` for release once a stride has passed.
     mutating func releaseBehind(_ offset: Int) {
         guard let releasePages, offset - releasedUpTo >= releaseStride else { return }
-        releasePages(releasedUpTo, offset)
+        releasePages(WalkPageRelease.releaseStart(after: releasedUpTo), offset)
         releasedUpTo = offset
     }
 
@@ -178,10 +180,13 @@ struct SegmentScanner {
         return nil
     }
 
-    /// Calls `body` with each record of the checked commit in `start..<end`, in order.
+    /// Calls `body` with each record of the checked commit in `start..<end`, in order. The pages
+    /// it reads are offered for release behind it too: ``next()`` checked (and released) a long
+    /// commit's frames before, and this reads them again.
     mutating func forEachRecord(start: Int, end: Int, _ body: (RecordView) throws -> Void)
         rethrows
     {
+        var readUpTo = start
         var frame = start
         while frame < end {
             let header = FrameHeader(bytes, at: frame)
@@ -197,6 +202,10 @@ struct SegmentScanner {
                 try body(record)
             }
             frame = payloadEnd
+            if let releasePages, frame - readUpTo >= releaseStride {
+                releasePages(WalkPageRelease.releaseStart(after: readUpTo), frame)
+                readUpTo = frame
+            }
             releaseBehind(frame)
         }
     }

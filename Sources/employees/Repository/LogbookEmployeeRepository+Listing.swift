@@ -13,6 +13,12 @@ import Logbook
 extension LogbookEmployeeRepository {
     /// Employees read per batch.
     static let batchSize = 256
+    /// Employees read by key between two releases of the store's mapped pages. Each read maps a
+    /// block of pages around its table slot and another around its record (the kernel's
+    /// fault-around: 64 KiB, or a whole folio of the page cache, 256 KiB and more on this
+    /// kernel), so memory holds a few MiB of the store however many employees are read; a
+    /// release costs one `madvise` per mapped file.
+    static let readsBetweenReleases = 8
 
     func forEachEmployee(
         _ query: EmployeeQuery, counted: (Int) -> Void,
@@ -93,6 +99,11 @@ extension LogbookEmployeeRepository {
             records.reserveCapacity(keys.count)
             for key in keys {
                 records.append(try reader.fields(primaryKey: key).map { try record($0) })
+                readsSinceRelease += 1
+                if readsSinceRelease == Self.readsBetweenReleases {
+                    container.store.releaseMappedPages()
+                    readsSinceRelease = 0
+                }
             }
             return records
         }

@@ -22,6 +22,9 @@ final class LogbookEmployeeRepository: EmployeeRepository {
     let companyLinks = CompanyLinkCache()
     /// Reads employees from their records, once made (see ``recordReader()``).
     var recordReaderIfMade: EmployeeRecordReader?
+    /// Employees read by key since the store's mapped pages were last released (see
+    /// ``records(_:)``).
+    var readsSinceRelease = 0
 
     /// Opens (creating or migrating if needed) the store at `path`.
     /// - Throws: ``EmployeesError/storeLocked(path:)``, ``EmployeesError/store(_:)``.
