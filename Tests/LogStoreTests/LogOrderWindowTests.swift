@@ -42,10 +42,10 @@ import Testing
         }
         #expect(segments.count > 3, "seed \(seed)")
 
-        func walk(_ window: Int) -> [(UInt64, String, [UInt8])] {
+        func walk(_ window: Int) throws -> [(UInt64, String, [UInt8])] {
             var seen: [(UInt64, String, [UInt8])] = []
-            withExtendedLifetime(segments) {
-                directory.forEachInLogOrder(bases, releasingPagesOf: segments, window: window) {
+            try withExtendedLifetime(segments) {
+                try directory.forEachInLogOrder(bases, releasingPagesOf: segments, window: window) {
                     ref, record in
                     seen.append(
                         (
@@ -56,12 +56,12 @@ import Testing
             }
             return seen
         }
-        let whole = walk(Int.max)
+        let whole = try walk(Int.max)
         #expect(whole.count == model.count, "seed \(seed)")
         #expect(zip(whole, whole.dropFirst()).allSatisfy { $0.0 < $1.0 }, "seed \(seed)")
         #expect(whole.allSatisfy { model[$0.1] == $0.2 }, "seed \(seed)")
         for window in [1, 7, 100, 1000] {
-            let windowed = walk(window)
+            let windowed = try walk(window)
             #expect(windowed.map(\.0) == whole.map(\.0), "seed \(seed), window \(window)")
             #expect(windowed.map(\.1) == whole.map(\.1), "seed \(seed), window \(window)")
         }
