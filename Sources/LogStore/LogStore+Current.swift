@@ -5,12 +5,12 @@ extension LogStore {
     ///
     /// It remembers the keyspace and segment of the last record it was asked about (a walk
     /// meets long runs of both). A walk asks in log order, so it answers from the store's live
-    /// records in log order, a window of at most ``KeyDirectory/logOrderWindow`` at a time
-    /// (``LogWindows``): each window is one read of the index's tables front to back and a sort,
-    /// so its memory is 16 bytes a record of the window, and the index's tables are read in
-    /// order rather than at a random slot a record (which, over a large store, would bring the
-    /// whole of a mapped table into memory). A record asked about out of that order is looked
-    /// up in the index. Not thread-safe itself; the store it asks is.
+    /// records in log order, a window of at most about a million records at a time: each window
+    /// is one read of the index's tables front to back and a sort, so its memory is 16 bytes a
+    /// record of the window, and the index's tables are read in order rather than at a random
+    /// slot a record (which, over a large store, would bring the whole of a mapped table into
+    /// memory). A record asked about out of that order is looked up in the index. Not
+    /// thread-safe itself; the store it asks is.
     public struct CurrentRecords {
         private let store: LogStore
         private var keyspace: String?
