@@ -33,20 +33,6 @@ import Testing
         return model
     }
 
-    private func contents(_ store: LogStore) throws -> [String: [UInt8]] {
-        var all: [String: [UInt8]] = [:]
-        for keyspace in try store.keyspaces() {
-            try store.forEach(in: keyspace) { key, value in
-                all["\(keyspace)/\(String(decoding: key, as: UTF8.self))"] = Array(value)
-            }
-        }
-        for (name, value) in all {
-            let parts = name.split(separator: "/", maxSplits: 1)
-            #expect(try store.get(Array(parts[1].utf8), in: String(parts[0])) == value)
-        }
-        return all
-    }
-
     private typealias Layout = KeyDirectoryForgery.Layout
 
     private func reseal(_ bytes: inout [UInt8]) { KeyDirectoryForgery.reseal(&bytes) }
@@ -90,7 +76,7 @@ import Testing
         let reason = try #require(store.recovery.ignoredKeyDirectory)
         #expect(reason.contains(forgery == "count" ? "entries for the" : "outside the segments"))
         #expect(verified?.reason == reason)
-        #expect(try contents(store) == model)
+        #expect(try KeyDirectoryForgery.contents(store) == model)
         try store.close()
     }
 
@@ -107,7 +93,7 @@ import Testing
         #expect(try LogInspector.verify(storeAt: dir.path).problems.isEmpty)
         let store = try LogStore(path: dir.path, options: options())
         #expect(store.recovery.usedKeyDirectory)
-        #expect(try contents(store) == model)
+        #expect(try KeyDirectoryForgery.contents(store) == model)
         try store.close()
     }
 

@@ -83,28 +83,13 @@ import Testing
         #expect(reason.contains("keyspace \"a\""))
     }
 
-    /// Every key and value of the store, by walks (checked against point reads).
-    private func contents(_ store: LogStore) throws -> [String: [UInt8]] {
-        var all: [String: [UInt8]] = [:]
-        for keyspace in try store.keyspaces() {
-            try store.forEach(in: keyspace) { key, value in
-                all["\(keyspace)/\(String(decoding: key, as: UTF8.self))"] = Array(value)
-            }
-        }
-        for (name, value) in all {
-            let parts = name.split(separator: "/", maxSplits: 1)
-            #expect(try store.get(Array(parts[1].utf8), in: String(parts[0])) == value)
-        }
-        return all
-    }
-
     /// After the store that met the damage closed: the file is gone, and a reopen rebuilds the
     /// index from the log with every value, which verify finds sound.
     private func expectRebuilt(_ path: String, _ model: [String: [UInt8]]) throws {
         #expect(!FileManager.default.fileExists(atPath: KeyDirectoryFile.path(in: path)))
         let store = try LogStore(path: path, options: options())
         #expect(!store.recovery.usedKeyDirectory)
-        #expect(try contents(store) == model)
+        #expect(try KeyDirectoryForgery.contents(store) == model)
         try store.close()
         #expect(try LogInspector.verify(storeAt: path).problems.isEmpty)
     }

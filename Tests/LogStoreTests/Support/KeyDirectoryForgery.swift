@@ -1,3 +1,5 @@
+import Testing
+
 @testable import LogStore
 
 /// What a forger of `keys.dir` needs: where each table and its CRCs are, how to change an
@@ -83,5 +85,23 @@ struct KeyDirectoryForgery {
         return (0...(bytes.count - pattern.count)).first {
             bytes[$0..<$0 + pattern.count].elementsEqual(pattern)
         }
+    }
+}
+
+extension KeyDirectoryForgery {
+    /// Every key and value of the store, by walks (checked against point reads), as
+    /// `"keyspace/key"`.
+    static func contents(_ store: LogStore) throws -> [String: [UInt8]] {
+        var all: [String: [UInt8]] = [:]
+        for keyspace in try store.keyspaces() {
+            try store.forEach(in: keyspace) { key, value in
+                all["\(keyspace)/\(String(decoding: key, as: UTF8.self))"] = Array(value)
+            }
+        }
+        for (name, value) in all {
+            let parts = name.split(separator: "/", maxSplits: 1)
+            #expect(try store.get(Array(parts[1].utf8), in: String(parts[0])) == value)
+        }
+        return all
     }
 }
