@@ -49,6 +49,32 @@ import Testing
         #expect(try store.stats().lastSequence == 400)
     }
 
+    /// A bulk load that fills the segment seals it (and writes its hint) in its own commit, so
+    /// the small commit after it does not pay a scan of the whole segment.
+    @Test func theCommitThatFillsASegmentSealsIt() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        let store = try LogStore(path: path, options: options())
+        var batch = WriteBatch()
+        var model: [String: [UInt8]] = [:]
+        for i in 0..<100 {
+            let value = [UInt8](repeating: UInt8(i), count: 30)
+            batch.put(value, for: Array("key\(i)".utf8), in: "k")
+            model["key\(i)"] = value
+        }
+        _ = try store.commit(batch, durability: .buffered)
+        #expect(segmentFiles(path).count == 2)
+        #expect(hintFiles(path).count == 1)
+        try store.put([7], for: Array("small".utf8), in: "k", durability: .sync)
+        model["small"] = [7]
+        #expect(segmentFiles(path).count == 2)
+        try store.close()
+        let again = try LogStore(path: path, options: options())
+        #expect(again.recovery.notes.isEmpty)
+        #expect(try CommitHistory.contents(of: again) == model)
+    }
+
     @Test(arguments: ["truncated", "bitflip", "missing", "wrongSize"])
     func aDamagedOrMissingHintFallsBackToScanning(damage: String) throws {
         let dir = TemporaryDirectory()
