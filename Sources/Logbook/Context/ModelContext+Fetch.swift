@@ -18,11 +18,10 @@ extension ModelContext {
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
         -> [Model]
     {
-        // Inlined so the downcast loop is specialized in the app (no generic witness calls),
-        // and so is reading the descriptor's parts for the common shape.
-        try (erasedFetch(descriptor) ?? fetchAnyObjects(descriptor)).map {
-            unsafeDowncast($0, to: Model.self)
-        }
+        // Inlined so reading the descriptor's parts for the common shape is specialized in the
+        // app (no generic witness calls).
+        ObjectArray.reinterpret(
+            try erasedFetch(descriptor) ?? fetchAnyObjects(descriptor), as: Model.self)
     }
 
     /// The objects of `descriptor`, each an instance of `Model`.
