@@ -77,10 +77,14 @@ extension LogStore {
         // Each record copied, paired with where it was: the copy's walk again over the same
         // tables (the plan's, which no commit changes), and the outputs read back in order.
         var copied = CompactionOutputRecords(outputs)
-        var chunk: [(keyspace: Int, old: RecordRef, new: RecordRef, key: UnsafeRawBufferPointer)] =
-            []
+        typealias Move = (
+            keyspace: Int, old: RecordRef, new: RecordRef, key: UnsafeRawBufferPointer
+        )
+        var chunk: [Move] = []
         chunk.reserveCapacity(Self.repointChunk)
-        func repoint() {
+        // `chunk` is passed, not captured: a captured variable would cost a dynamic
+        // exclusivity check per record appended to it below.
+        func repoint(_ chunk: inout [Move]) {
             index.withLock { state in
                 for move in chunk
                 where state.directories[move.keyspace].replace(
@@ -102,10 +106,10 @@ extension LogStore {
                         preconditionFailure("compaction output shorter than what was copied")
                     }
                     chunk.append((keyspace, old, new, record.key))
-                    if chunk.count == Self.repointChunk { repoint() }
+                    if chunk.count == Self.repointChunk { repoint(&chunk) }
                 }
             }
-            repoint()
+            repoint(&chunk)
         }
         repointOrder(from: inputs)  // Compaction+Ordered.swift
 
