@@ -23,14 +23,19 @@ extension LogWriter {
         if let cause = disabledCause {
             throw LogStoreError.writesDisabled(path: directory, cause: cause)
         }
-        let end = writtenSize
+        try syncActiveFile()
+        durableSize = writtenSize
+    }
+
+    /// `fdatasync` of the active segment, whatever was written to it. A failure disables
+    /// writes: the kernel may have dropped the pages, so a retry could not be trusted.
+    func syncActiveFile() throws {
         do {
             try fileSystem.syncData(active.file)
         } catch let error as LogStoreError {
             if case .io(_, _, let code) = error { disabledCause = code }
             throw error
         }
-        durableSize = end
     }
 
     /// Syncs, then appends and syncs a mark saying the whole segment is durable, so that after

@@ -37,14 +37,8 @@ extension LogWriter {
             return
         }
         reservedSize = end
-        let written = writtenSize
-        do {
-            try fileSystem.syncData(active.file)
-        } catch let error as LogStoreError {
-            if case .io(_, _, let code) = error { disabledCause = code }
-            throw error
-        }
-        durableSize = max(durableSize, written)
+        try syncActiveFile()
+        durableSize = max(durableSize, writtenSize)
     }
 
     /// Writes zeros over `start..<end` of the active segment, a mebibyte at a time at most.
