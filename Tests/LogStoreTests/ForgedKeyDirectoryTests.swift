@@ -163,12 +163,7 @@ import Testing
         let store = try LogStore(path: dir.path, options: options())
         try store.put([1, 2, 3], for: Array("key3".utf8), in: "a")
         try store.delete(Array("key4".utf8), in: "b")
-        try FileManager.default.createDirectory(
-            atPath: copy.path, withIntermediateDirectories: true)
-        for name in try FileManager.default.contentsOfDirectory(atPath: dir.path) {
-            try FileManager.default.copyItem(
-                atPath: dir.path + "/" + name, toPath: copy.path + "/" + name)
-        }
+        try copy.copyFiles(of: dir.path)
         try store.close()
         #expect(FileManager.default.fileExists(atPath: KeyDirectoryFile.path(in: copy.path)))
         let report = try LogInspector.verify(storeAt: copy.path)

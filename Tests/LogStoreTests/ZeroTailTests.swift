@@ -156,12 +156,7 @@ import Testing
         _ = try expectZeroTail(store)
         let copy = TemporaryDirectory()
         defer { copy.remove() }
-        try FileManager.default.createDirectory(
-            atPath: copy.path, withIntermediateDirectories: true)
-        for name in try FileManager.default.contentsOfDirectory(atPath: dir.path) {
-            try FileManager.default.copyItem(
-                atPath: dir.path + "/" + name, toPath: copy.path + "/" + name)
-        }
+        try copy.copyFiles(of: dir.path)
         try store.close()
 
         #expect(try LogInspector.verify(storeAt: copy.path).problems.isEmpty)

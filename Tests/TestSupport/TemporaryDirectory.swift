@@ -15,6 +15,14 @@ public struct TemporaryDirectory: Sendable {
     /// A path inside the directory.
     public func child(_ name: String) -> String { "\(path)/\(name)" }
 
+    /// Copies every file of the directory at `source` into this one, as the files are now (a
+    /// copy of an open store: the files a crash would leave).
+    public func copyFiles(of source: String) throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: source) {
+            try FileManager.default.copyItem(atPath: source + "/" + name, toPath: child(name))
+        }
+    }
+
     /// Removes the directory and everything in it.
     public func remove() { try? FileManager.default.removeItem(atPath: path) }
 }
