@@ -41,6 +41,16 @@ import Testing
         for (key, value) in model { #expect(try store.get(Array(key.utf8), in: "a") == value) }
     }
 
+    /// `store` holds `model`, and so does the store closed and reopened, with a clean recovery.
+    private func expectSameAfterReopen(_ store: LogStore, _ model: [String: [UInt8]]) throws {
+        try expectContents(store, model)
+        try store.close()
+        let reopened = try LogStore(path: store.path, options: options())
+        #expect(reopened.recovery.isClean)
+        try expectContents(reopened, model)
+        try reopened.close()
+    }
+
     /// The bytes of the store's only segment past its frames' end are all zero, and there are
     /// some.
     private func expectZeroTail(_ store: LogStore) throws -> (size: Int, fileSize: Int) {
@@ -109,12 +119,7 @@ import Testing
             model["k\(i)"] = value(i)
         }
         _ = try expectZeroTail(store)
-        try expectContents(store, model)
-        try store.close()
-        let reopened = try LogStore(path: store.path, options: options())
-        #expect(reopened.recovery.isClean)
-        try expectContents(reopened, model)
-        try reopened.close()
+        try expectSameAfterReopen(store, model)
     }
 
     /// A read-only follower of another writer (`commits(after:follow:)`) opened while the
@@ -222,12 +227,7 @@ import Testing
         try put(store, 2, 10, &model)
         let segment = segmentFiles(dir.path)[0]
         #expect(try fileSize(segment) == Int(try store.stats().fileBytes))
-        try expectContents(store, model)
-        try store.close()
-        let reopened = try LogStore(path: dir.path, options: options())
-        #expect(reopened.recovery.isClean)
-        try expectContents(reopened, model)
-        try reopened.close()
+        try expectSameAfterReopen(store, model)
     }
 
     /// A store whose newest segment is version 2 (no zero tail) opens; commits go to a new
