@@ -125,6 +125,59 @@ import Testing
         #expect(reopened.recovery.notes.isEmpty)
         #expect(try CommitHistory.contents(of: reopened) == model)
     }
+
+    /// A store over `fs` whose active segment holds commits, and the path of that segment.
+    private func storeWithAnActiveSegment(_ path: String, _ fs: FaultInjectingFileSystem) throws
+        -> (LogStore, [String: [UInt8]], active: String)
+    {
+        var model = try build(path)
+        var options = options()
+        options.fileSystem = fs
+        let store = try LogStore(path: path, options: options)
+        try store.put([1, 2, 3], for: Array("late".utf8), in: "k", durability: .sync)
+        model["late"] = [1, 2, 3]
+        return (store, model, segmentFiles(path).last!)
+    }
+
+    /// Compaction seals the active segment in order to consume it: that segment's hint, which
+    /// costs a scan of it, is never built, since the compaction removes the segment.
+    @Test func compactionBuildsNoHintForTheSegmentItSealsAndConsumes() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        let fs = FaultInjectingFileSystem()
+        let (store, model, active) = try storeWithAnActiveSegment(path, fs)
+        let hint = String(active.dropLast(4)) + ".hint"
+        let before = fs.calls.count
+        try store.compact()
+        let opened = fs.calls[before...].filter { $0.operation == "open" }.map(\.path)
+        #expect(!opened.contains { $0.hasPrefix(hint) }, "\(opened)")
+        #expect(!FileManager.default.fileExists(atPath: active))
+        #expect(try CommitHistory.contents(of: store) == model)
+        try store.close()
+        let reopened = try LogStore(path: path, options: options())
+        #expect(reopened.recovery.notes.isEmpty)
+        #expect(try CommitHistory.contents(of: reopened) == model)
+    }
+
+    /// A compaction that fails after sealing the active segment leaves that segment sealed and
+    /// in place: it then gets its hint, as any sealed segment does.
+    @Test func aFailedCompactionLeavesTheSegmentItSealedItsHint() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        let fs = FaultInjectingFileSystem()
+        let (store, model, active) = try storeWithAnActiveSegment(path, fs)
+        fs.inject(.error(ENOSPC), on: "write", pathSuffix: ".seg.tmp", times: Int.max)
+        #expect(throws: LogStoreError.self) { try store.compact() }
+        fs.heal()
+        #expect(FileManager.default.fileExists(atPath: active))
+        #expect(FileManager.default.fileExists(atPath: String(active.dropLast(4)) + ".hint"))
+        try store.close()
+        let reopened = try LogStore(path: path, options: options())
+        #expect(reopened.recovery.notes.isEmpty)
+        #expect(try CommitHistory.contents(of: reopened) == model)
+    }
 }
 
 @Suite struct HintInspectionTests {

@@ -7,8 +7,16 @@ extension LogStore {
     func runCompaction(_ writer: LogWriter, automatic: Bool = false) throws -> CompactionReport {
         let started = Date()
         let fs = options.fileSystem
-        // 1. Seal the active segment so everything written so far can be compacted.
-        try queue.exclusive { try writer.sealActiveSegment(index: index) }
+        // 1. Seal the active segment so everything written so far can be compacted. Its hint
+        // is written only if it outlives this compaction (not an input, or the compaction
+        // failed): building one costs a scan of the segment.
+        let sealedNow = try queue.exclusive { try writer.sealActiveSegment(index: index) }
+        var sealedNowConsumed = false
+        defer {
+            if let sealedNow, !sealedNowConsumed {
+                try? Hint.write(for: sealedNow, directory: path, fileSystem: fs)
+            }
+        }
         // Bytes earlier recoveries cut and kept: their segments are all inputs now.
         let cutFiles = try StoreFiles(storeAt: path, fileSystem: fs).cutFiles
         let (sealed, bases, definitions, sequence, directories) = try index.withLock {
@@ -77,21 +85,28 @@ extension LogStore {
         // Each record copied, paired with where it was: the copy's walk again over the same
         // tables (the plan's, which no commit changes), and the outputs read back in order.
         var copied = CompactionOutputRecords(outputs)
-        typealias Move = (
-            keyspace: Int, old: RecordRef, new: RecordRef, key: UnsafeRawBufferPointer
-        )
+        typealias Move = (keyspace: Int, old: RecordRef, new: RecordRef, hash: UInt32)
         var chunk: [Move] = []
         chunk.reserveCapacity(Self.repointChunk)
         // `chunk` is passed, not captured: a captured variable would cost a dynamic
         // exclusivity check per record appended to it below.
         func repoint(_ chunk: inout [Move]) {
             index.withLock { state in
-                for move in chunk
-                where state.directories[move.keyspace].replace(
-                    move.key, expected: move.old, with: move.new, state.bases)
-                {
-                    state.segments[Int(move.new.segment)]?.liveBytes += Int64(
-                        StoredRecord(state.bases, move.new).encodedSize)
+                // Each move's table entry is a cache miss of its own: the entries a few moves
+                // ahead are asked for early, so the misses overlap.
+                let ahead = Self.repointPrefetchDistance
+                for i in chunk.indices {
+                    if i + ahead < chunk.count {
+                        let next = chunk[i + ahead]
+                        state.directories[next.keyspace].prefetchSlot(next.hash)
+                    }
+                    let move = chunk[i]
+                    if state.directories[move.keyspace].replace(
+                        hash: move.hash, expected: move.old, with: move.new)
+                    {
+                        state.segments[Int(move.new.segment)]?.liveBytes += Int64(
+                            StoredRecord(state.bases, move.new).encodedSize)
+                    }
                 }
             }
             chunk.removeAll(keepingCapacity: true)
@@ -105,7 +120,7 @@ extension LogStore {
                     guard let (new, record) = copied.next() else {
                         preconditionFailure("compaction output shorter than what was copied")
                     }
-                    chunk.append((keyspace, old, new, record.key))
+                    chunk.append((keyspace, old, new, KeyDirectory.hash(record.key)))
                     if chunk.count == Self.repointChunk { repoint(&chunk) }
                 }
             }
@@ -132,6 +147,7 @@ extension LogStore {
             return nil
         }
         if let stray { throw stray }
+        sealedNowConsumed = inputs.contains { $0 === sealedNow }
         for input in inputs {
             try fs.remove(input.path)
             if fs.kind(of: Hint.path(forSegment: input.path)) == .file {
@@ -162,6 +178,10 @@ extension LogStore {
 
     /// Records re-pointed under one acquisition of the index lock.
     static let repointChunk = 4096
+
+    /// How many moves ahead the re-pointing prefetches table entries: enough misses in flight
+    /// to cover memory's latency, few enough that the lines are still cached when used.
+    static let repointPrefetchDistance = 16
 
     /// Live records the copy (and the re-pointing, which walks the same way) sorts at once:
     /// 8 MiB of scratch. The copy and the re-pointing must use the same window.

@@ -66,7 +66,10 @@ final class CompactionOutput {
 
     /// Removes every file written (after a failure).
     func abandon() {
-        if let current { try? fileSystem.close(current.file) }
+        if let current {
+            try? fileSystem.close(current.file)
+            try? fileSystem.remove(current.info.temporaryPath)
+        }
         current = nil
         for file in finished { try? fileSystem.remove(file.temporaryPath) }
     }

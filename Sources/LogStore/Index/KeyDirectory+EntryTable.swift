@@ -1,3 +1,5 @@
+import CCRC32C
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -82,6 +84,9 @@ extension KeyDirectory {
             @inline(__always) get { entries[slot] }
             @inline(__always) set { entries[slot] = newValue }
         }
+
+        /// Starts loading the cache line of slot `slot` (``logbook_prefetch(_:)``).
+        @inline(__always) func prefetch(slot: Int) { logbook_prefetch(entries + slot) }
 
         @inline(__always)
         func withBuffer<R, E: Error>(

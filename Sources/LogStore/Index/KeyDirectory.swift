@@ -252,15 +252,10 @@ struct KeyDirectory {
         return (ref, old)
     }
 
-    /// Points `key` at `new` if it still points at `expected` (compaction moving a record);
-    /// returns whether it did.
-    mutating func replace(
-        _ key: UnsafeRawBufferPointer, expected: RecordRef, with new: RecordRef,
-        _ bases: SegmentBases
-    )
-        -> Bool
-    {
-        let hash = Self.hash(key)
+    /// Points the key of hash `hash` (``hash(_:)``) at `new` if it still points at `expected`
+    /// (compaction moving a record); returns whether it did. A record is one key's, so the
+    /// entry that names `expected` is that key's: no key is compared.
+    mutating func replace(hash: UInt32, expected: RecordRef, with new: RecordRef) -> Bool {
         makeUnique()
         let mask = table.count - 1
         var slot = Int(hash) & mask
@@ -272,6 +267,14 @@ struct KeyDirectory {
             slot = (slot + 1) & mask
         }
         return false
+    }
+
+    /// Starts loading the line of the table where a probe for `hash` begins, without waiting
+    /// for it: a batch of ``replace(hash:expected:with:)`` calls that prefetches a few moves
+    /// ahead then waits for many table misses at once instead of one after another.
+    @inline(__always)
+    func prefetchSlot(_ hash: UInt32) {
+        table.prefetch(slot: Int(hash) & (table.count - 1))
     }
 
     private mutating func grow() { rehash(table.count * 2) }

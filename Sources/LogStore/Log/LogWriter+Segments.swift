@@ -2,12 +2,16 @@
 /// "Durability").
 extension LogWriter {
     /// Seals the active segment and starts a new one, unless it holds no commit (compaction).
-    func sealActiveSegment(index: borrowing Locked<IndexState>) throws {
+    /// Returns the sealed segment, whose hint is then the caller's to write: a compaction
+    /// that consumes the segment needs none.
+    func sealActiveSegment(index: borrowing Locked<IndexState>) throws -> Segment? {
         if let cause = disabledCause {
             throw LogStoreError.writesDisabled(path: directory, cause: cause)
         }
-        guard active.size > FileHeader.size else { return }
-        try startSegment(index: index)
+        guard active.size > FileHeader.size else { return nil }
+        let sealed = active
+        try startSegment(index: index, writingHint: false)
+        return sealed
     }
 
     /// Seals the active segment and starts a new one if it is full, the group would push its
@@ -21,7 +25,9 @@ extension LogWriter {
         try startSegment(index: index)
     }
 
-    private func startSegment(index: borrowing Locked<IndexState>) throws {
+    private func startSegment(index: borrowing Locked<IndexState>, writingHint: Bool = true)
+        throws
+    {
         try sync()
         let order = (active.order >> 16 + 1) << 16
         let handle = index.withLock { UInt32($0.segments.count) }
@@ -52,7 +58,9 @@ extension LogWriter {
         zeroTailFailed = false
         // The sealed segment never changes again. Its hint costs a scan of it (~0.5 ns a byte),
         // once per segment; a failure only means the next open scans the segment instead.
-        try? Hint.write(for: sealed, directory: directory, fileSystem: fileSystem)
+        if writingHint {
+            try? Hint.write(for: sealed, directory: directory, fileSystem: fileSystem)
+        }
         activeNeedsDefinitions = keyspaces.nextID > 1
     }
 }
