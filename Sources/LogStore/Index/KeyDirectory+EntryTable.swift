@@ -39,8 +39,29 @@ extension KeyDirectory {
             isUnwrittenMapping = true
         }
 
+        /// Whether the table is a key directory file's mapping (not memory of its own).
+        var isMapped: Bool { unmap != nil }
+
+        /// Writes to a mapped table so far (counted by ``shouldMoveToOwnMemory()``).
+        private var mappedWrites = 0
+
         /// Called before an entry changes in place.
         @inline(__always) func noteWritten() { isUnwrittenMapping = false }
+
+        /// Called before each write: whether this table, a key directory file's mapping, has
+        /// taken enough writes that its owner should copy it into memory of its own
+        /// (``copy()``). The mapping is private: the first write to each of its pages costs a
+        /// page fault that copies the page, and writes at random slots reach a new page almost
+        /// every time. A few such faults cost less than copying the table; after writes to an
+        /// eighth of its pages, the copy costs less than the faults still to come. Always
+        /// `false` for a table in memory of its own.
+        @inline(__always) func shouldMoveToOwnMemory() -> Bool {
+            guard isMapped else { return false }
+            mappedWrites &+= 1
+            return mappedWrites > bytes / Self.pageSize / 8
+        }
+
+        static let pageSize = 4096
 
         /// Drops the whole pages below slot `slot` from memory if the table is an unwritten
         /// mapping (a walk over the table keeps only what it is reading); otherwise nothing.

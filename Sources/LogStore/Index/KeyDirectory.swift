@@ -291,9 +291,13 @@ struct KeyDirectory {
         }
     }
 
-    /// Copy-on-write: a snapshot taken for iteration keeps the table it copied.
+    /// Copy-on-write: a snapshot taken for iteration keeps the table it copied. A table mapped
+    /// from a key directory file moves into memory of its own once written often enough
+    /// (``EntryTable/shouldMoveToOwnMemory()``).
     private mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&table) { table = table.copy() }
+        if !isKnownUniquelyReferenced(&table) || table.shouldMoveToOwnMemory() {
+            table = table.copy()
+        }
         table.noteWritten()
     }
 

@@ -25,10 +25,14 @@ extension LogWriter {
                     values += 1
                     // Comparing keys on a hash collision reads the log, which maps a stretch of
                     // the segment (a whole large folio) into this process: a large batch hands
-                    // those pages back as it goes, so a bulk load does not hold its segment
-                    // resident (the pages stay in the page cache).
+                    // the pages of what it wrote back as it goes, so a bulk load does not hold
+                    // its segment resident (the pages stay in the page cache). Only those: the
+                    // pages before the batch hold records the app read, and the batch's
+                    // overwrites compare keys there, so dropping them made every 4,096 puts
+                    // fault them all back (14,000 faults saving 100,000 fetched objects).
                     if values & (Self.releaseInterval - 1) == 0 {
-                        active.releasePages(from: 0, to: Int(ref.offset))
+                        active.releasePages(
+                            from: Int(written.recordOffsets[0]), to: Int(ref.offset))
                     }
                     state.applyPut(
                         keyspace: keyspace, hash: KeyDirectory.hash(record.key), ref: ref,
