@@ -57,26 +57,6 @@ import Testing
     }
 
     #if os(Linux)
-        /// Resident kilobytes of this process's mappings of the segment files under `directory`.
-        private func residentSegmentKB(under directory: String) throws -> Int {
-            var total = 0
-            var inside = false
-            let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps"))
-            defer { try? handle.close() }
-            let smaps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
-            for line in smaps.split(separator: "\n") {
-                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-                if fields.first?.contains("-") == true && fields.count >= 5 {
-                    inside =
-                        fields.count >= 6 && fields[5].hasPrefix(directory)
-                        && fields[5].hasSuffix(".seg")
-                } else if inside && fields.first == "Rss:" && fields.count >= 2 {
-                    total += Int(fields[1]) ?? 0
-                }
-            }
-            return total
-        }
-
         /// A large batch hands back the pages of what it wrote as it publishes (a bulk load
         /// does not hold its segment resident), but not the pages before it: those hold what
         /// the app read, and the batch's overwrites read them again to compare keys. Dropping
@@ -97,7 +77,7 @@ import Testing
             let store = try LogStore(path: dir.path, options: options())
             defer { try? store.close() }
             for i in 0..<4_000 { _ = try store.get(Array("k\(i)".utf8), in: "k") }
-            let read = try residentSegmentKB(under: dir.path)
+            let read = try #require(residentKB(ofFilesUnder: dir.path, endingIn: ".seg"))
             #expect(read >= 15_000, "resident after reading: \(read) KB")
             // Two release intervals of puts: overwrites of every key, then new ones.
             var batch = WriteBatch()
@@ -105,7 +85,7 @@ import Testing
                 batch.put([7], for: Array("k\(i)".utf8), in: "k")
             }
             _ = try store.commit(batch, durability: .buffered)
-            let after = try residentSegmentKB(under: dir.path)
+            let after = try #require(residentKB(ofFilesUnder: dir.path, endingIn: ".seg"))
             #expect(
                 after >= read * 9 / 10,
                 "resident: \(read) KB after reading, \(after) KB after the batch")

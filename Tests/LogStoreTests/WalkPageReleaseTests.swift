@@ -21,25 +21,6 @@ import Testing
     }
 
     #if os(Linux)
-        /// Resident kilobytes of this process's mappings of the files under `directory`.
-        private func residentKB(under directory: String) throws -> Int {
-            var total = 0
-            var inside = false
-            // Read to the end (a /proc file reports size 0).
-            let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps"))
-            defer { try? handle.close() }
-            let smaps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
-            for line in smaps.split(separator: "\n") {
-                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-                if fields.first?.contains("-") == true && fields.count >= 5 {
-                    inside = fields.count >= 6 && fields[5].hasPrefix(directory)
-                } else if inside && fields.first == "Rss:" && fields.count >= 2 {
-                    total += Int(fields[1]) ?? 0
-                }
-            }
-            return total
-        }
-
         @Test func aWalkKeepsOnlyAFewMegabytesOfTheLogResident() throws {
             let dir = TemporaryDirectory()
             defer { dir.remove() }
@@ -59,7 +40,9 @@ import Testing
             try reopened.forEach(in: "a") { _, value in
                 for byte in value { sum &+= Int(byte) }
                 seen += 1
-                if seen % 500 == 0 { peakKB = max(peakKB, try residentKB(under: dir.path)) }
+                if seen % 500 == 0 {
+                    peakKB = max(peakKB, try #require(residentKB(ofFilesUnder: dir.path)))
+                }
             }
             #expect(seen == keys)
             #expect(sum != 0)
