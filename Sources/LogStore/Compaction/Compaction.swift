@@ -54,10 +54,14 @@ extension LogStore {
             firstOrder: last.order + 1,
             sequence: plan.sequence, definitions: definitions)
         let handles = Self.handleMarks(of: inputs, count: bases.count)
+        // The windows of each keyspace's walk, found once for the copy and the re-pointing.
+        let windows = plan.directories.map {
+            $0.count > 0 ? $0.logWindows(bases, window: Self.compactionWindow) : []
+        }
         do {
             try copyLive(
-                from: inputs, handles: handles, directories: plan.directories, bases: bases,
-                into: output)
+                from: inputs, handles: handles, directories: plan.directories, windows: windows,
+                bases: bases, into: output)
             try output.finish()
             // 3. Put the new segments in place: rename, then make the renames durable.
             for file in output.finished { try fs.rename(file.temporaryPath, to: file.finalPath) }
@@ -113,9 +117,8 @@ extension LogStore {
         }
         withExtendedLifetime(outputs) {
             for (keyspace, directory) in plan.directories.enumerated() where directory.count > 0 {
-                directory.forEachLiveRecord(
-                    inSegments: handles, bases, window: Self.compactionWindow
-                ) { old in
+                directory.forEachLiveRecord(inSegments: handles, windows: windows[keyspace]) {
+                    old in
                     // Invariant: the outputs hold exactly the records the copy walked, in order.
                     guard let (new, record) = copied.next() else {
                         preconditionFailure("compaction output shorter than what was copied")
@@ -183,8 +186,8 @@ extension LogStore {
     /// to cover memory's latency, few enough that the lines are still cached when used.
     static let repointPrefetchDistance = 16
 
-    /// Live records the copy (and the re-pointing, which walks the same way) sorts at once:
-    /// 8 MiB of scratch. The copy and the re-pointing must use the same window.
+    /// Live records the copy (and the re-pointing, which walks the same windows) sorts at once:
+    /// 8 MiB of scratch.
     static let compactionWindow = 1 << 19
 
     /// By handle (`count` of them), whether the segment is one of `inputs`.
@@ -196,7 +199,7 @@ extension LogStore {
 
     /// Copies the records of `inputs` (marked by handle in `handles`) that `directories` point
     /// at (the live state, or the state history needs) to `output`, keyspace by keyspace, each
-    /// in log order (``KeyDirectory/forEachLiveRecord(inSegments:_:window:_:)``, which step 4
+    /// in log order (``KeyDirectory/forEachLiveRecord(inSegments:windows:_:)``, which step 4
     /// walks again in the same order). Dead records are never looked at; records overwritten
     /// while this runs are copied but left behind at the swap.
     /// - Throws: ``LogStoreError/damagedKeyDirectory(path:reason:)`` if an entry points at no put
@@ -204,7 +207,7 @@ extension LogStore {
     ///   what writing the outputs throws.
     private func copyLive(
         from inputs: [Segment], handles: [Bool], directories: [KeyDirectory],
-        bases: SegmentBases, into output: CompactionOutput
+        windows: [[Range<UInt64>]], bases: SegmentBases, into output: CompactionOutput
     ) throws {
         var byHandle = [Segment?](repeating: nil, count: bases.count)
         for input in inputs { byHandle[Int(input.handle)] = input }
@@ -212,9 +215,8 @@ extension LogStore {
             // The inputs' pages copied so far leave memory as the copy goes.
             var release = WalkPageRelease(byHandle)
             defer { release.finish() }
-            try directory.forEachLiveRecord(
-                inSegments: handles, bases, window: Self.compactionWindow
-            ) { ref in
+            try directory.forEachLiveRecord(inSegments: handles, windows: windows[keyspace]) {
+                ref in
                 release.reading(ref)
                 // Checked as a read checks it: the directory may be mapped from a key
                 // directory file, and what is copied here replaces its input for good.

@@ -78,24 +78,30 @@ extension KeyDirectory {
         }
     }
 
+    /// The windows of a log-order walk over this table with at most about `window` live records
+    /// each (``LogWindows``; one window when every live record fits). The same table gives the
+    /// same windows: compaction finds them once for its two walks.
+    func logWindows(_ bases: SegmentBases, window: Int = logOrderWindow) -> [Range<UInt64>] {
+        count <= window
+            ? [UInt64.min..<UInt64.max]
+            : LogWindows(
+                [self], bases, releasingTables: table.isUnwrittenMapping, window: window
+            ).ranges
+    }
+
     /// Calls `body` with the reference of every live record that lies in a segment whose handle
-    /// is marked in `segments`, in log order, sorting a window of at most `window` records at a
-    /// time (as ``forEachInLogOrder(_:releasingPagesOf:window:_:)``). The same table gives the
-    /// same calls in the same order: compaction walks it twice, to copy and to re-point.
-    /// - Complexity: O(n × (1 + n / `window`)); at most 16 × `window` bytes of scratch.
+    /// is marked in `segments`, in log order, sorting one of `windows` (``logWindows(_:window:)``)
+    /// at a time. The same table and windows give the same calls in the same order: compaction
+    /// walks it twice, to copy and to re-point.
+    /// - Complexity: O(n × `windows.count`); 16 bytes of scratch per record of a window.
     func forEachLiveRecord(
-        inSegments segments: [Bool], _ bases: SegmentBases, window: Int = logOrderWindow,
-        _ body: (RecordRef) throws -> Void
+        inSegments segments: [Bool], windows: [Range<UInt64>], _ body: (RecordRef) throws -> Void
     ) rethrows {
         // A table mapped from keys.dir that nothing wrote is read front to back and dropped
         // behind: its pages come back from the page cache for the next window.
         let releasesTable = table.isUnwrittenMapping
-        let ranges =
-            count <= window
-            ? [UInt64.min..<UInt64.max]
-            : LogWindows([self], bases, releasingTables: releasesTable, window: window).ranges
         var refs = [UInt64]()
-        for range in ranges {
+        for range in windows {
             refs.removeAll(keepingCapacity: true)
             forEachPackedRef(releasingTable: releasesTable) { packed in
                 let segment = Int(packed >> 32)
