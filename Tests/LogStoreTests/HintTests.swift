@@ -126,6 +126,36 @@ import Testing
         #expect(try CommitHistory.contents(of: reopened) == model)
     }
 
+    /// Compaction builds its outputs' hints as it copies records, without scanning them: the
+    /// bytes are those a scan of each output makes (here, the hints open writes for outputs
+    /// found without one). Keyspaces from 64 on take the hint's unpacked entry form.
+    @Test func compactionOutputHintsAreTheScannedOnes() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("s")
+        var options = options()
+        options.segmentSize = 4096
+        let store = try LogStore(path: path, options: options)
+        for i in 0..<600 {
+            let keyspace = "ks\(i % 70)"
+            try store.put(
+                [UInt8](repeating: UInt8(i & 0xFF), count: i % 40),
+                for: Array("key\(i % 250)".utf8),
+                in: keyspace, durability: .buffered)
+        }
+        try store.compact()
+        try store.close()
+        let outputs = hintFiles(path).filter { !$0.hasSuffix("0000.hint") }
+        #expect(outputs.count >= 2, "\(hintFiles(path))")
+        let built = outputs.map(readFile)
+        for hint in outputs { try FileManager.default.removeItem(atPath: hint) }
+        try? FileManager.default.removeItem(atPath: path + "/keys.dir")
+        let reopened = try LogStore(path: path, options: options)
+        try reopened.close()
+        let same = outputs.map(readFile) == built
+        #expect(same, "the hints built while copying differ from the scanned ones: \(outputs)")
+    }
+
     /// A store over `fs` whose active segment holds commits, and the path of that segment.
     private func storeWithAnActiveSegment(_ path: String, _ fs: FaultInjectingFileSystem) throws
         -> (LogStore, [String: [UInt8]], active: String)

@@ -28,10 +28,11 @@ extension LogStore {
             // inputs are removed oldest first.
             let inputs = state.segments.compactMap { $0 }.filter { $0.handle != active }
                 .sorted { $0.order < $1.order }
-            var definitions: [UInt8] = []
+            var definitions = (bytes: [UInt8](), count: 0)
             for id in 1..<state.keyspaces.nextID {
                 let name = state.keyspaces.name(of: id)!
-                RecordFormat.appendDefinition(keyspace: id, name: name, to: &definitions)
+                RecordFormat.appendDefinition(keyspace: id, name: name, to: &definitions.bytes)
+                definitions.count += 1
             }
             // The live state and its sequence number are taken together: the outputs hold the
             // state after that commit (FORMAT.md, "History").
@@ -52,7 +53,8 @@ extension LogStore {
         let output = CompactionOutput(
             directory: path, fileSystem: fs, segmentSize: options.segmentSize,
             firstOrder: last.order + 1,
-            sequence: plan.sequence, definitions: definitions)
+            sequence: plan.sequence, definitions: definitions.bytes,
+            definitionCount: definitions.count)
         let handles = Self.handleMarks(of: inputs, count: bases.count)
         // The windows of each keyspace's walk, found once for the copy and the re-pointing.
         let windows = plan.directories.map {
@@ -162,8 +164,10 @@ extension LogStore {
         }
         // 6. The kept cut bytes go with the segments they were cut from.
         try removeCutFiles(cutFiles)
-        // 7. Hints for the outputs.
-        for segment in outputs { try? Hint.write(for: segment, directory: path, fileSystem: fs) }
+        // 7. Hints for the outputs, built as they were written.
+        for (segment, file) in zip(outputs, output.finished) {
+            try? Hint.write(file.hint, for: segment, directory: path, fileSystem: fs)
+        }
         let written = output.finished.reduce(Int64(0)) { $0 + Int64($1.size) }
         let report = CompactionReport(
             segmentsCompacted: inputs.count, bytesReclaimed: inputBytes - written,
@@ -231,7 +235,7 @@ extension LogStore {
                 _ = try output.append(
                     UnsafeRawBufferPointer(
                         start: bases[Int(ref.segment)]! + Int(ref.offset), count: record.encodedSize
-                    ))
+                    ), keyspace: keyspace)
             }
         }
     }

@@ -75,21 +75,32 @@ enum Hint {
                 }
             }
         }
-        hint.appendLE(UInt64(bytes.count))
+        appendTrailer(
+            segmentSize: bytes.count, lastSequence: lastSequence, entries: Int(entries), to: &hint)
+        return hint
+    }
+
+    /// Ends `hint` (its header and entries) with the trailer: what it describes, and the CRC.
+    static func appendTrailer(
+        segmentSize: Int, lastSequence: UInt64, entries: Int, to hint: inout [UInt8]
+    ) {
+        hint.appendLE(UInt64(segmentSize))
         hint.appendLE(lastSequence)
-        hint.appendLE(entries)
+        hint.appendLE(UInt64(entries))
         let crc = hint.withUnsafeBytes {
             Checksum.crc32c(UnsafeRawBufferPointer(rebasing: $0[FileHeader.size...]))
         }
         hint.appendLE(crc)
-        return hint
     }
 
     /// Writes the hint of `segment` beside it, crash-safely (temporary file, sync, rename,
-    /// directory sync). Best effort: a store works without hints.
-    static func write(for segment: Segment, directory: String, fileSystem fs: any FileSystem) throws
-    {
-        guard let hint = build(for: segment) else { return }
+    /// directory sync): `hint` if given (built as the segment was written), else one built by
+    /// scanning it. Best effort: a store works without hints.
+    static func write(
+        _ hint: [UInt8]? = nil, for segment: Segment, directory: String,
+        fileSystem fs: any FileSystem
+    ) throws {
+        guard let hint = hint ?? build(for: segment) else { return }
         try hint.withUnsafeBytes {
             try fs.writeAtomically($0, to: path(forSegment: segment.path), directory: directory)
         }
