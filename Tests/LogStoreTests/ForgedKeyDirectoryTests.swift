@@ -9,11 +9,8 @@ import Testing
 /// entries that differ from the index the log gives.
 @Suite struct ForgedKeyDirectoryTests {
     private func options() -> LogStoreOptions {
-        var options = LogStoreOptions()
+        var options = LogStoreOptions.alwaysWritingKeyDirectoryFile
         options.segmentSize = 4096
-        options.autoCompactionDeadFraction = nil
-        options.keyDirectoryFileMinimumKeys = 0
-        options.keyDirectoryFileMaximumShare = nil
         return options
     }
 

@@ -12,11 +12,8 @@ import Testing
 /// close so the next open rebuilds the index with every value.
 @Suite struct ForgedKeyDirectoryWalkTests {
     private func options(ordered: Bool = false) -> LogStoreOptions {
-        var options = LogStoreOptions()
+        var options = LogStoreOptions.alwaysWritingKeyDirectoryFile
         options.segmentSize = 1 << 20
-        options.autoCompactionDeadFraction = nil
-        options.keyDirectoryFileMinimumKeys = 0
-        options.keyDirectoryFileMaximumShare = nil
         if ordered { options.orderedKeyspaces = ["a"] }
         return options
     }

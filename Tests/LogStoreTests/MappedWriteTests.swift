@@ -7,13 +7,7 @@ import Testing
 /// Writes to a store whose index was mapped from `keys.dir` at open: they keep what the app's
 /// reads mapped, and the table leaves its mapping once written often.
 @Suite struct MappedWriteTests {
-    private func options() -> LogStoreOptions {
-        var options = LogStoreOptions()
-        options.autoCompactionDeadFraction = nil
-        options.keyDirectoryFileMinimumKeys = 0
-        options.keyDirectoryFileMaximumShare = nil
-        return options
-    }
+    private func options() -> LogStoreOptions { .alwaysWritingKeyDirectoryFile }
 
     private func table(_ store: LogStore, _ keyspace: String) -> KeyDirectory.EntryTable {
         store.index.withLock { $0.directories[$0.keyspaces.id(of: keyspace)!].table }

@@ -8,13 +8,7 @@ import Testing
 /// segments and of a table mapped from `keys.dir`, and never one a write has made this
 /// process's own.
 @Suite struct WalkPageReleaseTests {
-    private func options() -> LogStoreOptions {
-        var options = LogStoreOptions()
-        options.autoCompactionDeadFraction = nil
-        options.keyDirectoryFileMinimumKeys = 0
-        options.keyDirectoryFileMaximumShare = nil
-        return options
-    }
+    private func options() -> LogStoreOptions { .alwaysWritingKeyDirectoryFile }
 
     private func value(_ i: Int, _ round: Int, count: Int) -> [UInt8] {
         (0..<count).map { UInt8(truncatingIfNeeded: $0 &+ i &* 7 &+ round) }

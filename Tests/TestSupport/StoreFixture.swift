@@ -67,3 +67,15 @@ package struct CommitHistory {
         return result
     }
 }
+
+extension LogStoreOptions {
+    /// Options under which every close writes a key directory file (`keys.dir`), whatever the
+    /// store's size, so the next open maps its index; automatic compaction is off.
+    package static var alwaysWritingKeyDirectoryFile: LogStoreOptions {
+        var options = LogStoreOptions()
+        options.autoCompactionDeadFraction = nil
+        options.keyDirectoryFileMinimumKeys = 0
+        options.keyDirectoryFileMaximumShare = nil
+        return options
+    }
+}
