@@ -277,6 +277,24 @@ struct KeyDirectory {
         table.prefetch(slot: Int(hash) & (table.count - 1))
     }
 
+    /// Starts loading the record of the first entry of hash `hash` on that hash's probe run, if
+    /// any: the record a lookup or write of the key compares keys in. Reads the table, so it
+    /// is best called a little after ``prefetchSlot(_:)`` for the same hash.
+    @inline(__always)
+    func prefetchRecord(_ hash: UInt32, _ bases: SegmentBases) {
+        table.withBuffer { table in
+            let mask = table.count - 1
+            var slot = Int(hash) & mask
+            while !table[slot].isEmpty {
+                if table[slot].hash == hash {
+                    _ = Self.prefetch(table[slot], bases)
+                    return
+                }
+                slot = (slot + 1) & mask
+            }
+        }
+    }
+
     private mutating func grow() { rehash(table.count * 2) }
 
     private mutating func rehash(_ capacity: Int) {

@@ -3,6 +3,31 @@ extension LogWriter {
     /// Puts published between two releases of the segment's mapped pages.
     static let releaseInterval = 1 << 12
 
+    /// How many records ahead publishing prefetches table slots, and the records they name.
+    static let slotLookahead = 16
+    static let recordLookahead = 8
+
+    /// A cursor over a batch's encoded records that hands each one's keyspace (the store's
+    /// number) and key hash to a prefetch.
+    struct Lookahead {
+        let records: UnsafeRawBufferPointer
+        let globalIDs: [Int]
+        var offset = 0
+
+        init(_ records: UnsafeRawBufferPointer, _ globalIDs: [Int]) {
+            self.records = records
+            self.globalIDs = globalIDs
+        }
+
+        @inline(__always)
+        mutating func next(_ prefetch: (_ keyspace: Int, _ hash: UInt32) -> Void) {
+            guard offset < records.count else { return }
+            let record = StoredRecord(at: records.baseAddress! + offset)
+            offset += record.encodedSize
+            prefetch(globalIDs[record.keyspace], KeyDirectory.hash(record.key))
+        }
+    }
+
     /// Applies a written batch to the index (its definitions, puts and deletes, in order).
     func publish(_ written: Written, into state: inout IndexState) {
         for definition in written.definitions {
@@ -15,8 +40,21 @@ extension LogWriter {
         let handle = active.handle
         var values = 0
         written.commit.batch.records.withUnsafeBytes { records in
+            // Each record's table slot, and the record it names, are cache misses of their own:
+            // two cursors run ahead of the one applying records, the first prefetching slots,
+            // the second the records in them, so the misses of many keys overlap.
+            var slots = Lookahead(records, written.globalIDs)
+            var olds = Lookahead(records, written.globalIDs)
+            for _ in 0..<Self.slotLookahead {
+                slots.next { state.directories[$0].prefetchSlot($1) }
+            }
+            for _ in 0..<Self.recordLookahead {
+                olds.next { state.directories[$0].prefetchRecord($1, state.bases) }
+            }
             var offset = 0
             while offset < records.count {
+                slots.next { state.directories[$0].prefetchSlot($1) }
+                olds.next { state.directories[$0].prefetchRecord($1, state.bases) }
                 let record = StoredRecord(at: records.baseAddress! + offset)
                 offset += record.encodedSize
                 let keyspace = written.globalIDs[record.keyspace]
