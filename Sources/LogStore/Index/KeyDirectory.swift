@@ -270,8 +270,8 @@ struct KeyDirectory {
     }
 
     /// Starts loading the line of the table where a probe for `hash` begins, without waiting
-    /// for it: a batch of ``replace(hash:expected:with:)`` calls that prefetches a few moves
-    /// ahead then waits for many table misses at once instead of one after another.
+    /// for it: a batch of writes (publishing, compaction's re-pointing) that prefetches a few
+    /// keys ahead then waits for many table misses at once instead of one after another.
     @inline(__always)
     func prefetchSlot(_ hash: UInt32) {
         table.prefetch(slot: Int(hash) & (table.count - 1))

@@ -42,7 +42,7 @@ extension LogWriter {
         written.commit.batch.records.withUnsafeBytes { records in
             // Each record's table slot, and the record it names, are cache misses of their own:
             // two cursors run ahead of the one applying records, the first prefetching slots,
-            // the second the records in them, so the misses of many keys overlap.
+            // the second the records the slots name, so the misses of many keys overlap.
             var slots = Lookahead(records, written.globalIDs)
             var olds = Lookahead(records, written.globalIDs)
             for _ in 0..<Self.slotLookahead {
