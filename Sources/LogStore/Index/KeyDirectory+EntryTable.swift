@@ -58,10 +58,8 @@ extension KeyDirectory {
         @inline(__always) func shouldMoveToOwnMemory() -> Bool {
             guard isMapped else { return false }
             mappedWrites &+= 1
-            return mappedWrites > bytes / Self.pageSize / 8
+            return mappedWrites > bytes / KeyDirectoryFile.pageSize / 8
         }
-
-        static let pageSize = 4096
 
         /// Drops the whole pages below slot `slot` from memory if the table is an unwritten
         /// mapping (a walk over the table keeps only what it is reading); otherwise nothing.
