@@ -42,13 +42,11 @@ extension LogStore {
         ) throws {
             var refs: [UInt64] = []
             refs.reserveCapacity(keys.count)
-            for k in keys {
-                var key = k.bigEndian
-                try withUnsafeBytes(of: &key) { key throws(LogStoreError) in
-                    if let (ref, _) = try find(key) {
-                        refs.append(UInt64(ref.segment) << 32 | UInt64(ref.offset))
-                    }
+            try forEachRecord(inOrderOf: keys) { _, _, found in
+                if let (ref, _) = found {
+                    refs.append(UInt64(ref.segment) << 32 | UInt64(ref.offset))
                 }
+                return true
             }
             RadixSort.sort(&refs)
             try withExtendedLifetime(segments) {
@@ -59,6 +57,59 @@ extension LogStore {
                             segment: UInt32(truncatingIfNeeded: packed >> 32),
                             offset: UInt32(truncatingIfNeeded: packed)))
                     try body(record.key, record.value)
+                }
+            }
+        }
+
+        /// Calls `body` with each of `keys` in turn, its 8-byte big-endian encoding and its
+        /// value (`nil` if the view has none), until `body` returns `false`.
+        /// - Complexity: one hash lookup per key; the lookups of the keys a few places ahead
+        ///   are started early, so their cache misses overlap instead of following one another.
+        package func forEachValue(
+            inOrderOf keys: [UInt64],
+            _ body: (
+                _ key: UInt64, _ encoded: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer?
+            ) throws -> Bool
+        ) throws {
+            try withExtendedLifetime(segments) {
+                try forEachRecord(inOrderOf: keys) { key, encoded, found in
+                    try body(key, encoded, found?.1.value)
+                }
+            }
+        }
+
+        /// Finds each of `keys` in turn, prefetching the table slots and records of the keys
+        /// ``KeyDirectory/slotLookahead`` and ``KeyDirectory/recordLookahead`` places ahead,
+        /// until `body` returns `false`.
+        @inline(__always)
+        private func forEachRecord(
+            inOrderOf keys: [UInt64],
+            _ body: (
+                _ key: UInt64, _ encoded: UnsafeRawBufferPointer,
+                _ found: (RecordRef, StoredRecord)?
+            ) throws -> Bool
+        ) throws {
+            try keys.withUnsafeBufferPointer { keys in
+                let (slots, records) = (KeyDirectory.slotLookahead, KeyDirectory.recordLookahead)
+                for i in 0..<min(slots, keys.count) {
+                    directory.prefetchSlot(KeyDirectory.hash(bigEndianOf: keys[i]))
+                }
+                for i in 0..<min(records, keys.count) {
+                    directory.prefetchRecord(KeyDirectory.hash(bigEndianOf: keys[i]), bases)
+                }
+                for i in keys.indices {
+                    if i + slots < keys.count {
+                        directory.prefetchSlot(KeyDirectory.hash(bigEndianOf: keys[i + slots]))
+                    }
+                    if i + records < keys.count {
+                        directory.prefetchRecord(
+                            KeyDirectory.hash(bigEndianOf: keys[i + records]), bases)
+                    }
+                    var encoded = keys[i].bigEndian
+                    let more = try withUnsafeBytes(of: &encoded) { encoded in
+                        try body(keys[i], encoded, try find(encoded))
+                    }
+                    if !more { return }
                 }
             }
         }

@@ -38,4 +38,11 @@ extension KeyDirectory {
         h ^= h >> 32
         return UInt32(truncatingIfNeeded: h)
     }
+
+    /// ``hash(_:)`` of the 8-byte big-endian encoding of `key`.
+    @inline(__always)
+    static func hash(bigEndianOf key: UInt64) -> UInt32 {
+        var encoded = key.bigEndian
+        return withUnsafeBytes(of: &encoded) { hash($0) }
+    }
 }

@@ -3,10 +3,6 @@ extension LogWriter {
     /// Puts published between two releases of the segment's mapped pages.
     static let releaseInterval = 1 << 12
 
-    /// How many records ahead publishing prefetches table slots, and the records they name.
-    static let slotLookahead = 16
-    static let recordLookahead = 8
-
     /// A cursor over a batch's encoded records that hands each one's keyspace (the store's
     /// number) and key hash to a prefetch.
     struct Lookahead {
@@ -45,10 +41,10 @@ extension LogWriter {
             // the second the records the slots name, so the misses of many keys overlap.
             var slots = Lookahead(records, written.globalIDs)
             var olds = Lookahead(records, written.globalIDs)
-            for _ in 0..<Self.slotLookahead {
+            for _ in 0..<KeyDirectory.slotLookahead {
                 slots.next { state.directories[$0].prefetchSlot($1) }
             }
-            for _ in 0..<Self.recordLookahead {
+            for _ in 0..<KeyDirectory.recordLookahead {
                 olds.next { state.directories[$0].prefetchRecord($1, state.bases) }
             }
             var offset = 0

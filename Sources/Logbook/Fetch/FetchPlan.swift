@@ -338,17 +338,19 @@ extension ModelContext {
             explanation.candidates += keys.count
             explanation.entriesVisited += keys.count
             scan.reserve(keys.count)
-            for pk in keys where !skip.contains(pk) {
+            var full = false
+            try records.forEachValue(inOrderOf: keys) { pk, key, value in
+                guard !skip.contains(pk) else { return true }
                 if let wanted, scan.candidates.count >= wanted {
-                    explanation.stoppedEarly = true
-                    return
+                    full = true
+                    return false
                 }
-                var key = pk.bigEndian
-                try withUnsafeBytes(of: &key) { key in
-                    _ = try records.withValue(forKey: key) { value in
-                        try scan.visit(key: key, value: value)
-                    }
-                }
+                if let value { try scan.visit(key: key, value: value) }
+                return true
+            }
+            if full {
+                explanation.stoppedEarly = true
+                return
             }
             guard let next else { return }
             cursor = next
