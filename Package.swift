@@ -13,11 +13,12 @@ let package = Package(
     targets: [
         .target(name: "CCRC32C"),
         .target(name: "LogStore", dependencies: ["CCRC32C"]),
-        .target(name: "Logbook", dependencies: ["LogStore"]),
+        .target(name: "Logbook", dependencies: ["LogStore", "CCRC32C"]),
         .executableTarget(name: "logbook", dependencies: ["Logbook", "LogStore"]),
         // `logbook` so that `swift run employees demo` builds the tool its last step runs.
         .executableTarget(name: "employees", dependencies: ["Logbook", "logbook"]),
-        .target(name: "TestSupport", dependencies: ["LogStore", "Logbook"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["LogStore", "Logbook"], path: "Tests/TestSupport"),
         // The process `CrashTests.ProcessKillTests` kills; not a product.
         .executableTarget(
             name: "logbook-crash-child", dependencies: ["TestSupport"], path: "Tests/CrashChild"),

@@ -1,3 +1,4 @@
+import CCRC32C
 import Foundation
 
 /// What the checks of loaded chunks found wrong: shared by the chunks of one entity's indexes,
@@ -121,6 +122,10 @@ final class IndexChunk {
     /// The first slot whose entry is not below `key` (`count` if none).
     func lowerBound(_ key: UnsafeRawBufferPointer) -> Int {
         withStorage { raw, ends in
+            // A search of a chunk out of cache would wait for one miss a step (an end, then
+            // an entry); loading every line at once makes those misses overlap.
+            Self.prefetch(UnsafeRawBufferPointer(ends))
+            Self.prefetch(raw)
             var lo = 0
             var hi = ends.count
             while lo < hi {
@@ -132,6 +137,18 @@ final class IndexChunk {
                 }
             }
             return lo
+        }
+    }
+
+    /// Starts loading every cache line of `bytes`.
+    @inline(__always)
+    private static func prefetch(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        var line = UInt(bitPattern: base) & ~63
+        let last = UInt(bitPattern: base + bytes.count - 1)
+        while line <= last {
+            logbook_prefetch(UnsafeRawPointer(bitPattern: line))
+            line &+= 64
         }
     }
 
