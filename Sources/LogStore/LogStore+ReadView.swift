@@ -1,3 +1,5 @@
+import CCRC32C
+
 extension LogStore {
     /// One keyspace as of one moment: every read through it sees the keys and values of the
     /// last commit visible when it was made, whatever is committed or compacted since. It keeps
@@ -49,13 +51,20 @@ extension LogStore {
                 return true
             }
             RadixSort.sort(&refs)
+            @inline(__always) func start(_ packed: UInt64) -> UnsafeRawPointer {
+                bases[Int(packed >> 32)].unsafelyUnwrapped + Int(UInt32(truncatingIfNeeded: packed))
+            }
             try withExtendedLifetime(segments) {
-                for packed in refs {
-                    let record = StoredRecord(
-                        bases,
-                        RecordRef(
-                            segment: UInt32(truncatingIfNeeded: packed >> 32),
-                            offset: UInt32(truncatingIfNeeded: packed)))
+                // The lookups loaded these records, but a large set has left the closer caches
+                // since: the records a few places ahead are loaded again while one is read.
+                let ahead = KeyDirectory.recordLookahead
+                for i in refs.indices {
+                    if i + ahead < refs.count {
+                        let next = start(refs[i + ahead])
+                        logbook_prefetch(next)
+                        logbook_prefetch(next + 63)
+                    }
+                    let record = StoredRecord(at: start(refs[i]))
                     try body(record.key, record.value)
                 }
             }
