@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An object a ``ModelContext`` manages: an instance of a ``PersistentModel`` class, or a
 /// ``ManagedObject``. Gives both key-value access by attribute name and their identity.
 ///
@@ -38,7 +40,7 @@ public protocol PersistentModel: ModelObject, Hashable {
 
 extension PersistentModel {
     /// The class name.
-    public static var entityName: String { String(describing: self) }
+    public static var entityName: String { ClassNames.name(of: self) }
     /// None.
     public static var indexes: [ModelIndex<IndexRoot>] { [] }
     /// ``UniquePolicy/error``.
@@ -242,4 +244,19 @@ struct Registration {
     let entry: Int32
     var index: Int { Int(entry) }
     var binding: EntityBinding { table.bindings[Int(table.entries[Int(entry)].entity)] }
+}
+
+/// The names of model classes, each worked out once: `String(describing:)` reflects on the
+/// type at every call (several hundred nanoseconds), and an app may name an entity at every
+/// fetch, as `PersistentIdentifier(entityName: Employee.entityName, primaryKey: id)` does.
+enum ClassNames {
+    private static let names = Mutex<[ObjectIdentifier: String]>([:])
+
+    static func name(of type: Any.Type) -> String {
+        let id = ObjectIdentifier(type)
+        if let name = names.withLock({ $0[id] }) { return name }
+        let name = String(describing: type)
+        names.withLock { $0[id] = name }
+        return name
+    }
 }
