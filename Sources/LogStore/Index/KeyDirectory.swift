@@ -269,15 +269,16 @@ struct KeyDirectory {
         return false
     }
 
-    /// Starts loading the line of the table where a probe for `hash` begins, without waiting
-    /// for it: a batch of writes (publishing, compaction's re-pointing) that prefetches a few
-    /// keys ahead then waits for many table misses at once instead of one after another.
     /// How many keys ahead a batch of lookups or writes (publishing, reads of many keys)
     /// prefetches table slots, and how many the records those slots name: enough misses in
     /// flight to overlap, few enough that a slot's line has arrived when its record is asked for.
     static let slotLookahead = 16
     static let recordLookahead = 8
 
+    /// Starts loading the line of the table where a probe for `hash` begins, without waiting
+    /// for it: a batch of lookups or writes (reads of many keys, publishing, compaction's
+    /// re-pointing) that prefetches a few keys ahead then waits for many table misses at once
+    /// instead of one after another.
     @inline(__always)
     func prefetchSlot(_ hash: UInt32) {
         table.prefetch(slot: Int(hash) & (table.count - 1))

@@ -1,4 +1,4 @@
-import Synchronization
+import LogStore
 
 /// An object a ``ModelContext`` manages: an instance of a ``PersistentModel`` class, or a
 /// ``ManagedObject``. Gives both key-value access by attribute name and their identity.
@@ -250,7 +250,7 @@ struct Registration {
 /// type at every call (several hundred nanoseconds), and an app may name an entity at every
 /// fetch, as `PersistentIdentifier(entityName: Employee.entityName, primaryKey: id)` does.
 enum ClassNames {
-    private static let names = Mutex<[ObjectIdentifier: String]>([:])
+    private static let names = Locked<[ObjectIdentifier: String]>([:])
 
     static func name(of type: Any.Type) -> String {
         let id = ObjectIdentifier(type)
