@@ -102,6 +102,8 @@ final class ObjectTable {
     @exclusivity(unchecked) var reportsNextChange = false
 
     static let minimumPrune = 4096
+    /// How many objects ahead a walk that removes many from the registry prefetches their slots.
+    static let registryLookahead = 8
 
     init(bindings: [EntityBinding], probe: ProbeRecord? = nil) {
         self.bindings = bindings
@@ -315,7 +317,15 @@ final class ObjectTable {
             entries[Int(e)].isChanged = false
             entries[Int(e)].changedSlots = 0
         }
-        for e in deleted where entries[Int(e)].state == .deleted { markGone(e) }
+        // Each object's registry slot is a cache miss of its own: the slots of the objects a
+        // few places ahead are loaded while one leaves.
+        for (i, e) in deleted.enumerated() {
+            if i + Self.registryLookahead < deleted.count {
+                let ahead = entries[Int(deleted[i + Self.registryLookahead])]
+                registry[Int(ahead.entity)].prefetch(ahead.primaryKey)
+            }
+            if entries[Int(e)].state == .deleted { markGone(e) }
+        }
         clearLists()
     }
 

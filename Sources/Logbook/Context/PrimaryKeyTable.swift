@@ -1,3 +1,5 @@
+import CCRC32C
+
 /// A flat hash table from an object's 64-bit primary key to its entry in an ``ObjectTable``:
 /// open addressing with linear probing (load ≤ 1/2), backward-shift deletion, 16-byte slots in
 /// one allocation. Primary key 0 is never handed out, so it marks an empty slot.
@@ -41,6 +43,10 @@ final class PrimaryKeyTable {
             i = (i + 1) & mask
         }
     }
+
+    /// Starts loading the slot where a lookup of `key` begins, without waiting for it.
+    @inline(__always)
+    func prefetch(_ key: UInt64) { logbook_prefetch(slots + Self.home(key, mask)) }
 
     /// Maps `key` to `entry`, replacing what it mapped to.
     @inline(__always)
