@@ -55,16 +55,24 @@ static void check_portable(
 /// The AVX2 pass over entries `begin ..< end`, eight entries (three 32-byte loads) a step:
 /// the offsets and segment words are gathered out of the three registers by two blends and one
 /// permute each (entry j's field f, element 3j + f, sits at position (3j + f) mod 8, all
-/// distinct as 3 and 8 are coprime), each entry's segment size comes from one permute (up to 8
+/// distinct as 3 and 8 are coprime), each entry's segment size comes from permutes (up to 32
 /// segments) or a gather, and unsigned compares are signed ones on values with the sign bit
 /// flipped. About a sixth of the scalar loop's instructions.
 __attribute__((target("avx2")))
 static void check_avx2(
     const uint32_t *entries, size_t begin, size_t end, const uint32_t *sizes, uint32_t segments,
     uint32_t minimum_offset, entry_tally *tally) {
-    uint32_t first[8];
-    for (uint32_t i = 0; i < 8; i++) first[i] = sizes[i < segments ? i : segments - 1];
-    const __m256i limits = _mm256_loadu_si256((const __m256i *)first);
+    // The sizes of the first 32 segments, eight to a register (past the last: the last's).
+    __m256i limits[4];
+    for (uint32_t g = 0; g < 4; g++) {
+        uint32_t group[8];
+        for (uint32_t i = 0; i < 8; i++) {
+            uint32_t s = 8 * g + i;
+            group[i] = sizes[s < segments ? s : segments - 1];
+        }
+        limits[g] = _mm256_loadu_si256((const __m256i *)group);
+    }
+    const uint32_t groups = segments <= 32 ? (segments + 7) / 8 : 0;
     const __m256i sign = _mm256_set1_epi32((int)0x80000000u);
     const __m256i ones = _mm256_set1_epi32(-1);
     const __m256i low28 = _mm256_set1_epi32(0x0FFFFFFF);
@@ -89,11 +97,24 @@ static void check_avx2(
         __m256i full = _mm256_xor_si256(_mm256_cmpeq_epi32(word, ones), ones);
         __m256i segment = _mm256_and_si256(word, low28);
         __m256i known = _mm256_cmpgt_epi32(count, segment);
-        __m256i limit =
-            segments <= 8
-            ? _mm256_permutevar8x32_epi32(limits, segment)
-            : _mm256_i32gather_epi32(
+        // Each entry's segment size: from permutes of the sizes kept in registers for up to
+        // 32 segments (a gather costs about as much as four groups on current x86 cores).
+        __m256i limit;
+        if (groups == 1) {
+            limit = _mm256_permutevar8x32_epi32(limits[0], segment);
+        } else if (groups != 0) {
+            __m256i clamped = _mm256_min_epu32(segment, last);
+            __m256i group = _mm256_srli_epi32(clamped, 3);
+            limit = _mm256_permutevar8x32_epi32(limits[0], clamped);
+            for (uint32_t g = 1; g < groups; g++) {
+                __m256i in = _mm256_cmpeq_epi32(group, _mm256_set1_epi32((int)g));
+                limit = _mm256_blendv_epi8(
+                    limit, _mm256_permutevar8x32_epi32(limits[g], clamped), in);
+            }
+        } else {
+            limit = _mm256_i32gather_epi32(
                 (const int *)sizes, _mm256_min_epu32(segment, last), 4);
+        }
         __m256i flipped = _mm256_xor_si256(offset, sign);
         __m256i below = _mm256_cmpgt_epi32(_mm256_xor_si256(limit, sign), flipped);
         __m256i under = _mm256_cmpgt_epi32(minimum, flipped);
