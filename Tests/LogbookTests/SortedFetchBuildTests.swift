@@ -57,4 +57,38 @@ import Testing
         #expect(zip(found, again).allSatisfy { $0 === $1 })
         #expect(try context.fetchCount(descriptor) == expected.count)
     }
+
+    /// A fetch sorted by an indexed attribute reads the index in its order, so its objects are
+    /// built as the read meets them; with an unsaved insert to merge, they are built from kept
+    /// bytes after the sort. Both give the model's order (ties by insertion, the primary key).
+    @Test(arguments: [false, true])
+    func aFetchInIndexOrderGivesTheModelsOrder(withPendingInsert: Bool) throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open()
+        var names: [(designation: String, order: Int, name: String)] = []
+        do {
+            let context = ModelContext(container)
+            for i in 0..<2_000 {
+                let designation = ["Engineer", "Manager", "Analyst", "Designer"][(i * 7) % 4]
+                context.insert(Employee(name: "e\(i)", designation: designation, salary: 0))
+                names.append((designation, i, "e\(i)"))
+            }
+            try context.save()
+        }
+        let context = ModelContext(container)
+        if withPendingInsert {
+            context.insert(Employee(name: "new", designation: "Director", salary: 0))
+            names.append(("Director", Int.max, "new"))
+        }
+        let low = "B"
+        let descriptor = FetchDescriptor<Employee>(
+            predicate: #Predicate { $0.designation >= low },
+            sortBy: [SortDescriptor(\.designation)])
+        let found = try context.fetch(descriptor)
+        let expected = names.filter { $0.designation >= low }
+            .sorted { ($0.designation, $0.order) < ($1.designation, $1.order) }.map(\.name)
+        #expect(found.map(\.name) == expected)
+        #expect(try context.fetch(descriptor).elementsEqual(found) { $0 === $1 })
+    }
 }

@@ -62,6 +62,9 @@ struct ScanResult {
     var bytes: [UInt8]
     /// How the matches were found.
     var explanation = FetchExplanation()
+    /// Whether the stored matches were built as the scan met them (their candidates name
+    /// their entries) rather than kept as bytes.
+    var built = false
 
     /// The candidates in order.
     var ordered: [FetchCandidate] { order.map { candidates[$0] } }
@@ -72,7 +75,9 @@ extension ModelContext {
     /// scanning the entity's records) and, if asked, the pending objects that match, and
     /// returns them with their order. With `keepRecords == false` no bytes are kept (for
     /// counts); with `build` set, each stored match becomes a registered object as it is met
-    /// (its candidate names the object's entry).
+    /// (its candidate names the object's entry) if the matches come in result order (no sort,
+    /// or the order of the index read), and its bytes are kept otherwise
+    /// (``ScanResult/built``).
     func execute(
         _ plan: FetchPlan, keepRecords: Bool = true,
         build: ((UnsafeRawBufferPointer, UInt64) throws -> Int32)? = nil
@@ -93,7 +98,12 @@ extension ModelContext {
         // Candidates that come in the sort order, with no pending object to merge among them,
         // need no sort keys.
         if access.ordered && pending.isEmpty { scanned.sortKeys = [] }
-        let scan = RecordScan(plan: scanned, keepRecords: keepRecords, skip: skip, build: build)
+        // Objects built as the scan meets their records lie in memory in that order: if a sort
+        // then reorders them, the app reads and releases them at random (releasing 112k sorted
+        // Employees cost more than fetching them, most of it glibc coalescing their freed
+        // blocks out of address order). The caller builds those from the kept bytes instead.
+        let buildNow = scanned.sortKeys.isEmpty ? build : nil
+        let scan = RecordScan(plan: scanned, keepRecords: keepRecords, skip: skip, build: buildNow)
         try wrapStoreErrors {
             switch access.access {
             case .nothing:
@@ -205,7 +215,8 @@ extension ModelContext {
         if plan.objectOrder == nil { order = Self.slice(order, plan) }
         explanation.results = order.count
         return ScanResult(
-            candidates: candidates, order: order, bytes: bytes, explanation: explanation)
+            candidates: candidates, order: order, bytes: bytes, explanation: explanation,
+            built: buildNow != nil)
     }
 
     /// The stored matches' count without reading records where an exact index access and no
@@ -367,10 +378,10 @@ extension ModelContext {
     /// Runs the plan and builds the objects of the result: the registered ones as they are
     /// (uniquing), the others decoded from their records and registered.
     ///
-    /// Without a limit, offset or sort, every match is kept in the order the scan meets it, so
-    /// each is decoded straight from the mapped log then; otherwise the matches' bytes are
-    /// kept, and the objects of the slice are built in result order, so that they lie in
-    /// memory in the order the app reads and releases them.
+    /// Without a limit or offset, and with the matches met in result order (no sort, or the
+    /// order of an index read), each is decoded straight from the mapped log as the scan meets
+    /// it; otherwise the matches' bytes are kept, and the objects of the slice are built in
+    /// result order, so that they lie in memory in the order the app reads and releases them.
     func fetchObjects(_ plan: FetchPlan) throws -> [AnyObject] {
         try fetchObjects(explaining: plan, explanationWanted: false).objects
     }
@@ -437,17 +448,16 @@ extension ModelContext {
             builtObjects.items.append(.passRetained(object))
             return e
         }
-        // Objects built during a scan lie in memory in scan order: sorted, the app would then
-        // read and release them at random (releasing 112k sorted Employees cost more than
-        // fetching them, most of it glibc coalescing their freed blocks out of order).
-        let buildDuringScan = plan.limit == nil && plan.offset == nil && plan.sortKeys.isEmpty
         let result: ScanResult
         do {
-            result = try buildDuringScan ? execute(plan, build: register) : execute(plan)
+            result =
+                try plan.limit == nil && plan.offset == nil
+                ? execute(plan, build: register) : execute(plan)
         } catch {
             for object in builtObjects.items { object.release() }
             throw error
         }
+        let buildDuringScan = result.built
         let candidates = result.candidates
         // Moved out so the loop below reads a plain array (the scan built them all by now).
         let built = buildDuringScan ? builtObjects.items : []
