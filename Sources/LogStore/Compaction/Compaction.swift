@@ -28,11 +28,11 @@ extension LogStore {
             // inputs are removed oldest first.
             let inputs = state.segments.compactMap { $0 }.filter { $0.handle != active }
                 .sorted { $0.order < $1.order }
-            var definitions = (bytes: [UInt8](), count: 0)
+            // One definition for each keyspace id from 1.
+            var definitions = (bytes: [UInt8](), count: state.keyspaces.nextID - 1)
             for id in 1..<state.keyspaces.nextID {
                 let name = state.keyspaces.name(of: id)!
                 RecordFormat.appendDefinition(keyspace: id, name: name, to: &definitions.bytes)
-                definitions.count += 1
             }
             // The live state and its sequence number are taken together: the outputs hold the
             // state after that commit (FORMAT.md, "History").
