@@ -96,6 +96,58 @@ import Testing
         #expect(throws: LogbookError.self) { try ModelContext(container).model(for: id) }
     }
 
+    /// A point read registers its object before the record arrives; a read that finds no
+    /// record, or one it cannot decode, must leave nothing registered behind it. Asked again in
+    /// the same context, each gives the same answer, and the context's counts stay right.
+    @Test func aFailedPointReadLeavesNothingRegistered() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open()
+        let writer = ModelContext(container)
+        let ann = Employee(name: "Ann", designation: "Engineer", salary: 2_000_000)
+        let bob = Employee(name: "Bob", designation: "Manager", salary: 3_000_000)
+        writer.insert(ann)
+        writer.insert(bob)
+        try writer.save()
+        let gone = bob.persistentModelID
+        writer.delete(bob)
+        try writer.save()
+        // Ann's record, cut short: the decoder runs out of bytes.
+        let broken = ann.persistentModelID
+        let bytes = try #require(try container.store.get(broken.storeKey, in: "Employee"))
+        try container.store.put(Array(bytes.prefix(4)), for: broken.storeKey, in: "Employee")
+
+        let context = ModelContext(container)
+        let missing = PersistentIdentifier(entityName: "Employee", primaryKey: 1_000)
+        let zero = PersistentIdentifier(entityName: "Employee", primaryKey: 0)
+        for _ in 0..<2 {
+            for id in [gone, missing, zero] {
+                #expect(try context.model(for: id, as: Employee.self) == nil)
+                #expect(try context.model(for: id) == nil)
+                #expect(context.registeredModel(for: id, as: Employee.self) == nil)
+            }
+            #expect {
+                _ = try context.model(for: broken, as: Employee.self)
+            } throws: { error in
+                guard case LogbookError.corruptRecord = error else { return false }
+                return true
+            }
+            #expect(context.registeredModel(for: broken, as: Employee.self) == nil)
+        }
+        // The context's description counts what it holds.
+        #expect(String(describing: context).hasPrefix("ModelContext(registered: 0,"))
+        #expect(!context.hasChanges)
+        // The context still reads and saves as usual.
+        let carol = Employee(name: "Carol", designation: "Analyst", salary: 1)
+        context.insert(carol)
+        try context.save()
+        let again = try #require(
+            try ModelContext(container).model(for: carol.persistentModelID, as: Employee.self))
+        #expect(again.name == "Carol")
+        #expect(String(describing: context).hasPrefix("ModelContext(registered: 1,"))
+        try container.close()
+    }
+
     @Test func deleteIgnoresObjectsOfOtherContextsAndUnregisteredOnes() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }

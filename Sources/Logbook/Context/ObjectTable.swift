@@ -287,6 +287,19 @@ final class ObjectTable {
     /// Unregisters the object of entry `e`: its fields no longer name this table, the table no
     /// longer holds it, and the entry is retired.
     func detach(_ e: Int32) {
+        unregister(e)
+        retired.append(e)
+    }
+
+    /// Undoes the ``add(_:_:primaryKey:state:version:generation:deferIndexing:unfetched:)`` of
+    /// a stored object that was never handed out (its record was missing or unreadable): no
+    /// list names the entry, so it is free again at once.
+    func retract(_ e: Int32) {
+        unregister(e)
+        free.append(e)
+    }
+
+    private func unregister(_ e: Int32) {
         let i = Int(e)
         let entry = entries[i]
         if let object = objects[i] {
@@ -296,7 +309,6 @@ final class ObjectTable {
         entries[i].state = .free
         objects[i] = nil
         liveCount -= 1
-        retired.append(e)
     }
 
     // MARK: Transaction end
