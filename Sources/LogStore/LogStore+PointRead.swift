@@ -21,25 +21,11 @@ extension LogStore {
             return true
         }
     }
-}
-
-extension LogStore {
-    /// Starts loading the table line a read of `key` in `keyspace` probes first, and returns
-    /// without waiting for it: a caller with other work before the read (a lookup of its own)
-    /// overlaps that work with the read's first cache miss. Does nothing for an unknown
-    /// keyspace or a closed store.
-    package func prefetchSlot(forKey key: UnsafeRawBufferPointer, in keyspace: String) {
-        index.withLock { state in
-            guard !state.closed, let id = state.keyspaces.id(of: keyspace) else { return }
-            state.directories[id].prefetchSlot(KeyDirectory.hash(key))
-        }
-    }
 
     /// Starts loading the record a read of `key` in `keyspace` would return, and returns once
-    /// the key's table line is in (best after ``prefetchSlot(forKey:in:)``), without waiting
-    /// for the record: work done before the read then overlaps its second cache miss. A guess
-    /// by hash alone; the read still checks the key. Does nothing for an unknown keyspace or
-    /// a closed store.
+    /// the key's table line is in, without waiting for the record: work the caller does before
+    /// the read then overlaps the read's second cache miss. A guess by hash alone; the read
+    /// still compares the key. Does nothing for an unknown keyspace or a closed store.
     package func prefetchRecord(forKey key: UnsafeRawBufferPointer, in keyspace: String) {
         index.withLock { state in
             guard !state.closed, let id = state.keyspaces.id(of: keyspace) else { return }

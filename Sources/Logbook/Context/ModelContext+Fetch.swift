@@ -93,7 +93,6 @@ extension ModelContext {
         guard let layout = binding.layout, layout.modelType == type else {
             throw LogbookError.entityMismatch(expected: type.entityName, found: id.entityName)
         }
-        prefetchSlot(binding, id.primaryKey)
         return try object(binding, id.primaryKey)
     }
 
@@ -106,16 +105,7 @@ extension ModelContext {
     }
 
     func objectReference(for id: PersistentIdentifier) throws -> AnyObject? {
-        let binding = try binding(named: id.entityName)
-        prefetchSlot(binding, id.primaryKey)
-        return try object(binding, id.primaryKey)
-    }
-
-    /// Starts loading the engine's table line for object `pk`, so that a registry miss then
-    /// finds it on its way (a hit has paid a few nanoseconds for nothing).
-    @inline(__always)
-    private func prefetchSlot(_ binding: EntityBinding, _ pk: UInt64) {
-        RecordCodec.withKey(pk) { core.store.prefetchSlot(forKey: $0, in: binding.keyspace) }
+        try object(binding(named: id.entityName), id.primaryKey)
     }
 
     /// The binding of the entity `name`, remembering the last one asked for.
