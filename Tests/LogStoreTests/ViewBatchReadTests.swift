@@ -82,4 +82,24 @@ import Testing
         }
         #expect(visited == Array(0..<30))
     }
+
+    /// The object layer's point read starts loading a record before it reads it. That start is
+    /// only a hint: for present, missing and deleted keys, an unknown keyspace and a closed
+    /// store it changes nothing, throws nothing and reads outside nothing.
+    @Test func aRecordPrefetchIsOnlyAHint() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let (store, model) = try makeStore(dir.child("s"), count: 300)
+        for key in UInt64(0)..<310 {
+            Self.encode(key).withUnsafeBytes { encoded in
+                store.prefetchRecord(forKey: encoded, in: "a")
+                store.prefetchRecord(forKey: encoded, in: "no such keyspace")
+            }
+            #expect(try store.get(Self.encode(key), in: "a") == model[key])
+        }
+        try store.close()
+        let present = try #require(model.keys.min())
+        Self.encode(present).withUnsafeBytes { store.prefetchRecord(forKey: $0, in: "a") }
+        #expect(throws: LogStoreError.closed) { try store.get(Self.encode(present), in: "a") }
+    }
 }

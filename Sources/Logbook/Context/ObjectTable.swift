@@ -299,6 +299,7 @@ final class ObjectTable {
         free.append(e)
     }
 
+    /// Lets go of entry `e`'s object: its fields no longer name this table, nor the registry it.
     private func unregister(_ e: Int32) {
         let i = Int(e)
         let entry = entries[i]
