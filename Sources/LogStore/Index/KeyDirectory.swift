@@ -165,6 +165,14 @@ struct KeyDirectory {
     func find(_ key: UnsafeRawBufferPointer, _ bases: SegmentBases) throws(DamagedEntry) -> (
         RecordRef, StoredRecord
     )? {
+        try probe(key, bases).map { ($0.ref, $0.record) }
+    }
+
+    /// ``find(_:_:)``, with the slot of the key's entry.
+    @inline(__always)
+    private func probe(_ key: UnsafeRawBufferPointer, _ bases: SegmentBases) throws(DamagedEntry)
+        -> (slot: Int, ref: RecordRef, record: StoredRecord)?
+    {
         let hash = Self.hash(key)
         return try table.withBuffer { table throws(DamagedEntry) in
             let mask = table.count - 1
@@ -174,7 +182,7 @@ struct KeyDirectory {
                 if entry.isEmpty { return nil }
                 if entry.hash == hash {
                     let record = try Self.record(entry, bases)
-                    if Self.equal(record.key, key) { return (entry.ref, record) }
+                    if Self.equal(record.key, key) { return (slot, entry.ref, record) }
                     try Self.checkCollision(entry, record)
                 }
                 slot = (slot + 1) & mask
@@ -229,11 +237,11 @@ struct KeyDirectory {
     )? {
         // A damaged entry in the way (see `set`) leaves the key as it is; lookups that reach it
         // throw.
-        guard let (ref, old) = try? find(key, bases) else { return nil }
+        guard let (slot, ref, old) = try? probe(key, bases) else { return nil }
+        // A copy keeps every entry in its slot.
         makeUnique()
         let mask = table.count - 1
-        var hole = Int(Self.hash(key)) & mask
-        while table[hole].ref != ref { hole = (hole + 1) & mask }
+        var hole = slot
         // Backward-shift deletion: pull later entries of the probe run into the hole.
         var next = hole
         while true {
