@@ -84,8 +84,8 @@ import Testing
     }
 
     /// The object layer's point read starts loading a record before it reads it. That start is
-    /// only a hint: for present, missing and deleted keys, an unknown keyspace and a closed
-    /// store it changes nothing, throws nothing and reads outside nothing.
+    /// only a hint: for present, missing and deleted keys and an unknown keyspace it changes
+    /// nothing and throws nothing, and on a closed store it leaves the gone segments alone.
     @Test func aRecordPrefetchIsOnlyAHint() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
