@@ -488,13 +488,15 @@ extension ModelContext {
                 // Result order visits the candidates and their kept bytes at random: those a
                 // few objects ahead are loaded while one is built.
                 let order = result.order
+                let (candidatesAhead, bytesAhead) = (16, 8)
                 for (n, i) in order.enumerated() {
-                    if n + 16 < order.count {
+                    if n + candidatesAhead < order.count {
                         candidates.withUnsafeBufferPointer {
-                            logbook_prefetch($0.baseAddress! + order[n + 16])
+                            logbook_prefetch($0.baseAddress! + order[n + candidatesAhead])
                         }
                     }
-                    if n + 8 < order.count, case let ahead = candidates[order[n + 8]],
+                    if n + bytesAhead < order.count,
+                        case let ahead = candidates[order[n + bytesAhead]],
                         ahead.live < 0, let base = raw.baseAddress
                     {
                         logbook_prefetch(base + ahead.bytesStart)
