@@ -1,13 +1,13 @@
 extension LogStore {
-    /// ``withValue(forKey:in:_:)`` without a generic result, for callers in other modules:
-    /// calls `body` with the value under `key` in `keyspace`, read in place from the log, and
-    /// returns whether the key was there (`body` is not called if it is absent). Being
-    /// non-generic, a call from another module looks up no generic metadata for `R?` (about 330
-    /// instructions a read, a third of the engine's part of an object layer's point read).
-    /// The buffer is valid only during the call, which holds the index lock: `body` must be
-    /// short and must not call the store.
+    /// Calls `body` with the value under `key` in `keyspace`, read in place from the log, and
+    /// returns whether the key was there (`body` is not called if it is absent). Non-generic,
+    /// so it looks up no generic metadata at run time: the generic
+    /// ``withValue(forKey:in:_:)`` inlines into its caller's module over this. The buffer is
+    /// valid only during the call, which holds the index lock: `body` must be short and must
+    /// not call the store.
     /// - Throws: ``LogStoreError/closed``, or what `body` throws.
     /// - Complexity: one hash lookup; no copy of the value.
+    @usableFromInline
     package func readValue(
         forKey key: UnsafeRawBufferPointer, in keyspace: String,
         _ body: (UnsafeRawBufferPointer) throws -> Void

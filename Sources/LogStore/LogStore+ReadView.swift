@@ -25,12 +25,26 @@ extension LogStore {
 
         /// Calls `body` with the value under `key`; `nil` (and no call) if there is none.
         /// - Throws: ``LogStoreError/damagedKeyDirectory(path:reason:)``, or what `body` throws.
-        @inline(__always)
+        @inlinable
         package func withValue<R>(
             forKey key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R
         ) throws -> R? {
-            guard let (_, record) = try find(key) else { return nil }
-            return try withExtendedLifetime(segments) { try body(record.value) }
+            var result: R?
+            _ = try readValue(forKey: key) { result = try body($0) }
+            return result
+        }
+
+        /// ``withValue(forKey:_:)`` without a generic result, so that no generic metadata is
+        /// looked up at run time: calls `body` with the value under `key` and returns whether
+        /// there was one.
+        /// - Throws: ``LogStoreError/damagedKeyDirectory(path:reason:)``, or what `body` throws.
+        @usableFromInline
+        package func readValue(
+            forKey key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> Void
+        ) throws -> Bool {
+            guard let (_, record) = try find(key) else { return false }
+            try withExtendedLifetime(segments) { try body(record.value) }
+            return true
         }
 
         /// Calls `body` with the key and value of each of `keys` that the view holds, in the

@@ -102,17 +102,14 @@ public final class LogStore: Sendable {
     /// not call the store.
     /// - Throws: ``LogStoreError/closed``, or what `body` throws.
     /// - Complexity: one hash lookup; no copy of the value.
+    @inlinable
     public func withValue<R: Sendable>(
         forKey key: UnsafeRawBufferPointer, in keyspace: String,
         _ body: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R? {
-        try index.withLock { state throws -> R? in
-            guard !state.closed else { throw LogStoreError.closed }
-            guard let id = state.keyspaces.id(of: keyspace),
-                let (_, record) = try state.find(key, in: id, storePath: path)
-            else { return nil }
-            return try body(record.value)
-        }
+        var result: R?
+        _ = try readValue(forKey: key, in: keyspace) { result = try body($0) }
+        return result
     }
 
     /// Whether `keyspace` holds `key`.

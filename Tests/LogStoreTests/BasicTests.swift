@@ -122,6 +122,47 @@ import Testing
         #expect(throws: LogStoreError.closed) { try store.put(b("v"), for: b("k"), in: "a") }
     }
 
+    /// The in-place read a caller in another module uses: what `body` returns, `nil` without
+    /// calling it for a key or keyspace that is not there, and the errors of `body` and of a
+    /// closed store.
+    @Test func withValueReadsInPlace() throws {
+        struct BodyFailed: Error {}
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try LogStore(path: dir.child("s"))
+        try store.put(b("salary 2000000"), for: b("e1"), in: "a")
+        let read = { (key: String, keyspace: String) throws -> String? in
+            try b(key).withUnsafeBytes { key in
+                try store.withValue(forKey: key, in: keyspace) {
+                    String(decoding: $0, as: UTF8.self)
+                }
+            }
+        }
+        #expect(try read("e1", "a") == "salary 2000000")
+        var calls = 0
+        let absent = try b("e2").withUnsafeBytes { key in
+            try store.withValue(forKey: key, in: "a") { _ -> Int in
+                calls += 1
+                return calls
+            }
+        }
+        let otherKeyspace = try b("e1").withUnsafeBytes { key in
+            try store.withValue(forKey: key, in: "b") { _ -> Int in
+                calls += 1
+                return calls
+            }
+        }
+        #expect(absent == nil && otherKeyspace == nil && calls == 0)
+        #expect(throws: BodyFailed.self) {
+            try b("e1").withUnsafeBytes { key in
+                try store.withValue(forKey: key, in: "a") { _ in throw BodyFailed() }
+            }
+        }
+        #expect(try read("e1", "a") == "salary 2000000")  // the lock was let go
+        try store.close()
+        #expect(throws: LogStoreError.closed) { try read("e1", "a") }
+    }
+
     @Test func readOnlyOpenRefusesWritesAndNeedsNoLock() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
