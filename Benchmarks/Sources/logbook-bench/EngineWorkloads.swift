@@ -27,6 +27,7 @@ enum EngineWorkloads {
             workload("fillrandom", "N puts, ids uniform at random", fillrandom),
             workload("overwrite", "N random puts over a loaded store", overwrite),
             workload("readrandom", "N random gets on a reopened store, 3 passes", readrandom),
+            MemoryLatency.workload,
             workload("readseq", "iterate every record of a reopened store, 3 passes", readseq),
             workload(
                 "deleterandom", "N random deletes (with repeats) on a loaded store", deleterandom),
