@@ -14,7 +14,7 @@ extension LogStore {
     ) throws -> Bool {
         try index.withLock { state throws -> Bool in
             guard !state.closed else { throw LogStoreError.closed }
-            guard let id = state.keyspaces.id(of: keyspace),
+            guard let id = state.keyspaces.cachedID(of: keyspace),
                 let (_, record) = try state.find(key, in: id, storePath: path)
             else { return false }
             try body(record.value)
@@ -28,8 +28,9 @@ extension LogStore {
     /// still compares the key. Does nothing for an unknown keyspace or a closed store.
     package func prefetchRecord(forKey key: UnsafeRawBufferPointer, in keyspace: String) {
         index.withLock { state in
-            guard !state.closed, let id = state.keyspaces.id(of: keyspace) else { return }
-            state.directories[id].prefetchRecord(KeyDirectory.hash(key), state.bases)
+            guard !state.closed, let id = state.keyspaces.cachedID(of: keyspace) else { return }
+            KeyDirectory.prefetchRecord(
+                state.directories[id].entries, KeyDirectory.hash(key), state.bases)
         }
     }
 }

@@ -112,21 +112,24 @@ extension LogStore {
                 _ found: (RecordRef, StoredRecord)?
             ) throws -> Bool
         ) throws {
+            let entries = directory.entries
             try keys.withUnsafeBufferPointer { keys in
                 let (slots, records) = (KeyDirectory.slotLookahead, KeyDirectory.recordLookahead)
                 for i in 0..<min(slots, keys.count) {
-                    directory.prefetchSlot(KeyDirectory.hash(bigEndianOf: keys[i]))
+                    KeyDirectory.prefetchSlot(entries, KeyDirectory.hash(bigEndianOf: keys[i]))
                 }
                 for i in 0..<min(records, keys.count) {
-                    directory.prefetchRecord(KeyDirectory.hash(bigEndianOf: keys[i]), bases)
+                    KeyDirectory.prefetchRecord(
+                        entries, KeyDirectory.hash(bigEndianOf: keys[i]), bases)
                 }
                 for i in keys.indices {
                     if i + slots < keys.count {
-                        directory.prefetchSlot(KeyDirectory.hash(bigEndianOf: keys[i + slots]))
+                        KeyDirectory.prefetchSlot(
+                            entries, KeyDirectory.hash(bigEndianOf: keys[i + slots]))
                     }
                     if i + records < keys.count {
-                        directory.prefetchRecord(
-                            KeyDirectory.hash(bigEndianOf: keys[i + records]), bases)
+                        KeyDirectory.prefetchRecord(
+                            entries, KeyDirectory.hash(bigEndianOf: keys[i + records]), bases)
                     }
                     var encoded = keys[i].bigEndian
                     let more = try withUnsafeBytes(of: &encoded) { encoded in

@@ -85,7 +85,7 @@ public final class LogStore: Sendable {
     public func get(_ key: [UInt8], in keyspace: String) throws -> [UInt8]? {
         try index.withLock { state throws(LogStoreError) -> [UInt8]? in
             guard !state.closed else { throw .closed }
-            guard let id = state.keyspaces.id(of: keyspace),
+            guard let id = state.keyspaces.cachedID(of: keyspace),
                 let (_, record) = try key.withUnsafeBytes({ key in
                     Result { () throws(LogStoreError) in
                         try state.find(key, in: id, storePath: path)
@@ -117,7 +117,7 @@ public final class LogStore: Sendable {
     public func contains(_ key: [UInt8], in keyspace: String) throws -> Bool {
         try index.withLock { state throws(LogStoreError) -> Bool in
             guard !state.closed else { throw .closed }
-            guard let id = state.keyspaces.id(of: keyspace) else { return false }
+            guard let id = state.keyspaces.cachedID(of: keyspace) else { return false }
             return try key.withUnsafeBytes { key in
                 Result { () throws(LogStoreError) in try state.find(key, in: id, storePath: path) }
             }.get() != nil

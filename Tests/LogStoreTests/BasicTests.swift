@@ -122,6 +122,30 @@ import Testing
         #expect(throws: LogStoreError.closed) { try store.put(b("v"), for: b("k"), in: "a") }
     }
 
+    /// Reads that name one keyspace after another, with short and long names, names that
+    /// differ only in their last byte, and names no keyspace has, each see their own keyspace.
+    @Test func readsThatSwitchKeyspacesSeeTheirOwnKeys() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try LogStore(path: dir.child("s"))
+        let long = String(repeating: "employees-of-company-", count: 3)
+        let names = ["a", "b", long + "1", long + "2"]
+        var batch = WriteBatch()
+        for name in names { batch.put(b("in \(name)"), for: b("k"), in: name) }
+        try store.commit(batch)
+        var rng = SeededGenerator(seed: 11)
+        for _ in 0..<200 {
+            // A fresh copy of the name each time, as a caller building names would pass.
+            let pick = names[Int.random(in: 0..<names.count, using: &rng)]
+            let name = String(decoding: Array(pick.utf8), as: UTF8.self)
+            #expect(try store.get(b("k"), in: name) == b("in \(pick)"))
+            #expect(try store.contains(b("k"), in: name))
+            let missing = ["", "c", long, long + "3"][Int.random(in: 0..<4, using: &rng)]
+            #expect(try store.get(b("k"), in: missing) == nil)
+            #expect(try !store.contains(b("k"), in: missing))
+        }
+    }
+
     /// The in-place read a caller in another module uses: what `body` returns, `nil` without
     /// calling it for a key or keyspace that is not there, and the errors of `body` and of a
     /// closed store.

@@ -104,7 +104,8 @@ extension LogStore {
                 for i in chunk.indices {
                     if i + ahead < chunk.count {
                         let next = chunk[i + ahead]
-                        state.directories[next.keyspace].prefetchSlot(next.hash)
+                        KeyDirectory.prefetchSlot(
+                            state.directories[next.keyspace].entries, next.hash)
                     }
                     let move = chunk[i]
                     if state.directories[move.keyspace].replace(

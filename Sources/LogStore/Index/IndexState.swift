@@ -31,6 +31,22 @@ struct KeyspaceTable {
         return ids[name]
     }
 
+    /// The name ``cachedID(of:)`` last found, and its number (0 before the first).
+    private var lastName = ""
+    private var lastID = 0
+
+    /// ``id(of:)``, remembering the name it last found: reads name the same keyspace again
+    /// and again, and a repeat costs a string comparison (a word compare for a short name)
+    /// rather than a hash of the name and a scan.
+    @inline(__always)
+    mutating func cachedID(of name: String) -> Int? {
+        if lastID != 0 && name == lastName { return lastID }
+        guard let id = id(of: name) else { return nil }
+        lastName = name
+        lastID = id
+        return id
+    }
+
     func name(of id: Int) -> String? { id < names.count ? names[id] : nil }
 
     /// Records that `id` names `name`; `false` (and no change) if the number is taken by another
@@ -211,7 +227,11 @@ extension IndexState {
         _ key: UnsafeRawBufferPointer, in id: Int, storePath: String
     ) throws(LogStoreError) -> (RecordRef, StoredRecord)? {
         do {
-            return try directories[id].find(key, bases)
+            // The directory's entries alone: `directories[id].find` would copy the directory
+            // out, retaining and releasing its table (two atomic operations a lookup).
+            return try KeyDirectory.probe(directories[id].entries, key, bases).map {
+                ($0.ref, $0.record)
+            }
         } catch {
             keyDirectoryDamaged = true
             throw Self.damaged(error, keyspace: keyspaces.name(of: id), storePath: storePath)

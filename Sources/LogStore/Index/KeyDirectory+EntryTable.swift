@@ -104,8 +104,11 @@ extension KeyDirectory {
             @inline(__always) set { entries[slot] = newValue }
         }
 
-        /// Starts loading the cache line of slot `slot` (``logbook_prefetch(_:)``).
-        @inline(__always) func prefetch(slot: Int) { logbook_prefetch(entries + slot) }
+        /// The entries, for a holder of the table that keeps it alive while it reads them
+        /// (``KeyDirectory``): valid as long as the table lives.
+        var borrowedEntries: UnsafeBufferPointer<Entry> {
+            UnsafeBufferPointer(start: entries, count: count)
+        }
 
         @inline(__always)
         func withBuffer<R, E: Error>(

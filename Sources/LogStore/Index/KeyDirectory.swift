@@ -137,19 +137,28 @@ struct KeyDirectory {
         }
     }
 
-    /// The slots (a power of two of them). Copy-on-write: see `makeUnique()`.
-    private(set) var table = EntryTable(capacity: 16)
+    /// The slots (a power of two of them). Copy-on-write: see `makeUnique()`. Replaced only
+    /// through ``replaceTable(_:)``.
+    private(set) var table: EntryTable
+    /// The entries of `table`, beside it: a lookup reads them without touching the table
+    /// object, which would cost a retain and a release (two atomic operations) a lookup.
+    /// Invariant: always `table`'s; valid as long as this directory holds `table`.
+    private(set) var entries: UnsafeBufferPointer<Entry>
     /// Live keys.
     private(set) var count = 0
     /// Bytes of live keys and values.
     private(set) var liveBytes: Int64 = 0
 
-    init() {}
+    init() {
+        table = EntryTable(capacity: 16)
+        entries = table.borrowedEntries
+    }
 
     /// A directory over `table` (mapped from a key directory file) that holds `count` keys of
     /// `liveBytes` bytes.
     init(table: EntryTable, count: Int, liveBytes: Int64) {
         self.table = table
+        entries = table.borrowedEntries
         self.count = count
         self.liveBytes = liveBytes
     }
@@ -165,28 +174,28 @@ struct KeyDirectory {
     func find(_ key: UnsafeRawBufferPointer, _ bases: SegmentBases) throws(DamagedEntry) -> (
         RecordRef, StoredRecord
     )? {
-        try probe(key, bases).map { ($0.ref, $0.record) }
+        try Self.probe(entries, key, bases).map { ($0.ref, $0.record) }
     }
 
-    /// ``find(_:_:)``, with the slot of the key's entry.
+    /// ``find(_:_:)`` in a directory whose ``entries`` are `entries`, with the slot of the key's
+    /// entry. Static, so that a caller can look up through a directory's entries alone, without
+    /// copying the directory (and so retaining its table).
     @inline(__always)
-    private func probe(_ key: UnsafeRawBufferPointer, _ bases: SegmentBases) throws(DamagedEntry)
-        -> (slot: Int, ref: RecordRef, record: StoredRecord)?
-    {
+    static func probe(
+        _ entries: UnsafeBufferPointer<Entry>, _ key: UnsafeRawBufferPointer, _ bases: SegmentBases
+    ) throws(DamagedEntry) -> (slot: Int, ref: RecordRef, record: StoredRecord)? {
         let hash = Self.hash(key)
-        return try table.withBuffer { table throws(DamagedEntry) in
-            let mask = table.count - 1
-            var slot = Int(hash) & mask
-            while true {
-                let entry = table[slot]
-                if entry.isEmpty { return nil }
-                if entry.hash == hash {
-                    let record = try Self.record(entry, bases)
-                    if Self.equal(record.key, key) { return (slot, entry.ref, record) }
-                    try Self.checkCollision(entry, record)
-                }
-                slot = (slot + 1) & mask
+        let mask = entries.count - 1
+        var slot = Int(hash) & mask
+        while true {
+            let entry = entries[slot]
+            if entry.isEmpty { return nil }
+            if entry.hash == hash {
+                let record = try Self.record(entry, bases)
+                if Self.equal(record.key, key) { return (slot, entry.ref, record) }
+                try Self.checkCollision(entry, record)
             }
+            slot = (slot + 1) & mask
         }
     }
 
@@ -237,7 +246,7 @@ struct KeyDirectory {
     )? {
         // A damaged entry in the way (see `set`) leaves the key as it is; lookups that reach it
         // throw.
-        guard let (slot, ref, old) = try? probe(key, bases) else { return nil }
+        guard let (slot, ref, old) = try? Self.probe(entries, key, bases) else { return nil }
         // A copy keeps every entry in its slot.
         makeUnique()
         let mask = table.count - 1
@@ -283,38 +292,43 @@ struct KeyDirectory {
     static let slotLookahead = 16
     static let recordLookahead = 8
 
-    /// Starts loading the line of the table where a probe for `hash` begins, without waiting
-    /// for it: a batch of lookups or writes (reads of many keys, publishing, compaction's
-    /// re-pointing) that prefetches a few keys ahead then waits for many table misses at once
-    /// instead of one after another.
+    /// Starts loading the line of the table (whose entries are `entries`) where a probe for
+    /// `hash` begins, without waiting for it: a batch of lookups or writes (reads of many keys,
+    /// publishing, compaction's re-pointing) that prefetches a few keys ahead then waits for
+    /// many table misses at once instead of one after another. Static, as ``probe(_:_:_:)``.
     @inline(__always)
-    func prefetchSlot(_ hash: UInt32) {
-        table.prefetch(slot: Int(hash) & (table.count - 1))
+    static func prefetchSlot(_ entries: UnsafeBufferPointer<Entry>, _ hash: UInt32) {
+        logbook_prefetch(entries.baseAddress.unsafelyUnwrapped + (Int(hash) & (entries.count - 1)))
     }
 
-    /// Starts loading the record of the first entry of hash `hash` on that hash's probe run, if
-    /// any: the record a lookup or write of the key compares keys in. Reads the table, so it
-    /// is best called a little after ``prefetchSlot(_:)`` for the same hash.
+    /// Starts loading the record of the first entry of hash `hash` on that hash's probe run in
+    /// `entries`, if any: the record a lookup or write of the key compares keys in. Reads the
+    /// table, so it is best called a little after ``prefetchSlot(_:_:)`` for the same hash.
     @inline(__always)
-    func prefetchRecord(_ hash: UInt32, _ bases: SegmentBases) {
-        table.withBuffer { table in
-            let mask = table.count - 1
-            var slot = Int(hash) & mask
-            while !table[slot].isEmpty {
-                if table[slot].hash == hash {
-                    _ = Self.prefetch(table[slot], bases)
-                    return
-                }
-                slot = (slot + 1) & mask
+    static func prefetchRecord(
+        _ entries: UnsafeBufferPointer<Entry>, _ hash: UInt32, _ bases: SegmentBases
+    ) {
+        let mask = entries.count - 1
+        var slot = Int(hash) & mask
+        while !entries[slot].isEmpty {
+            if entries[slot].hash == hash {
+                _ = prefetch(entries[slot], bases)
+                return
             }
+            slot = (slot + 1) & mask
         }
     }
 
     private mutating func grow() { rehash(table.count * 2) }
 
+    private mutating func replaceTable(_ new: EntryTable) {
+        table = new
+        entries = new.borrowedEntries
+    }
+
     private mutating func rehash(_ capacity: Int) {
         let old = table
-        table = EntryTable(capacity: capacity)
+        replaceTable(EntryTable(capacity: capacity))
         let mask = table.count - 1
         for i in 0..<old.count where !old[i].isEmpty {
             let entry = old[i]
@@ -329,7 +343,7 @@ struct KeyDirectory {
     /// (``EntryTable/shouldMoveToOwnMemory()``).
     private mutating func makeUnique() {
         if !isKnownUniquelyReferenced(&table) || table.shouldMoveToOwnMemory() {
-            table = table.copy()
+            replaceTable(table.copy())
         }
         table.noteWritten()
     }

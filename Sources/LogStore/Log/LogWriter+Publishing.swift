@@ -42,15 +42,19 @@ extension LogWriter {
             var slots = Lookahead(records, written.globalIDs)
             var olds = Lookahead(records, written.globalIDs)
             for _ in 0..<KeyDirectory.slotLookahead {
-                slots.next { state.directories[$0].prefetchSlot($1) }
+                slots.next { KeyDirectory.prefetchSlot(state.directories[$0].entries, $1) }
             }
             for _ in 0..<KeyDirectory.recordLookahead {
-                olds.next { state.directories[$0].prefetchRecord($1, state.bases) }
+                olds.next {
+                    KeyDirectory.prefetchRecord(state.directories[$0].entries, $1, state.bases)
+                }
             }
             var offset = 0
             while offset < records.count {
-                slots.next { state.directories[$0].prefetchSlot($1) }
-                olds.next { state.directories[$0].prefetchRecord($1, state.bases) }
+                slots.next { KeyDirectory.prefetchSlot(state.directories[$0].entries, $1) }
+                olds.next {
+                    KeyDirectory.prefetchRecord(state.directories[$0].entries, $1, state.bases)
+                }
                 let record = StoredRecord(at: records.baseAddress! + offset)
                 offset += record.encodedSize
                 let keyspace = written.globalIDs[record.keyspace]
