@@ -28,6 +28,7 @@ enum EngineWorkloads {
             workload("overwrite", "N random puts over a loaded store", overwrite),
             workload("readrandom", "N random gets on a reopened store, 3 passes", readrandom),
             MemoryLatency.workload,
+            ReadFloor.workload,
             workload("readseq", "iterate every record of a reopened store, 3 passes", readseq),
             workload(
                 "deleterandom", "N random deletes (with repeats) on a loaded store", deleterandom),
