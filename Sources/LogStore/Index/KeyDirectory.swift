@@ -31,8 +31,8 @@ struct KeyDirectory {
         static let maxExtraLines = 15
 
         init(hash: UInt32, ref: RecordRef, recordSize: Int) {
-            // Invariant: handles are dense from 0 and a store never makes 2^28 segments in one
-            // session (`Self.empty` uses the top value).
+            // Invariant: `Segment.init` refuses a handle at or past `segmentMask` (the top value
+            // marks `Self.empty`), and refs come from segments' handles.
             precondition(ref.segment < Self.segmentMask, "segment handle out of range")
             self.hash = hash
             self.offset = ref.offset

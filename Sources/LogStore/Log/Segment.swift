@@ -32,6 +32,14 @@ final class Segment: @unchecked Sendable {
         directory: String, order: UInt64, handle: UInt32, fileSystem: any FileSystem, growing: Bool,
         create: Bool = false
     ) throws {
+        // The index names a segment in 28 bits (`KeyDirectory.Entry`), and handles are never
+        // reused within a session: past the last one, refuse instead of trapping in the index.
+        guard handle < KeyDirectory.Entry.segmentMask else {
+            throw LogStoreError.invalidArgument(
+                "this session of the store has used all \(KeyDirectory.Entry.segmentMask) segment "
+                    + "handles its index can name: close and reopen the store, or use larger "
+                    + "segments (LogStoreOptions.segmentSize)")
+        }
         self.order = order
         self.handle = handle
         self.path = directory + "/" + Self.fileName(order: order)
