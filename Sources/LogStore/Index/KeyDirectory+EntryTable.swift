@@ -114,7 +114,7 @@ extension KeyDirectory {
         func withBuffer<R, E: Error>(
             _ body: (UnsafeBufferPointer<Entry>) throws(E) -> R
         ) throws(E) -> R {
-            try body(UnsafeBufferPointer(start: entries, count: count))
+            try body(borrowedEntries)
         }
 
         /// A copy in memory of its own. Copying a mapping that nothing wrote reads all of it;
