@@ -200,6 +200,16 @@ struct PostgreSQLQueryTests {
         }
         #expect(ContinuousClock.now - start < .seconds(60))
         #expect(try c.query("SELECT 8").rows.first?.decode(0, as: Int.self) == 8)
+        // A handler's error that looks like a lost connection (another connection's) is the
+        // handler's: this connection stays open.
+        let elsewhere = LogbookError.postgreSQL(.connectionClosed(reason: "another connection"))
+        #expect(throws: elsewhere) { try c.query("SELECT 1") { _ in throw elsewhere } }
+        #expect(throws: elsewhere) {
+            try c.copyOut("COPY (SELECT 1) TO STDOUT") { _ in throw elsewhere }
+        }
+        try c.simpleQuery("CREATE TEMP TABLE sink (v int)")
+        #expect(throws: elsewhere) { try c.copyIn("COPY sink FROM STDIN") { _ in throw elsewhere } }
+        #expect(!c.isClosed)
         // Calling back into the connection from a row handler is refused, not a deadlock.
         let error = postgreSQLError {
             try c.query("SELECT 1") { _ in _ = try c.query("SELECT 2") }
@@ -290,6 +300,7 @@ struct PostgreSQLQueryTests {
 
     @Test func copyInAndOut() throws {
         struct SourceFailed: Error {}
+        struct Stop: Error {}
         let c = try Server.connect()
         defer { c.close() }
         try c.simpleQuery("CREATE TEMP TABLE cp (id int, name text)")
@@ -302,12 +313,18 @@ struct PostgreSQLQueryTests {
             output += $0
         }
         #expect(out == 3)
+        #expect(throws: Stop.self) {
+            try c.copyOut("COPY (SELECT g FROM generate_series(1, 50000000) g) TO STDOUT") { _ in
+                throw Stop()
+            }
+        }
         #expect(String(decoding: output, as: UTF8.self) == "1\tname 1\n2\tname 2\n3\tname 3\n")
         // A source that fails abandons the COPY; bad data is the server's error; both leave the
         // connection ready.
         #expect(throws: SourceFailed.self) {
             try c.copyIn("COPY cp FROM STDIN") { write in
-                try write(Array("100000\tlost\n".utf8))
+                // More than one send's worth, so some of it reached the server.
+                for i in 100_000..<200_000 { try write(Array("\(i)\tlost\n".utf8)) }
                 throw SourceFailed()
             }
         }

@@ -15,7 +15,7 @@ package struct PostgreSQLCancelHandle: Sendable, CustomStringConvertible {
     /// - Throws: ``PostgreSQLError/connectionFailed(endpoint:reason:)`` or
     ///   ``PostgreSQLError/timedOut(operation:seconds:)`` if the server cannot be reached.
     package func cancel() throws {
-        let deadline = Deadline.after(configuration.connectTimeout ?? .seconds(30))
+        let deadline = WireDeadline.after(configuration.connectTimeout ?? .seconds(30))
         let socket = try PostgreSQLSocket.open(to: configuration, deadline: deadline)
         defer { socket.close() }
         var ignored: [UInt8] = []

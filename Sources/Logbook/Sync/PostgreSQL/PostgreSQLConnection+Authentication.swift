@@ -3,7 +3,7 @@ extension PostgreSQLConnection {
 
     /// The login: answers each Authentication request until AuthenticationOk, with a method
     /// ``PostgreSQLConfiguration/allowedAuthentication`` accepts.
-    func authenticate(deadline: Deadline?) throws {
+    func authenticate(deadline: WireDeadline?) throws {
         var scram: SCRAMClient?
         var scramFinished = false
         var method = AuthenticationMethod.none

@@ -20,8 +20,9 @@ extension PostgreSQLConnection {
                     .invalidRequest(reason: "copyIn takes a COPY … FROM STDIN"))
             }
             var messages = FrontendMessages()
-            let deadline = { Deadline.after(self.configuration.responseTimeout) }
+            let deadline = { WireDeadline.after(self.configuration.responseTimeout) }
             var failure: (any Error)?
+            var streamFailure: (any Error)?
             do {
                 try produce { chunk in
                     // Chunks bounded by the message limit, sent once 256 KiB are waiting.
@@ -29,16 +30,20 @@ extension PostgreSQLConnection {
                     while !rest.isEmpty {
                         try messages.copyData(rest.prefix(FrontendMessages.maximumMessageBytes - 4))
                         rest = rest.dropFirst(FrontendMessages.maximumMessageBytes - 4)
-                        if messages.bytes.count >= 256 << 10 {
+                        guard messages.bytes.count >= 256 << 10 else { continue }
+                        do {
                             try stream.send(messages, deadline: deadline())
-                            messages.removeAll()
+                        } catch {
+                            streamFailure = error
+                            throw error
                         }
+                        messages.removeAll()
                     }
                 }
                 messages.copyDone()
-            } catch let error as LogbookError where Self.isConnectionFailure(error) {
-                throw error
             } catch {
+                // The connection failed under the source, or the source itself did.
+                if let streamFailure { throw streamFailure }
                 failure = error
                 messages.removeAll()
                 try messages.copyFail("the client's data source failed")
@@ -54,14 +59,14 @@ extension PostgreSQLConnection {
             } catch LogbookError.postgreSQL(.server) where failure != nil {
                 // The server's report of the CopyFail; the source's error says more.
             }
-            if let failure { throw failure }
+            if let failure { throw CallerFailure(error: failure) }
             return copied
         }
     }
 
     /// Runs `sql`, a `COPY … TO STDOUT`, handing each chunk of its output to `consume` (the
-    /// server sends a row a chunk). Returns the rows copied. If `consume` throws, the rest of
-    /// the output is read and dropped, and its error rethrown.
+    /// server sends a row a chunk). Returns the rows copied. If `consume` throws, the COPY is
+    /// cancelled, what the server already sent is read and dropped, and the error rethrown.
     ///
     /// - Throws: ``PostgreSQLError/invalidRequest(reason:)`` if `sql` is not a
     ///   `COPY TO STDOUT`; ``PostgreSQLError/server(_:)``; the errors of a lost connection.
@@ -80,20 +85,27 @@ extension PostgreSQLConnection {
                 switch message.type {
                 case UInt8(ascii: "d"):
                     guard failure == nil else { continue }
-                    do { try consume(message.rest()) } catch { failure = error }
+                    do {
+                        try consume(message.rest())
+                    } catch {
+                        failure = error
+                        try? cancelHandle.cancel()  // No need to produce the rest.
+                    }
                 case UInt8(ascii: "c"):
                     break
                 default:
                     // CommandComplete, or an error: the reader takes it from here.
                     var copied = 0
-                    try ResponseReader(self, extended: false).read(
-                        first: message,
-                        { event in
+                    do {
+                        try ResponseReader(self, extended: false).read(first: message) { event in
                             if case .complete(_, let tag) = event {
                                 copied = PostgreSQLResult.affectedRows(tag) ?? 0
                             }
-                        })
-                    if let failure { throw failure }
+                        }
+                    } catch LogbookError.postgreSQL(.server) where failure != nil {
+                        // The cancel's report; the consumer's error says more.
+                    }
+                    if let failure { throw CallerFailure(error: failure) }
                     return copied
                 }
             }
@@ -108,13 +120,5 @@ extension PostgreSQLConnection {
         if message.type == kind { return true }
         try ResponseReader(self, extended: false).read(first: message) { _ in }
         return false
-    }
-
-    private static func isConnectionFailure(_ error: LogbookError) -> Bool {
-        guard case .postgreSQL(let error) = error else { return false }
-        switch error {
-        case .connectionClosed, .timedOut, .protocolViolation: return true
-        default: return false
-        }
     }
 }

@@ -27,7 +27,7 @@ extension PostgreSQLConnection {
     package func nextNotification(timeout: Duration?) throws -> PostgreSQLNotification? {
         if let notification = dequeueNotification() { return notification }
         return try request {
-            let deadline = Deadline.after(timeout)
+            let deadline = WireDeadline.after(timeout)
             while true {
                 guard let message = try stream.next(until: deadline) else { return nil }
                 guard try handleAsynchronous(message) else {

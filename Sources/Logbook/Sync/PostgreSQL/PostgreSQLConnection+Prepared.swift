@@ -108,12 +108,12 @@ extension PostgreSQLConnection {
                 try bind(statement, parameters, format: .text, into: &messages)
                 if messages.bytes.count >= 256 << 10 {
                     try stream.send(
-                        messages, deadline: Deadline.after(configuration.responseTimeout))
+                        messages, deadline: WireDeadline.after(configuration.responseTimeout))
                     messages.removeAll()
                 }
             }
             messages.sync()
-            try stream.send(messages, deadline: Deadline.after(configuration.responseTimeout))
+            try stream.send(messages, deadline: WireDeadline.after(configuration.responseTimeout))
             var counts: [Int] = []
             counts.reserveCapacity(parameterSets.count)
             let columns = PostgreSQLRow.Columns(statement.columns)

@@ -15,7 +15,7 @@ extension PostgreSQLConnection {
         if configuration.sslMode.requiresTLS {
             throw LogbookError.postgreSQL(.tlsUnsupported(sslmode: configuration.sslMode.rawValue))
         }
-        let deadline = Deadline.after(configuration.connectTimeout)
+        let deadline = WireDeadline.after(configuration.connectTimeout)
         let socket = try PostgreSQLSocket.open(to: configuration, deadline: deadline)
         let connection = PostgreSQLConnection(
             configuration: configuration,
@@ -27,7 +27,7 @@ extension PostgreSQLConnection {
         return connection
     }
 
-    private func startUp(deadline: Deadline?) throws {
+    private func startUp(deadline: WireDeadline?) throws {
         var parameters = [
             ("user", configuration.user), ("database", configuration.database),
             ("client_encoding", "UTF8"), ("DateStyle", "ISO"),

@@ -64,7 +64,7 @@ package final class PostgreSQLConnection {
         var ignored: [UInt8] = []
         // Best effort and bounded: a dead peer must not hold up closing.
         try? stream.socket.send(
-            goodbye.bytes, deadline: Deadline.after(.seconds(1)), incoming: &ignored)
+            goodbye.bytes, deadline: WireDeadline.after(.seconds(1)), incoming: &ignored)
         shut("it was closed by the client")
     }
 
@@ -92,18 +92,34 @@ package final class PostgreSQLConnection {
         defer { isBusy = false }
         do {
             return try body()
-        } catch LogbookError.postgreSQL(let error) where Self.closesConnection(error) {
-            shut(error.description)
+        } catch let failure as CallerFailure {
+            throw failure.error
+        } catch LogbookError.postgreSQL(let error) {
+            if let reason = Self.closingReason(error) { shut(reason) }
             throw LogbookError.postgreSQL(error)
         }
     }
 
-    private static func closesConnection(_ error: PostgreSQLError) -> Bool {
+    /// An error a caller's closure threw (a row handler, a COPY source), carried through
+    /// ``request(_:)`` untouched: it says nothing about this connection, even when it is a
+    /// lost connection of another.
+    struct CallerFailure: Error {
+        let error: any Error
+    }
+
+    /// Why `error` leaves the connection closed, or `nil` if it does not.
+    private static func closingReason(_ error: PostgreSQLError) -> String? {
         switch error {
-        case .server(let error): return error.isFatal
-        case .connectionClosed, .connectionFailed, .timedOut, .protocolViolation: return true
-        case .authentication, .configuration, .tlsUnsupported, .invalidRequest, .valueDecoding:
-            return false
+        case .server(let error) where error.isFatal:
+            return "the server ended the session (\(error.sqlState): \(error.message))"
+        case .connectionClosed(let reason): return reason
+        case .connectionFailed(_, let reason): return "the connection failed (\(reason))"
+        case .timedOut(let operation, let seconds):
+            return "PostgreSQL did not answer \(operation) within \(seconds) s"
+        case .protocolViolation(let reason): return "the server broke the protocol (\(reason))"
+        case .server, .authentication, .configuration, .tlsUnsupported, .invalidRequest,
+            .valueDecoding:
+            return nil
         }
     }
 
@@ -111,17 +127,17 @@ package final class PostgreSQLConnection {
     func send(_ build: (inout FrontendMessages) throws -> Void) throws {
         var messages = FrontendMessages()
         try build(&messages)
-        try stream.send(messages, deadline: Deadline.after(configuration.responseTimeout))
+        try stream.send(messages, deadline: WireDeadline.after(configuration.responseTimeout))
     }
 
     /// The next message that answers a request. Notifications, notices and parameter changes
     /// are taken care of on the way; a fatal error is thrown, any other error returned (the
     /// request reads on to ReadyForQuery).
-    func receive(until deadline: Deadline? = nil) throws -> BackendMessage {
+    func receive(until deadline: WireDeadline? = nil) throws -> BackendMessage {
         while true {
-            let wait = deadline ?? Deadline.after(configuration.responseTimeout)
+            let wait = deadline ?? WireDeadline.after(configuration.responseTimeout)
             guard let message = try stream.next(until: wait) else {
-                throw (wait ?? Deadline(instant: .now, seconds: 0)).expired("a request")
+                throw (wait ?? WireDeadline(instant: .now, seconds: 0)).expired("a request")
             }
             guard try handleAsynchronous(message) == false else { continue }
             return message

@@ -17,7 +17,7 @@ final class MessageStream {
     }
 
     /// Sends `messages` (all of them, by `deadline`).
-    func send(_ messages: FrontendMessages, deadline: Deadline?) throws {
+    func send(_ messages: FrontendMessages, deadline: WireDeadline?) throws {
         try socket.send(messages.bytes, deadline: deadline, incoming: &incoming)
     }
 
@@ -26,7 +26,7 @@ final class MessageStream {
     ///
     /// - Throws: ``PostgreSQLError/connectionClosed(reason:)`` at the end of the stream,
     ///   ``PostgreSQLError/protocolViolation(reason:)`` for a length out of bounds.
-    func next(until deadline: Deadline?) throws -> BackendMessage? {
+    func next(until deadline: WireDeadline?) throws -> BackendMessage? {
         while true {
             if let message = try buffered() { return message }
             guard try socket.waitReadable(until: deadline) else { return nil }
@@ -40,26 +40,22 @@ final class MessageStream {
         }
     }
 
-    /// Whether a whole message is already buffered (so waiting for one would not block).
-    var hasBufferedMessage: Bool {
-        do {
-            guard let length = try pendingLength() else { return false }
-            return incoming.count - start >= 1 + length
-        } catch {
-            return true  // a bad length is news too: the next read reports it
-        }
-    }
-
     /// The length word of the message at `start` (which counts itself), if its header is in.
     private func pendingLength() throws -> Int? {
         guard incoming.count - start >= 5 else { return nil }
         let length = Int(BackendMessage.uint32(incoming, at: start + 1))
-        guard length >= 4, length - 4 <= maximumMessageBytes else {
-            let type = Character(Unicode.Scalar(incoming[start]))
+        let type = Character(Unicode.Scalar(incoming[start]))
+        guard length >= 4 else {
             throw LogbookError.postgreSQL(
                 .protocolViolation(
-                    reason: "a '\(type)' message of \(length) bytes is outside 4 to "
-                        + "\(maximumMessageBytes) (the configured maximum message size)"))
+                    reason: "a '\(type)' message claims \(length) bytes, less than its length word")
+            )
+        }
+        guard length - 4 <= maximumMessageBytes else {
+            throw LogbookError.postgreSQL(
+                .protocolViolation(
+                    reason: "a '\(type)' message of \(length - 4) bytes is over the configured "
+                        + "maximum of \(maximumMessageBytes) (maximumMessageBytes)"))
         }
         return length
     }

@@ -25,7 +25,7 @@ final class PostgreSQLSocket {
     ///
     /// - Throws: ``PostgreSQLError/connectionFailed(endpoint:reason:)``, or
     ///   ``PostgreSQLError/timedOut(operation:seconds:)``.
-    static func open(to configuration: PostgreSQLConfiguration, deadline: Deadline?) throws
+    static func open(to configuration: PostgreSQLConfiguration, deadline: WireDeadline?) throws
         -> PostgreSQLSocket
     {
         if configuration.isUnixSocket {
@@ -60,7 +60,7 @@ final class PostgreSQLSocket {
         throw failure(configuration.endpoint, lastError)
     }
 
-    private static func connectUnix(path: String, deadline: Deadline?) throws
+    private static func connectUnix(path: String, deadline: WireDeadline?) throws
         -> PostgreSQLSocket
     {
         var address = sockaddr_un()
@@ -86,7 +86,7 @@ final class PostgreSQLSocket {
 
     private static func open(
         family: Int32, address: UnsafePointer<sockaddr>?, length: socklen_t, endpoint: String,
-        deadline: Deadline?
+        deadline: WireDeadline?
     ) throws -> PostgreSQLSocket {
         #if canImport(Glibc)
             let fd = socket(family, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
@@ -108,9 +108,22 @@ final class PostgreSQLSocket {
             _ = setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, socklen_t(MemoryLayout<Int32>.size))
         }
         var result: Int32
-        repeat { result = connect(fd, address, length) } while result != 0 && errno == EINTR
+        while true {
+            result = connect(fd, address, length)
+            guard result != 0 else { break }
+            if errno == EINTR { continue }
+            // A Unix socket whose backlog is full: not in progress, to be tried again.
+            if errno == EAGAIN && family == AF_UNIX {
+                if let deadline, ContinuousClock.now >= deadline.instant {
+                    throw deadline.expired("the connection")
+                }
+                usleep(10_000)
+                continue
+            }
+            break
+        }
         if result != 0 {
-            guard errno == EINPROGRESS || errno == EAGAIN else {
+            guard errno == EINPROGRESS else {
                 throw failure(endpoint, errorText(errno))
             }
             guard try socket.events(Int16(POLLOUT), until: deadline) != 0 else {
@@ -130,7 +143,7 @@ final class PostgreSQLSocket {
     /// full because it waits for this client to read its answers), what it sends is read
     /// into `incoming`, so a long pipeline cannot deadlock.
     func send(
-        _ bytes: [UInt8], deadline: Deadline?, incoming: inout [UInt8]
+        _ bytes: [UInt8], deadline: WireDeadline?, incoming: inout [UInt8]
     ) throws {
         var offset = 0
         while offset < bytes.count {
@@ -186,13 +199,13 @@ final class PostgreSQLSocket {
     }
 
     /// Waits until the socket is readable (`true`) or `deadline` passes (`false`).
-    func waitReadable(until deadline: Deadline?) throws -> Bool {
+    func waitReadable(until deadline: WireDeadline?) throws -> Bool {
         try events(Int16(POLLIN), until: deadline) != 0
     }
 
     /// The events that occurred, 0 on timeout. Errors and hang-ups count as readable and
     /// writable, so the following call reports them.
-    private func events(_ events: Int16, until deadline: Deadline?) throws -> Int16 {
+    private func events(_ events: Int16, until deadline: WireDeadline?) throws -> Int16 {
         guard descriptor >= 0 else {
             throw LogbookError.postgreSQL(.connectionClosed(reason: "it was closed"))
         }
@@ -242,14 +255,14 @@ final class PostgreSQLSocket {
 }
 
 /// When a wait ends, and the configured time it stands for (which the error names).
-struct Deadline {
+struct WireDeadline {
     let instant: ContinuousClock.Instant
     let seconds: Double
 
     /// `duration` from now, or `nil` (no limit) for `nil`.
-    static func after(_ duration: Duration?) -> Deadline? {
+    static func after(_ duration: Duration?) -> WireDeadline? {
         duration.map {
-            Deadline(
+            WireDeadline(
                 instant: .now + $0,
                 seconds: Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18)
         }

@@ -93,7 +93,7 @@ final class ResponseReader {
                 throw connection.unexpected(message, "a query")
             }
         }
-        if let handlerError { throw handlerError }
+        if let handlerError { throw PostgreSQLConnection.CallerFailure(error: handlerError) }
         if copyRefused {
             throw LogbookError.postgreSQL(
                 .invalidRequest(reason: "COPY … STDIN/STDOUT goes through copyIn or copyOut"))
