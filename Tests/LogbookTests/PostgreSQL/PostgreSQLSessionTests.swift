@@ -182,6 +182,28 @@ struct PostgreSQLSessionTests {
         #expect(c.isClosed)
     }
 
+    /// A collected result is bounded too: past the limit the connection is closed rather than
+    /// read to its end; the same result streams row by row.
+    @Test func collectedResultOverTheLimitIsRefused() throws {
+        var configuration = Server.configuration()
+        configuration.maximumResultBytes = 100_000
+        let sql = "SELECT g FROM generate_series(1, 100000) g"
+        for collect in [
+            { (c: PostgreSQLConnection) in _ = try c.query(sql) },
+            { (c: PostgreSQLConnection) in _ = try c.simpleQuery(sql) },
+            { (c: PostgreSQLConnection) in _ = try c.query(c.prepare(sql)) },
+        ] {
+            let c = try PostgreSQLConnection.connect(configuration)
+            #expect(postgreSQLError({ try collect(c) }) == .resultTooLarge(limit: 100_000))
+            #expect(c.isClosed)
+        }
+        let c = try PostgreSQLConnection.connect(configuration)
+        defer { c.close() }
+        var rows = 0
+        try c.query(sql) { _ in rows += 1 }
+        #expect(rows == 100_000)
+    }
+
     /// A response timeout: the server does not answer in time, and the connection is closed
     /// rather than left in an unknown state.
     @Test func responseTimeoutClosesTheConnection() throws {

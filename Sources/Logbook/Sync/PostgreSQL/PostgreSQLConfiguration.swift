@@ -76,6 +76,12 @@ package struct PostgreSQLConfiguration: Sendable {
     /// The largest message the client reads from the server; a longer one closes the
     /// connection with ``PostgreSQLError/protocolViolation(reason:)``. A row must fit.
     package var maximumMessageBytes = 256 << 20
+    /// The most a result collected in memory (``PostgreSQLConnection/query(_:_:format:)``,
+    /// ``PostgreSQLConnection/simpleQuery(_:)``) may hold, counted as its rows' bytes plus 64
+    /// per row; past it the connection is closed with
+    /// ``PostgreSQLError/resultTooLarge(limit:)``. Calls that hand over one row at a time have
+    /// no such limit.
+    package var maximumResultBytes = 1 << 30
     /// How many notifications wait for ``PostgreSQLConnection/nextNotification(timeout:)``
     /// before the oldest are dropped (and counted in
     /// ``PostgreSQLConnection/droppedNotificationCount``).
@@ -142,6 +148,7 @@ extension PostgreSQLConfiguration: CustomStringConvertible, CustomReflectable {
                 "responseTimeout": responseTimeout as Any,
                 "allowedAuthentication": allowedAuthentication as Any,
                 "maximumMessageBytes": maximumMessageBytes,
+                "maximumResultBytes": maximumResultBytes,
                 "maximumPendingNotifications": maximumPendingNotifications,
             ], displayStyle: .struct)
     }

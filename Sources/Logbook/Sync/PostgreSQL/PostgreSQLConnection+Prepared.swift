@@ -56,7 +56,9 @@ extension PostgreSQLConnection {
         format: PostgreSQLFormat = .text
     ) throws -> PostgreSQLResult {
         var rows: [PostgreSQLRow] = []
-        let tag = try query(statement, parameters, format: format) { rows.append($0) }
+        let tag = try run(statement, parameters, format: format, collecting: true) {
+            rows.append($0)
+        }
         return PostgreSQLResult(
             columns: statement.columns.map { with($0) { $0.format = format } }, rows: rows,
             commandTag: tag)
@@ -69,6 +71,13 @@ extension PostgreSQLConnection {
         _ statement: PostgreSQLStatement, _ parameters: [PostgreSQLValue] = [],
         format: PostgreSQLFormat = .text, eachRow: (PostgreSQLRow) throws -> Void
     ) throws -> String {
+        try run(statement, parameters, format: format, collecting: false, eachRow: eachRow)
+    }
+
+    private func run(
+        _ statement: PostgreSQLStatement, _ parameters: [PostgreSQLValue],
+        format: PostgreSQLFormat, collecting: Bool, eachRow: (PostgreSQLRow) throws -> Void
+    ) throws -> String {
         try request {
             let columns = PostgreSQLRow.Columns(
                 statement.columns.map { with($0) { $0.format = format } })
@@ -77,7 +86,9 @@ extension PostgreSQLConnection {
                 $0.sync()
             }
             var tag = ""
-            try ResponseReader(self, extended: true, columns: columns).read { event in
+            let reader = ResponseReader(
+                self, extended: true, collecting: collecting, columns: columns)
+            try reader.read { event in
                 switch event {
                 case .row(let row): try eachRow(row)
                 case .complete(_, let commandTag): tag = commandTag

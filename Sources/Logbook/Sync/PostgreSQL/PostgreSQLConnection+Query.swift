@@ -14,7 +14,7 @@ extension PostgreSQLConnection {
             try send { try $0.query(sql) }
             var results: [PostgreSQLResult] = []
             var rows: [PostgreSQLRow] = []
-            try ResponseReader(self, extended: false).read { event in
+            try ResponseReader(self, extended: false, collecting: true).read { event in
                 switch event {
                 case .row(let row): rows.append(row)
                 case .complete(let columns, let tag):
@@ -42,7 +42,7 @@ extension PostgreSQLConnection {
         var rows: [PostgreSQLRow] = []
         var columns: [PostgreSQLColumn] = []
         let tag = try query(
-            sql, parameters, format: format, eachRow: { rows.append($0) },
+            sql, parameters, format: format, collecting: true, eachRow: { rows.append($0) },
             columns: { columns = $0 })
         return PostgreSQLResult(columns: columns, rows: rows, commandTag: tag)
     }
@@ -55,7 +55,8 @@ extension PostgreSQLConnection {
         _ sql: String, _ parameters: [PostgreSQLValue] = [], format: PostgreSQLFormat = .text,
         eachRow: (PostgreSQLRow) throws -> Void
     ) throws -> String {
-        try query(sql, parameters, format: format, eachRow: eachRow, columns: { _ in })
+        try query(
+            sql, parameters, format: format, collecting: false, eachRow: eachRow, columns: { _ in })
     }
 
     /// Runs one statement that returns no rows (or whose rows do not matter), and returns the
@@ -67,7 +68,7 @@ extension PostgreSQLConnection {
     }
 
     private func query(
-        _ sql: String, _ parameters: [PostgreSQLValue], format: PostgreSQLFormat,
+        _ sql: String, _ parameters: [PostgreSQLValue], format: PostgreSQLFormat, collecting: Bool,
         eachRow: (PostgreSQLRow) throws -> Void, columns: ([PostgreSQLColumn]) -> Void
     ) throws -> String {
         try request {
@@ -81,7 +82,7 @@ extension PostgreSQLConnection {
                 $0.sync()
             }
             var tag = ""
-            try ResponseReader(self, extended: true).read { event in
+            try ResponseReader(self, extended: true, collecting: collecting).read { event in
                 switch event {
                 case .row(let row): try eachRow(row)
                 case .complete(let described, let commandTag):

@@ -117,6 +117,7 @@ package final class PostgreSQLConnection {
         case .timedOut(let operation, let seconds):
             return "PostgreSQL did not answer \(operation) within \(seconds) s"
         case .protocolViolation(let reason): return "the server broke the protocol (\(reason))"
+        case .resultTooLarge(let limit): return "a result grew past \(limit) bytes"
         case .server, .authentication, .configuration, .tlsUnsupported, .invalidRequest,
             .valueDecoding:
             return nil

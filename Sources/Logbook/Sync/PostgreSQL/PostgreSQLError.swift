@@ -30,6 +30,9 @@ public enum PostgreSQLError: Error, Sendable, Equatable, CustomStringConvertible
     case invalidRequest(reason: String)
     /// A result value does not convert to the type asked for.
     case valueDecoding(column: String, type: String, reason: String)
+    /// A result collected in memory grew past the configured limit, in bytes; the connection
+    /// is closed. Read a result that large row by row.
+    case resultTooLarge(limit: Int)
 
     /// The SQLSTATE of a server error, if this is one.
     public var sqlState: String? {
@@ -65,6 +68,10 @@ public enum PostgreSQLError: Error, Sendable, Equatable, CustomStringConvertible
             return "cannot send this to PostgreSQL: \(reason)."
         case .valueDecoding(let column, let type, let reason):
             return "the PostgreSQL value of column \"\(column)\" (\(type)) \(reason)."
+        case .resultTooLarge(let limit):
+            return
+                "the PostgreSQL result is larger than the \(limit) bytes a collected result may "
+                + "hold, so the connection was closed; read it row by row instead."
         }
     }
 }

@@ -19,16 +19,23 @@ final class ResponseReader {
     private let connection: PostgreSQLConnection
     /// Whether the request used the extended protocol (whose Sync a COPY swallows).
     private let isExtended: Bool
+    /// The bytes the caller may collect, or `nil` if it takes one row at a time.
+    private let resultLimit: Int?
+    private var collectedBytes = 0
     /// The columns of the rows coming: described by the server, or known in advance.
     private(set) var columns: PostgreSQLRow.Columns?
     /// The parameter types of a described statement.
     private(set) var parameterTypes: [UInt32] = []
 
+    /// A reader for `connection`'s answer; `collecting` if the caller keeps every row (which
+    /// ``PostgreSQLConfiguration/maximumResultBytes`` then bounds).
     init(
-        _ connection: PostgreSQLConnection, extended: Bool, columns: PostgreSQLRow.Columns? = nil
+        _ connection: PostgreSQLConnection, extended: Bool, collecting: Bool = false,
+        columns: PostgreSQLRow.Columns? = nil
     ) {
         self.connection = connection
         isExtended = extended
+        resultLimit = collecting ? connection.configuration.maximumResultBytes : nil
         self.columns = columns
     }
 
@@ -59,6 +66,13 @@ final class ResponseReader {
                 }
                 let row = try message.row(columns)
                 guard handlerError == nil, serverError == nil else { continue }
+                if let resultLimit {
+                    collectedBytes += row.bytes.count + 64
+                    // Closes the connection: reading the rest to drop it could take forever.
+                    guard collectedBytes <= resultLimit else {
+                        throw LogbookError.postgreSQL(.resultTooLarge(limit: resultLimit))
+                    }
+                }
                 do {
                     try handle(.row(row))
                 } catch {
