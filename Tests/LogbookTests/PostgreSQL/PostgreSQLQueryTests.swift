@@ -282,6 +282,9 @@ struct PostgreSQLQueryTests {
         #expect(try row.decode(0, as: String.self) == "n10001")
         #expect(try row.decode(1, as: Double.self) == 0.25)
         #expect(try c.query("SELECT count(*) FROM p").rows.first?.decode(0, as: Int.self) == 10_001)
+        // A batch of a statement that returns rows: each run's rows counted, none kept.
+        let echo = try c.prepare("SELECT g FROM generate_series(1, $1::int4) g")
+        #expect(try c.executeBatch(echo, [[1], [2], [3]]) == [1, 2, 3])
         try c.deallocate(select)
         #expect(postgreSQLError({ try c.query(select, [1]) })?.sqlState == "26000")
         // A statement of another connection is refused before anything is sent.

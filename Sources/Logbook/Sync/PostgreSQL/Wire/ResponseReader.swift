@@ -24,6 +24,8 @@ final class ResponseReader {
     private var collectedBytes = 0
     /// The columns of the rows coming: described by the server, or known in advance.
     private(set) var columns: PostgreSQLRow.Columns?
+    /// The columns known in advance: those of every run of a prepared statement.
+    private let knownColumns: PostgreSQLRow.Columns?
     /// The parameter types of a described statement.
     private(set) var parameterTypes: [UInt32] = []
 
@@ -37,6 +39,7 @@ final class ResponseReader {
         isExtended = extended
         resultLimit = collecting ? connection.configuration.maximumResultBytes : nil
         self.columns = columns
+        knownColumns = columns
     }
 
     /// Reads to ReadyForQuery, handing rows and completions to `handle`; `first` is a message
@@ -84,7 +87,7 @@ final class ResponseReader {
                 let tag = message.type == UInt8(ascii: "C") ? try reader.string() : ""
                 guard handlerError == nil, serverError == nil else { continue }
                 do { try handle(.complete(columns, tag)) } catch { handlerError = error }
-                columns = nil
+                columns = knownColumns
             case UInt8(ascii: "s"):
                 continue  // PortalSuspended: not asked for (every Execute takes all rows)
             case UInt8(ascii: "E"):
