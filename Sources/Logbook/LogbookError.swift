@@ -55,6 +55,9 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
     case pastStateIsReadOnly(token: HistoryToken)
     /// The engine failed; the wrapped error says how.
     case store(LogStoreError)
+    /// Talking to PostgreSQL failed; the wrapped error says how (and carries the SQLSTATE of an
+    /// error the server reported).
+    case postgreSQL(PostgreSQLError)
 
     public var description: String {
         switch self {
@@ -116,6 +119,8 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
             return
                 "this context shows the store as of \(token), so it cannot save; make changes in a context of the container."
         case .store(let error):
+            return error.description
+        case .postgreSQL(let error):
             return error.description
         }
     }
