@@ -1,12 +1,13 @@
-/// YCSB core workloads A–F (Cooper et al., SoCC 2010) on both engines' key/value stores.
+/// YCSB core workloads A–F (Cooper et al., SoCC 2010) on every engine's key/value store.
 ///
 /// Per value size (1,000 bytes, the paper's 10 fields × 100 bytes, and 100 bytes) each engine
 /// loads records 0…N-1 once, then runs A, B, C, F, D, E in that order on the same store (YCSB's
-/// recommended sequence; D and E insert). Every operation is its own transaction (buffered),
-/// as independent client requests are. Keys are ordered (`insertorder=ordered`), an update
-/// rewrites the whole value, and E's scan is SQLite's range scan and LogStore's iteration in
+/// recommended sequence; D and E insert). Every operation is its own transaction or write
+/// (buffered), as independent client requests are. Keys are ordered (`insertorder=ordered`),
+/// an update rewrites the whole value, and E's scan is each peer's range scan (SQLite's `WHERE
+/// k >= ? ORDER BY k LIMIT ?`, a cursor or iterator of the others) and LogStore's iteration in
 /// key order (the store's keyspace is declared ordered for the whole run, so the load and every
-/// mix pay for keeping the order). Both engines get the same operations from the same seeds,
+/// mix pay for keeping the order). Every engine gets the same operations from the same seeds,
 /// and must read the same bytes.
 enum YCSBWorkloads {
     struct Mix {
@@ -39,25 +40,31 @@ enum YCSBWorkloads {
                 ) { context in
                     let records = context.sizes.keys
                     let operations = context.sizes.ycsbOperations
+                    let peers = context.peers
                     context.reporter.note(
                         "ycsb-\(valueSize)b: \(records) records of \(valueSize) bytes, \(operations) "
                             + "operations per workload (A B C F D E in order on one store), zipfian "
-                            + "(D: latest); one transaction per operation, buffered; LogStore's "
-                            + "keyspace is ordered and E's scans iterate it")
+                            + "(D: latest); one transaction per operation, buffered ("
+                            + Peers.settings([LogStoreEngine.self] + peers, durable: false)
+                            + "); LogStore's keyspace is ordered and E's scans iterate it")
+                    let mark = context.reporter.mark
                     let ours = try ScratchDirectory.with("ycsb") {
                         try run(OrderedLogStoreEngine.self, $0, context, valueSize: valueSize)
                     }
-                    let theirs = try ScratchDirectory.with("ycsb") {
-                        try run(SQLiteEngine.self, $0, context, valueSize: valueSize)
-                    }
-                    for (index, mix) in mixes.enumerated() {
+                    for peer in peers {
+                        let theirs = try ScratchDirectory.with("ycsb") {
+                            try run(peer, $0, context, valueSize: valueSize)
+                        }
+                        for (index, mix) in mixes.enumerated() {
+                            try context.agree(
+                                "ycsb-\(mix.name)/\(valueSize)b", "records read",
+                                logbook: ours[index], peer: peer.label, theirs[index])
+                        }
                         try context.agree(
-                            "ycsb-\(mix.name)/\(valueSize)b", "records read",
-                            logbook: ours[index], sqlite: theirs[index])
+                            "ycsb-\(valueSize)b", "records at the end", logbook: ours.last,
+                            peer: peer.label, theirs.last)
                     }
-                    try context.agree(
-                        "ycsb-\(valueSize)b", "records at the end", logbook: ours.last,
-                        sqlite: theirs.last)
+                    context.reporter.compareWithPeers(since: mark)
                 }
             }
     }
