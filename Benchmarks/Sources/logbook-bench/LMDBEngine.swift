@@ -187,18 +187,22 @@ final class LMDBEngine: ConcurrentPuts, @unchecked Sendable {
 
     func close() throws { shut() }
 
-    static let compaction = "mdb_env_copy2(MDB_CP_COMPACT) to a new file, which replaces the old"
+    static let compaction =
+        "mdb_env_copy2(MDB_CP_COMPACT) to a new file, synced, renamed over the old"
 
     /// LMDB's compaction: a compacting copy of the environment (free pages left out, the tree
-    /// rewritten in order), moved over the old file, and the environment opened again.
+    /// rewritten in order), synced, moved over the old file (the directory synced too, as the
+    /// other engines' compactions make their output durable), and the environment opened again.
     func compact() throws {
         let copy = path + "/compacted"
         try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
         try check(mdb_env_copy2(environment, copy, UInt32(MDB_CP_COMPACT)), "mdb_env_copy2")
         shut()
+        try syncFile(copy + "/data.mdb")
         guard rename(copy + "/data.mdb", path + "/data.mdb") == 0 else {
             throw BenchError.setup("rename of LMDB's compacted copy: errno \(errno)")
         }
+        try syncFile(path)
         try FileManager.default.removeItem(atPath: copy)
         try open()
     }
@@ -241,6 +245,14 @@ final class LMDBEngine: ConcurrentPuts, @unchecked Sendable {
                 engine: "LMDB", call: call, message: String(cString: mdb_strerror(code)))
         }
     }
+}
+
+/// `fsync` of the file or directory at `path`.
+private func syncFile(_ path: String) throws {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw BenchError.setup("open \(path): errno \(errno)") }
+    defer { close(descriptor) }
+    guard fsync(descriptor) == 0 else { throw BenchError.setup("fsync \(path): errno \(errno)") }
 }
 
 /// A failed call into a peer's C library, with the library's own message.

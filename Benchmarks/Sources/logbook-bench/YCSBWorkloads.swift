@@ -66,7 +66,7 @@ enum YCSBWorkloads {
                     }
                     context.reporter.compareWithPeers(since: mark)
                 }
-            }
+            } + [CommitFloor.workload]
     }
 
     /// Checks the generator port against YCSB itself: its FNV hash of 0 and 1 (from the Java
