@@ -120,7 +120,8 @@ class LogStoreEngine: KeyValueEngine {
     func scan(from first: Int, count: Int, _ body: (UnsafeRawBufferPointer) -> Void) throws {
         var key = BenchKey.make(first)
         if Self.ordered {
-            try store.forEach(in: Self.keyspace, from: key, limit: count) { _, value in body(value)
+            try store.forEach(in: Self.keyspace, from: key, limit: count) { _, value in
+                body(value)
             }
             return
         }
