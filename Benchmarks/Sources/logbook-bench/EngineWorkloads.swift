@@ -36,6 +36,7 @@ enum EngineWorkloads {
                 "deleterandom", "N random deletes (with repeats) on a loaded store", deleterandom),
             workload(
                 "reopen", "close, then open a loaded store and get one key (best of 3)", reopen),
+            ReopenFloor.workload,
         ]
     }
 
