@@ -6,7 +6,7 @@ import Foundation
 /// them back: a crashed process loses nothing, a crashed machine may). Durable: LMDB's default,
 /// which syncs the data and then the meta page on every commit. `MDB_NOTLS` lets the one read
 /// transaction (reset between reads, renewed for the next) live beside write transactions.
-final class LMDBEngine: ConcurrentPuts, @unchecked Sendable {
+final class LMDBEngine: ConcurrentPuts, KeyOrderWalk, @unchecked Sendable {
     static let label = "lmdb"
     /// The map: the most the store may grow to. Address space only; with `MDB_WRITEMAP` LMDB
     /// sizes the file to it, sparsely (``fileBytes(under:)`` counts the blocks written).
@@ -139,17 +139,15 @@ final class LMDBEngine: ConcurrentPuts, @unchecked Sendable {
         return cursor
     }
 
-    /// Steps the cursor from `start` (with `key`, for `MDB_SET_RANGE`) and then `MDB_NEXT`,
-    /// while `body` returns `true`.
-    private func walk(
-        from start: MDB_cursor_op, key: UnsafeRawBufferPointer?,
+    func walk(
+        from key: UnsafeRawBufferPointer?,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Bool
     ) throws {
         try reading {
             let cursor = try readCursor()
             var k = key.map(Self.val) ?? MDB_val()
             var v = MDB_val()
-            var code = mdb_cursor_get(cursor, &k, &v, start)
+            var code = mdb_cursor_get(cursor, &k, &v, key == nil ? MDB_FIRST : MDB_SET_RANGE)
             while code == 0 {
                 let more = body(
                     UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size),
@@ -161,24 +159,7 @@ final class LMDBEngine: ConcurrentPuts, @unchecked Sendable {
         }
     }
 
-    func forEachRecord(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) throws {
-        try walk(from: MDB_FIRST, key: nil) { key, value in
-            body(key, value)
-            return true
-        }
-    }
-
-    func scan(from first: Int, count: Int, _ body: (UnsafeRawBufferPointer) -> Void) throws {
-        var left = count
-        try BenchKey.make(first).withUnsafeBytes { key in
-            try walk(from: MDB_SET_RANGE, key: key) { _, value in
-                body(value)
-                left -= 1
-                return left > 0
-            }
-        }
-    }
-
+    /// LMDB keeps the count of the last committed transaction.
     func count() throws -> Int {
         var stat = MDB_stat()
         try check(mdb_env_stat(environment, &stat), "mdb_env_stat")

@@ -6,7 +6,7 @@ import Foundation
 /// else LevelDB's defaults (snappy compression, 4 MiB write buffer). A batch is one
 /// `WriteBatch`; buffered commits are written to the log without a sync (a crashed process loses
 /// nothing, a crashed machine may), durable ones with `sync = true`.
-final class LevelDBEngine: ConcurrentPuts, @unchecked Sendable {
+final class LevelDBEngine: ConcurrentPuts, KeyOrderWalk, @unchecked Sendable {
     static let label = "leveldb"
     static let bloomBitsPerKey: Int32 = 10
 
@@ -88,8 +88,7 @@ final class LevelDBEngine: ConcurrentPuts, @unchecked Sendable {
         leveldb_free(value)
     }
 
-    /// Steps an iterator from the first key (or `key`) while `body` returns `true`.
-    private func walk(
+    func walk(
         from key: UnsafeRawBufferPointer?,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Bool
     ) throws {
@@ -115,34 +114,6 @@ final class LevelDBEngine: ConcurrentPuts, @unchecked Sendable {
         var error: UnsafeMutablePointer<CChar>?
         leveldb_iter_get_error(iterator, &error)
         try check(error, "leveldb_iter")
-    }
-
-    func forEachRecord(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) throws {
-        try walk(from: nil) { key, value in
-            body(key, value)
-            return true
-        }
-    }
-
-    func scan(from first: Int, count: Int, _ body: (UnsafeRawBufferPointer) -> Void) throws {
-        var left = count
-        try BenchKey.make(first).withUnsafeBytes { key in
-            try walk(from: key) { _, value in
-                body(value)
-                left -= 1
-                return left > 0
-            }
-        }
-    }
-
-    /// LevelDB keeps no count: every key is visited.
-    func count() throws -> Int {
-        var records = 0
-        try walk(from: nil) { _, _ in
-            records += 1
-            return true
-        }
-        return records
     }
 
     func close() {

@@ -7,7 +7,7 @@ import Foundation
 /// `WriteBatch`; buffered commits are written to the WAL without a sync (a crashed process loses
 /// nothing, a crashed machine may), durable ones with `sync = true`. Point reads pin the value
 /// in place (`rocksdb_get_pinned`) rather than copy it.
-final class RocksDBEngine: ConcurrentPuts, @unchecked Sendable {
+final class RocksDBEngine: ConcurrentPuts, KeyOrderWalk, @unchecked Sendable {
     static let label = "rocksdb"
     static let bloomBitsPerKey = 10.0
 
@@ -92,8 +92,7 @@ final class RocksDBEngine: ConcurrentPuts, @unchecked Sendable {
         body(UnsafeRawBufferPointer(start: value, count: length))
     }
 
-    /// Steps an iterator from the first key (or `key`) while `body` returns `true`.
-    private func walk(
+    func walk(
         from key: UnsafeRawBufferPointer?,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Bool
     ) throws {
@@ -119,34 +118,6 @@ final class RocksDBEngine: ConcurrentPuts, @unchecked Sendable {
         var error: UnsafeMutablePointer<CChar>?
         rocksdb_iter_get_error(iterator, &error)
         try check(error, "rocksdb_iter")
-    }
-
-    func forEachRecord(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) throws {
-        try walk(from: nil) { key, value in
-            body(key, value)
-            return true
-        }
-    }
-
-    func scan(from first: Int, count: Int, _ body: (UnsafeRawBufferPointer) -> Void) throws {
-        var left = count
-        try BenchKey.make(first).withUnsafeBytes { key in
-            try walk(from: key) { _, value in
-                body(value)
-                left -= 1
-                return left > 0
-            }
-        }
-    }
-
-    /// RocksDB keeps only an estimate of its keys: every key is visited.
-    func count() throws -> Int {
-        var records = 0
-        try walk(from: nil) { _, _ in
-            records += 1
-            return true
-        }
-        return records
     }
 
     func close() {
