@@ -1,6 +1,8 @@
 // swift-tools-version: 6.0
-// The benchmark suite: Logbook and SQLite on identical workloads (issue 6). A package of its own
-// so the root package stays free of outside dependencies. Run from the repository root:
+// The benchmark suite: Logbook against SQLite, LMDB, LevelDB and RocksDB on identical workloads
+// (issues 6 and 36). A package of its own so the root package stays free of outside dependencies;
+// the peers are Debian's system libraries (`.ci/bench-packages` installs them). Run from the
+// repository root:
 //   swift run -c release --package-path Benchmarks logbook-bench [workloads] [--num N] [--quick]
 import PackageDescription
 
@@ -14,11 +16,17 @@ let package = Package(
         .package(name: "Logbook", path: "..")
     ],
     targets: [
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
+        // Debian's LevelDB ships no pkg-config file: the module map links it by name.
+        .systemLibrary(name: "CLevelDB", providers: [.apt(["libleveldb-dev"])]),
+        .systemLibrary(
+            name: "CRocksDB", pkgConfig: "rocksdb", providers: [.apt(["librocksdb-dev"])]),
         .executableTarget(
             name: "logbook-bench",
             dependencies: [
-                "CSQLite",
+                "CSQLite", "CLMDB", "CLevelDB", "CRocksDB",
                 .product(name: "LogStore", package: "Logbook"),
                 .product(name: "Logbook", package: "Logbook"),
             ]

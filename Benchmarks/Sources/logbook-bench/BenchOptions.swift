@@ -10,13 +10,18 @@ struct BenchOptions {
     var list = false
     /// Times each selected workload runs; the report keeps the fastest of each.
     var repetitions = 1
+    /// The peers of the engine and YCSB groups (labels of ``Peers``); all of them by default.
+    var engines = Peers.labels
     /// Set by the hidden child subcommand (`__child …`), which the suite runs in a fresh process.
     var child: [String]?
 
     static let usage = """
         usage: logbook-bench [workload|group ...] [--num N] [--json FILE] [--markdown FILE]
-                             [--repeat R] [--quick] [--list]
+                             [--repeat R] [--engines LIST] [--quick] [--list]
           workload|group  what to run (default: everything); --list shows the names
+          --engines LIST  the peers of the engine and YCSB groups, comma-separated from
+                          sqlite,lmdb,leveldb,rocksdb (default: all; none: Logbook alone);
+                          the other groups always compare with SQLite
           --num N         keys / records / Employees per workload (default 1,000,000)
           --json FILE     also write every figure as JSON to FILE
           --markdown FILE also write a Markdown table of the figures to FILE (RESULTS.md)
@@ -52,6 +57,11 @@ struct BenchOptions {
                     throw BenchError.usage("--repeat needs a positive number")
                 }
                 repetitions = value
+            case "--engines":
+                guard let list = rest.popFirst() else {
+                    throw BenchError.usage("--engines needs a list of engines")
+                }
+                engines = try Peers.parse(list)
             case "--quick": quick = true
             case "--list": list = true
             case "-h", "--help": throw BenchError.usage("")

@@ -1,8 +1,9 @@
 import Foundation
 
-/// The engine group (issue 6): LogStore against a SQLite key/value table on db_bench's
-/// workloads. 12-byte keys, 40-byte values; bulk writes in batches of `sizes.batch` records
-/// (one LogStore commit, one SQLite transaction each), buffered unless the name says sync.
+/// The engine group (issues 6 and 36): LogStore against a SQLite key/value table, LMDB, LevelDB
+/// and RocksDB on db_bench's workloads. 12-byte keys, 40-byte values; bulk writes in batches of
+/// `sizes.batch` records (one LogStore commit, one transaction or write batch of each peer),
+/// buffered unless the name says sync.
 
 /// The value bytes of every workload (a global `let`: built once, on first use, thread-safe).
 let valuePool = ValuePool()
@@ -12,6 +13,7 @@ struct EngineOutcome: Equatable {
     var checksum: Checksum
     var count: Int
     /// Bytes of the store's files after the run (after close, SQLite's WAL checkpointed).
+    /// Engines compare equal on what they read, whatever their files.
     var fileBytes: Int64 = 0
 
     static func == (a: EngineOutcome, b: EngineOutcome) -> Bool {
@@ -34,40 +36,46 @@ enum EngineWorkloads {
                 "deleterandom", "N random deletes (with repeats) on a loaded store", deleterandom),
             workload(
                 "reopen", "close, then open a loaded store and get one key (best of 3)", reopen),
+            ReopenFloor.workload,
         ]
     }
 
     /// `LOGBOOK_BENCH_LOGSTORE_ONLY=1` runs the engine group's workloads (and `compact`) on
-    /// LogStore alone: for runs at sizes where SQLite's side would take most of the time (10M
-    /// keys); nothing is compared then.
+    /// LogStore alone (as `--engines none`): for runs at sizes where SQLite's side would take
+    /// most of the time (10M keys); nothing is compared then.
     static let logStoreOnly =
         ProcessInfo.processInfo.environment["LOGBOOK_BENCH_LOGSTORE_ONLY"] == "1"
 
-    /// Wraps a generic workload: runs it on LogStore, then SQLite, and compares what each read.
+    /// Wraps a generic workload: runs it on LogStore, then on each peer, checks that every
+    /// peer read what LogStore read, and compares Logbook with the best peer on each row.
     private static func workload(
         _ name: String, _ summary: String,
         _ body: @escaping (any KeyValueEngine.Type, String, BenchContext) throws -> EngineOutcome
     ) -> Workload {
         Workload(name: name, group: "engine", summary: summary) { context in
+            let peers = context.peers
             context.reporter.note(
                 "\(name): \(summary); N=\(context.sizes.keys), \(BenchKey.size)-byte keys, "
                     + "\(context.sizes.valueSize)-byte values; buffered ("
-                    + LogStoreEngine.durabilitySummary(durable: false) + "; "
-                    + SQLiteEngine.durabilitySummary(durable: false) + ")")
+                    + Peers.settings([LogStoreEngine.self] + peers, durable: false) + ")")
+            let mark = context.reporter.mark
             let ours = try ScratchDirectory.with(name) {
                 try body(LogStoreEngine.self, $0, context)
             }
-            guard !logStoreOnly else { return }
-            let theirs = try ScratchDirectory.with(name) {
-                try body(SQLiteEngine.self, $0, context)
+            var sizes = [(LogStoreEngine.label, Optional(ours.fileBytes))]
+            for peer in peers {
+                let theirs = try ScratchDirectory.with(name) { try body(peer, $0, context) }
+                try context.agree(
+                    name, "records read", logbook: ours.checksum, peer: peer.label,
+                    theirs.checksum)
+                try context.agree(
+                    name, "records left", logbook: ours.count, peer: peer.label, theirs.count)
+                sizes.append((peer.label, theirs.fileBytes))
             }
-            try context.agree(name, "records read", logbook: ours.checksum, sqlite: theirs.checksum)
-            try context.agree(name, "records left", logbook: ours.count, sqlite: theirs.count)
-            if name.hasPrefix("fillseq") {
-                context.reporter.size(
-                    "\(name)-size", logbook: ours.fileBytes, sqlite: theirs.fileBytes,
-                    ours: LogStoreEngine.label)
+            if name.hasPrefix("fillseq"), !peers.isEmpty {
+                context.reporter.sizes("\(name)-size", sizes)
             }
+            context.reporter.compareWithPeers(since: mark)
         }
     }
 
@@ -333,6 +341,7 @@ enum EngineWorkloads {
         let count = try engine.count()
         try engine.close()
         return EngineOutcome(
-            checksum: checksum, count: count, fileBytes: ScratchDirectory.bytes(under: directory))
+            checksum: checksum, count: count,
+            fileBytes: type(of: engine).fileBytes(under: directory))
     }
 }

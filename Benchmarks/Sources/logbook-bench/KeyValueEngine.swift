@@ -7,16 +7,23 @@ import Synchronization
 let benchSegmentSize = Atomic<Int>(0)
 
 /// The engine workloads' view of a store: batches of puts and deletes, point reads, a full scan.
-/// Both engines implement it, so every workload is written once and runs the same operations
-/// in the same order on each. Not thread-safe.
+/// Every engine implements it (LogStore, SQLite and the peers of ``Peers``), so every workload
+/// is written once and runs the same operations in the same order on each. Not thread-safe.
 protocol KeyValueEngine: AnyObject {
-    /// The name in the output: `logstore` or `sqlite`.
+    /// The name in the output: `logstore`, `sqlite`, `lmdb`, `leveldb` or `rocksdb`.
     static var label: String { get }
-    /// What durability means for this engine, for the output.
+    /// What durability means for this engine, and its settings, for the output.
     static func durabilitySummary(durable: Bool) -> String
+    /// What ``compact()`` does, for the output.
+    static var compaction: String { get }
+    /// Bytes of the store's files in `directory`, after ``close()``.
+    static func fileBytes(under directory: String) -> Int64
 
-    /// Opens (or creates) the store in `directory`. `durable` makes every commit wait for stable
-    /// storage (LogStore `.sync`, SQLite `synchronous=FULL`), else commits are buffered.
+    /// Opens (or creates) the store in `directory`, in files or a directory named after the
+    /// engine, so engines can share one. `durable` makes every commit wait for stable storage
+    /// (LogStore `.sync`, SQLite `synchronous=FULL`, LMDB's default sync, LevelDB and RocksDB
+    /// `sync = true`); otherwise commits reach the OS (a crashed process loses none of them)
+    /// without waiting for the disk.
     init(directory: String, durable: Bool) throws
 
     func beginBatch() throws
@@ -36,6 +43,21 @@ protocol KeyValueEngine: AnyObject {
     func scan(from first: Int, count: Int, _ body: (UnsafeRawBufferPointer) -> Void) throws
     func count() throws -> Int
     func close() throws
+    /// The engine's own compaction of its files (``compaction`` says what it runs).
+    func compact() throws
+}
+
+extension KeyValueEngine {
+    static func fileBytes(under directory: String) -> Int64 {
+        ScratchDirectory.bytes(under: directory)
+    }
+}
+
+/// An engine whose store many threads may commit to at once (`fillsync-threads`).
+protocol ConcurrentPuts: KeyValueEngine, Sendable {
+    /// One put committed on its own, with the durability the engine was opened with; safe to
+    /// call from any thread.
+    func putConcurrently(_ key: [UInt8], _ value: [UInt8]) throws
 }
 
 /// LogStore, keyspace `kv`.
@@ -98,7 +120,9 @@ class LogStoreEngine: KeyValueEngine {
     func scan(from first: Int, count: Int, _ body: (UnsafeRawBufferPointer) -> Void) throws {
         var key = BenchKey.make(first)
         if Self.ordered {
-            try store.forEach(in: Self.keyspace, from: key, limit: count) { _, value in body(value) }
+            try store.forEach(in: Self.keyspace, from: key, limit: count) { _, value in
+                body(value)
+            }
             return
         }
         for id in first..<first + count {
@@ -109,6 +133,9 @@ class LogStoreEngine: KeyValueEngine {
 
     func count() throws -> Int { try store.count(in: Self.keyspace) }
     func close() throws { try store.close() }
+
+    static let compaction = "LogStore.compact()"
+    func compact() throws { try store.compact() }
 }
 
 /// LogStore with `kv` declared ordered: YCSB's store, whose E scans iterate in key order.
@@ -201,8 +228,10 @@ final class SQLiteEngine: KeyValueEngine {
         database = nil
     }
 
+    static let compaction = "VACUUM, SQLite's analogue of compaction"
+
     /// Rewrites the database file (VACUUM): SQLite's analogue of compaction.
-    func vacuum() throws {
+    func compact() throws {
         try database?.execute("VACUUM")
         try database?.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }

@@ -101,7 +101,8 @@ enum Machine {
             String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
         }
         let sizes = BenchSizes(options: options)
-        return [
+        let peers = Peers.chosen(options)
+        var facts = [
             "date": ISO8601DateFormatter().string(from: Date()),
             "machine": "\(ProcessInfo.processInfo.activeProcessorCount) cores, "
                 + "\(ProcessInfo.processInfo.physicalMemory >> 30) GiB, Linux \(release)",
@@ -113,7 +114,12 @@ enum Machine {
                 + (options.quick
                     ? " (--quick: checks correctness, not timings; LogStore segments of 64 KiB)"
                     : ""),
-            "engines": "LogStore and Logbook from the root package (path ..), against SQLite",
+            "engines": "LogStore and Logbook from the root package (path ..), against "
+                + (peers.isEmpty
+                    ? "no peer in the engine and YCSB groups"
+                    : peers.map { Peers.displayName($0.label) }.joined(separator: ", ")
+                        + " in the engine and YCSB groups")
+                + "; against SQLite in the others",
             "engine rows": "LogStore opened with automatic compaction off "
                 + "(autoCompactionDeadFraction = nil) in every engine, YCSB and fillsync "
                 + "workload; `compact` times one compaction on request",
@@ -121,6 +127,12 @@ enum Machine {
             "load average at start": firstLine(of: ["cat", "/proc/loadavg"]) ?? "unknown",
             "commit": firstLine(of: ["git", "log", "-1", "--format=%h %s"]) ?? "unknown",
         ]
+        for peer in peers where peer != SQLiteEngine.self {
+            facts[peer.label] =
+                "buffered rows: \(peer.durabilitySummary(durable: false)); durable rows: "
+                + peer.durabilitySummary(durable: true)
+        }
+        return facts
     }
 
     /// The first line `command` prints, or `nil` if it cannot run (best effort, for the header).

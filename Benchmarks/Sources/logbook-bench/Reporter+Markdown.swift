@@ -2,10 +2,11 @@ import Foundation
 
 extension Reporter {
     /// Writes the header and every result as Markdown (the body of `RESULTS.md`) to `path`:
-    /// one row per workload with Logbook's figure, SQLite's, and their ratio.
+    /// one row per workload with Logbook's figure, each peer's, the ratio to SQLite and the
+    /// ratio to the best peer.
     func writeMarkdown(to path: String, header: [String: String], command: String) throws {
         var lines = [
-            "# Benchmark results: Logbook and SQLite, same run, same machine", "",
+            "# Benchmark results: Logbook and its peers, same run, same machine", "",
             "Written by `\(command)` (regenerate with "
                 + "`swift run -c release --package-path Benchmarks logbook-bench --markdown "
                 + "Benchmarks/RESULTS.md`; the output lines and `--json` say the same with each "
@@ -14,16 +15,23 @@ extension Reporter {
         for (key, value) in header.sorted(by: { $0.key < $1.key }) {
             lines.append("- \(key): \(value)")
         }
+        let summary = self.summary
+        let peers = Peers.labels.filter { label in summary.contains { $0.engine == label } }
         lines += [
             "",
-            "Ratios are Logbook/SQLite: for speeds, ops per second (higher is better); for sizes, "
-                + "bytes (lower is better). Every workload runs on fresh files in a temporary "
-                + "directory and checks that both engines read the same records. Figures bound by "
-                + "`fdatasync` (`fillsync*`) depend on the disk and whatever else uses it; the two "
-                + "engines alternate in rounds so both see the same drift, but runs still differ.",
+            "Ratios are Logbook/SQLite and Logbook/best peer (the fastest peer on the row, or for "
+                + "a size the smallest, named in the cell): for speeds, ops per second (higher is "
+                + "better); for sizes, bytes (lower is better). The engine and YCSB rows run "
+                + "every peer; the other groups compare with SQLite alone. Every workload runs on "
+                + "fresh files in a temporary directory and checks that every engine read the "
+                + "same records. Figures bound by `fdatasync` (`fillsync*`) depend on the disk "
+                + "and whatever else uses it; the engines alternate in rounds so all see the same "
+                + "drift, but runs still differ.",
             "",
-            "| workload | Logbook | SQLite | Logbook/SQLite | notes |",
-            "|---|---:|---:|---:|---|",
+            Self.tableRow(
+                ["workload", "Logbook"] + peers.map(Peers.displayName)
+                    + ["Logbook/SQLite", "Logbook/best peer", "notes"]),
+            Self.tableRow(["---"] + Array(repeating: "---:", count: peers.count + 3) + ["---"]),
         ]
         var order: [String] = []
         var byWorkload: [String: [BenchResult]] = [:]
@@ -34,22 +42,29 @@ extension Reporter {
         for workload in order {
             let rows = byWorkload[workload] ?? []
             let ours = rows.first { $0.engine == LogStoreEngine.label || $0.engine == "logbook" }
-            let theirs = rows.first { $0.engine == SQLiteEngine.label }
+            let theirs = peers.map { peer in rows.first { $0.engine == peer } }
             let ratio = rows.first { $0.engine == "ratio" }?.ratio
+            let best = rows.first { $0.engine == Self.bestPeerEngine }
+            let measured = [ours] + theirs
             var notes: [String] = []
-            if ours == nil, theirs == nil, let other = rows.first {  // a check of the suite itself
-                notes.append("\(other.engine): \(cell(other))")
+            if measured.allSatisfy({ $0 == nil }), let other = rows.first {
+                notes.append("\(other.engine): \(cell(other))")  // a check of the suite itself
             }
-            for note in [
-                ours?.note, theirs?.note, ours == nil && theirs == nil ? rows.first?.note : nil,
-            ]
-            .compactMap({ $0 }) where !notes.contains(note) {
+            let engineNotes = measured.compactMap { $0?.note }
+            for note in engineNotes
+                + (engineNotes.isEmpty ? [rows.first?.note].compactMap { $0 } : [])
+            where !notes.contains(note) {
                 notes.append(note)
             }
             let ratioText = ratio.map { String(format: "%.2f×", $0) } ?? ""
+            let bestText =
+                best.map {
+                    String(format: "%.2f× ", $0.ratio ?? 0) + Peers.displayName($0.peer ?? "")
+                } ?? ""
             lines.append(
-                "| \(workload) | \(cell(ours)) | \(cell(theirs)) | \(ratioText) | "
-                    + notes.joined(separator: "; ") + " |")
+                Self.tableRow(
+                    [workload, cell(ours)] + theirs.map { cell($0) }
+                        + [ratioText, bestText, notes.joined(separator: "; ")]))
         }
         lines += [
             "", "## Targets (issue 6)", "",
@@ -57,8 +72,15 @@ extension Reporter {
             "",
         ]
         lines += targetLines().map { "- \($0)" }
+        if let line = bestPeerTargetLine() {
+            lines += ["", "## Against the best peer (issue 36)", "", "- \(line)"]
+        }
         try (lines.joined(separator: "\n") + "\n").write(
             toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    private static func tableRow(_ cells: [String]) -> String {
+        "| " + cells.joined(separator: " | ") + " |"
     }
 
     private func cell(_ result: BenchResult?) -> String {

@@ -1,11 +1,14 @@
 extension Reporter {
     /// One row per workload and engine over every repetition (`--repeat`): the fastest run of a
     /// timing (the least disturbed by other load on the machine), the last of anything else,
-    /// and the ratios and speedups recomputed from those rows. In the order workloads first ran.
+    /// and the ratios and speedups recomputed from those rows (Logbook/best peer after a
+    /// workload's last engine row). In the order workloads first ran.
     var summary: [BenchResult] {
         var order: [String] = []
         var best: [String: BenchResult] = [:]
-        for result in results where result.engine != "ratio" {
+        let compared = Set(results.filter { $0.engine == Self.bestPeerEngine }.map(\.workload))
+        for result in results where result.engine != "ratio" && result.engine != Self.bestPeerEngine
+        {
             let key = result.workload + "\u{0}" + result.engine
             if let kept = best[key] {
                 if result.microsPerOp == nil || result.seconds < kept.seconds { best[key] = result }
@@ -14,10 +17,26 @@ extension Reporter {
                 best[key] = result
             }
         }
+        var byWorkload: [String: [String: BenchResult]] = [:]
+        var lastKey: [String: String] = [:]
+        for key in order {
+            guard let row = best[key] else { continue }
+            byWorkload[row.workload, default: [:]][row.engine] = row
+            lastKey[row.workload] = key
+        }
         var rows: [BenchResult] = []
         var seen: Set<String> = []
         for key in order {
             guard var row = best[key] else { continue }
+            defer {
+                if lastKey[row.workload] == key, compared.contains(row.workload),
+                    let comparison = Self.bestPeer(byWorkload[row.workload] ?? [:])
+                {
+                    var kept = comparison.row(row.workload)
+                    kept.setup = row.setup
+                    rows.append(kept)
+                }
+            }
             if let inputs = row.derivedFrom, inputs.count == 2,
                 let base = best[inputs[0] + "\u{0}" + row.engine]?.microsPerOp,
                 let faster = best[inputs[1] + "\u{0}" + row.engine]?.microsPerOp, faster > 0

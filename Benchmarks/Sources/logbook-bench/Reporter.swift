@@ -11,21 +11,26 @@ struct BenchResult: Codable, Sendable {
     var seconds: Double
     var microsPerOp: Double?
     var megabytesPerSecond: Double?
-    /// Logbook / SQLite: for speeds the ops/s ratio (higher is better), for sizes the byte
-    /// ratio (lower is better). Set on the ratio rows only.
+    /// Logbook / SQLite (engine `ratio`) or Logbook / the best peer (engine `best-peer`): for
+    /// speeds the ops/s ratio (higher is better), for sizes the byte ratio (lower is better).
+    /// On other rows, a figure (a speedup, a multiple of a floor).
     var ratio: Double?
     var note: String?
     /// The workload's description line: sizes, durability, pragmas.
     var setup: String?
     /// For a speedup: the workloads `[base, faster]` whose µs/op it divides.
     var derivedFrom: [String]?
+    /// On a best-peer row: the label of the best peer.
+    var peer: String?
 }
 
 /// Prints results in leveldb's `name : X µs/op; Y MB/s` form, one line per engine plus the
-/// ratio Logbook/SQLite, and keeps them for `--json`.
+/// ratio Logbook/SQLite (and Logbook/best peer, ``compareWithPeers(since:)``), and keeps them
+/// for `--json`.
 final class Reporter {
     private(set) var results: [BenchResult] = []
-    private var timings: [String: [String: BenchResult]] = [:]
+    /// This repetition's timings and sizes: workload → engine → figure.
+    private(set) var timings: [String: [String: BenchResult]] = [:]
 
     /// A comment line: what a workload does and under which durability.
     func note(_ text: String) {
@@ -35,7 +40,7 @@ final class Reporter {
 
     private var setup: String?
 
-    private func keep(_ result: BenchResult) {
+    func keep(_ result: BenchResult) {
         var result = result
         result.setup = setup
         results.append(result)
@@ -63,7 +68,7 @@ final class Reporter {
         }
         if let note { line += "  (\(note))" }
         emit(line)
-        printRatioIfComplete(workload)
+        printRatioIfComplete(workload, engine)
         return result
     }
 
@@ -81,17 +86,28 @@ final class Reporter {
         _ workload: String, logbook: Int64?, sqlite: Int64?, ours: String = "logbook",
         note: String? = nil
     ) {
-        for (engine, bytes) in [(ours, logbook), ("sqlite", sqlite)] {
+        sizes(workload, [(ours, logbook), (SQLiteEngine.label, sqlite)], note: note)
+    }
+
+    /// Records the size of each engine's files (`nil`: not measured), Logbook's first, and
+    /// prints them; with Logbook's and SQLite's, their ratio.
+    func sizes(
+        _ workload: String, _ figures: [(engine: String, bytes: Int64?)], note: String? = nil
+    ) {
+        for (engine, bytes) in figures {
             guard let bytes else { continue }
-            keep(
-                BenchResult(
-                    workload: workload, engine: engine, operations: 0, bytes: bytes, seconds: 0,
-                    note: note))
+            let result = BenchResult(
+                workload: workload, engine: engine, operations: 0, bytes: bytes, seconds: 0,
+                note: note)
+            keep(result)
+            timings[workload, default: [:]][engine] = result
             let megabytes = fixed(Double(bytes) / 1_048_576, 10, 2)
             emit(
                 "\(label(workload)) : \(pad(engine, 9)) \(megabytes) MB"
                     + (note.map { "  (\($0))" } ?? ""))
         }
+        let logbook = figures.first?.bytes
+        let sqlite = figures.first { $0.engine == SQLiteEngine.label }?.bytes
         if let logbook, let sqlite, sqlite > 0 {
             let ratio = Double(logbook) / Double(sqlite)
             keep(
@@ -146,8 +162,10 @@ final class Reporter {
         try data.write(to: URL(fileURLWithPath: path))
     }
 
-    private func printRatioIfComplete(_ workload: String) {
-        guard let engines = timings[workload], engines.count == 2,
+    /// Prints Logbook/SQLite once both have timed `workload`, when the second of them does.
+    private func printRatioIfComplete(_ workload: String, _ engine: String) {
+        guard [LogStoreEngine.label, "logbook", SQLiteEngine.label].contains(engine),
+            let engines = timings[workload],
             let ours = engines[LogStoreEngine.label] ?? engines["logbook"],
             let theirs = engines[SQLiteEngine.label], let a = ours.microsPerOp,
             let b = theirs.microsPerOp, a > 0
@@ -160,13 +178,13 @@ final class Reporter {
         emit("\(label(workload)) : ratio     \(fixed(ratio, 10, 2))× (Logbook/SQLite ops/s)")
     }
 
-    private func label(_ workload: String) -> String { pad(workload, 31) }
+    func label(_ workload: String) -> String { pad(workload, 31) }
 
-    private func pad(_ text: String, _ width: Int) -> String {
+    func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 
-    private func fixed(_ value: Double, _ width: Int, _ decimals: Int) -> String {
+    func fixed(_ value: Double, _ width: Int, _ decimals: Int) -> String {
         let text = String(format: "%.\(decimals)f", value)
         return text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
     }

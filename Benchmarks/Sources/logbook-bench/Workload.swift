@@ -5,7 +5,7 @@ import Foundation
 enum BenchError: Error, CustomStringConvertible {
     case usage(String)
     case setup(String)
-    case disagreement(workload: String, what: String, logbook: String, sqlite: String)
+    case disagreement(workload: String, what: String, logbook: String, peer: String, theirs: String)
     case wrongResult(
         workload: String, engine: String, what: String, expected: String, found: String)
 
@@ -14,8 +14,8 @@ enum BenchError: Error, CustomStringConvertible {
         case .usage(let message):
             return message.isEmpty ? BenchOptions.usage : "\(message)\n\(BenchOptions.usage)"
         case .setup(let message): return "setup failed: \(message)"
-        case .disagreement(let workload, let what, let logbook, let sqlite):
-            return "\(workload): engines disagree on \(what): Logbook \(logbook), SQLite \(sqlite)"
+        case .disagreement(let workload, let what, let logbook, let peer, let theirs):
+            return "\(workload): engines disagree on \(what): Logbook \(logbook), \(peer) \(theirs)"
         case .wrongResult(let workload, let engine, let what, let expected, let found):
             return "\(workload): \(engine) got \(what) \(found), expected \(expected)"
         }
@@ -28,11 +28,22 @@ struct BenchContext {
     let sizes: BenchSizes
     let reporter: Reporter
 
-    /// Fails loudly unless both engines computed the same `what`.
+    /// The peers of the engine and YCSB groups (``Peers/chosen(_:)``).
+    var peers: [any KeyValueEngine.Type] { Peers.chosen(options) }
+
+    /// Fails loudly unless Logbook and SQLite computed the same `what`.
     func agree<T: Equatable>(_ workload: String, _ what: String, logbook: T, sqlite: T) throws {
-        guard logbook == sqlite else {
+        try agree(workload, what, logbook: logbook, peer: SQLiteEngine.label, sqlite)
+    }
+
+    /// Fails loudly unless Logbook and the engine labelled `peer` computed the same `what`.
+    func agree<T: Equatable>(
+        _ workload: String, _ what: String, logbook: T, peer: String, _ theirs: T
+    ) throws {
+        guard logbook == theirs else {
             throw BenchError.disagreement(
-                workload: workload, what: what, logbook: "\(logbook)", sqlite: "\(sqlite)")
+                workload: workload, what: what, logbook: "\(logbook)",
+                peer: Peers.displayName(peer), theirs: "\(theirs)")
         }
     }
 

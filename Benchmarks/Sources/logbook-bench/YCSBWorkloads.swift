@@ -1,12 +1,15 @@
-/// YCSB core workloads A–F (Cooper et al., SoCC 2010) on both engines' key/value stores.
+/// YCSB core workloads A–F (Cooper et al., SoCC 2010) on every engine's key/value store.
 ///
 /// Per value size (1,000 bytes, the paper's 10 fields × 100 bytes, and 100 bytes) each engine
 /// loads records 0…N-1 once, then runs A, B, C, F, D, E in that order on the same store (YCSB's
-/// recommended sequence; D and E insert). Every operation is its own transaction (buffered),
-/// as independent client requests are. Keys are ordered (`insertorder=ordered`), an update
-/// rewrites the whole value, and E's scan is SQLite's range scan and LogStore's iteration in
+/// recommended sequence; D and E insert). The engines' stores are open together and take turns,
+/// mix by mix, so that a busy stretch of a shared machine does not fall on one engine's whole
+/// sequence. Every operation is its own transaction or write
+/// (buffered), as independent client requests are. Keys are ordered (`insertorder=ordered`),
+/// an update rewrites the whole value, and E's scan is each peer's range scan (SQLite's `WHERE
+/// k >= ? ORDER BY k LIMIT ?`, a cursor or iterator of the others) and LogStore's iteration in
 /// key order (the store's keyspace is declared ordered for the whole run, so the load and every
-/// mix pay for keeping the order). Both engines get the same operations from the same seeds,
+/// mix pay for keeping the order). Every engine gets the same operations from the same seeds,
 /// and must read the same bytes.
 enum YCSBWorkloads {
     struct Mix {
@@ -39,27 +42,33 @@ enum YCSBWorkloads {
                 ) { context in
                     let records = context.sizes.keys
                     let operations = context.sizes.ycsbOperations
+                    let peers = context.peers
                     context.reporter.note(
                         "ycsb-\(valueSize)b: \(records) records of \(valueSize) bytes, \(operations) "
-                            + "operations per workload (A B C F D E in order on one store), zipfian "
-                            + "(D: latest); one transaction per operation, buffered; LogStore's "
-                            + "keyspace is ordered and E's scans iterate it")
-                    let ours = try ScratchDirectory.with("ycsb") {
-                        try run(OrderedLogStoreEngine.self, $0, context, valueSize: valueSize)
+                            + "operations per workload (A B C F D E in order on one store, the "
+                            + "engines taking turns mix by mix), zipfian (D: latest); one "
+                            + "transaction per operation, buffered ("
+                            + Peers.settings([LogStoreEngine.self] + peers, durable: false)
+                            + "); LogStore's keyspace is ordered and E's scans iterate it")
+                    let mark = context.reporter.mark
+                    let sums = try ScratchDirectory.with("ycsb") {
+                        try run(
+                            [OrderedLogStoreEngine.self] + peers, $0, context, valueSize: valueSize)
                     }
-                    let theirs = try ScratchDirectory.with("ycsb") {
-                        try run(SQLiteEngine.self, $0, context, valueSize: valueSize)
-                    }
-                    for (index, mix) in mixes.enumerated() {
+                    let ours = sums[0]
+                    for (peer, theirs) in zip(peers, sums.dropFirst()) {
+                        for (index, mix) in mixes.enumerated() {
+                            try context.agree(
+                                "ycsb-\(mix.name)/\(valueSize)b", "records read",
+                                logbook: ours[index], peer: peer.label, theirs[index])
+                        }
                         try context.agree(
-                            "ycsb-\(mix.name)/\(valueSize)b", "records read",
-                            logbook: ours[index], sqlite: theirs[index])
+                            "ycsb-\(valueSize)b", "records at the end", logbook: ours.last,
+                            peer: peer.label, theirs.last)
                     }
-                    try context.agree(
-                        "ycsb-\(valueSize)b", "records at the end", logbook: ours.last,
-                        sqlite: theirs.last)
+                    context.reporter.compareWithPeers(since: mark)
                 }
-            }
+            } + [CommitFloor.workload]
     }
 
     /// Checks the generator port against YCSB itself: its FNV hash of 0 and 1 (from the Java
@@ -89,47 +98,56 @@ enum YCSBWorkloads {
         }
     }
 
-    /// Loads and runs every mix on one engine; returns each mix's checksum, then the final count.
+    /// Opens a store of each engine in `directory` (their files have different names) and loads
+    /// it, then runs every mix on each in turn; returns each engine's checksum of every mix, then
+    /// of its final count.
     static func run(
-        _ type: any KeyValueEngine.Type, _ directory: String, _ context: BenchContext,
+        _ types: [any KeyValueEngine.Type], _ directory: String, _ context: BenchContext,
         valueSize: Int
-    ) throws -> [Checksum] {
+    ) throws -> [[Checksum]] {
         let records = context.sizes.keys
-        let engine = try type.init(directory: directory, durable: false)
-        let loadSeconds = try measure {
-            try EngineWorkloads.write(
-                engine, count: records, batch: context.sizes.batch, valueSize: valueSize
-            ) { $0 }
-        }
-        context.reporter.timing(
-            "ycsb-load/\(valueSize)b", engine: type.label, operations: records,
-            bytes: records * (BenchKey.size + valueSize), seconds: loadSeconds)
-        var results: [Checksum] = []
-        var nextInsert = Int64(records)
-        for (index, mix) in mixes.enumerated() {
-            let seconds: Double
-            var checksum = Checksum()
-            var bytes = 0
-            var runner = MixRunner(
-                mix: mix, records: Int64(records), nextInsert: nextInsert,
-                operations: context.sizes.ycsbOperations, valueSize: valueSize,
-                seed: Seed.access &+ UInt64(index))
-            seconds = try measure {
-                try runner.run(engine, checksum: &checksum, bytes: &bytes)
+        let engines = try types.map { try $0.init(directory: directory, durable: false) }
+        for engine in engines {
+            let loadSeconds = try measure {
+                try EngineWorkloads.write(
+                    engine, count: records, batch: context.sizes.batch, valueSize: valueSize
+                ) { $0 }
             }
-            nextInsert = runner.nextInsert
             context.reporter.timing(
-                "ycsb-\(mix.name)/\(valueSize)b", engine: type.label,
-                operations: context.sizes.ycsbOperations, bytes: bytes, seconds: seconds)
-            results.append(checksum)
+                "ycsb-load/\(valueSize)b", engine: type(of: engine).label, operations: records,
+                bytes: records * (BenchKey.size + valueSize), seconds: loadSeconds)
         }
-        var count = Checksum()
-        count.add(Int64(try engine.count()))
-        try context.expect(
-            "ycsb-\(valueSize)b", type.label, "records", try engine.count(), equals: Int(nextInsert)
-        )
-        try engine.close()
-        return results + [count]
+        var results = [[Checksum]](repeating: [], count: engines.count)
+        var nextInsert = [Int64](repeating: Int64(records), count: engines.count)
+        for (index, mix) in mixes.enumerated() {
+            for (position, engine) in engines.enumerated() {
+                var checksum = Checksum()
+                var bytes = 0
+                var runner = MixRunner(
+                    mix: mix, records: Int64(records), nextInsert: nextInsert[position],
+                    operations: context.sizes.ycsbOperations, valueSize: valueSize,
+                    seed: Seed.access &+ UInt64(index))
+                let seconds = try measure {
+                    try runner.run(engine, checksum: &checksum, bytes: &bytes)
+                }
+                nextInsert[position] = runner.nextInsert
+                context.reporter.timing(
+                    "ycsb-\(mix.name)/\(valueSize)b", engine: type(of: engine).label,
+                    operations: context.sizes.ycsbOperations, bytes: bytes, seconds: seconds)
+                results[position].append(checksum)
+            }
+        }
+        for (position, engine) in engines.enumerated() {
+            let records = try engine.count()
+            try context.expect(
+                "ycsb-\(valueSize)b", type(of: engine).label, "records", records,
+                equals: Int(nextInsert[position]))
+            var count = Checksum()
+            count.add(Int64(records))
+            results[position].append(count)
+            try engine.close()
+        }
+        return results
     }
 }
 
