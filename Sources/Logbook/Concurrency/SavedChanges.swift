@@ -68,7 +68,9 @@ extension ContainerCore {
             [:]
         var inserts: Set<PersistentIdentifier> = []
         batch.forEachOperation { keyspace, key, value in
-            guard let binding = byKeyspace[keyspace], let pk = RecordCodec.primaryKey(key) else {
+            guard let binding = byKeyspace[keyspace],
+                let pk = Keyspaces.primaryKey(ofObjectKey: key)
+            else {
                 return
             }
             let id = PersistentIdentifier(entityName: binding.entity.name, primaryKey: pk)

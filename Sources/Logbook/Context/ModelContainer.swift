@@ -148,9 +148,6 @@ final class ContainerCore: Sendable {
     /// that state's token, and the core of the container it was made from.
     let pastState: (token: HistoryToken, of: ContainerCore)?
 
-    /// Keyspace of counters and other bookkeeping.
-    static let metaKeyspace = "logbook.meta"
-
     /// Opens the store and settles its schema (see ``ModelContainer``).
     init(
         schema requested: Schema?, layouts: [ModelLayout], url: URL?, options: LogStoreOptions
@@ -197,8 +194,8 @@ final class ContainerCore: Sendable {
         if history.versions[schema.version] == nil {
             history.add(schema)
             setup.put(
-                SchemaCodec.encode(schema), for: SchemaCodec.key(version: schema.version),
-                in: SchemaHistory.keyspace)
+                SchemaCodec.encode(schema), for: Keyspaces.schemaKey(version: schema.version),
+                in: Keyspaces.schema)
         }
         (storeIdentifier, historySince) = try Self.settleIdentity(
             of: store, isNew: isNew, readOnly: options.readOnly, writing: &setup)
@@ -215,10 +212,11 @@ final class ContainerCore: Sendable {
         var counters: [UInt64] = []
         for entity in schema.entities {
             let stored = try wrapStoreErrors {
-                try store.get(Self.counterKey(entity.name), in: Self.metaKeyspace)
+                try store.get(Keyspaces.counterKey(entity.name), in: Keyspaces.meta)
             }
             counters.append(
-                stored.flatMap { $0.withUnsafeBytes { RecordCodec.primaryKey($0) } } ?? 0)
+                stored.flatMap { $0.withUnsafeBytes { Keyspaces.primaryKey(ofObjectKey: $0) } } ?? 0
+            )
         }
         pastState = nil
         self.url = url
@@ -326,8 +324,6 @@ final class ContainerCore: Sendable {
             return log.generation
         }
     }
-
-    static func counterKey(_ entity: String) -> [UInt8] { Array("lastID:\(entity)".utf8) }
 }
 
 /// Which context saved each entity last, and when.

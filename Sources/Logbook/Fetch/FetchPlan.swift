@@ -236,7 +236,7 @@ extension ModelContext {
                     let keyspace = plan.binding.keyspace
                     total = try wrapStoreErrors {
                         try keys.filter {
-                            try core.store.contains(RecordCodec.key($0), in: keyspace)
+                            try core.store.contains(Keyspaces.objectKey($0), in: keyspace)
                         }
                         .count
                     }

@@ -131,7 +131,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         var highest: UInt64 = 0
         try wrapStoreErrors {
             try store.forEach(in: binding.keyspace) { key, value in
-                guard let pk = RecordCodec.primaryKey(key) else {
+                guard let pk = Keyspaces.primaryKey(ofObjectKey: key) else {
                     throw LogbookError.corruptRecord(
                         entity: binding.entity.name, key: "\(key.count) bytes",
                         reason: "a key has 8 bytes")
@@ -159,7 +159,8 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         allRead = false
         changed = true
         let name = bindings[entity].entity.name
-        note = "the index sidecar is damaged (\(problem), in an index of \(name)): "
+        note =
+            "the index sidecar is damaged (\(problem), in an index of \(name)): "
             + "the indexes of \(name) were built from the records"
         // Invariant: `checks` is set only for loaded indexes.
         let entityIndexes = indexes[entity]!
@@ -167,7 +168,9 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         // applying its delta afterwards gives the same entries either way.
         do {
             let (built, highest) = try build(bindings[entity], from: store)
-            for (index, rebuilt) in zip(entityIndexes, built) { index.replaceContents(with: rebuilt) }
+            for (index, rebuilt) in zip(entityIndexes, built) {
+                index.replaceContents(with: rebuilt)
+            }
             maxStoredKey[entity] = max(maxStoredKey[entity], highest)
         } catch {
             for index in entityIndexes { index.replaceContents(with: OrderedIndex()) }
@@ -335,7 +338,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
                 }
             }
             guard entity >= 0, indexes[entity] != nil, let maker = makers[entity],
-                let pk = RecordCodec.primaryKey(key)
+                let pk = Keyspaces.primaryKey(ofObjectKey: key)
             else { return }
             for i in old.indices {
                 old[i].bytes.removeAll(keepingCapacity: true)
@@ -389,9 +392,6 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
 
     // MARK: Persisting
 
-    /// The sidecar holding the indexes.
-    static let sidecarName = "logbook-indexes"
-
     /// Writes the indexes to the store's sidecar if they changed since it was read or
     /// written, so the next open reads them instead of building them. Call under the
     /// container's save lock, with the store open for writing.
@@ -409,7 +409,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         guard let contents else { return }
         try wrapStoreErrors {
             try store.writeSidecar(
-                named: Self.sidecarName, contents: contents, sequence: store.lastSequence)
+                named: IndexSnapshot.sidecarName, contents: contents, sequence: store.lastSequence)
         }
         lock.withLock { _ in changed = false }
     }

@@ -101,7 +101,8 @@ struct EmployeeRecordReader {
     /// - Throws: ``LogStoreError``, ``LogbookError/corruptRecord(entity:key:reason:)``.
     /// - Complexity: one hash lookup; the record is read in place.
     func fields(primaryKey: UInt64) throws -> Fields? {
-        let key = withUnsafeBytes(of: primaryKey.bigEndian) { [UInt8]($0) }
+        let key = PersistentIdentifier(entityName: Employee.entityName, primaryKey: primaryKey)
+            .storeKey
         return try key.withUnsafeBytes { key in
             try store.withValue(forKey: key, in: Employee.entityName) { value in
                 try fields(key: key, value: value)
@@ -127,8 +128,11 @@ struct EmployeeRecordReader {
         throws
     {
         try store.forEach(in: Employee.entityName) { key, value in
-            guard key.count == 8 else { return }
-            try body(UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))) {
+            guard
+                let primaryKey = PersistentIdentifier(
+                    entityName: Employee.entityName, storeKey: key)?.primaryKey
+            else { return }
+            try body(primaryKey) {
                 try fields(key: key, value: value)
             }
         }

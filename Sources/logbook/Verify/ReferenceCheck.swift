@@ -30,9 +30,10 @@ enum ReferenceCheck {
                 }
                 for (i, (_, relationship)) in toOne.enumerated() {
                     guard let target = targets[i] else { continue }
-                    let key = withUnsafeBytes(of: UInt64(bitPattern: target).bigEndian) {
-                        Array($0)
-                    }
+                    let key = PersistentIdentifier(
+                        entityName: relationship.destination,
+                        primaryKey: UInt64(bitPattern: target)
+                    ).storeKey
                     if try !store.contains(key, in: relationship.destination) {
                         dangling.append(
                             (

@@ -107,7 +107,7 @@ struct Verifier {
             seen += 1
             progress.update(meter.describe(record, records: seen))
             guard record.kind == .put else { return }
-            if record.keyspace == RecordDecoder.schemaKeyspace {
+            if record.keyspace == Keyspaces.schema {
                 if let schemaError {
                     lastSchemaRecord = .init(
                         path: path + "/" + record.segment, offset: record.recordOffset,
@@ -175,7 +175,7 @@ struct Verifier {
     /// The stored schema and a decoder for its records, from a read-only open that indexes only
     /// the schema's keyspace; or why there is none usable.
     private func readSchema() -> (Schema?, RecordDecoder?, String?) {
-        guard let store = try? open(indexing: [RecordDecoder.schemaKeyspace]) else {
+        guard let store = try? open(indexing: [Keyspaces.schema]) else {
             return (nil, nil, nil)
         }
         defer { try? store.close() }
@@ -199,7 +199,7 @@ struct Verifier {
 
     /// The relationship check, on a read-only open indexing the entities it needs.
     private func checkReferences(_ schema: Schema) -> [VerifyOutcome.Finding] {
-        var needed: Set<String> = [RecordDecoder.schemaKeyspace]
+        var needed: Set<String> = [Keyspaces.schema]
         for entity in schema.entities {
             for relationship in entity.relationships where !relationship.isToMany {
                 needed.insert(entity.name)

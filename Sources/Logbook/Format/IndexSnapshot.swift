@@ -22,6 +22,8 @@ import LogStore
 /// has one entry per stored object. Otherwise the entity's indexes are built from records.
 /// Each chunk is checked before its first use (``IndexChunk``).
 enum IndexSnapshot {
+    /// The name LogStore's sidecar calls take (the file is `logbook-indexes.sidecar`).
+    static let sidecarName = "logbook-indexes"
     static let format: UInt8 = 2
     static let headerSize = 32
     /// The size a written chunk aims at (in-memory chunks are joined up to it).
@@ -112,7 +114,8 @@ enum IndexSnapshot {
             }
             let crc = data.withUnsafeBytes {
                 MappedSidecar.crc32c(
-                    UnsafeRawBufferPointer(rebasing: $0[start..<(start + ends.count * 4 + bytes.count)]))
+                    UnsafeRawBufferPointer(
+                        rebasing: $0[start..<(start + ends.count * 4 + bytes.count)]))
             }
             directory.appendSnapshotLE(UInt32(ends.count))
             directory.appendSnapshotLE(UInt32(bytes.count))
@@ -153,7 +156,7 @@ enum IndexSnapshot {
             checks: Array(repeating: nil, count: definitions.count))
         let mapped: MappedSidecar
         do {
-            guard let found = try store.mapSidecar(named: ContainerIndexes.sidecarName) else {
+            guard let found = try store.mapSidecar(named: IndexSnapshot.sidecarName) else {
                 loaded.note = "no index sidecar"
                 return loaded
             }

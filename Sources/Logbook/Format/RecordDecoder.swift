@@ -96,7 +96,7 @@ public struct RecordDecoder: Sendable {
         guard let (codec, fields) = codecs[keyspace] else {
             throw LogbookError.unknownEntity(keyspace)
         }
-        guard let pk = RecordCodec.primaryKey(key) else {
+        guard let pk = Keyspaces.primaryKey(ofObjectKey: key) else {
             throw LogbookError.corruptRecord(
                 entity: keyspace, key: key.map { String($0, radix: 16) }.joined(),
                 reason: "a key has 8 bytes")
@@ -128,7 +128,7 @@ public struct RecordDecoder: Sendable {
     )? {
         guard let codec = codecs[keyspace]?.codec else { return nil }
         return { key, value in
-            guard let pk = RecordCodec.primaryKey(key) else {
+            guard let pk = Keyspaces.primaryKey(ofObjectKey: key) else {
                 throw LogbookError.corruptRecord(
                     entity: keyspace, key: key.map { String($0, radix: 16) }.joined(),
                     reason: "a key has 8 bytes")
