@@ -229,10 +229,13 @@ enum IndexSnapshot {
         } catch {
             loaded = Loaded(
                 indexes: Array(repeating: nil, count: definitions.count),
-                maxStoredKeys: loaded.maxStoredKeys, note: "the index sidecar does not decode",
+                maxStoredKeys: loaded.maxStoredKeys, note: undecodable,
                 checks: Array(repeating: nil, count: definitions.count))
         }
     }
+
+    /// The note of a sidecar whose snapshot does not decode (damage, not staleness).
+    static let undecodable = "the index sidecar does not decode"
 
     /// The sidecar does not describe the store (not damage: it is just out of date).
     struct Stale: Error {

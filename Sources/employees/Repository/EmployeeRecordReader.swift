@@ -137,14 +137,4 @@ struct EmployeeRecordReader {
             }
         }
     }
-
-    /// Calls `body` with the fields of every employee, in log order (see
-    /// ``primaryKeysInLogOrder()``), reading the log front to back.
-    /// - Throws: ``LogStoreError``, ``LogbookError/corruptRecord(entity:key:reason:)``, what
-    ///   `body` throws.
-    func forEachInLogOrder(_ body: (Fields) throws -> Void) throws {
-        try store.forEach(in: Employee.entityName) { key, value in
-            try body(try fields(key: key, value: value))
-        }
-    }
 }
