@@ -1,4 +1,4 @@
-import CCRC32C
+import CKeyDirectory
 
 extension LogStore {
     /// One keyspace as of one moment: every read through it sees the keys and values of the

@@ -46,12 +46,10 @@ final class ContainerCore: Sendable {
     ) throws {
         let url = url ?? ModelContainer.defaultURL
         try requested?.validate()
-        if !options.readOnly && options.createIfMissing && options.fileSystem is PosixFileSystem {
+        if !options.readOnly && options.createIfMissing {
             // The engine makes the store's directory, not its parents (the default location's
             // parent may not exist yet). A failure here shows up as the engine's open error.
-            try? FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700])
+            try? options.fileSystem.makeDirectories(url.deletingLastPathComponent().path)
         }
         var options = options
         if options.historyRetention == nil {

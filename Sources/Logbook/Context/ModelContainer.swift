@@ -78,6 +78,8 @@ public final class ModelContainer: Sendable {
     /// Where stores go when the app names none: `<Application Support>/<process name>.logbook`
     /// (on Linux `~/.local/share/…`, following XDG).
     public static var defaultURL: URL {
+        // A look-up of the platform's location, not a file operation: files go through the
+        // engine's file-system seam.
         let base =
             FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory

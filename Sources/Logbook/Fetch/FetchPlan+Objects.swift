@@ -1,4 +1,3 @@
-import CCRC32C
 import Foundation
 import LogStore
 
@@ -120,15 +119,15 @@ extension ModelContext {
                 for (n, i) in order.enumerated() {
                     if n + candidatesAhead < order.count {
                         candidates.withUnsafeBufferPointer {
-                            logbook_prefetch($0.baseAddress! + order[n + candidatesAhead])
+                            Prefetch.read($0.baseAddress! + order[n + candidatesAhead])
                         }
                     }
                     if n + bytesAhead < order.count,
                         case let ahead = candidates[order[n + bytesAhead]],
                         ahead.live < 0, let base = raw.baseAddress
                     {
-                        logbook_prefetch(base + ahead.bytesStart)
-                        logbook_prefetch(base + ahead.bytesStart + 63)
+                        Prefetch.read(base + ahead.bytesStart)
+                        Prefetch.read(base + ahead.bytesStart + 63)
                     }
                     let candidate = candidates[i]
                     let record = UnsafeRawBufferPointer(
