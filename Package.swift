@@ -3,6 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "Logbook",
+    // macOS 15 for Synchronization's Atomic and Mutex, the newest API the code uses (Foundation's
+    // Predicate needs 14). Linux needs no line. Other Apple platforms are not built or tested.
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "LogStore", targets: ["LogStore"]),
@@ -11,9 +13,12 @@ let package = Package(
         .executable(name: "employees", targets: ["employees"]),
     ],
     targets: [
+        // LogStore's C: CRC32C (FORMAT.md, "Checksums"), and the key directory's entry checks
+        // and cache prefetch hints. Only LogStore imports them.
         .target(name: "CCRC32C"),
-        .target(name: "LogStore", dependencies: ["CCRC32C"]),
-        .target(name: "Logbook", dependencies: ["LogStore", "CCRC32C"]),
+        .target(name: "CKeyDirectory", dependencies: ["CCRC32C"]),
+        .target(name: "LogStore", dependencies: ["CCRC32C", "CKeyDirectory"]),
+        .target(name: "Logbook", dependencies: ["LogStore"]),
         .executableTarget(name: "logbook", dependencies: ["Logbook", "LogStore"]),
         // `logbook` so that `swift run employees demo` builds the tool its last step runs.
         .executableTarget(name: "employees", dependencies: ["Logbook", "logbook"]),

@@ -1,4 +1,4 @@
-import CCRC32C
+import CKeyDirectory
 
 extension LogStore {
     /// One keyspace as of one moment: every read through it sees the keys and values of the
@@ -49,8 +49,12 @@ extension LogStore {
 
         /// Calls `body` with the key and value of each of `keys` that the view holds, in the
         /// order their records lie in the log (the order a scan reads them), so that reading a
-        /// large part of a keyspace this way touches the log front to back. `keys` are the
-        /// 8-byte big-endian encodings of `UInt64`s.
+        /// large part of a keyspace this way touches the log front to back.
+        ///
+        /// The keys are `UInt64`s looked up as their 8-byte big-endian encodings: FORMAT.md
+        /// Part 2's object key (Logbook's `Keyspaces.objectKey`). These batch reads, and
+        /// ``forEachRecord(inOrderOf:_:)`` under them, are the one place the engine knows that
+        /// shape; they take numbers rather than encoded keys for speed (no array per key).
         /// - Complexity: one hash lookup per key, plus a radix sort of the found references.
         package func forEachValue(
             forKeys keys: [UInt64],
@@ -84,8 +88,9 @@ extension LogStore {
             }
         }
 
-        /// Calls `body` with each of `keys` in turn, its 8-byte big-endian encoding and its
-        /// value (`nil` if the view has none), until `body` returns `false`.
+        /// Calls `body` with each of `keys` in turn, its 8-byte big-endian encoding (Part 2's
+        /// object key, see ``forEachValue(forKeys:_:)``) and its value (`nil` if the view has
+        /// none), until `body` returns `false`.
         /// - Complexity: one hash lookup per key; the lookups of the keys a few places ahead
         ///   are started early, so their cache misses overlap instead of following one another.
         package func forEachValue(
@@ -131,6 +136,7 @@ extension LogStore {
                         KeyDirectory.prefetchRecord(
                             entries, KeyDirectory.hash(bigEndianOf: keys[i + records]), bases)
                     }
+                    // FORMAT.md Part 2's object key (see `forEachValue(forKeys:_:)`).
                     var encoded = keys[i].bigEndian
                     let more = try withUnsafeBytes(of: &encoded) { encoded in
                         try body(keys[i], encoded, try find(encoded))

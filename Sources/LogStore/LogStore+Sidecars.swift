@@ -12,7 +12,7 @@ public struct Sidecar: Sendable, Equatable {
 
 extension LogStore {
     /// File name suffix of sidecar files.
-    static let sidecarSuffix = ".sidecar"
+    package static let sidecarSuffix = ".sidecar"
     /// The sidecar file's own format version.
     static let sidecarVersion: UInt16 = 1
     static let sidecarMagic = Array("LBKSDC\r\n".utf8)

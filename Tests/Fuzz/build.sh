@@ -9,15 +9,27 @@ mkdir -p "$out"
 targets=("${@:-open frames hints objects}")
 targets=(${targets[*]})
 wants() { [[ " ${targets[*]} " == *" $1 "* ]]; }
-cat > "$out/module.modulemap" <<MAP
-module CCRC32C {
-    header "$PWD/Sources/CCRC32C/include/crc32c.h"
-    export *
-}
-MAP
+# LogStore's C targets (see Package.swift): a module map naming every header of each, and one
+# object file of all their sources.
+c_targets=(CCRC32C CKeyDirectory)
+: > "$out/module.modulemap"
+includes=()
+for target in "${c_targets[@]}"; do
+    includes+=(-I"Sources/$target/include")
+    {
+        echo "module $target {"
+        for header in Sources/"$target"/include/*.h; do echo "    header \"$PWD/$header\""; done
+        echo "    export *"
+        echo "}"
+    } >> "$out/module.modulemap"
+done
 quiet() { grep -v "Cannot export local symbol" || true; }
-clang -c -O1 -g -fsanitize=fuzzer-no-link,address -ISources/CCRC32C/include \
-    Sources/CCRC32C/crc32c.c -o "$out/crc32c.o"
+c_objects=()
+for source in $(for target in "${c_targets[@]}"; do ls Sources/"$target"/*.c; done); do
+    object="$out/$(basename "$source" .c).o"
+    clang -c -O1 -g -fsanitize=fuzzer-no-link,address "${includes[@]}" "$source" -o "$object"
+    c_objects+=("$object")
+done
 # A target that is the LogStore module with a fuzz body and a main compiled in: name, then files.
 logstore_target() {
     local name=$1
@@ -25,7 +37,7 @@ logstore_target() {
     rm -f "$out/$name"
     swiftc -sanitize=fuzzer,address -parse-as-library -D FUZZING -module-name LogStore \
         -package-name Logbook -Xcc -fmodule-map-file="$out/module.modulemap" -I "$out" \
-        $(find Sources/LogStore -name '*.swift') "$@" "$out/crc32c.o" -o "$out/$name" 2>&1 | quiet
+        $(find Sources/LogStore -name '*.swift') "$@" "${c_objects[@]}" -o "$out/$name" 2>&1 | quiet
     test -x "$out/$name"
     echo "built $out/$name"
 }
@@ -47,7 +59,7 @@ if wants objects; then
     swiftc -sanitize=fuzzer,address -parse-as-library -D FUZZING -module-name Logbook -package-name Logbook \
         -Xcc -fmodule-map-file="$out/module.modulemap" -I "$out" \
         $(find Sources/Logbook -name '*.swift') Tests/LogbookTests/Support/FuzzObjects.swift \
-        Tests/Fuzz/FuzzObjectsMain.swift "$out/LogStore.o" "$out/crc32c.o" -o "$out/objects" 2>&1 | quiet
+        Tests/Fuzz/FuzzObjectsMain.swift "$out/LogStore.o" "${c_objects[@]}" -o "$out/objects" 2>&1 | quiet
     test -x "$out/objects"
     echo "built $out/objects"
 fi

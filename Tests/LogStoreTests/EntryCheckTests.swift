@@ -1,4 +1,5 @@
 import CCRC32C
+import CKeyDirectory
 import Testing
 
 /// `logbook_check_entries` (vector and scalar paths) and the fused CRC + check pass of the key

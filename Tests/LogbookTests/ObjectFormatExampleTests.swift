@@ -5,11 +5,55 @@ import Testing
 
 /// FORMAT.md Part 2, "Example: one Employee, byte by byte", checked byte for byte.
 @MainActor @Suite struct ObjectFormatExampleTests {
-    private func hex(_ text: String) -> [UInt8] {
-        let digits = text.filter { $0.isHexDigit }.map { String($0) }
-        return stride(from: 0, to: digits.count, by: 2).compactMap {
-            UInt8(digits[$0] + digits[$0 + 1], radix: 16)
+    static let formatPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../FORMAT.md").standardized.path
+
+    /// The bytes of each code block of "### Example: one Employee", in order, and the value of
+    /// the inline `lastID:` line: on each line, the hex words before the first word that is not
+    /// one (the comment).
+    static func documentedBytes() throws -> (blocks: [[UInt8]], lastID: [UInt8]) {
+        let text = try String(contentsOfFile: formatPath, encoding: .utf8)
+        let start = try #require(text.range(of: "### Example: one Employee"))
+        let end = try #require(text.range(of: "\n## ", range: start.upperBound..<text.endIndex))
+        var blocks: [[UInt8]] = []
+        var lastID: [UInt8] = []
+        var inBlock = false
+        for line in text[start.upperBound..<end.lowerBound].split(
+            separator: "\n", omittingEmptySubsequences: false)
+        {
+            if line.hasPrefix("```") {
+                inBlock.toggle()
+                if inBlock { blocks.append([]) }
+                continue
+            }
+            if inBlock {
+                blocks[blocks.count - 1] += hexWords(line.split(separator: " "))
+            } else if line.contains("\"lastID:Employee\"") {
+                // `logbook.meta`, key `"lastID:Employee"`: `0000000000000001`.
+                lastID = hexWords(line.split(separator: "`").dropLast().suffix(1))
+            }
         }
+        return (blocks, lastID)
+    }
+
+    private static func hexWords(_ words: some Sequence<Substring>) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for word in words {
+            guard word.count % 2 == 0, word.allSatisfy(\.isHexDigit) else { break }
+            var index = word.startIndex
+            while index < word.endIndex {
+                let next = word.index(index, offsetBy: 2)
+                bytes.append(UInt8(word[index..<next], radix: 16)!)
+                index = next
+            }
+        }
+        return bytes
+    }
+
+    @Test func theDocumentHasTheExample() throws {
+        let (blocks, lastID) = try Self.documentedBytes()
+        #expect(blocks.map(\.count) == [46, 19])
+        #expect(lastID == [0, 0, 0, 0, 0, 0, 0, 1])
     }
 
     @Test func oneEmployeeByteForByte() throws {
@@ -21,23 +65,16 @@ import Testing
         try container.mainContext.save()
         let store = container.store
 
+        let documented = try Self.documentedBytes()
         let schema = try #require(try store.get([0, 0, 0, 1], in: "logbook.schema"))
-        #expect(
-            schema
-                == hex(
-                    """
-                    01 01 01 08 456d706c6f796565 03
-                    04 6e616d65 01 08 00
-                    0b 64657369676e6174696f6e 01 0a 00
-                    06 73616c617279 02 08 00
-                    """))
+        #expect(schema == documented.blocks.first)
 
         let ann = try #require(try store.get([0, 0, 0, 0, 0, 0, 0, 1], in: "Employee"))
-        #expect(ann == hex("01 01 03 416e6e 08 456e67696e656572 80 92 f4 01"))
+        #expect(ann == documented.blocks.last)
         #expect(ann.count == 19)
 
         let lastID = try #require(try store.get(Array("lastID:Employee".utf8), in: "logbook.meta"))
-        #expect(lastID == [0, 0, 0, 0, 0, 0, 0, 1])
+        #expect(lastID == documented.lastID)
         // History (FORMAT.md Part 2, "History"): the store's identity, where its history
         // starts, and the save record of the one save.
         let identity = try #require(

@@ -4,8 +4,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "entries.h"
-#include "prefetch.h"
 
 /// Extends a CRC32C (Castagnoli) over `length` bytes at `data`.
 /// Start with `crc = 0`; the result of one call may be passed to the next to checksum

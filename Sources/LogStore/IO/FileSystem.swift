@@ -20,9 +20,11 @@ package enum PathKind: Sendable, Equatable {
     case missing, file, directory, symlink, other
 }
 
-/// Every system call the store makes. The store never calls the OS itself, so tests can wrap
+/// Every system call the store makes on its files and directories, and the object layer's too
+/// (``makeDirectories(_:)``): neither calls the OS for a file itself, so tests can wrap
 /// ``PosixFileSystem`` to record the calls or to inject `EIO`, `ENOSPC`, short writes and failed
-/// syncs.
+/// syncs. (Advice on memory that is no file's, such as `madvise(MADV_HUGEPAGE)` on the key
+/// directory's own table, is made directly: it cannot fail in a way a store must survive.)
 ///
 /// Contract: each method either does its whole job or throws ``LogStoreError/io(operation:path:errno:)``;
 /// the one exception is ``write(_:_:at:)``, which may write fewer bytes than asked (as `pwrite` does)
@@ -368,5 +370,19 @@ extension FileSystem {
         }
         try rename(temporary, to: path)
         try syncDirectory(directory)
+    }
+}
+
+extension FileSystem {
+    /// Makes the directory `path` and any of its parents that are missing (owner-only), as
+    /// `mkdir -p` does; a directory already there is left as it is.
+    /// - Throws: ``LogStoreError/io(operation:path:errno:)`` for the first directory that could
+    ///   not be made.
+    package func makeDirectories(_ path: String) throws {
+        guard !path.isEmpty, kind(of: path) != .directory else { return }
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            try makeDirectories(String(path[..<slash]))
+        }
+        try makeDirectory(path)
     }
 }

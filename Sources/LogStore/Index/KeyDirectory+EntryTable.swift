@@ -1,5 +1,3 @@
-import CCRC32C
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

@@ -1,4 +1,4 @@
-import CCRC32C
+import CKeyDirectory
 
 #if canImport(Glibc)
     import Glibc

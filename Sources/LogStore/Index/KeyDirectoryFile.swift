@@ -1,4 +1,5 @@
 import CCRC32C
+import CKeyDirectory
 
 #if canImport(Glibc)
     import Glibc

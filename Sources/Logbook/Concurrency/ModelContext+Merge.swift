@@ -51,8 +51,7 @@ extension ModelContext {
             else { continue }
             let generation = core.saveGeneration
             var stored = [AttributeValue](repeating: .null, count: binding.stored.attributes.count)
-            var key = id.primaryKey.bigEndian
-            let version = withUnsafeBytes(of: &key) { key in
+            let version = Keyspaces.withObjectKey(id.primaryKey) { key in
                 (try? core.store.withValue(forKey: key, in: binding.keyspace) { raw in
                     try binding.codec.decode(raw, key: id.description) { stored[$0] = $1 }
                 }) ?? nil

@@ -153,7 +153,7 @@ extension ModelContext {
             var batch = WriteBatch()
             var save = SaveRecord(time: Date(), author: author)
             deletions.write(into: &batch, bindings: core.bindings, save: &save)
-            batch.put(save.encoded(), for: SaveRecord.key, in: SaveRecord.keyspace)
+            batch.put(save.encoded(), for: Keyspaces.saveKey, in: Keyspaces.history)
             try core.commit(batch)
             let generation = core.recordSave(of: deletions.entities, saver: serial)
             for (entity, pks) in deletions.deleted.enumerated() {
@@ -227,7 +227,7 @@ extension ModelContext {
                         diff = differ
                         prepared.save.updated(fields: differ.changedFields(record, value))
                     }
-                    RecordCodec.withKey(candidate.primaryKey) { key in
+                    Keyspaces.withObjectKey(candidate.primaryKey) { key in
                         prepared.batch.put(value, for: key, in: binding.keyspace)
                     }
                 }
@@ -242,28 +242,6 @@ extension ModelContext {
         }
         prepared.count = candidates.count
         return prepared
-    }
-
-    /// Encodes the record of a class or dynamic object into `writer`.
-    /// - Throws: ``LogbookError/missingValue(entity:attribute:object:)``.
-    func encodeRecord(
-        of object: AnyObject, _ binding: EntityBinding, pk: UInt64, version: UInt64,
-        into writer: inout ByteWriter
-    ) throws {
-        let attributes = binding.stored.attributes
-        var missing: Int? = nil
-        writer.bytes.removeAll(keepingCapacity: true)
-        binding.codec.encode(objectVersion: version, into: &writer) { i, w in
-            if binding.encodeValue(object, i, &w) { return true }
-            if !attributes[i].isOptional && missing == nil { missing = i }
-            return false
-        }
-        if let missing {
-            throw LogbookError.missingValue(
-                entity: binding.entity.name, attribute: attributes[missing].name,
-                object: PersistentIdentifier(entityName: binding.entity.name, primaryKey: pk)
-                    .description)
-        }
     }
 
     /// The stored field values of an encoded record.
@@ -317,7 +295,7 @@ private struct PreparedUpdate {
                     rewritten: rewritten)
             }
             var batch = batch
-            batch.put(save.encoded(), for: SaveRecord.key, in: SaveRecord.keyspace)
+            batch.put(save.encoded(), for: Keyspaces.saveKey, in: Keyspaces.history)
             try core.commit(batch)
             let generation = core.recordSave(of: [binding.index], saver: context.serial)
             for (pk, record) in registered {
@@ -379,7 +357,7 @@ private struct BatchDeletion {
             var pointing: [(pk: UInt64, target: UInt64)] = []
             try wrapStoreErrors {
                 try core.store.forEach(in: destination.keyspace) { key, value in
-                    guard let pk = RecordCodec.primaryKey(key),
+                    guard let pk = Keyspaces.primaryKey(ofObjectKey: key),
                         !deletedSets[destination.index].contains(pk)
                     else { return }
                     var target: UInt64 = 0
@@ -414,7 +392,7 @@ private struct BatchDeletion {
     ) throws {
         let record =
             try rewritten[destination.index][pk]
-            ?? wrapStoreErrors { try store.get(RecordCodec.key(pk), in: destination.keyspace) }
+            ?? wrapStoreErrors { try store.get(Keyspaces.objectKey(pk), in: destination.keyspace) }
         guard let record else { return }
         var values = destination.stored.attributes.map(\.initialValue)
         let version = try record.withUnsafeBytes { raw in
@@ -435,14 +413,14 @@ private struct BatchDeletion {
     func write(into batch: inout WriteBatch, bindings: [EntityBinding], save: inout SaveRecord) {
         for (entity, pks) in deleted.enumerated() {
             for pk in pks {
-                RecordCodec.withKey(pk) {
+                Keyspaces.withObjectKey(pk) {
                     batch.delete($0, in: bindings[entity].keyspace)
                 }
             }
         }
         for (entity, records) in rewritten.enumerated() {
             for (pk, record) in records where !deletedSets[entity].contains(pk) {
-                RecordCodec.withKey(pk) { key in
+                Keyspaces.withObjectKey(pk) { key in
                     batch.put(record, for: Array(key), in: bindings[entity].keyspace)
                 }
                 save.updated(fields: rewrittenFields[entity][pk] ?? 0)

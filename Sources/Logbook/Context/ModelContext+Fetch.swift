@@ -137,7 +137,7 @@ extension ModelContext {
         // Making and registering the object takes about as long as the record takes to come
         // from memory: start loading it, do that work, then decode into the registered object
         // (which is unregistered again if the record is missing or cannot be read).
-        RecordCodec.withKey(pk) { store.prefetchRecord(forKey: $0, in: binding.keyspace) }
+        Keyspaces.withObjectKey(pk) { store.prefetchRecord(forKey: $0, in: binding.keyspace) }
         let object = binding.makeObject()
         let e = table.add(
             object, binding, primaryKey: pk, state: .persisted, version: 0, generation: generation)
@@ -145,7 +145,7 @@ extension ModelContext {
         let found: Bool
         do {
             // The engine's non-generic read: no generic metadata is looked up per object.
-            found = try RecordCodec.withKey(pk) { key in
+            found = try Keyspaces.withObjectKey(pk) { key in
                 try wrapStoreErrors {
                     try store.readValue(forKey: key, in: binding.keyspace) { value in
                         version = try binding.load(value, into: object, primaryKey: pk)

@@ -121,7 +121,7 @@ extension ModelContext {
     private func becomeStored(_ e: Int32, _ pk: UInt64, _ binding: EntityBinding) throws {
         var saved = binding.stored.attributes.map(\.initialValue)
         let version = try wrapStoreErrors {
-            try RecordCodec.key(pk).withUnsafeBytes { key in
+            try Keyspaces.objectKey(pk).withUnsafeBytes { key in
                 try core.store.withValue(forKey: key, in: binding.keyspace) { raw in
                     try binding.codec.decode(raw, key: String(pk)) { saved[$0] = $1 }
                 }

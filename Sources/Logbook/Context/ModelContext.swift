@@ -143,7 +143,7 @@ public final class ModelContext {
             guard (try? encodeRecord(of: object, binding, pk: pk, version: 1, into: &writer)) != nil
             else { return false }
             writer.bytes.withUnsafeBytes { value in
-                RecordCodec.withKey(pk) { key in
+                Keyspaces.withObjectKey(pk) { key in
                     table.staged.put(value, for: key, in: binding.keyspace)
                 }
             }

@@ -29,7 +29,7 @@ extension ObjectTable {
         let missing = binding.unfetchedFields(of: object)
         let generation = core.saveGeneration
         var version: UInt64 = 0
-        let found = try RecordCodec.withKey(pk) { key in
+        let found = try Keyspaces.withObjectKey(pk) { key in
             try wrapStoreErrors {
                 try core.store.readValue(forKey: key, in: binding.keyspace) { record in
                     if RecordCodec.objectVersion(record) == fetchedVersion {

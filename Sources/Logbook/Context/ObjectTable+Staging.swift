@@ -73,7 +73,7 @@ extension ObjectTable {
         batch.forEachOperation { keyspace, key, value in
             // Invariant: the staged batch holds only puts of entity records this table encoded.
             guard let binding = byKeyspace[keyspace], let value,
-                let pk = RecordCodec.primaryKey(key)
+                let pk = Keyspaces.primaryKey(ofObjectKey: key)
             else { return }
             let object = binding.makeObject()
             _ = try? binding.load(value, into: object, primaryKey: pk)

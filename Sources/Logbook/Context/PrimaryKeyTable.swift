@@ -1,4 +1,4 @@
-import CCRC32C
+import LogStore
 
 /// A flat hash table from an object's 64-bit primary key to its entry in an ``ObjectTable``:
 /// open addressing with linear probing (load ≤ 1/2), backward-shift deletion, 16-byte slots in
@@ -46,7 +46,7 @@ final class PrimaryKeyTable {
 
     /// Starts loading the slot where a lookup of `key` begins, without waiting for it.
     @inline(__always)
-    func prefetch(_ key: UInt64) { logbook_prefetch(slots + Self.home(key, mask)) }
+    func prefetch(_ key: UInt64) { Prefetch.read(slots + Self.home(key, mask)) }
 
     /// Maps `key` to `entry`, replacing what it mapped to.
     @inline(__always)

@@ -174,7 +174,9 @@ extension ModelContext {
         let generation = core.saveGeneration
         try wrapStoreErrors {
             try core.store.forEach(in: binding.keyspace) { key, value in
-                guard let pk = RecordCodec.primaryKey(key), !skip.contains(pk) else { return }
+                guard let pk = Keyspaces.primaryKey(ofObjectKey: key), !skip.contains(pk) else {
+                    return
+                }
                 let object: AnyObject
                 if let known = context.registered(binding.index, pk) {
                     guard known.state == .persisted else { return }

@@ -154,7 +154,7 @@ final class RecordScan {
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``, errors of the predicate.
     @inline(__always)
     func visit(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws {
-        guard let pk = RecordCodec.primaryKey(key) else {
+        guard let pk = Keyspaces.primaryKey(ofObjectKey: key) else {
             throw LogbookError.corruptRecord(
                 entity: binding.entity.name, key: "\(key.count) bytes", reason: "a key has 8 bytes")
         }

@@ -96,8 +96,8 @@ struct ChangeDecoder {
         } else {
             role =
                 slots[keyspace].map { .objects($0) }
-                ?? (keyspace == SaveRecord.keyspace
-                    ? .save : keyspace == SchemaHistory.keyspace ? .schema : .other)
+                ?? (keyspace == Keyspaces.history
+                    ? .save : keyspace == Keyspaces.schema ? .schema : .other)
             roles[keyspace] = role
         }
         if recentRoles.count < Self.recentRoleCount { recentRoles.append((keyspace, role)) }
@@ -132,7 +132,7 @@ struct ChangeDecoder {
         try operations { keyspace, key, value in
             switch role(of: keyspace) {
             case .objects(let slot):
-                guard let pk = RecordCodec.primaryKey(key) else { return }
+                guard let pk = Keyspaces.primaryKey(ofObjectKey: key) else { return }
                 let id = PersistentIdentifier(entityName: entityNames[slot], primaryKey: pk)
                 guard let value else {
                     changes.append(HistoryChange(kind: .delete, identifier: id))
@@ -197,7 +197,7 @@ struct ChangeDecoder {
             }
             guard left > 0 else {
                 throw LogbookError.corruptRecord(
-                    entity: SaveRecord.keyspace, key: "save of commit \(sequence)",
+                    entity: Keyspaces.history, key: "save of commit \(sequence)",
                     reason: "the commit holds more updates than the record describes")
             }
             left -= 1

@@ -17,11 +17,6 @@ extension HistoryToken {
 
 /// The store's identity and where its recorded history starts (FORMAT.md Part 2, "History").
 extension ContainerCore {
-    /// Keys in `logbook.meta`: a random UUID (16 bytes) naming the store in history tokens, and
-    /// the sequence number (u64 big-endian) after which every save carries a save record.
-    static let storeIdentifierKey: [UInt8] = Array("storeIdentifier".utf8)
-    static let historySinceKey: [UInt8] = Array("historySince".utf8)
-
     /// Reads the store's identity, or when a writable open finds none, makes one and adds it
     /// (with the start of the store's history) to `batch`, which the caller commits next: a new
     /// store's history starts at its beginning, an older store's after its last commit (its
@@ -32,25 +27,27 @@ extension ContainerCore {
     ) throws -> (UUID?, UInt64) {
         let (identity, since) = try wrapStoreErrors {
             (
-                try store.get(storeIdentifierKey, in: metaKeyspace),
-                try store.get(historySinceKey, in: metaKeyspace)
+                try store.get(Keyspaces.storeIdentifierKey, in: Keyspaces.meta),
+                try store.get(Keyspaces.historySinceKey, in: Keyspaces.meta)
             )
         }
         if let identity, let since {
             guard identity.count == 16, since.count == 8 else {
                 throw LogbookError.corruptRecord(
-                    entity: metaKeyspace, key: "storeIdentifier",
+                    entity: Keyspaces.meta,
+                    key: String(decoding: Keyspaces.storeIdentifierKey, as: UTF8.self),
                     reason: "a store identifier has 16 bytes and its history start 8")
             }
             let uuid = identity.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
-            return (uuid, since.withUnsafeBytes { RecordCodec.primaryKey($0) } ?? 0)
+            return (uuid, since.withUnsafeBytes { Keyspaces.primaryKey(ofObjectKey: $0) } ?? 0)
         }
         guard !readOnly else { return (nil, 0) }
         let uuid = UUID()
         let start = isNew ? 0 : store.lastSequence
         batch.put(
-            withUnsafeBytes(of: uuid.uuid) { Array($0) }, for: storeIdentifierKey, in: metaKeyspace)
-        batch.put(RecordCodec.key(start), for: historySinceKey, in: metaKeyspace)
+            withUnsafeBytes(of: uuid.uuid) { Array($0) }, for: Keyspaces.storeIdentifierKey,
+            in: Keyspaces.meta)
+        batch.put(Keyspaces.objectKey(start), for: Keyspaces.historySinceKey, in: Keyspaces.meta)
         return (uuid, start)
     }
 

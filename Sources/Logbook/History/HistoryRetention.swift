@@ -20,51 +20,11 @@ public enum HistoryRetention: Sendable, Hashable {
     /// readable, and so do the states before and after each of them.
     case days(Double)
 
-    /// Key of the policy in `logbook.meta` (FORMAT.md Part 2, "History").
-    static let metaKey: [UInt8] = Array("historyRetention".utf8)
-
-    /// `kind: u8` (0 until compaction, 1 saves, 2 days), then `u64` little-endian: the number of
-    /// saves, or the days as a double's bit pattern.
-    var encoded: [UInt8] {
-        var w = ByteWriter(capacity: 9)
-        switch self {
-        case .untilCompaction:
-            w.bytes.append(0)
-            w.bytes.append(contentsOf: repeatElement(0, count: 8))
-        case .saves(let n):
-            w.bytes.append(1)
-            withUnsafeBytes(of: UInt64(max(n, 0)).littleEndian) { w.bytes.append(contentsOf: $0) }
-        case .days(let days):
-            w.bytes.append(2)
-            w.double(days)
-        }
-        return w.bytes
-    }
-
-    /// Decodes a stored policy.
-    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``.
-    init(decoding bytes: UnsafeRawBufferPointer) throws {
-        guard bytes.count == 9 else {
-            throw LogbookError.corruptRecord(
-                entity: "logbook.meta", key: "historyRetention", reason: "it is not 9 bytes")
-        }
-        let value = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
-        switch bytes[0] {
-        case 0: self = .untilCompaction
-        case 1: self = .saves(Int(clamping: value))
-        case 2: self = .days(Double(bitPattern: value))
-        default:
-            throw LogbookError.corruptRecord(
-                entity: "logbook.meta", key: "historyRetention",
-                reason: "unknown kind \(bytes[0]) (written by a newer Logbook?)")
-        }
-    }
-
     /// The policy stored in `store` (``untilCompaction`` if none is).
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``, ``LogbookError/store(_:)``.
     static func stored(in store: LogStore) throws -> HistoryRetention {
         let bytes = try wrapStoreErrors {
-            try store.get(metaKey, in: ContainerCore.metaKeyspace)
+            try store.get(Keyspaces.historyRetentionKey, in: Keyspaces.meta)
         }
         return try bytes.map { try $0.withUnsafeBytes { try HistoryRetention(decoding: $0) } }
             ?? .untilCompaction
@@ -104,7 +64,7 @@ public enum HistoryRetention: Sendable, Hashable {
         while let commit = try wrapStoreErrors({ try reader.next() }) {
             var time: Date?
             commit.forEachRecord { record in
-                if record.keyspace == SaveRecord.keyspace, let value = record.value {
+                if record.keyspace == Keyspaces.history, let value = record.value {
                     time = SaveRecord.time(in: value)
                 }
             }

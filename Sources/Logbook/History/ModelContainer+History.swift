@@ -123,7 +123,7 @@ extension ModelContainer {
         guard try historyRetention != retention else { return }
         try wrapStoreErrors {
             try core.store.put(
-                retention.encoded, for: HistoryRetention.metaKey, in: ContainerCore.metaKeyspace)
+                retention.encoded, for: Keyspaces.historyRetentionKey, in: Keyspaces.meta)
         }
     }
 }

@@ -4,15 +4,15 @@ import LogStore
 /// The secondary indexes of a container, shared by all its contexts: for each entity, one
 /// ``OrderedIndex`` per ``IndexDefinition``, holding the entries of the *stored* objects.
 ///
-/// Exactness: every commit of the object layer goes through ``commit(_:to:)``, which reads the
-/// records the batch replaces or deletes before committing and applies the difference after,
+/// Exactness: every commit of the object layer goes through ``commit(_:applying:to:durability:)``, with
+/// the difference the records the batch replaces or deletes make (``IndexDeltaBuilder``),
 /// so the indexes follow the store commit by commit. Pending changes of a context are not in
 /// them; fetches add those themselves. An entity whose records could not all be read when the
 /// indexes were built (a damaged record) has no indexes: its fetches scan, and saves that need
 /// its unique constraints throw the damage.
 ///
 /// Thread safety: `Sendable`. Reads and the application of a commit take an internal lock;
-/// ``commit(_:to:)`` and ``persist(to:)`` must be called under the container's save lock.
+/// ``commit(_:applying:to:durability:)`` and ``persist(to:schemaVersion:)`` must be called under the container's save lock.
 final class ContainerIndexes: @unchecked Sendable {  // mutable state below is guarded by `lock`
     /// Per binding index: the entity's indexes (empty for none).
     let definitions: [[IndexDefinition]]
@@ -45,7 +45,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     /// Set by a save into a streaming commit, which these indexes do not follow: then they are
     /// never written to the sidecar (the next open builds them).
     private nonisolated(unsafe) var unpersistable = false
-    /// While ``commit(_:to:)`` runs: the store's last sequence number before its commit, so a
+    /// While ``commit(_:applying:to:durability:)`` runs: the store's last sequence number before its commit, so a
     /// reader can tell whether the store it sees has the commit the indexes do not have yet.
     // Unchecked exclusivity: read and written under `lock` only.
     @exclusivity(unchecked) private nonisolated(unsafe) var sequenceBeforeCommit: UInt64?
@@ -131,7 +131,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         var highest: UInt64 = 0
         try wrapStoreErrors {
             try store.forEach(in: binding.keyspace) { key, value in
-                guard let pk = RecordCodec.primaryKey(key) else {
+                guard let pk = Keyspaces.primaryKey(ofObjectKey: key) else {
                     throw LogbookError.corruptRecord(
                         entity: binding.entity.name, key: "\(key.count) bytes",
                         reason: "a key has 8 bytes")
@@ -159,7 +159,8 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         allRead = false
         changed = true
         let name = bindings[entity].entity.name
-        note = "the index sidecar is damaged (\(problem), in an index of \(name)): "
+        note =
+            "the index sidecar is damaged (\(problem), in an index of \(name)): "
             + "the indexes of \(name) were built from the records"
         // Invariant: `checks` is set only for loaded indexes.
         let entityIndexes = indexes[entity]!
@@ -167,7 +168,9 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         // applying its delta afterwards gives the same entries either way.
         do {
             let (built, highest) = try build(bindings[entity], from: store)
-            for (index, rebuilt) in zip(entityIndexes, built) { index.replaceContents(with: rebuilt) }
+            for (index, rebuilt) in zip(entityIndexes, built) {
+                index.replaceContents(with: rebuilt)
+            }
             maxStoredKey[entity] = max(maxStoredKey[entity], highest)
         } catch {
             for index in entityIndexes { index.replaceContents(with: OrderedIndex()) }
@@ -285,21 +288,18 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
 
     // MARK: Writing
 
-    /// Commits `batch` and brings the indexes along: the records it replaces or deletes are
-    /// read first, and their entries swapped for the new records' once the commit is done.
-    /// Call under the container's save lock. Keys in one keyspace of `batch` must be distinct.
-    /// `durability` is the commit's (the store's default if `nil`).
+    /// Commits `batch` to `store` and applies `delta` (``IndexDeltaBuilder``, made from the
+    /// same batch against the store as it is now) once the commit is visible. Call under the
+    /// container's save lock, so the store cannot move between the delta and the commit.
     /// - Returns: the commit's sequence number.
-    /// - Throws: ``LogbookError/store(_:)``; ``LogbookError/corruptRecord(entity:key:reason:)``
-    ///   for a replaced record that does not decode (then nothing is committed).
-    @discardableResult
-    func commit(_ batch: WriteBatch, to store: LogStore, durability: Durability? = nil) throws
-        -> UInt64
-    {
-        guard !isEmpty else {
+    /// - Throws: ``LogbookError/store(_:)``; the indexes are unchanged.
+    func commit(
+        _ batch: WriteBatch, applying delta: IndexDelta?, to store: LogStore,
+        durability: Durability? = nil
+    ) throws -> UInt64 {
+        guard let delta else {
             return try wrapStoreErrors { try store.commit(batch, durability: durability) }
         }
-        let delta = try self.delta(of: batch, in: store)
         // Readers that meet the store ahead of the indexes wait for `apply` (see `view`).
         let before = store.lastSequence
         lock.withLock { _ in sequenceBeforeCommit = before }
@@ -317,51 +317,16 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         return sequence
     }
 
-    /// The entries a commit of `batch` removes and adds, per entity and index.
-    private func delta(of batch: WriteBatch, in store: LogStore) throws -> IndexDelta {
-        var delta = IndexDelta(makers: makers)
-        let ceiling = lock.withLock { _ in maxStoredKey }
-        var lastKeyspace = ""
-        var entity = -1
-        var old = [IndexEntries]()
-        var new = [IndexEntries]()
-        try batch.forEachOperation { keyspace, key, value in
-            if keyspace != lastKeyspace {
-                lastKeyspace = keyspace
-                entity = keyspaces[keyspace] ?? -1
-                if entity >= 0, let maker = makers[entity] {
-                    old = maker.emptyLists
-                    new = maker.emptyLists
-                }
-            }
-            guard entity >= 0, indexes[entity] != nil, let maker = makers[entity],
-                let pk = RecordCodec.primaryKey(key)
-            else { return }
-            for i in old.indices {
-                old[i].bytes.removeAll(keepingCapacity: true)
-                old[i].ends.removeAll(keepingCapacity: true)
-                new[i].bytes.removeAll(keepingCapacity: true)
-                new[i].ends.removeAll(keepingCapacity: true)
-            }
-            if pk <= ceiling[entity] {
-                try wrapStoreErrors {
-                    _ = try store.withValue(forKey: key, in: keyspace) { record in
-                        try maker.appendEntries(record: record, pk: pk, to: &old)
-                    }
-                }
-            }
-            if let value { try maker.appendEntries(record: value, pk: pk, to: &new) }
-            delta.highest[entity] = max(delta.highest[entity], pk)
-            for i in old.indices {
-                let before = old[i].isEmpty ? nil : old[i]
-                let after = new[i].isEmpty ? nil : new[i]
-                if let before, let after, before.bytes == after.bytes { continue }
-                if let before { delta.removals[entity][i].append(contentsOf: before) }
-                if let after { delta.additions[entity][i].append(contentsOf: after) }
-            }
-        }
-        return delta
+    /// A collector of the entries a batch removes and adds, or `nil` if no entity has an
+    /// index. Call under the container's save lock.
+    func deltaBuilder() -> IndexDeltaBuilder? {
+        guard !isEmpty else { return nil }
+        return IndexDeltaBuilder(owner: self, ceiling: lock.withLock { _ in maxStoredKey })
     }
+
+    /// Whether `entity`'s indexes are available (read under the container's save lock, which
+    /// every change of them that a commit must see also holds).
+    func isAvailable(_ entity: Int) -> Bool { indexes[entity] != nil }
 
     /// Applies a committed delta. Called under the lock.
     private func apply(_ delta: IndexDelta) {
@@ -389,9 +354,6 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
 
     // MARK: Persisting
 
-    /// The sidecar holding the indexes.
-    static let sidecarName = "logbook-indexes"
-
     /// Writes the indexes to the store's sidecar if they changed since it was read or
     /// written, so the next open reads them instead of building them. Call under the
     /// container's save lock, with the store open for writing.
@@ -409,7 +371,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         guard let contents else { return }
         try wrapStoreErrors {
             try store.writeSidecar(
-                named: Self.sidecarName, contents: contents, sequence: store.lastSequence)
+                named: IndexSnapshot.sidecarName, contents: contents, sequence: store.lastSequence)
         }
         lock.withLock { _ in changed = false }
     }
@@ -434,19 +396,5 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
             }
             return result
         }
-    }
-}
-
-/// What one commit does to the indexes: entries removed and added, per entity and index.
-struct IndexDelta {
-    var removals: [[IndexEntries]]
-    var additions: [[IndexEntries]]
-    /// The highest primary key put, per entity.
-    var highest: [UInt64]
-
-    init(makers: [IndexEntryMaker?]) {
-        removals = makers.map { $0?.emptyLists ?? [] }
-        additions = removals
-        highest = Array(repeating: 0, count: makers.count)
     }
 }

@@ -13,7 +13,7 @@ extension IndexStatistics {
         }
         guard definitions.contains(where: { !$0.isEmpty }) else { return [] }
         // Only the snapshot's summary is read (its header and last pages).
-        let read = try? store.mapSidecar(named: ContainerIndexes.sidecarName).flatMap {
+        let read = try? store.mapSidecar(named: IndexSnapshot.sidecarName).flatMap {
             mapped in
             mapped.sequence == store.lastSequence && store.recovery.skipped.isEmpty
                 ? try? IndexSnapshot.sizes(mapped.contents, schemaVersion: schema.version) : nil

@@ -31,7 +31,7 @@ extension ContainerIndexes {
             var lists = maker.emptyLists
             try wrapStoreErrors {
                 try store.forEach(in: binding.keyspace) { key, value in
-                    guard let pk = RecordCodec.primaryKey(key) else { return }
+                    guard let pk = Keyspaces.primaryKey(ofObjectKey: key) else { return }
                     try maker.appendEntries(record: value, pk: pk, to: &lists)
                 }
             }

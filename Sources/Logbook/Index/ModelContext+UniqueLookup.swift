@@ -87,7 +87,7 @@ extension ModelContext {
         var explanation = explanation
         explanation.candidates = 1
         let generation = core.saveGeneration
-        let object = try RecordCodec.withKey(pk) { recordKey in
+        let object = try Keyspaces.withObjectKey(pk) { recordKey in
             try view.withValue(forKey: recordKey) { record in
                 // One object: registered at once (deferring costs a list of one, made and
                 // emptied by the next look-up).

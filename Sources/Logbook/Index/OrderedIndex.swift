@@ -1,5 +1,5 @@
-import CCRC32C
 import Foundation
+import LogStore
 
 /// What the checks of loaded chunks found wrong: shared by the chunks of one entity's indexes,
 /// so that their owner learns, after a read, that it must build them from the records.
@@ -147,7 +147,7 @@ final class IndexChunk {
         var line = UInt(bitPattern: base) & ~63
         let last = UInt(bitPattern: base + bytes.count - 1)
         while line <= last {
-            logbook_prefetch(UnsafeRawPointer(bitPattern: line))
+            Prefetch.read(UnsafeRawPointer(bitPattern: line))
             line &+= 64
         }
     }

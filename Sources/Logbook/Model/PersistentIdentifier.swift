@@ -49,14 +49,14 @@ public struct PersistentIdentifier: Sendable, Hashable, Comparable, Codable,
             : "\(entityName)/\(primaryKey)"
     }
 
-    /// The key of the object's record in its entity's keyspace (FORMAT.md Part 2, "Keys"),
+    /// The key of the object's record in its entity's keyspace (FORMAT.md Part 2, "Keyspaces"),
     /// for tools that read the store through `LogStore`.
-    public var storeKey: [UInt8] { RecordCodec.key(primaryKey) }
+    public var storeKey: [UInt8] { Keyspaces.objectKey(primaryKey) }
 
     /// The identifier of the record stored under `storeKey` in `entityName`'s keyspace, or
     /// `nil` if `storeKey` is not an object key.
     public init?(entityName: String, storeKey: UnsafeRawBufferPointer) {
-        guard let pk = RecordCodec.primaryKey(storeKey) else { return nil }
+        guard let pk = Keyspaces.primaryKey(ofObjectKey: storeKey) else { return nil }
         self.init(entityName: entityName, primaryKey: pk)
     }
 

@@ -41,9 +41,10 @@ public struct Schema: Sendable, Hashable {
             if entity.name.isEmpty {
                 throw LogbookError.invalidSchema("an entity has an empty name")
             }
-            if entity.name.hasPrefix("logbook.") {
+            if entity.name.hasPrefix(Keyspaces.reservedPrefix) {
                 throw LogbookError.invalidSchema(
-                    "entity name \"\(entity.name)\" uses the reserved prefix \"logbook.\"")
+                    "entity name \"\(entity.name)\" uses the reserved prefix "
+                        + "\"\(Keyspaces.reservedPrefix)\"")
             }
             if !seen.insert(entity.name).inserted {
                 throw LogbookError.invalidSchema("two entities are named \"\(entity.name)\"")

@@ -3,9 +3,6 @@ import LogStore
 /// Every schema version a store holds; records name the version they were written with, so
 /// records from before a migration decode with their own layout.
 struct SchemaHistory: Sendable {
-    /// Keyspace of schema records: key = version (4 bytes big-endian), value = encoded schema.
-    static let keyspace = "logbook.schema"
-
     /// Versions by number; empty for a store without a schema.
     private(set) var versions: [UInt32: Schema] = [:]
 
@@ -17,17 +14,17 @@ struct SchemaHistory: Sendable {
     static func read(from store: LogStore) throws -> SchemaHistory {
         var history = SchemaHistory()
         try wrapStoreErrors {
-            try store.forEach(in: keyspace) { key, value in
-                let keyText = key.map { String($0) }.joined(separator: ".")
-                guard key.count == 4 else {
+            try store.forEach(in: Keyspaces.schema) { key, value in
+                guard let version = Keyspaces.schemaVersion(ofKey: key) else {
                     throw LogbookError.corruptRecord(
-                        entity: keyspace, key: keyText, reason: "a schema key has 4 bytes")
+                        entity: Keyspaces.schema,
+                        key: key.map { String($0) }.joined(separator: "."),
+                        reason: "a schema key has 4 bytes")
                 }
-                let version = key.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
                 let schema = try SchemaCodec.decode(value, key: String(version))
                 guard schema.version == version else {
                     throw LogbookError.corruptRecord(
-                        entity: keyspace, key: String(version),
+                        entity: Keyspaces.schema, key: String(version),
                         reason: "the record says version \(schema.version)")
                 }
                 history.versions[version] = schema

@@ -101,7 +101,8 @@ struct EmployeeRecordReader {
     /// - Throws: ``LogStoreError``, ``LogbookError/corruptRecord(entity:key:reason:)``.
     /// - Complexity: one hash lookup; the record is read in place.
     func fields(primaryKey: UInt64) throws -> Fields? {
-        let key = withUnsafeBytes(of: primaryKey.bigEndian) { [UInt8]($0) }
+        let key = PersistentIdentifier(entityName: Employee.entityName, primaryKey: primaryKey)
+            .storeKey
         return try key.withUnsafeBytes { key in
             try store.withValue(forKey: key, in: Employee.entityName) { value in
                 try fields(key: key, value: value)
@@ -127,20 +128,13 @@ struct EmployeeRecordReader {
         throws
     {
         try store.forEach(in: Employee.entityName) { key, value in
-            guard key.count == 8 else { return }
-            try body(UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))) {
+            guard
+                let primaryKey = PersistentIdentifier(
+                    entityName: Employee.entityName, storeKey: key)?.primaryKey
+            else { return }
+            try body(primaryKey) {
                 try fields(key: key, value: value)
             }
-        }
-    }
-
-    /// Calls `body` with the fields of every employee, in log order (see
-    /// ``primaryKeysInLogOrder()``), reading the log front to back.
-    /// - Throws: ``LogStoreError``, ``LogbookError/corruptRecord(entity:key:reason:)``, what
-    ///   `body` throws.
-    func forEachInLogOrder(_ body: (Fields) throws -> Void) throws {
-        try store.forEach(in: Employee.entityName) { key, value in
-            try body(try fields(key: key, value: value))
         }
     }
 }

@@ -109,50 +109,28 @@ extension LogbookEmployeeRepository {
         }
     }
 
-    /// Late records whose fields ``forEachRecordInKeyOrder(_:)`` keeps from its first pass; the
+    /// Late records whose values ``forEachRecordInKeyOrder(_:)`` keeps from its first pass; the
     /// rest are read by key (which touches index and log pages all over a large store).
     static let keptLate = 1 << 15
 
-    /// Calls `body` with the record of every employee, by increasing primary key, in two passes
-    /// over the log. A store's log ascends by key but for the records that come *late*, after a
-    /// greater key (a save writes its records in an order of its own, an update moves a record
-    /// to the end): the first pass finds those, reading keys and decoding only the first
-    /// `keptLate` late records; the second decodes the others front to back and gives each
-    /// late one in its turn (read by key if it was not kept).
-    /// - Complexity: two passes over the log; memory 8 bytes a late record, and the fields of
+    /// Calls `body` with the record of every employee, by increasing primary key
+    /// (``PrimaryKeyOrder``: two passes over the log while few records come late).
+    /// - Complexity: two passes over the log; memory 8 bytes a late record, and the values of
     ///   up to `keptLate` of them.
     func forEachRecordInKeyOrder(
         keptLate: Int = keptLate, _ body: (EmployeeRecord) throws(EmployeesError) -> Void
     ) throws(EmployeesError) {
         let reader = try recordReader()
         try storeCall {
-            var late: [(key: UInt64, fields: EmployeeRecordReader.Fields?)] = []
-            var highest: UInt64?
-            try reader.forEachPrimaryKeyInLogOrder { key, decode in
-                if let high = highest, key < high {
-                    late.append((key, late.count < keptLate ? try decode() : nil))
-                } else {
-                    highest = key
-                }
+            try PrimaryKeyOrder(keptLate: keptLate).forEach(
+                in: Employee.entityName, of: container.store
+            ) { key, value in
+                // A damaged key is passed over, as the log-order readers do.
+                guard PersistentIdentifier(entityName: Employee.entityName, storeKey: key) != nil
+                else { return true }
+                try body(try record(try reader.fields(key: key, value: value)))
+                return true
             }
-            late.sort { $0.key < $1.key }
-            func give(_ late: (key: UInt64, fields: EmployeeRecordReader.Fields?)) throws {
-                if let due = try late.fields ?? reader.fields(primaryKey: late.key) {
-                    try body(try record(due))
-                }
-            }
-            var next = 0
-            highest = nil
-            try reader.forEachInLogOrder { fields in
-                if let high = highest, fields.primaryKey < high { return }  // late
-                highest = fields.primaryKey
-                while next < late.count && late[next].key < fields.primaryKey {
-                    try give(late[next])
-                    next += 1
-                }
-                try body(try record(fields))
-            }
-            for record in late[next...] { try give(record) }
         }
     }
 

@@ -166,7 +166,7 @@ struct Dumper {
             else { return .raw }
             return .deletedObject(entity: record.keyspace, id: id)
         case .put:
-            if record.keyspace == RecordDecoder.schemaKeyspace {
+            if record.keyspace == Keyspaces.schema {
                 let version = record.key.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
                 guard record.key.count == 4, let schema = schemas[version] else { return .raw }
                 return .schema(schema)

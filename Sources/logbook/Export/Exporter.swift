@@ -21,6 +21,17 @@ enum ExportFormat: String, CaseIterable {
 /// written to the buffered output and forgotten; memory is bounded by ``PrimaryKeyOrder``'s
 /// window, not by the number of objects.
 struct Exporter {
+    /// The walk in primary-key order. The environment variables `LOGBOOK_KEY_WINDOW` and
+    /// `LOGBOOK_LATE_KEPT` set its window and how many late records it copies, so tests can see
+    /// many windows.
+    static var keyOrder: PrimaryKeyOrder {
+        let environment = ProcessInfo.processInfo.environment
+        let defaults = PrimaryKeyOrder()
+        return PrimaryKeyOrder(
+            window: environment["LOGBOOK_KEY_WINDOW"].flatMap { Int($0) } ?? defaults.window,
+            keptLate: environment["LOGBOOK_LATE_KEPT"].flatMap { Int($0) } ?? defaults.keptLate)
+    }
+
     /// The store, open (read-only) for the exporter's lifetime.
     let store: LogStore
     /// Its schema's decoder.
@@ -82,7 +93,7 @@ struct Exporter {
             let meter = ProgressMeter(
                 "export: \(entity.name)", total: try store.count(in: entity.name))
             var done = 0
-            try PrimaryKeyOrder().forEach(in: entity.name, of: store) { key, value in
+            try Self.keyOrder.forEach(in: entity.name, of: store) { key, value in
                 try output.render { out in
                     out.append(contentsOf: prefixes.object)
                     out.appendNumber(
@@ -101,6 +112,7 @@ struct Exporter {
                 }
                 done += 1
                 if progress.isDue() { progress.show(meter.describe(done: done)) }
+                return true
             }
             count += done
         }

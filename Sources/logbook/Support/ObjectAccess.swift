@@ -6,9 +6,6 @@ import Logbook
 // `--where` filter, and saving imported objects.
 
 extension RecordDecoder {
-    /// The keyspace holding schema records; the tool never decodes it as objects.
-    static let schemaKeyspace = "logbook.schema"
-
     /// A decoder for the schema `store` holds, or `nil` if it holds none (a store written with
     /// `LogStore` alone).
     /// - Throws: `LogbookError.corruptRecord` for a damaged schema record.

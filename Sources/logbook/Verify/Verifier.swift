@@ -2,23 +2,11 @@ import Foundation
 import LogStore
 import Logbook
 
-/// What `logbook verify` found: the library's check (``LogInspector/verify(storeAt:visit:)``,
+/// What `logbook verify` found: the library's check (``LogInspector/verify(storeAt:)``,
 /// the rules `open` applies) and, with a stored schema, the object layer's.
 struct VerifyOutcome {
     /// One problem, with the file and offset where they are known.
-    struct Finding {
-        /// The file (or the store's directory).
-        var path: String
-        /// Where in the file, when known.
-        var offset: Int64?
-        /// What is wrong.
-        var message: String
-
-        /// `path at offset N: message`.
-        var description: String {
-            path + (offset.map { " at offset \($0)" } ?? "") + ": " + message
-        }
-    }
+    typealias Finding = StoreCheckReport.Finding
 
     /// The library's report.
     var report = VerifyReport()
@@ -33,23 +21,18 @@ struct VerifyOutcome {
     var isDamaged: Bool { !errors.isEmpty }
 }
 
-/// Checks one entity's object record (key, value); returns whether it holds a to-one reference.
-private typealias RecordCheck = (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
-
-/// `logbook verify`: a thin shell over ``LogInspector/verify(storeAt:visit:)``, which checks the
-/// store by `open`'s own rules without changing it, plus what only the object layer can check:
-/// that every object record (live or not) decodes with the stored schema, and that every to-one
-/// relationship points at an object that exists.
+/// `logbook verify`: a printer over the library's check, ``StoreCheck``, which checks the store
+/// by `open`'s own rules without changing it, plus what only the object layer can check: that
+/// every object record (live or not) decodes with the stored schema, that every to-one
+/// relationship points at an object that exists, and that a current index sidecar checks. This
+/// type sorts what it found into errors and warnings, and runs it again when a compaction
+/// replaced segments meanwhile.
 ///
 /// A torn tail (an incomplete last commit, what a crash during a write leaves) is a warning: the
 /// next writer's open cuts it and no acknowledged commit is lost. So are a hint file that open
 /// would ignore, files the store never reads (`*.tmp`, `*.seg.damaged`) and bytes an earlier
-/// recovery cut and kept (`*.cut`). With `strict` all of these are errors.
-///
-/// Memory is bounded whatever the number of objects: the log is read once, front to back, and
-/// the schema comes from a read-only open that indexes only the schema's keyspace. Only the
-/// relationship check indexes more: the entities that have to-one relationships, and their
-/// destinations.
+/// recovery cut and kept (`*.cut`), and an index sidecar that open would not use. With `strict`
+/// all of these are errors.
 struct Verifier {
     /// The store's directory.
     let path: String
@@ -96,53 +79,28 @@ struct Verifier {
     /// One check.
     private func runOnce(progress: ProgressLine) throws -> VerifyOutcome {
         var outcome = VerifyOutcome()
-        let (schema, decoder, schemaError) = readSchema()
-        var lastSchemaRecord: VerifyOutcome.Finding?
         let meter = VerifyProgress(storeAt: path)
         var seen = 0
-        // The check of the keyspace last seen (records come in runs of one keyspace).
-        var checked: (keyspace: String, check: RecordCheck?)?
-        var holdsReferences = false
-        outcome.report = try LogInspector.verify(storeAt: path) { record in
+        let check = try StoreCheck.run(storeAt: path) { record in
             seen += 1
             progress.update(meter.describe(record, records: seen))
-            guard record.kind == .put else { return }
-            if record.keyspace == RecordDecoder.schemaKeyspace {
-                if let schemaError {
-                    lastSchemaRecord = .init(
-                        path: path + "/" + record.segment, offset: record.recordOffset,
-                        message: schemaError)
-                }
-                return
-            }
-            if checked?.keyspace != record.keyspace {
-                checked = (record.keyspace, decoder?.checker(forKeyspace: record.keyspace))
-            }
-            guard let check = checked?.check else { return }
-            do {
-                if try check(record.key, record.value!) { holdsReferences = true }
-                outcome.objectsChecked += 1
-            } catch {
-                outcome.errors.append(
-                    .init(
-                        path: path + "/" + record.segment, offset: record.recordOffset,
-                        message: "object record does not decode: \(error)"))
-            }
         }
+        outcome.report = check.log
         if let unsupported = outcome.report.problems.first(where: {
             $0.kind == .unsupportedVersion
         }) {
             throw CommandError.cannotRun(unsupported.reason)
         }
-        if let schemaError {
-            outcome.errors.append(
-                lastSchemaRecord ?? .init(path: path, offset: nil, message: schemaError))
-        }
+        outcome.objectsChecked = check.objectsChecked
+        outcome.errors += check.damagedRecords
         for problem in outcome.report.problems { classify(problem, into: &outcome) }
-        // Only a record that holds a reference can hold a dangling one, and every live record
-        // was checked above.
-        if let schema, !outcome.report.isDamaged, holdsReferences {
-            outcome.errors += checkReferences(schema)
+        outcome.errors += check.danglingReferences
+        if let sidecar = check.unusableIndexSidecar {
+            let finding = VerifyOutcome.Finding(
+                path: sidecar.path, offset: sidecar.offset,
+                message: sidecar.message
+                    + " (open ignores this index sidecar and builds the indexes from the records)")
+            if strict { outcome.errors.append(finding) } else { outcome.warnings.append(finding) }
         }
         return outcome
     }
@@ -170,53 +128,6 @@ struct Verifier {
         let finding = VerifyOutcome.Finding(
             path: problem.path, offset: problem.offset, message: problem.reason + suffix)
         if strict { outcome.errors.append(finding) } else { outcome.warnings.append(finding) }
-    }
-
-    /// The stored schema and a decoder for its records, from a read-only open that indexes only
-    /// the schema's keyspace; or why there is none usable.
-    private func readSchema() -> (Schema?, RecordDecoder?, String?) {
-        guard let store = try? open(indexing: [RecordDecoder.schemaKeyspace]) else {
-            return (nil, nil, nil)
-        }
-        defer { try? store.close() }
-        do {
-            guard let schema = try Schema.stored(in: store) else { return (nil, nil, nil) }
-            return (schema, try RecordDecoder(store: store), nil)
-        } catch {
-            return (nil, nil, "the stored schema does not decode: \(error)")
-        }
-    }
-
-    /// A read-only open that indexes only `keyspaces`.
-    private func open(indexing keyspaces: Set<String>) throws -> LogStore {
-        var options = LogStoreOptions()
-        options.readOnly = true
-        options.createIfMissing = false
-        options.autoCompactionDeadFraction = nil
-        options.indexedKeyspaces = keyspaces
-        return try LogStore(path: path, options: options)
-    }
-
-    /// The relationship check, on a read-only open indexing the entities it needs.
-    private func checkReferences(_ schema: Schema) -> [VerifyOutcome.Finding] {
-        var needed: Set<String> = [RecordDecoder.schemaKeyspace]
-        for entity in schema.entities {
-            for relationship in entity.relationships where !relationship.isToMany {
-                needed.insert(entity.name)
-                needed.insert(relationship.destination)
-            }
-        }
-        do {
-            let store = try open(indexing: needed)
-            defer { try? store.close() }
-            return try ReferenceCheck.danglingReferences(in: store, path: path)
-        } catch {
-            return [
-                .init(
-                    path: path, offset: nil, message: "relationships could not be checked: \(error)"
-                )
-            ]
-        }
     }
 }
 

@@ -427,25 +427,4 @@ final class RecordCodec: Sendable {
             }
         }
     }
-
-    /// The key of the object with primary key `pk`: 8 bytes big-endian (FORMAT.md Part 2,
-    /// "Keys"). The one place the encoding is written; ``withKey(_:_:)`` lends it without an
-    /// array.
-    @inline(__always)
-    static func key(_ pk: UInt64) -> [UInt8] { withKey(pk) { Array($0) } }
-
-    /// Calls `body` with the key of the object with primary key `pk`.
-    @inline(__always)
-    static func withKey<R>(_ pk: UInt64, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows
-        -> R
-    {
-        try withUnsafeBytes(of: pk.bigEndian, body)
-    }
-
-    /// The primary key in an 8-byte key, or `nil`.
-    @inline(__always)
-    static func primaryKey(_ key: UnsafeRawBufferPointer) -> UInt64? {
-        guard key.count == 8 else { return nil }
-        return UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
-    }
 }

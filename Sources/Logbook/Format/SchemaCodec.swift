@@ -59,7 +59,7 @@ enum SchemaCodec {
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)`` naming `logbook.schema`.
     static func decode(_ bytes: UnsafeRawBufferPointer, key: String) throws -> Schema {
         func corrupt(_ reason: String) -> LogbookError {
-            .corruptRecord(entity: "logbook.schema", key: key, reason: reason)
+            .corruptRecord(entity: Keyspaces.schema, key: key, reason: reason)
         }
         var r = ByteReader(bytes)
         do {
@@ -169,13 +169,5 @@ enum SchemaCodec {
             hash = hash &* 0x0000_0100_0000_01b3
         }
         return hash
-    }
-
-    /// The key of a schema record: the version, 4 bytes big-endian.
-    static func key(version: UInt32) -> [UInt8] {
-        [
-            UInt8(version >> 24), UInt8(truncatingIfNeeded: version >> 16),
-            UInt8(truncatingIfNeeded: version >> 8), UInt8(truncatingIfNeeded: version),
-        ]
     }
 }

@@ -84,7 +84,7 @@ extension ModelContext {
         }
         for e in table.deleted where table.entries[Int(e)].state == .deleted {
             let entry = table.entries[Int(e)]
-            RecordCodec.withKey(entry.primaryKey) { key in
+            Keyspaces.withObjectKey(entry.primaryKey) { key in
                 batch.delete(key, in: core.bindings[Int(entry.entity)].keyspace)
             }
             savedEntities[Int(entry.entity)] = true
@@ -92,12 +92,12 @@ extension ModelContext {
         for (entity, inserted) in insertedEntities.enumerated() where inserted {
             savedEntities[entity] = true
             batch.put(
-                RecordCodec.key(core.lastPrimaryKey(entity)),
-                for: ContainerCore.counterKey(core.bindings[entity].entity.name),
-                in: ContainerCore.metaKeyspace)
+                Keyspaces.objectKey(core.lastPrimaryKey(entity)),
+                for: Keyspaces.counterKey(core.bindings[entity].entity.name),
+                in: Keyspaces.meta)
         }
         if !batch.isEmpty {
-            batch.put(save.encoded(), for: SaveRecord.key, in: SaveRecord.keyspace)
+            batch.put(save.encoded(), for: Keyspaces.saveKey, in: Keyspaces.history)
             if let commit {
                 // Not visible until the commit ends: the indexes and observers do not follow it.
                 core.indexes.stopPersisting()
@@ -127,7 +127,7 @@ extension ModelContext {
             of: table.objects[Int(e)].unsafelyUnwrapped, binding, pk: entry.primaryKey,
             version: entry.version + 1, into: &writer)
         writer.bytes.withUnsafeBytes { value in
-            RecordCodec.withKey(entry.primaryKey) { key in
+            Keyspaces.withObjectKey(entry.primaryKey) { key in
                 batch.put(value, for: key, in: binding.keyspace)
             }
         }
@@ -171,7 +171,7 @@ extension ModelContext {
         let entry = table.entries[Int(e)]
         let binding = core.bindings[Int(entry.entity)]
         let stored = try wrapStoreErrors {
-            try store.get(RecordCodec.key(entry.primaryKey), in: binding.keyspace)
+            try store.get(Keyspaces.objectKey(entry.primaryKey), in: binding.keyspace)
         }
         let found =
             stored.flatMap { bytes in

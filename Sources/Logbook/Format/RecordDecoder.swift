@@ -96,7 +96,7 @@ public struct RecordDecoder: Sendable {
         guard let (codec, fields) = codecs[keyspace] else {
             throw LogbookError.unknownEntity(keyspace)
         }
-        guard let pk = RecordCodec.primaryKey(key) else {
+        guard let pk = Keyspaces.primaryKey(ofObjectKey: key) else {
             throw LogbookError.corruptRecord(
                 entity: keyspace, key: key.map { String($0, radix: 16) }.joined(),
                 reason: "a key has 8 bytes")
@@ -123,12 +123,12 @@ public struct RecordDecoder: Sendable {
     /// ``decode(keyspace:key:value:)-(_,UnsafeRawBufferPointer,_)`` throws for a record that does
     /// not decode, without building its values, and returns whether the record holds a to-one
     /// relationship that is not `null`.
-    public func checker(forKeyspace keyspace: String) -> (
+    package func checker(forKeyspace keyspace: String) -> (
         (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     )? {
         guard let codec = codecs[keyspace]?.codec else { return nil }
         return { key, value in
-            guard let pk = RecordCodec.primaryKey(key) else {
+            guard let pk = Keyspaces.primaryKey(ofObjectKey: key) else {
                 throw LogbookError.corruptRecord(
                     entity: keyspace, key: key.map { String($0, radix: 16) }.joined(),
                     reason: "a key has 8 bytes")

@@ -16,8 +16,6 @@ import Foundation
 ///                               // bit 63 every field from 63 on
 /// ```
 struct SaveRecord: Equatable {
-    static let keyspace = "logbook.history"
-    static let key: [UInt8] = Array("save".utf8)
     static let format: UInt8 = 1
 
     /// A stretch of consecutive updates that changed the same fields.
@@ -71,7 +69,8 @@ struct SaveRecord: Equatable {
         throws -> (time: Date, author: String?)
     {
         func damaged(_ reason: String) -> LogbookError {
-            .corruptRecord(entity: Self.keyspace, key: "save of commit \(sequence)", reason: reason)
+            .corruptRecord(
+                entity: Keyspaces.history, key: "save of commit \(sequence)", reason: reason)
         }
         var r = ByteReader(bytes)
         do {

@@ -1,0 +1,241 @@
+import Foundation
+import LogStore
+import Synchronization
+
+/// The state a container's contexts share. Contexts hold it strongly, so a context keeps the
+/// store open even when the app no longer holds its ``ModelContainer``.
+///
+/// Thread safety: `Sendable`; mutable parts are behind locks or atomics.
+final class ContainerCore: Sendable {
+    let url: URL
+    let schema: Schema
+    let store: LogStore
+    let bindings: [EntityBinding]
+    /// The secondary indexes, shared by every context.
+    let indexes: ContainerIndexes
+    private let bindingByName: [String: Int]
+    private let bindingByType: [ObjectIdentifier: Int]
+    /// Last primary key handed out, per entity.
+    private let counters: Locked<[UInt64]>
+    /// Held while a save checks versions and commits.
+    let saveLock = Locked<Void>(())
+    /// Where commits are published to observers (``ModelContainer/changes()``).
+    let changeHub = ChangeHub()
+    /// The contexts whose pending changes ``ModelContainer/close()`` saves.
+    let autosaves = AutosaveRegistry()
+    /// Save bookkeeping that lets a save skip reading stored versions when no other context
+    /// saved the entity since its objects were read.
+    private let saveLog: Locked<SaveLog>
+    private let nextContextSerial = Atomic<UInt64>(0)
+    /// Mirrors `saveLog.generation` for lock-free reads.
+    private let generation = Atomic<UInt64>(0)
+    /// The container the app holds and its main context, while they exist.
+    private let facade = Locked<(container: WeakBox<ModelContainer>, main: WeakBox<ModelContext>)>(
+        (WeakBox(), WeakBox()))
+    /// The store's identity in history tokens (`nil`: a store no Logbook that keeps history has
+    /// written, opened read-only), and the sequence number its recorded history starts after.
+    let storeIdentifier: UUID?
+    let historySince: UInt64
+    /// For the core of a context that shows a past state (``ModelContainer/context(asOf:)``):
+    /// that state's token, and the core of the container it was made from.
+    let pastState: (token: HistoryToken, of: ContainerCore)?
+
+    /// Opens the store and settles its schema (see ``ModelContainer``).
+    init(
+        schema requested: Schema?, layouts: [ModelLayout], url: URL?, options: LogStoreOptions
+    ) throws {
+        let url = url ?? ModelContainer.defaultURL
+        try requested?.validate()
+        if !options.readOnly && options.createIfMissing {
+            // The engine makes the store's directory, not its parents (the default location's
+            // parent may not exist yet). A failure here shows up as the engine's open error.
+            try? options.fileSystem.makeDirectories(url.deletingLastPathComponent().path)
+        }
+        var options = options
+        if options.historyRetention == nil {
+            options.historyRetention = { try HistoryRetention.retainedSequence(in: $0) }
+        }
+        let store = try wrapStoreErrors { try LogStore(path: url.path, options: options) }
+        var history = try SchemaHistory.read(from: store)
+        let isNew = history.current == nil
+        var schema: Schema
+        if let current = history.current {
+            schema = try requested.map { try current.migrated(to: $0) } ?? current
+            if schema.fingerprint != current.fingerprint {
+                guard !options.readOnly else {
+                    throw LogbookError.incompatibleSchema(
+                        entity: requested?.entities.first?.name ?? "", attribute: nil,
+                        reason: "the store was opened read-only, so its schema cannot be migrated")
+                }
+                schema.version = current.version + 1
+            } else {
+                schema = current
+            }
+        } else {
+            guard let requested else {
+                throw LogbookError.invalidSchema(
+                    "the store at \(url.path) holds no schema; pass one")
+            }
+            schema = requested
+            schema.version = 1
+        }
+        // The schema and the store's identity (history) are written in one commit.
+        var setup = WriteBatch()
+        if history.versions[schema.version] == nil {
+            history.add(schema)
+            setup.put(
+                SchemaCodec.encode(schema), for: Keyspaces.schemaKey(version: schema.version),
+                in: Keyspaces.schema)
+        }
+        (storeIdentifier, historySince) = try Self.settleIdentity(
+            of: store, isNew: isNew, readOnly: options.readOnly, writing: &setup)
+        if !setup.isEmpty { try wrapStoreErrors { _ = try store.commit(setup) } }
+        var bindings: [EntityBinding] = []
+        var byType: [ObjectIdentifier: Int] = [:]
+        for (i, entity) in schema.entities.enumerated() {
+            let layout = layouts.first { $0.entity.name == entity.name }
+            if let layout { byType[ObjectIdentifier(layout.modelType)] = i }
+            let codec = RecordCodec(entity: entity, schemaVersion: schema.version, history: history)
+            bindings.append(
+                try EntityBinding(index: i, entity: entity, codec: codec, layout: layout))
+        }
+        var counters: [UInt64] = []
+        for entity in schema.entities {
+            let stored = try wrapStoreErrors {
+                try store.get(Keyspaces.counterKey(entity.name), in: Keyspaces.meta)
+            }
+            counters.append(
+                stored.flatMap { $0.withUnsafeBytes { Keyspaces.primaryKey(ofObjectKey: $0) } } ?? 0
+            )
+        }
+        pastState = nil
+        self.url = url
+        self.schema = schema
+        self.store = store
+        self.bindings = bindings
+        self.indexes = ContainerIndexes(
+            bindings: bindings, store: store, schemaVersion: schema.version, counters: counters)
+        self.bindingByName = Dictionary(
+            uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
+        self.bindingByType = byType
+        self.counters = Locked(counters)
+        self.saveLog = Locked(
+            SaveLog(entities: Array(repeating: SaveLog.Entry(), count: schema.entities.count)))
+    }
+
+    deinit { if pastState == nil { persistIndexes() } }
+
+    /// The core of a read-only context over `store`, a snapshot of `core`'s store at `token`.
+    init(pastOf core: ContainerCore, store: LogStore, token: HistoryToken) {
+        url = core.url
+        schema = core.schema
+        self.store = store
+        bindings = core.bindings
+        bindingByName = core.bindingByName
+        bindingByType = core.bindingByType
+        counters = Locked(core.counters.withLock { $0 })
+        // Built from the past state's records (the sidecar describes the present).
+        indexes = ContainerIndexes(
+            bindings: core.bindings, store: store, schemaVersion: core.schema.version,
+            counters: core.counters.withLock { $0 })
+        saveLog = Locked(
+            SaveLog(entities: Array(repeating: SaveLog.Entry(), count: schema.entities.count)))
+        storeIdentifier = core.storeIdentifier
+        historySince = core.historySince
+        pastState = (token, core)
+    }
+
+    /// The main context still alive from an earlier container of this core, if any.
+    var existingMainContext: ModelContext? { facade.withLock { $0.main.value } }
+
+    /// Records the container the app holds and its main context (weakly: they hold the core).
+    func adopt(facade container: ModelContainer, main: ModelContext) {
+        facade.withLock {
+            $0.container.value = container
+            $0.main.value = main
+        }
+    }
+
+    /// The container the app holds, or a new one over this core if the app let it go.
+    var container: ModelContainer {
+        if let pastState { return pastState.of.container }
+        if let known = facade.withLock({ $0.container.value }) { return known }
+        return ModelContainer(core: self)
+    }
+
+    /// The position in ``bindings`` of the entity whose records `keyspace` holds, if any.
+    @inline(__always)
+    func bindingIndex(ofKeyspace keyspace: String) -> Int? { bindingByName[keyspace] }
+
+    func binding(named name: String) throws -> EntityBinding {
+        guard let i = bindingByName[name] else { throw LogbookError.unknownEntity(name) }
+        return bindings[i]
+    }
+
+    func binding(for type: any PersistentModel.Type) throws -> EntityBinding {
+        guard let i = bindingByType[ObjectIdentifier(type)] else {
+            throw LogbookError.unknownEntity(type.entityName)
+        }
+        return bindings[i]
+    }
+
+    /// A new primary key for the entity, never handed out before in this store.
+    func nextPrimaryKey(_ entity: Int) -> UInt64 {
+        counters.withLock {
+            $0[entity] += 1
+            return $0[entity]
+        }
+    }
+
+    func lastPrimaryKey(_ entity: Int) -> UInt64 { counters.withLock { $0[entity] } }
+
+    /// A number naming a new context as a saver.
+    func makeContextSerial() -> UInt64 { nextContextSerial.add(1, ordering: .relaxed).newValue }
+
+    /// The number of saves so far; objects remember it when read.
+    var saveGeneration: UInt64 { generation.load(ordering: .acquiring) }
+
+    /// The generation of the newest save of `entity` by a context other than `saver` (0: none).
+    func latestForeignSave(of entity: Int, saver: UInt64) -> UInt64 {
+        saveLog.withLock { log in
+            let entry = log.entities[entity]
+            return entry.latestSaver == saver ? entry.previousForeign : entry.latest
+        }
+    }
+
+    /// Records a committed save of `entities` by `saver`; returns its generation.
+    func recordSave(of entities: Set<Int>, saver: UInt64) -> UInt64 {
+        saveLog.withLock { log in
+            log.generation += 1
+            for e in entities {
+                if log.entities[e].latestSaver != saver {
+                    log.entities[e].previousForeign = log.entities[e].latest
+                    log.entities[e].latestSaver = saver
+                }
+                log.entities[e].latest = log.generation
+            }
+            generation.store(log.generation, ordering: .releasing)
+            return log.generation
+        }
+    }
+}
+
+/// Which context saved each entity last, and when.
+struct SaveLog {
+    struct Entry {
+        /// Generation of the newest save of the entity (0: none).
+        var latest: UInt64 = 0
+        /// The context that made it.
+        var latestSaver: UInt64 = 0
+        /// Generation of the newest save by a context other than `latestSaver`.
+        var previousForeign: UInt64 = 0
+    }
+    var generation: UInt64 = 0
+    var entities: [Entry]
+}
+
+/// A weak reference, for keeping one inside a lock.
+final class WeakBox<Object: AnyObject>: @unchecked Sendable {  // guarded by its owner's lock
+    weak var value: Object?
+    init(_ value: Object? = nil) { self.value = value }
+}

@@ -1,0 +1,56 @@
+import LogStore
+
+/// The relationship half of ``StoreCheck``: every stored to-one relationship names an object
+/// that exists.
+enum ReferenceCheck {
+    /// One finding per dangling reference, in entity, then primary-key order. Reads each
+    /// entity's records one at a time (memory holds only the findings).
+    /// - Throws: ``LogbookError/store(_:)``, ``LogbookError/corruptRecord(entity:key:reason:)``.
+    static func danglingReferences(in store: LogStore, path: String) throws -> [StoreCheckReport
+        .Finding]
+    {
+        let decoder = try RecordDecoder(store: store)
+        var findings: [StoreCheckReport.Finding] = []
+        for entity in decoder.schema.entities {
+            // The to-one relationships' positions among the stored fields (after the attributes).
+            let toOne = entity.relationships.filter { !$0.isToMany }.enumerated().map {
+                (position: entity.attributes.count + $0.offset, relationship: $0.element)
+            }
+            guard !toOne.isEmpty else { continue }
+            var dangling: [(primaryKey: UInt64, finding: StoreCheckReport.Finding)] = []
+            var targets = [Int64?](repeating: nil, count: toOne.count)
+            try wrapStoreErrors {
+                try store.forEach(in: entity.name) { key, value in
+                    for i in targets.indices { targets[i] = nil }
+                    let (pk, _) = try decoder.decodeFields(
+                        keyspace: entity.name, key: key, value: value
+                    ) { position, value in
+                        guard position >= entity.attributes.count,
+                            case .integer(let target) = value
+                        else { return }
+                        targets[position - entity.attributes.count] = target
+                    }
+                    for (i, (_, relationship)) in toOne.enumerated() {
+                        guard let target = targets[i] else { continue }
+                        let key = Keyspaces.objectKey(UInt64(bitPattern: target))
+                        if try !store.contains(key, in: relationship.destination) {
+                            dangling.append(
+                                (
+                                    pk,
+                                    .init(
+                                        path: path, offset: nil,
+                                        message: "\(entity.name)/\(pk): \(relationship.name) "
+                                            + "points at \(relationship.destination)/\(target), "
+                                            + "which does not exist")
+                                ))
+                        }
+                    }
+                }
+            }
+            findings += dangling.enumerated().sorted {
+                ($0.element.primaryKey, $0.offset) < ($1.element.primaryKey, $1.offset)
+            }.map(\.element.finding)
+        }
+        return findings
+    }
+}
