@@ -6,7 +6,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     /// The entity's position in the container's schema.
     let index: Int
     let entity: Entity
-    /// What records store: the attributes, then the to-one relationships' keys.
+    /// What records store: the attributes, then the stored relationships (to-one keys, links).
     let stored: Entity
     let codec: RecordCodec
     let layout: ModelLayout?
@@ -29,7 +29,8 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     let uniqueAttributes: [Int]
     /// For a class, the accessor of each relationship (by position in `entity.relationships`).
     let relationshipFields: [any RelationshipAccessor]
-    /// For each relationship, its stored position (to-one) or -1 (to-many).
+    /// For each relationship, its stored position (to-one, storing side of a many-to-many) or
+    /// -1 (derived to-many).
     let relationshipSlots: [Int]
     /// How many attributes records store (stored positions below it are attributes).
     let attributeCount: Int
@@ -51,8 +52,8 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         var storedFields: [any FieldAccessor] = []
         var adoptions: [(entry: Int, info: Int, slot: Int?, position: Int, slotValue: Int32)] = []
         for relationship in entity.relationships {
-            slots.append(relationship.isToMany ? -1 : nextToOne)
-            if !relationship.isToMany { nextToOne += 1 }
+            slots.append(relationship.isStored ? nextToOne : -1)
+            if relationship.isStored { nextToOne += 1 }
         }
         if let layout {
             for attribute in entity.attributes {
@@ -82,15 +83,14 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
                         reason: "the class \(layout.modelType) has no such relationship")
                 }
                 relationshipFields.append(field)
-                let slotValue = relationship.isToMany ? Int32(-(2 + r)) : Int32(slots[r])
+                let slotValue = relationship.isStored ? Int32(slots[r]) : Int32(-(2 + r))
                 adoptions.append(
                     (
                         field.entryOffset, field.infoOffset, field.slotOffset, max(slots[r], 0),
                         slotValue
                     ))
             }
-            for (r, relationship) in entity.relationships.enumerated() where !relationship.isToMany
-            {
+            for (r, relationship) in entity.relationships.enumerated() where relationship.isStored {
                 storedFields.append(relationshipFields[r])
             }
         }

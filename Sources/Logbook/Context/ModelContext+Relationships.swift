@@ -1,7 +1,9 @@
 extension ModelContext {
     /// The objects relationship `r` of `owner` (registered here as entry `e`) reaches: for a
-    /// to-many relationship, the destination objects whose inverse to-one points at `owner`
-    /// (seeing pending changes), in identifier order; for a to-one relationship, its target.
+    /// to-one relationship, its target; for the storing side of a many-to-many, the linked
+    /// objects that exist; for a derived to-many, the destination objects whose inverse (a
+    /// to-one, or the storing side of a many-to-many) reaches `owner`, seeing pending changes,
+    /// in identifier order (an index lookup of the inverse's field).
     /// - Throws: fetch errors (a damaged record, the engine).
     func relatedObjects(of owner: AnyObject, _ e: Int32, relationship r: Int) throws -> [AnyObject]
     {
@@ -9,24 +11,31 @@ extension ModelContext {
         let binding = core.bindings[Int(entry.entity)]
         let relationship = binding.entity.relationships[r]
         let destination = try core.binding(named: relationship.destination)
-        if !relationship.isToMany {
-            guard case .integer(let key) = binding.read(owner, binding.relationshipSlots[r]),
+        if relationship.isStored {
+            let value = binding.read(owner, binding.relationshipSlots[r])
+            if relationship.isToMany {
+                return try (LinkList.keys(value) ?? []).compactMap {
+                    try object(destination, $0)
+                }.filter { ($0 as? any ModelObject)?.isDeleted != true }
+            }
+            guard case .integer(let key) = value,
                 let target = try object(destination, UInt64(bitPattern: key))
             else { return [] }
             return [target]
         }
-        guard let inverse = relationship.inverse,
-            let inverseIndex = destination.entity.relationships.firstIndex(where: {
-                $0.name == inverse
-            })
-        else { return [] }
+        guard let inverseIndex = inverseIndex(of: relationship, in: destination) else { return [] }
         var plan = FetchPlan(binding: destination)
         plan.matcher = .filter(
-            .compare(
-                .attribute(destination.relationshipSlots[inverseIndex]), .equal,
-                .value(.integer(Int64(bitPattern: entry.primaryKey))), caseInsensitive: false,
-                diacriticInsensitive: false))
+            .keyIn(destination.relationshipSlots[inverseIndex], [entry.primaryKey]))
         return try fetchObjects(plan)
+    }
+
+    /// The position of `relationship`'s inverse among `destination`'s relationships.
+    func inverseIndex(of relationship: RelationshipDescription, in destination: EntityBinding)
+        -> Int?
+    {
+        guard let inverse = relationship.inverse else { return nil }
+        return destination.entity.relationships.firstIndex { $0.name == inverse }
     }
 
     /// The to-many relationship whose wrapper has `slot` (see `Relationship.slot`).
@@ -36,8 +45,9 @@ extension ModelContext {
     }
 
     private func relationshipIndex(_ e: Int32, slot: Int) -> Int? {
-        let r = -(slot + 2)
         let binding = core.bindings[Int(table.entries[Int(e)].entity)]
+        if slot >= 0 { return binding.relationshipSlots.firstIndex(of: slot) }
+        let r = -(slot + 2)
         return r >= 0 && r < binding.entity.relationships.count ? r : nil
     }
 
@@ -60,21 +70,68 @@ extension ModelContext {
     func setMembers(_ members: [AnyObject], of owner: AnyObject, _ e: Int32, relationship r: Int) {
         let binding = core.bindings[Int(table.entries[Int(e)].entity)]
         let relationship = binding.entity.relationships[r]
+        if relationship.storesLinks {
+            table.willChange(e, slot: binding.relationshipSlots[r], object: owner)
+            if binding.layout != nil {
+                binding.relationshipFields[r].setMembers(owner, members)
+            } else {
+                binding.write(
+                    owner, binding.relationshipSlots[r], LinkList.value(keys(of: members)))
+            }
+            return
+        }
         guard let destination = try? core.binding(named: relationship.destination),
-            let inverse = relationship.inverse,
-            let inverseIndex = destination.entity.relationships.firstIndex(where: {
-                $0.name == inverse
-            })
+            let inverseIndex = inverseIndex(of: relationship, in: destination)
         else { return }
         let current = (try? relatedObjects(of: owner, e, relationship: r)) ?? []
         let wanted = Set(members.map(ObjectIdentifier.init))
         let present = Set(current.map(ObjectIdentifier.init))
         for object in current where !wanted.contains(ObjectIdentifier(object)) {
-            setToOne(object, destination, inverseIndex, target: nil)
+            unlink(object, destination, inverseIndex, from: owner)
         }
         for object in members where !present.contains(ObjectIdentifier(object)) {
-            setToOne(object, destination, inverseIndex, target: owner)
+            link(object, destination, inverseIndex, to: owner)
         }
+    }
+
+    /// Points relationship `r` of `object` at `target`: sets a to-one, or adds `target` to the
+    /// links of the storing side of a many-to-many.
+    func link(_ object: AnyObject, _ binding: EntityBinding, _ r: Int, to target: AnyObject) {
+        guard binding.entity.relationships[r].isToMany else {
+            setToOne(object, binding, r, target: target)
+            return
+        }
+        editLinks(object, binding, r) { $0.insert(target) }
+    }
+
+    /// Undoes ``link(_:_:_:to:)``: clears a to-one, or removes `target` from the links.
+    func unlink(_ object: AnyObject, _ binding: EntityBinding, _ r: Int, from target: AnyObject) {
+        guard binding.entity.relationships[r].isToMany else {
+            setToOne(object, binding, r, target: nil)
+            return
+        }
+        editLinks(object, binding, r) { $0.remove(target) }
+    }
+
+    /// Changes the links of the storing side `r` of a many-to-many of `object`, marking the
+    /// object changed.
+    private func editLinks(
+        _ object: AnyObject, _ binding: EntityBinding, _ r: Int,
+        _ edit: (inout LinkEdit) -> Void
+    ) {
+        guard let (owner, e) = binding.registration(of: object), owner === table else { return }
+        var links = LinkEdit(
+            objects: (try? relatedObjects(of: object, e, relationship: r)) ?? [])
+        edit(&links)
+        guard links.changed else { return }
+        setMembers(links.objects, of: object, e, relationship: r)
+    }
+
+    /// The primary keys of registered objects (temporary ones left out).
+    private func keys(of objects: [AnyObject]) -> [UInt64] {
+        objects.compactMap { ($0 as? any ModelObject)?.persistentModelID }.filter {
+            !$0.isTemporary
+        }.map(\.primaryKey)
     }
 
     /// Points the to-one relationship `r` of `object` at `target` (`nil` clears it), marking
@@ -127,14 +184,14 @@ extension ModelContext {
                     if let model = related as? any ModelObject { delete(model) }
                 }
             case .nullify:
-                guard relationship.isToMany, let inverse = relationship.inverse,
+                // A stored relationship goes with the record; a derived one is stored in the
+                // related objects, which must let go of this one.
+                guard !relationship.isStored,
                     let destination = try? core.binding(named: relationship.destination),
-                    let inverseIndex = destination.entity.relationships.firstIndex(where: {
-                        $0.name == inverse
-                    })
+                    let inverseIndex = inverseIndex(of: relationship, in: destination)
                 else { continue }
                 for related in (try? relatedObjects(of: object, e, relationship: r)) ?? [] {
-                    setToOne(related, destination, inverseIndex, target: nil)
+                    unlink(related, destination, inverseIndex, from: object)
                 }
             case .deny:
                 continue
@@ -164,5 +221,25 @@ extension ModelContext {
                 }
             }
         }
+    }
+}
+
+/// The objects of a to-many relationship being edited, by identity.
+struct LinkEdit {
+    private(set) var objects: [AnyObject]
+    private(set) var changed = false
+
+    init(objects: [AnyObject]) { self.objects = objects }
+
+    mutating func insert(_ object: AnyObject) {
+        guard !objects.contains(where: { $0 === object }) else { return }
+        objects.append(object)
+        changed = true
+    }
+
+    mutating func remove(_ object: AnyObject) {
+        let before = objects.count
+        objects.removeAll { $0 === object }
+        changed = changed || objects.count != before
     }
 }

@@ -54,7 +54,8 @@ indirect enum FilterNode: Sendable, Hashable {
     /// satisfies `node`, or reaches none and `whenMissing` is true. A fetch resolves it into
     /// ``keyIn(_:_:)`` (through a fetch of the destination) before evaluating anything.
     case related(slot: Int, destination: String, node: FilterNode, whenMissing: Bool)
-    /// Stored field `field` (an integer: a to-one relationship's key) is one of `keys`.
+    /// Stored field `field` (an integer: a to-one relationship's key) is one of `keys`, or
+    /// (links: the storing side of a many-to-many) holds one of `keys`.
     case keyIn(Int, Set<UInt64>)
     /// The object's primary key is one of `keys`.
     case identifierIn(Set<UInt64>)
@@ -126,8 +127,12 @@ indirect enum FilterNode: Sendable, Hashable {
                 "a comparison through a relationship to \(destination) can only be evaluated by a fetch"
             )
         case .keyIn(let field, let keys):
-            guard case .integer(let key) = values.value(at: field) else { return false }
-            return keys.contains(UInt64(bitPattern: key))
+            switch values.value(at: field) {
+            case .integer(let key): return keys.contains(UInt64(bitPattern: key))
+            case .data(let links):
+                return LinkList.keys(links)?.contains(where: keys.contains) ?? false
+            default: return false
+            }
         case .identifierIn(let keys):
             return keys.contains(values.primaryKey)
         }

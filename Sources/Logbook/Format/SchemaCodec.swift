@@ -1,13 +1,17 @@
 /// Encodes and decodes a ``Schema`` (FORMAT.md Part 2, "Schema records").
 enum SchemaCodec {
-    /// The encoding's own format number, first byte of every schema record: 1, or 2 for a
-    /// schema that declares compound indexes or a unique policy (format 1 has no place for them,
-    /// so a schema without them keeps its format-1 bytes and fingerprint).
-    static let formatVersion: UInt8 = 2
+    /// The encoding's own format number, first byte of every schema record: 1; 2 for a schema
+    /// that declares compound indexes or a unique policy; 3 for one with a many-to-many
+    /// relationship (its storing side is flagged 2). Each is written only when needed, so a
+    /// schema keeps the bytes and fingerprint of the oldest format that can hold it.
+    static let formatVersion: UInt8 = 3
 
     static func encode(_ schema: Schema) -> [UInt8] {
+        let linked = schema.entities.contains { $0.relationships.contains(where: \.storesLinks) }
         let format: UInt8 =
-            schema.entities.contains { !$0.indexes.isEmpty || $0.uniquePolicy != .error } ? 2 : 1
+            linked
+            ? 3
+            : schema.entities.contains { !$0.indexes.isEmpty || $0.uniquePolicy != .error } ? 2 : 1
         var w = ByteWriter(capacity: 256)
         w.bytes.append(format)
         w.varint(UInt64(schema.version))
@@ -30,19 +34,19 @@ enum SchemaCodec {
         }
         // Relationships: a trailing section, present only when some entity has any (or in
         // format 2), so schemas without relationships keep their bytes.
-        if format == 2 || schema.entities.contains(where: { !$0.relationships.isEmpty }) {
+        if format >= 2 || schema.entities.contains(where: { !$0.relationships.isEmpty }) {
             for entity in schema.entities {
                 w.varint(UInt64(entity.relationships.count))
                 for relationship in entity.relationships {
                     w.string(relationship.name)
                     w.string(relationship.destination)
-                    w.bytes.append(relationship.isToMany ? 1 : 0)
+                    w.bytes.append(relationship.storesLinks ? 2 : relationship.isToMany ? 1 : 0)
                     w.string(relationship.inverse ?? "")
                     w.bytes.append(relationship.deleteRule.rawValue)
                 }
             }
         }
-        if format == 2 {
+        if format >= 2 {
             for entity in schema.entities {
                 w.bytes.append(entity.uniquePolicy.rawValue)
                 w.varint(UInt64(entity.indexes.count))
@@ -64,7 +68,7 @@ enum SchemaCodec {
         var r = ByteReader(bytes)
         do {
             let format = try r.byte()
-            guard format == 1 || format == formatVersion else {
+            guard format >= 1 && format <= formatVersion else {
                 throw corrupt(
                     "schema format \(format) is not supported (this library reads formats 1 to \(formatVersion))"
                 )
@@ -101,7 +105,7 @@ enum SchemaCodec {
                 }
                 entities.append(Entity(name: name, attributes: attributes))
             }
-            if format == 2 || !r.isAtEnd {
+            if format >= 2 || !r.isAtEnd {
                 for e in entities.indices {
                     let count = try r.varint()
                     guard count <= UInt64(bytes.count) else {
@@ -111,7 +115,7 @@ enum SchemaCodec {
                         let name = try r.string()
                         let destination = try r.string()
                         let flags = try r.byte()
-                        guard flags <= 1 else {
+                        guard flags <= (format >= 3 ? 2 : 1) else {
                             throw corrupt("unknown relationship flags \(flags)")
                         }
                         let inverse = try r.string()
@@ -121,12 +125,13 @@ enum SchemaCodec {
                         }
                         entities[e].relationships.append(
                             RelationshipDescription(
-                                name, destination: destination, toMany: flags == 1,
-                                inverse: inverse.isEmpty ? nil : inverse, deleteRule: rule))
+                                name, destination: destination, toMany: flags != 0,
+                                inverse: inverse.isEmpty ? nil : inverse, deleteRule: rule,
+                                storesLinks: flags == 2))
                     }
                 }
             }
-            if format == 2 {
+            if format >= 2 {
                 for e in entities.indices {
                     let rawPolicy = try r.byte()
                     guard let policy = UniquePolicy(rawValue: rawPolicy) else {

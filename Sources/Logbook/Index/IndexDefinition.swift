@@ -11,12 +11,16 @@ struct IndexDefinition: Sendable, Hashable {
     let names: [String]
     let types: [AttributeType]
     let isUnique: Bool
+    /// Whether this is the index of the links of a many-to-many's storing side: one entry per
+    /// link (the destination's key as an integer, then the object's primary key), none for an
+    /// object without links. Only membership terms (``FilterNode/keyIn(_:_:)``) read it.
+    let isLinks: Bool
     /// `Employee(designation, salary)`.
     let name: String
 
     init(
         entity: Int, entityName: String, fields: [Int], names: [String], types: [AttributeType],
-        isUnique: Bool
+        isUnique: Bool, isLinks: Bool = false
     ) {
         self.entity = entity
         self.entityName = entityName
@@ -24,12 +28,13 @@ struct IndexDefinition: Sendable, Hashable {
         self.names = names
         self.types = types
         self.isUnique = isUnique
+        self.isLinks = isLinks
         name = "\(entityName)(\(names.joined(separator: ", ")))"
     }
 
     /// The indexes of `entity` (binding `index`): one per attribute marked indexed or unique,
     /// one per declared index, one per to-one relationship; duplicates merged (unique if any
-    /// of them is).
+    /// of them is); then one per storing side of a many-to-many (``isLinks``).
     static func all(of entity: Entity, binding index: Int) -> [IndexDefinition] {
         let stored = entity.storedFields
         var declared: [(fields: [Int], unique: Bool)] = []
@@ -51,15 +56,22 @@ struct IndexDefinition: Sendable, Hashable {
                 add(fields, unique: description.isUnique)
             }
         }
-        for relationship in entity.toOneRelationships {
+        for relationship in entity.storedRelationships where !relationship.isToMany {
             if let slot = stored.attributeIndex(relationship.name) { add([slot], unique: false) }
+        }
+        let links = entity.storedRelationships.filter(\.isToMany).compactMap { relationship in
+            stored.attributeIndex(relationship.name).map {
+                IndexDefinition(
+                    entity: index, entityName: entity.name, fields: [$0],
+                    names: [relationship.name], types: [.integer], isUnique: false, isLinks: true)
+            }
         }
         return declared.map { fields, unique in
             IndexDefinition(
                 entity: index, entityName: entity.name, fields: fields,
                 names: fields.map { stored.attributes[$0].name },
                 types: fields.map { stored.attributes[$0].type }, isUnique: unique)
-        }
+        } + links
     }
 }
 

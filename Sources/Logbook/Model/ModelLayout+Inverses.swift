@@ -60,9 +60,29 @@ extension ModelLayout {
                 }
             }
         }
+        assignLinkStorage(&entities)
         for (i, layout) in layouts.enumerated() {
             entities[i] = try layout.withDeclaredIndexes(entities[i])
         }
         return entities
+    }
+}
+
+extension ModelLayout {
+    /// Picks the side of each many-to-many pair that stores the links: the one whose
+    /// `Entity.relationship` name sorts first, so the choice does not depend on the order the
+    /// classes are listed in.
+    static func assignLinkStorage(_ entities: inout [Entity]) {
+        for i in entities.indices {
+            for r in entities[i].relationships.indices {
+                let relationship = entities[i].relationships[r]
+                guard relationship.isToMany, let inverse = relationship.inverse,
+                    let j = entities.firstIndex(where: { $0.name == relationship.destination }),
+                    let back = entities[j].relationship(named: inverse), back.isToMany
+                else { continue }
+                entities[i].relationships[r].storesLinks =
+                    (entities[i].name, relationship.name) < (entities[j].name, back.name)
+            }
+        }
     }
 }

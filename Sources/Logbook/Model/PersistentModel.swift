@@ -21,7 +21,9 @@ public protocol ModelObject: AnyObject {}
 /// recorded in the schema and fills the attribute in objects stored before it existed; one
 /// that is not (`Date()`, `UUID()`) is not recorded. Make the class `final` (properties of
 /// superclasses are not reflected).
-public protocol PersistentModel: ModelObject, Hashable {
+public protocol PersistentModel: ModelObject, Hashable, OptionalRelationshipContent {
+    /// The class a to-one relationship to this class reaches: the class itself.
+    associatedtype RelatedModel = Self
     /// A new object with default values; Logbook calls it to build fetched objects.
     init()
     /// The entity's name (default: the class name). It names the keyspace, so keep it stable.

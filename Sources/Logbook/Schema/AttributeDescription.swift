@@ -42,7 +42,8 @@ public struct Entity: Sendable, Hashable {
     public var name: String
     /// Attributes in stored order.
     public var attributes: [AttributeDescription]
-    /// Relationships; to-one ones are stored after the attributes, in this order.
+    /// Relationships; the stored ones (``RelationshipDescription/isStored``) follow the
+    /// attributes in records, in this order.
     public var relationships: [RelationshipDescription]
     /// Indexes beyond the single attributes marked `indexed` or `unique`: compound ones, in
     /// declaration order.
@@ -68,16 +69,20 @@ public struct Entity: Sendable, Hashable {
         relationships.first { $0.name == name }
     }
 
-    /// The to-one relationships, in stored order.
-    var toOneRelationships: [RelationshipDescription] { relationships.filter { !$0.isToMany } }
+    /// The relationships records store (to-one keys, and the links of the storing side of a
+    /// many-to-many), in stored order.
+    var storedRelationships: [RelationshipDescription] { relationships.filter(\.isStored) }
 
-    /// What a record stores: the attributes, then each to-one relationship as an optional
-    /// integer (the destination's primary key) named after it.
+    /// What a record stores: the attributes, then each stored relationship named after it: a
+    /// to-one as an optional integer (the destination's primary key), the storing side of a
+    /// many-to-many as optional data (``LinkList``).
     var storedFields: Entity {
         Entity(
             name: name,
             attributes: attributes
-                + toOneRelationships.map { AttributeDescription($0.name, .integer, optional: true) }
+                + storedRelationships.map {
+                    AttributeDescription($0.name, $0.isToMany ? .data : .integer, optional: true)
+                }
         )
     }
 

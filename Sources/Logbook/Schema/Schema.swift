@@ -107,7 +107,7 @@ public struct Schema: Sendable, Hashable {
                 "\(what) reaches \(relationship.destination), which is not in the schema")
         }
         guard let inverseName = relationship.inverse else {
-            if relationship.isToMany {
+            if relationship.isToMany || relationship.storesLinks {
                 throw LogbookError.invalidSchema(
                     "\(what) is to-many, so it needs an inverse to-one relationship on \(destination.name)"
                 )
@@ -121,10 +121,24 @@ public struct Schema: Sendable, Hashable {
                 "\(what) names the inverse \(destination.name).\(inverseName), which does not reach \(entity.name)"
             )
         }
-        if relationship.isToMany == inverse.isToMany {
+        if !relationship.isToMany && !inverse.isToMany {
             throw LogbookError.invalidSchema(
-                "\(what) and its inverse are both \(inverse.isToMany ? "to-many" : "to-one"); one-to-many is supported, one-to-one and many-to-many are not"
+                "\(what) and its inverse are both to-one; one-to-many and many-to-many are supported, one-to-one is not"
             )
+        }
+        if relationship.isToMany && inverse.isToMany {
+            if destination.name == entity.name && inverseName == relationship.name {
+                throw LogbookError.invalidSchema(
+                    "\(what) is to-many and names itself as its inverse")
+            }
+            if relationship.storesLinks == inverse.storesLinks {
+                throw LogbookError.invalidSchema(
+                    "\(what) and its inverse are many-to-many, so exactly one of them must store the links"
+                )
+            }
+        } else if relationship.storesLinks {
+            throw LogbookError.invalidSchema(
+                "\(what) stores links, which only one side of a many-to-many relationship does")
         }
     }
 
@@ -179,6 +193,7 @@ public struct Schema: Sendable, Hashable {
                 }
                 if changed.destination != relationship.destination
                     || changed.isToMany != relationship.isToMany
+                    || changed.storesLinks != relationship.storesLinks
                 {
                     throw LogbookError.incompatibleSchema(
                         entity: old.name, attribute: relationship.name,

@@ -1,0 +1,165 @@
+import Foundation
+import Logbook
+import TestSupport
+import Testing
+
+/// Many-to-many relationships: inverses in step on both sides, through saves, reopening,
+/// rollback and merges; delete rules on both sides; the index behind `contains`.
+@MainActor @Suite struct ManyToManyTests {
+    private let types: [any PersistentModel.Type] = [Student.self, Course.self]
+
+    private func names(_ students: [Student]?) -> [String] { (students ?? []).map(\.name).sorted() }
+    private func titles(_ courses: [Course]) -> [String] { courses.map(\.title).sorted() }
+
+    @Test func theSchemaPairsBothSidesAndOneStoresTheLinks() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open(types)
+        let course = try #require(container.schema.entity(named: "Course")?.relationships.first)
+        let student = try #require(container.schema.entity(named: "Student")?.relationships.first)
+        #expect(course.isToMany && student.isToMany)
+        #expect(course.inverse == "courses" && student.inverse == "students")
+        #expect(course.storesLinks && !student.storesLinks, "Course.students sorts first")
+        #expect(
+            try Schema.stored(in: container.store)?.entity(named: "Course")?.relationships
+                == [course])
+    }
+
+    @Test func bothSidesSeeALinkMadeFromEitherSideBeforeAndAfterSaving() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        do {
+            let container = try fixture.open(types)
+            let context = container.mainContext
+            let ann = Student(name: "Ann")
+            let bob = Student(name: "Bob")
+            let math = Course(title: "Math")
+            let art = Course(title: "Art")
+            ann.courses = [math, art]  // before insertion: inserted with the student
+            context.insert(ann)
+            context.insert(bob)
+            math.students?.append(bob)
+            #expect(names(math.students) == ["Ann", "Bob"])
+            #expect(names(art.students) == ["Ann"])
+            #expect(titles(bob.courses) == ["Math"])
+            try context.save()
+            bob.courses.append(art)
+            #expect(names(art.students) == ["Ann", "Bob"])
+            try context.save()
+            try container.close()
+        }
+        let container = try fixture.open([Course.self, Student.self])  // order does not matter
+        let context = container.mainContext
+        let students = try context.fetch(FetchDescriptor<Student>(sortBy: [SortDescriptor(\.name)]))
+        #expect(students.map { titles($0.courses) } == [["Art", "Math"], ["Art", "Math"]])
+        let art = try #require(
+            try context.fetch(FetchDescriptor<Course>(predicate: #Predicate { $0.title == "Art" }))
+                .first)
+        #expect(names(art.students) == ["Ann", "Bob"])
+        art.students = [students[1]]
+        #expect(titles(students[0].courses) == ["Math"])
+        try context.save()
+    }
+
+    @Test func rollbackRestoresBothSides() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open(types)
+        let context = container.mainContext
+        let ann = Student(name: "Ann")
+        let math = Course(title: "Math")
+        context.insert(ann)
+        context.insert(math)
+        try context.save()
+        ann.courses = [math]
+        #expect(names(math.students) == ["Ann"])
+        context.rollback()
+        #expect(ann.courses.isEmpty)
+        #expect(names(math.students) == [])
+        math.students = [ann]
+        try context.save()
+        math.students = []
+        #expect(ann.courses.isEmpty)
+        context.rollback()
+        #expect(titles(ann.courses) == ["Math"])
+        #expect(names(math.students) == ["Ann"])
+    }
+
+    @Test func anotherContextsSaveIsSeenOnBothSidesAfterAMerge() async throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open(types)
+        let seed = ModelContext(container)
+        seed.insert(Student(name: "Ann"))
+        seed.insert(Course(title: "Math"))
+        try seed.save()
+        let here = ModelContext(container)
+        let there = ModelContext(container)
+        let annHere = try #require(try here.fetch(FetchDescriptor<Student>()).first)
+        let mathHere = try #require(try here.fetch(FetchDescriptor<Course>()).first)
+        #expect(annHere.courses.isEmpty && names(mathHere.students) == [])
+        let annThere = try #require(try there.fetch(FetchDescriptor<Student>()).first)
+        let mathThere = try #require(try there.fetch(FetchDescriptor<Course>()).first)
+        var changes = container.changes().makeAsyncIterator()
+        annThere.courses = [mathThere]
+        try there.save()
+        here.merge(try #require(await changes.next()))
+        #expect(titles(annHere.courses) == ["Math"])
+        #expect(names(mathHere.students) == ["Ann"])
+        mathThere.students = []
+        try there.save()
+        here.merge(try #require(await changes.next()))
+        #expect(annHere.courses.isEmpty)
+        #expect(names(mathHere.students) == [])
+    }
+
+    @Test func deletingEitherSideNullifiesTheLinks() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open(types)
+        let context = container.mainContext
+        let ann = Student(name: "Ann")
+        let bob = Student(name: "Bob")
+        let math = Course(title: "Math")
+        let art = Course(title: "Art")
+        context.insert(ann)
+        context.insert(bob)
+        ann.courses = [math, art]
+        bob.courses = [math]
+        try context.save()
+        context.delete(math)  // the side that stores the links
+        #expect(titles(ann.courses) == ["Art"] && bob.courses.isEmpty)
+        try context.save()
+        context.delete(ann)  // the derived side
+        #expect(names(art.students) == [])
+        try context.save()
+        let fresh = ModelContext(container)
+        let courses = try fresh.fetch(FetchDescriptor<Course>())
+        #expect(courses.map(\.title) == ["Art"] && names(courses[0].students) == [])
+        #expect(try fresh.fetch(FetchDescriptor<Student>()).map { $0.courses.count } == [0])
+    }
+
+    @Test func denyAndCascadeRulesHoldOnBothSides() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open([Tag.self, Article.self, Note.self])
+        let context = container.mainContext
+        let swift = Tag(label: "swift")
+        let post = Article(title: "Post")
+        let note = Note(text: "n")
+        context.insert(post)
+        post.tags = [swift]
+        post.notes = [note]
+        try context.save()
+        context.delete(swift)
+        #expect(throws: LogbookError.self) { try context.save() }
+        context.rollback()
+        post.tags = []
+        context.delete(swift)
+        try context.save()
+        context.delete(post)
+        #expect(note.isDeleted, "cascade from the derived side")
+        try context.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Note>()).isEmpty)
+    }
+}
