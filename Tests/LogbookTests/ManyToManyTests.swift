@@ -137,6 +137,8 @@ import Testing
         let courses = try fresh.fetch(FetchDescriptor<Course>())
         #expect(courses.map(\.title) == ["Art"] && names(courses[0].students) == [])
         #expect(try fresh.fetch(FetchDescriptor<Student>()).map { $0.courses.count } == [0])
+        let links = container.indexStatistics().first { $0.entity == "Course" }
+        #expect(links?.fields == ["students"] && links?.entries == 0, "no link left behind")
     }
 
     @Test func denyAndCascadeRulesHoldOnBothSides() throws {

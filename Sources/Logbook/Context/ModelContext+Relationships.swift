@@ -101,7 +101,7 @@ extension ModelContext {
             setToOne(object, binding, r, target: target)
             return
         }
-        editLinks(object, binding, r) { $0.insert(target) }
+        editLinks(object, binding, r) { $0.formUnion(keys(of: [target])) }
     }
 
     /// Undoes ``link(_:_:_:to:)``: clears a to-one, or removes `target` from the links.
@@ -110,21 +110,23 @@ extension ModelContext {
             setToOne(object, binding, r, target: nil)
             return
         }
-        editLinks(object, binding, r) { $0.remove(target) }
+        editLinks(object, binding, r) { $0.subtract(keys(of: [target])) }
     }
 
-    /// Changes the links of the storing side `r` of a many-to-many of `object`, marking the
+    /// Changes the links of the storing side `r` of a many-to-many of `object` as stored
+    /// (links to objects deleted since included, so a rollback restores them), marking the
     /// object changed.
     private func editLinks(
-        _ object: AnyObject, _ binding: EntityBinding, _ r: Int,
-        _ edit: (inout LinkEdit) -> Void
+        _ object: AnyObject, _ binding: EntityBinding, _ r: Int, _ edit: (inout Set<UInt64>) -> Void
     ) {
         guard let (owner, e) = binding.registration(of: object), owner === table else { return }
-        var links = LinkEdit(
-            objects: (try? relatedObjects(of: object, e, relationship: r)) ?? [])
-        edit(&links)
-        guard links.changed else { return }
-        setMembers(links.objects, of: object, e, relationship: r)
+        let slot = binding.relationshipSlots[r]
+        let before = Set(LinkList.keys(binding.read(object, slot)) ?? [])
+        var after = before
+        edit(&after)
+        guard after != before else { return }
+        table.willChange(e, slot: slot, object: object)
+        binding.write(object, slot, LinkList.value(after))
     }
 
     /// The primary keys of registered objects (temporary ones left out).
@@ -221,25 +223,5 @@ extension ModelContext {
                 }
             }
         }
-    }
-}
-
-/// The objects of a to-many relationship being edited, by identity.
-struct LinkEdit {
-    private(set) var objects: [AnyObject]
-    private(set) var changed = false
-
-    init(objects: [AnyObject]) { self.objects = objects }
-
-    mutating func insert(_ object: AnyObject) {
-        guard !objects.contains(where: { $0 === object }) else { return }
-        objects.append(object)
-        changed = true
-    }
-
-    mutating func remove(_ object: AnyObject) {
-        let before = objects.count
-        objects.removeAll { $0 === object }
-        changed = changed || objects.count != before
     }
 }

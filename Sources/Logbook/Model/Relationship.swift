@@ -272,9 +272,11 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
         let f = field(object).pointee
         if Value.isToMany {
             guard f.isResolved else { return LinkList.value(f.links) }
+            // Links to objects deleted since stay until a rule or the app removes them: the
+            // value a rollback restores must be the one read.
             return LinkList.value(
-                f.value.relatedObjects.lazy.filter { !$0.isDeleted }.map(\.persistentModelID)
-                    .filter { !$0.isTemporary }.map(\.primaryKey))
+                f.value.relatedObjects.lazy.map(\.persistentModelID).filter { !$0.isTemporary }
+                    .map(\.primaryKey))
         }
         if f.isResolved {
             guard let target = f.value.relatedObjects.first, !target.isDeleted,
