@@ -36,6 +36,8 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     let attributeCount: Int
     /// Whether a relationship of the entity has the `.deny` delete rule.
     let hasDenyRule: Bool
+    /// The key paths observation hears of, by property (``ObservedProperties``).
+    let observedKeyPaths: [KeyPath<ObservedProperties, Int>]
 
     /// - Throws: ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` if the class lacks
     ///   a stored attribute or holds it with another type.
@@ -98,6 +100,8 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         self.relationshipSlots = slots
         attributeCount = stored.attributes.count
         hasDenyRule = entity.relationships.contains { $0.deleteRule == .deny }
+        observedKeyPaths = ObservedProperties.keyPaths(
+            entity: index, count: stored.attributes.count + entity.relationships.count)
         self.storedFields = storedFields
         self.adoptions = adoptions
         anchorOwner = layout?.anchor.ownerOffset ?? 0

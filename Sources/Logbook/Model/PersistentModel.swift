@@ -1,4 +1,5 @@
 import LogStore
+import Observation
 
 /// An object a ``ModelContext`` manages: an instance of a ``PersistentModel`` class, or a
 /// ``ManagedObject``. Gives both key-value access by attribute name and their identity.
@@ -21,7 +22,7 @@ public protocol ModelObject: AnyObject {}
 /// recorded in the schema and fills the attribute in objects stored before it existed; one
 /// that is not (`Date()`, `UUID()`) is not recorded. Make the class `final` (properties of
 /// superclasses are not reflected).
-public protocol PersistentModel: ModelObject, Hashable, OptionalRelationshipContent {
+public protocol PersistentModel: ModelObject, Hashable, Observable, OptionalRelationshipContent {
     /// The class a to-one relationship to this class reaches: the class itself.
     associatedtype RelatedModel = Self
     /// A new object with default values; Logbook calls it to build fetched objects.

@@ -129,6 +129,13 @@ public struct Relationship<Value: RelationshipValue> {
                     object, info: storage.info, slot: Int(storage.slot), keyPath: wrappedKeyPath)
                 return storage.value
             }
+            if storage.slot >= 0 {
+                FieldInfo.observe(object, info: storage.info, entry: storage.entry)
+            } else {
+                FieldInfo.observeDerived(
+                    object, info: storage.info, entry: storage.entry,
+                    relationship: -(Int(storage.slot) + 2))
+            }
             guard let context = table.context else { return storage.value }
             if Value.isToMany && storage.slot >= 0 {
                 if storage.isResolved {
