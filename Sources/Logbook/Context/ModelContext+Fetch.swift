@@ -29,7 +29,11 @@ extension ModelContext {
     func fetchAnyObjects<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
         -> [AnyObject]
     {
-        try fetchObjects(makePlan(descriptor))
+        let objects = try fetchObjects(makePlan(descriptor))
+        for keyPath in descriptor.relationshipKeyPathsForPrefetching {
+            for object in objects { _ = unsafeDowncast(object, to: Model.self)[keyPath: keyPath] }
+        }
+        return objects
     }
 
     /// The number of objects `descriptor` would fetch, without building any.

@@ -11,6 +11,7 @@ extension ModelContext {
     {
         // The predicate's parts, not a copy of it (a copy goes through its value witnesses).
         guard descriptor.propertiesToFetch.isEmpty,
+            descriptor.relationshipKeyPathsForPrefetching.isEmpty,
             let (expression, variable) = descriptor.predicate.map({
                 ($0.expression, $0.variable.key)
             })

@@ -9,6 +9,8 @@ public struct Schema: Sendable, Hashable {
     /// The stored version this schema has (0 until it is written into a store).
     public internal(set) var version: UInt32
     private var indexByName: [String: Int]
+    /// The model classes the schema was made from (``init(_:)-([any PersistentModel.Type])``).
+    private var classes: ModelClasses?
 
     /// A schema of `entities`.
     public init(_ entities: [Entity], version: UInt32 = 0) {
@@ -19,6 +21,33 @@ public struct Schema: Sendable, Hashable {
             index[entity.name] = i
         }
         self.indexByName = index
+    }
+
+    /// The schema of model classes, as SwiftData's `Schema([Employee.self, Company.self])`:
+    /// their entities with relationships resolved between them. Pass it to
+    /// ``ModelContainer/init(for:configurations:)-(Schema,_)``, which opens the store for the classes.
+    /// A class that cannot be reflected leaves the schema without entities and makes that
+    /// container throw the error.
+    public init(_ types: [any PersistentModel.Type]) {
+        let entities: [Entity]
+        let failure: LogbookError?
+        do {
+            entities = try ModelLayout.entities(resolving: types.map { try ModelLayout.of($0) })
+            failure = nil
+        } catch {
+            entities = []
+            failure = error as? LogbookError ?? .invalidSchema("\(error)")
+        }
+        self.init(entities)
+        classes = ModelClasses(types: types, failure: failure)
+    }
+
+    /// The classes of a schema made from classes, or `nil`.
+    /// - Throws: the error reflecting them met.
+    func modelTypes() throws -> [any PersistentModel.Type]? {
+        guard let classes else { return nil }
+        if let failure = classes.failure { throw failure }
+        return classes.types
     }
 
     /// The entity called `name`, or `nil`.
@@ -212,5 +241,19 @@ public struct Schema: Sendable, Hashable {
             result.append(entity)
         }
         return Schema(result, version: version)
+    }
+}
+
+/// The model classes of a ``Schema``, compared by identity.
+private struct ModelClasses: @unchecked Sendable, Hashable {  // metatypes never change
+    let types: [any PersistentModel.Type]
+    let failure: LogbookError?
+
+    static func == (a: Self, b: Self) -> Bool {
+        a.types.map(ObjectIdentifier.init) == b.types.map(ObjectIdentifier.init)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        for type in types { hasher.combine(ObjectIdentifier(type)) }
     }
 }
