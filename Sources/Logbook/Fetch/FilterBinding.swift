@@ -21,7 +21,8 @@ struct FilterBinder {
     ///   type, ``LogbookError/unsupportedPredicate(_:)`` for key paths that cannot be followed.
     mutating func bind(_ node: FilterNode, to entity: Entity) throws -> FilterNode {
         switch node {
-        case .constant, .keyIn, .identifierIn, .related: return node
+        case .constant, .keyIn, .identifierIn, .related, .reachesAny, .reachCount, .linkCount:
+            return node
         case .and(let a, let b):
             let left = try bind(a, to: entity)
             return .and(left, try bind(b, to: entity))

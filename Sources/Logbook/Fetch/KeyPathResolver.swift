@@ -203,6 +203,16 @@ final class KeyPathResolver {
         return (binding.relationshipSlots[r], binding.entity.relationships[r].destination)
     }
 
+    /// The position among the entity's relationships, and the destination, of the to-many
+    /// relationship `keyPath` reads, or `nil`.
+    func toMany(_ keyPath: AnyKeyPath) -> (relationship: Int, destination: String)? {
+        guard let name = fieldName(keyPath),
+            let r = binding.entity.relationships.firstIndex(where: { $0.name == name }),
+            binding.entity.relationships[r].isToMany
+        else { return nil }
+        return (r, binding.entity.relationships[r].destination)
+    }
+
     /// What reading `keyPath` on an object touches.
     enum Reads {
         /// Only attributes (values a record holds).
