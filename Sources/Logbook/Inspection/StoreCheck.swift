@@ -144,7 +144,7 @@ public enum StoreCheck {
     {
         var needed: Set<String> = [Keyspaces.schema]
         for entity in schema.entities {
-            for relationship in entity.relationships where !relationship.isToMany {
+            for relationship in entity.relationships where relationship.isStored {
                 needed.insert(entity.name)
                 needed.insert(relationship.destination)
             }

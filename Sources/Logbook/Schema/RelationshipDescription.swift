@@ -31,9 +31,9 @@ public struct RelationshipDescription: Sendable, Hashable {
     /// (the other side is derived from them). Exactly one side of each pair does.
     public var storesLinks: Bool
 
-    /// Whether records of the entity store this relationship: a to-one key, or the links of
-    /// the storing side of a many-to-many.
-    var isStored: Bool { !isToMany || storesLinks }
+    /// Whether records of the entity store this relationship, after the attributes: a to-one
+    /// as its destination's primary key, the storing side of a many-to-many as its links.
+    public var isStored: Bool { !isToMany || storesLinks }
 
     /// Describes a relationship.
     public init(

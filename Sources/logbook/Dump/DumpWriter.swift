@@ -164,6 +164,7 @@ struct DumpWriter {
             text +=
                 relationship.isToMany
                 ? "[\(relationship.destination)]" : relationship.destination + "?"
+            if relationship.storesLinks { text += " links" }
             if relationship.deleteRule != .nullify { text += " \(relationship.deleteRule)" }
             properties.append(text)
         }

@@ -30,8 +30,10 @@ enum PostgreSQLTable {
             if attribute.isUnique { column += " UNIQUE DEFERRABLE INITIALLY DEFERRED" }
             columns.append(column)
         }
-        for relationship in entity.relationships where !relationship.isToMany {
-            columns.append("  \(identifier(relationship.name)) BIGINT")
+        for relationship in entity.relationships where relationship.isStored {
+            // The links of a many-to-many's storing side: its stored value (FORMAT.md Part 2).
+            columns.append(
+                "  \(identifier(relationship.name)) \(relationship.isToMany ? "BYTEA" : "BIGINT")")
         }
         let exists = ifNotExists ? "IF NOT EXISTS " : ""
         var text = "CREATE TABLE \(exists)\(identifier(entity.name)) (\n"

@@ -4,7 +4,8 @@ import Logbook
 /// store with it): `{"version":1,"entities":[{"name":…,"attributes":[{"name":…,"type":"String",
 /// "optional":false,"indexed":false,"unique":false,"default":null}]}]}`. An entity with
 /// relationships also has `"relationships":[{"name":…,"destination":…,"toMany":false,
-/// "inverse":… or null,"deleteRule":"nullify"}]` (or `"cascade"`, `"deny"`).
+/// "inverse":… or null,"deleteRule":"nullify"}]` (or `"cascade"`, `"deny"`), plus
+/// `"storesLinks":true` on the side of a many-to-many that stores the links.
 enum SchemaJSON {
     /// Encodes `schema`.
     static func encode(_ schema: Schema) -> String {
@@ -23,7 +24,8 @@ enum SchemaJSON {
                         + "\"destination\":\(Formatting.quoted(r.destination)),"
                         + "\"toMany\":\(r.isToMany),"
                         + "\"inverse\":\(r.inverse.map(Formatting.quoted) ?? "null"),"
-                        + "\"deleteRule\":\"\(r.deleteRule)\"}"
+                        + "\"deleteRule\":\"\(r.deleteRule)\""
+                        + (r.storesLinks ? ",\"storesLinks\":true}" : "}")
                 }
                 text += ",\"relationships\":[" + relationships.joined(separator: ",") + "]"
             }
@@ -80,7 +82,8 @@ enum SchemaJSON {
                 }
                 return RelationshipDescription(
                     relationshipName, destination: destination, toMany: r["toMany"] == .bool(true),
-                    inverse: r["inverse"]?.string, deleteRule: rule)
+                    inverse: r["inverse"]?.string, deleteRule: rule,
+                    storesLinks: r["storesLinks"] == .bool(true))
             })
     }
 }
