@@ -165,3 +165,53 @@ import Testing
         #expect(try ModelContext(container).fetch(FetchDescriptor<Note>()).isEmpty)
     }
 }
+
+/// Batch deletes apply the many-to-many delete rules on both sides, as `delete` and `save` do.
+@MainActor @Suite struct ManyToManyBatchTests {
+    @Test func aBatchDeleteOfTheDerivedSideRemovesItsLinks() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open([Student.self, Course.self])
+        let context = container.mainContext
+        let math = Course(title: "Math")
+        context.insert(math)
+        for name in ["Ann", "Bob", "Cid"] {
+            let student = Student(name: name)
+            context.insert(student)
+            student.courses = [math]
+        }
+        try context.save()
+        #expect(
+            try context.delete(model: Student.self, where: #Predicate { $0.name != "Bob" }) == 2)
+        let fresh = ModelContext(container)
+        let course = try #require(try fresh.fetch(FetchDescriptor<Course>()).first)
+        #expect((course.students ?? []).map(\.name) == ["Bob"])
+        let links = container.indexStatistics().first { $0.entity == "Course" }
+        #expect(links?.entries == 1, "the deleted students' links were rewritten away")
+        try container.close()
+        let report = try StoreCheck.run(storeAt: fixture.url.path)
+        #expect(!report.isDamaged && report.danglingReferences.isEmpty, "\(report)")
+    }
+
+    @Test func aBatchDeleteOfTheStoringSideCascadesAndDenies() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open([Article.self, Tag.self, Note.self])
+        let context = container.mainContext
+        let post = Article(title: "Post")
+        let other = Article(title: "Other")
+        context.insert(post)
+        context.insert(other)
+        post.notes = [Note(text: "n")]  // Article.notes cascades; Note stores the links
+        post.tags = [Tag(label: "swift")]
+        try context.save()
+        // Tag.articles denies; Article stores the links to tags.
+        #expect(throws: LogbookError.self) {
+            try context.delete(model: Tag.self)
+        }
+        #expect(
+            try context.delete(model: Article.self, where: #Predicate { $0.title == "Post" }) == 1)
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Note>()).isEmpty)
+        #expect(try context.delete(model: Tag.self) == 1)
+    }
+}

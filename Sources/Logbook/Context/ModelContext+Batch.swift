@@ -348,23 +348,36 @@ private struct BatchDeletion {
         let core = context.core
         let binding = core.bindings[entity]
         let targets = Set(fresh)
-        for relationship in binding.entity.relationships where relationship.isToMany {
+        for (index, relationship) in binding.entity.relationships.enumerated()
+        where relationship.isToMany {
             guard let inverse = relationship.inverse,
                 let destination = try? core.binding(named: relationship.destination),
                 let r = destination.entity.relationships.firstIndex(where: { $0.name == inverse })
             else { continue }
+            if relationship.storesLinks {
+                try addLinked(fresh, binding, index, relationship, destination, context: context)
+                continue
+            }
             let slot = destination.relationshipSlots[r]
+            // The destination objects whose to-one, or links, reach a deleted object.
             var pointing: [(pk: UInt64, target: UInt64)] = []
             try wrapStoreErrors {
                 try core.store.forEach(in: destination.keyspace) { key, value in
                     guard let pk = Keyspaces.primaryKey(ofObjectKey: key),
                         !deletedSets[destination.index].contains(pk)
                     else { return }
-                    var target: UInt64 = 0
+                    var reached: [UInt64] = []
                     _ = try destination.codec.decode(value, key: String(pk)) { i, v in
-                        if i == slot, case .integer(let k) = v { target = UInt64(bitPattern: k) }
+                        guard i == slot else { return }
+                        if case .integer(let k) = v {
+                            reached = [UInt64(bitPattern: k)]
+                        } else {
+                            reached = LinkList.keys(v) ?? []
+                        }
                     }
-                    if target != 0 && targets.contains(target) { pointing.append((pk, target)) }
+                    for target in reached where targets.contains(target) {
+                        pointing.append((pk, target))
+                    }
                 }
             }
             guard let first = pointing.first else { continue }
@@ -379,16 +392,64 @@ private struct BatchDeletion {
                 try add(pointing.map(\.pk), of: destination.index, context: context)
             case .nullify:
                 for (pk, _) in pointing {
-                    try nullify(slot, of: pk, destination, store: core.store)
+                    try nullify(slot, of: pk, destination, removing: targets, store: core.store)
                 }
             }
         }
     }
 
-    /// Rewrites record `pk` of `destination` with stored field `slot` null (the next version),
-    /// starting from an earlier rewrite of this batch if there is one.
+    /// The delete rules of the side of a many-to-many that stores the links: deny while a
+    /// deleted object links to an existing one, cascade to the linked objects; nullify needs
+    /// nothing, the links going with the records.
+    private mutating func addLinked(
+        _ pks: [UInt64], _ binding: EntityBinding, _ r: Int,
+        _ relationship: RelationshipDescription, _ destination: EntityBinding,
+        context: ModelContext
+    ) throws {
+        guard relationship.deleteRule != .nullify else { return }
+        let store = context.core.store
+        let slot = binding.relationshipSlots[r]
+        var linked: [UInt64] = []
+        var first: (owner: UInt64, target: UInt64)?
+        for pk in pks {
+            guard
+                let record = try wrapStoreErrors({
+                    try store.get(Keyspaces.objectKey(pk), in: binding.keyspace)
+                })
+            else { continue }
+            var links: [UInt64] = []
+            _ = try record.withUnsafeBytes { raw in
+                try binding.codec.decode(raw, key: String(pk)) { i, v in
+                    if i == slot { links = LinkList.keys(v) ?? [] }
+                }
+            }
+            for target in links where !deletedSets[destination.index].contains(target) {
+                let exists = try wrapStoreErrors {
+                    try store.contains(Keyspaces.objectKey(target), in: destination.keyspace)
+                }
+                guard exists else { continue }
+                linked.append(target)
+                if first == nil { first = (pk, target) }
+            }
+        }
+        guard let first else { return }
+        if relationship.deleteRule == .deny {
+            throw LogbookError.deleteDenied(
+                entity: binding.entity.name, relationship: relationship.name,
+                object: PersistentIdentifier(
+                    entityName: binding.entity.name, primaryKey: first.owner
+                )
+                .description)
+        }
+        try add(Array(Set(linked)).sorted(), of: destination.index, context: context)
+    }
+
+    /// Rewrites record `pk` of `destination` with stored field `slot` null, or for links
+    /// without the keys `removing` (the next version), starting from an earlier rewrite of this
+    /// batch if there is one.
     private mutating func nullify(
-        _ slot: Int, of pk: UInt64, _ destination: EntityBinding, store: LogStore
+        _ slot: Int, of pk: UInt64, _ destination: EntityBinding, removing: Set<UInt64>,
+        store: LogStore
     ) throws {
         let record =
             try rewritten[destination.index][pk]
@@ -398,7 +459,9 @@ private struct BatchDeletion {
         let version = try record.withUnsafeBytes { raw in
             try destination.codec.decode(raw, key: String(pk)) { values[$0] = $1 }
         }
-        values[slot] = .null
+        values[slot] =
+            LinkList.keys(values[slot]).map { LinkList.value(Set($0).subtracting(removing)) }
+            ?? .null
         var writer = ByteWriter(capacity: record.count)
         destination.codec.encode(objectVersion: version + 1, into: &writer) { i, w in
             if values[i].isNull { return false }
