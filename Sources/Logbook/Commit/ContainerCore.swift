@@ -97,7 +97,9 @@ final class ContainerCore: Sendable {
             if let layout { byType[ObjectIdentifier(layout.modelType)] = i }
             let codec = RecordCodec(entity: entity, schemaVersion: schema.version, history: history)
             bindings.append(
-                try EntityBinding(index: i, entity: entity, codec: codec, layout: layout))
+                try EntityBinding(
+                    index: i, entity: entity, codec: codec, layout: layout,
+                    schema: schema.entities))
         }
         var counters: [UInt64] = []
         for entity in schema.entities {

@@ -38,10 +38,17 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     let hasDenyRule: Bool
     /// The key paths observation hears of, by property (``ObservedProperties``).
     let observedKeyPaths: [KeyPath<ObservedProperties, Int>]
+    /// For each stored field, the derived inverse a change of it changes too (observation).
+    let derivedInverses: [(entity: Int, property: Int)?]
 
     /// - Throws: ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` if the class lacks
     ///   a stored attribute or holds it with another type.
-    init(index: Int, entity: Entity, codec: RecordCodec, layout: ModelLayout?) throws {
+    /// - Parameter schema: the container's entities, in binding order (for observation of
+    ///   derived inverses; none for a binding used alone).
+    init(
+        index: Int, entity: Entity, codec: RecordCodec, layout: ModelLayout?,
+        schema: [Entity] = []
+    ) throws {
         self.index = index
         self.entity = entity
         let stored = entity.storedFields
@@ -100,6 +107,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         self.relationshipSlots = slots
         attributeCount = stored.attributes.count
         hasDenyRule = entity.relationships.contains { $0.deleteRule == .deny }
+        derivedInverses = Self.derivedInverses(of: entity, in: schema)
         observedKeyPaths = ObservedProperties.keyPaths(
             entity: index, count: stored.attributes.count + entity.relationships.count)
         self.storedFields = storedFields

@@ -44,19 +44,34 @@ extension ObjectTable {
     /// Tells the registrar that stored field `slot` of entry `e` changed, and, for a stored
     /// relationship, that the derived inverse of its destination may have.
     func noteChanged(_ e: Int32, slot: Int) {
+        guard probe == nil else { return }
         let entity = Int(entries[Int(e)].entity)
         noteChanged(entity: entity, property: slot)
-        let binding = bindings[entity]
-        guard let r = binding.relationshipSlots.firstIndex(of: slot),
-            let inverse = binding.entity.relationships[r].inverse,
-            let destination = bindings.first(where: {
-                $0.entity.name == binding.entity.relationships[r].destination
-            }),
-            let back = destination.entity.relationships.firstIndex(where: { $0.name == inverse }),
-            destination.relationshipSlots[back] < 0
-        else { return }
-        noteChanged(
-            entity: destination.index, property: destination.stored.attributes.count + back)
+        let inverses = bindings[entity].derivedInverses
+        if slot < inverses.count, let (destination, property) = inverses[slot] {
+            noteChanged(entity: destination, property: property)
+        }
+    }
+}
+
+extension EntityBinding {
+    /// For each stored field, the destination entity and property of its derived inverse, for
+    /// a stored relationship whose inverse is not stored (`nil` otherwise).
+    static func derivedInverses(of entity: Entity, in schema: [Entity])
+        -> [(entity: Int, property: Int)?]
+    {
+        let stored = entity.storedFields
+        var result = [(entity: Int, property: Int)?](repeating: nil, count: stored.attributes.count)
+        for relationship in entity.storedRelationships {
+            guard let slot = stored.attributeIndex(relationship.name),
+                let inverse = relationship.inverse,
+                let d = schema.firstIndex(where: { $0.name == relationship.destination }),
+                let back = schema[d].relationships.firstIndex(where: { $0.name == inverse }),
+                !schema[d].relationships[back].isStored
+            else { continue }
+            result[slot] = (d, schema[d].storedFields.attributes.count + back)
+        }
+        return result
     }
 }
 
