@@ -215,3 +215,29 @@ import Testing
         #expect(try context.delete(model: Tag.self) == 1)
     }
 }
+
+/// A context as of an earlier save sees the links of then, from both sides.
+@MainActor @Suite struct ManyToManyHistoryTests {
+    @Test func aPastContextSeesThePastLinks() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open([Student.self, Course.self])
+        let context = container.mainContext
+        let ann = Student(name: "Ann")
+        let math = Course(title: "Math")
+        let art = Course(title: "Art")
+        context.insert(ann)
+        ann.courses = [math]
+        context.insert(art)
+        try context.save()
+        let before = try container.currentHistoryToken
+        ann.courses = [art]
+        try context.save()
+        let then = try container.context(asOf: before)
+        let pastAnn = try #require(try then.fetch(FetchDescriptor<Student>()).first)
+        #expect(pastAnn.courses.map(\.title) == ["Math"])
+        let pastCourses = try then.fetch(FetchDescriptor<Course>(sortBy: [SortDescriptor(\.title)]))
+        #expect(pastCourses.map { ($0.students ?? []).map(\.name) } == [[], ["Ann"]])
+        #expect(ann.courses.map(\.title) == ["Art"])
+    }
+}

@@ -67,7 +67,7 @@ extension ModelContainer {
         try self.init(for: types, configuration: configuration)
     }
 
-    /// Opens a store for the model classes of `schema` (``Schema/init(_:)-([any PersistentModel.Type])``),
+    /// Opens a store for the model classes of `schema` (`Schema([Employee.self])`),
     /// as `configurations` says: SwiftData's `ModelContainer(for: schema, configurations: [config])`.
     /// Logbook opens one store per container, so at most one configuration is taken (none:
     /// the default one).

@@ -9,7 +9,7 @@ public struct Schema: Sendable, Hashable {
     /// The stored version this schema has (0 until it is written into a store).
     public internal(set) var version: UInt32
     private var indexByName: [String: Int]
-    /// The model classes the schema was made from (``init(_:)-([any PersistentModel.Type])``).
+    /// The model classes the schema was made from (`Schema(_:)` of classes).
     private var classes: ModelClasses?
 
     /// A schema of `entities`.
@@ -25,7 +25,7 @@ public struct Schema: Sendable, Hashable {
 
     /// The schema of model classes, as SwiftData's `Schema([Employee.self, Company.self])`:
     /// their entities with relationships resolved between them. Pass it to
-    /// ``ModelContainer/init(for:configurations:)-(Schema,_)``, which opens the store for the classes.
+    /// `ModelContainer(for: schema, configurations: [config])`, which opens the store for the classes.
     /// A class that cannot be reflected leaves the schema without entities and makes that
     /// container throw the error.
     public init(_ types: [any PersistentModel.Type]) {
