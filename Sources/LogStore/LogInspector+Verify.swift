@@ -1,4 +1,5 @@
-/// What ``LogInspector/verify(storeAt:visit:)`` found.
+/// What ``LogInspector/verify(storeAt:)`` found, or a walk (``LogInspector/walk(storeAt:_:)``,
+/// whose report lists only the log's damage and torn tails).
 public struct VerifyReport: Sendable, Equatable {
     /// Segment files read.
     public var segments = 0
@@ -28,19 +29,13 @@ extension LogInspector {
     /// lent for the call instead of copied.
     /// - Throws: what ``walk(storeAt:_:)`` throws.
     @discardableResult
-    public static func walkInPlace(
+    package static func walkInPlace(
         storeAt path: String, _ body: (VisitedRecord) throws -> Void
-    ) throws -> Summary
-    {
+    ) throws -> Summary {
         let report = try verify(
             storeAt: path, fileSystem: PosixFileSystem(), checkingKeyDirectory: false,
             checkingHints: false, visit: body)
-        var summary = Summary()
-        summary.segments = report.segments
-        summary.commits = report.commits
-        summary.records = report.records
-        summary.bytes = report.bytes
-        summary.lastSequence = report.lastSequence
+        var summary = report
         summary.problems = report.problems.filter {
             $0.kind == .corruption || $0.kind == .tornTail || $0.kind == .unsupportedVersion
         }
@@ -67,8 +62,15 @@ extension LogInspector {
     ///   ``LogStoreError/io(operation:path:errno:)`` if it cannot be listed; what `visit` throws.
     /// - Complexity: O(bytes of the segments and hints). Memory is bounded, whatever the number
     ///   of records: segments are mapped and their pages dropped behind the scan.
-    public static func verify(
-        storeAt path: String, visit: (VisitedRecord) throws -> Void = { _ in }
+    public static func verify(storeAt path: String) throws -> VerifyReport {
+        try verify(storeAt: path, fileSystem: PosixFileSystem())
+    }
+
+    /// ``verify(storeAt:)``, calling `visit` with every record of every complete commit, in
+    /// replay order, its key and value lent for the call.
+    /// - Throws: as ``verify(storeAt:)``, and what `visit` throws.
+    package static func verify(
+        storeAt path: String, visit: (VisitedRecord) throws -> Void
     ) throws -> VerifyReport {
         try verify(storeAt: path, fileSystem: PosixFileSystem(), visit: visit)
     }
@@ -320,7 +322,13 @@ extension LogInspector {
     }
 }
 
-extension LogInspector.Record {
+extension LogInspector.InspectedRecord where Bytes == [UInt8] {
     /// A copy of `record`, which outlives the visit.
-    public init(copying record: LogInspector.VisitedRecord) { self.init(record) }
+    package init(copying record: LogInspector.VisitedRecord) {
+        self.init(
+            segment: record.segment, frameOffset: record.frameOffset,
+            recordOffset: record.recordOffset, sequence: record.sequence, kind: record.kind,
+            keyspace: record.keyspace, key: [UInt8](record.key),
+            value: record.value.map { [UInt8]($0) })
+    }
 }

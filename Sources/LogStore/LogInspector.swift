@@ -3,7 +3,7 @@
 /// no lock, so it works on a store another process has open for writing; it sees the commits
 /// complete when it reads each file.
 ///
-/// Its checks are `open`'s, from the same code (``verify(storeAt:visit:)``): the two never
+/// Its checks are `open`'s, from the same code (``verify(storeAt:)``): the two never
 /// disagree about what is damaged, what is a torn tail and which hint files are usable.
 public enum LogInspector {
     /// What a record does.
@@ -13,9 +13,9 @@ public enum LogInspector {
         case defineKeyspace = "define-keyspace"
     }
 
-    /// One record, where it lies and what it holds, as the verifier visits it. The buffers are
-    /// valid only during the call.
-    public struct VisitedRecord {
+    /// One record, where it lies and what it holds: as ``Record`` with its key and value
+    /// copied, as `VisitedRecord` (``walkInPlace(storeAt:_:)``) with them lent for the call.
+    public struct InspectedRecord<Bytes> {
         /// The segment file's name.
         public var segment: String
         /// Offset of the frame that holds the record.
@@ -28,40 +28,15 @@ public enum LogInspector {
         /// The keyspace's name (for `defineKeyspace`, the name it defines).
         public var keyspace: String
         /// The key (empty for `defineKeyspace`).
-        public var key: UnsafeRawBufferPointer
+        public var key: Bytes
         /// The value of a put.
-        public var value: UnsafeRawBufferPointer?
+        public var value: Bytes?
     }
 
-    /// One record, where it lies and what it holds (copied).
-    public struct Record: Sendable {
-        /// The segment file's name.
-        public var segment: String
-        /// Offset of the frame that holds the record.
-        public var frameOffset: Int64
-        /// Offset of the record's first byte.
-        public var recordOffset: Int64
-        /// The commit's sequence number.
-        public var sequence: UInt64
-        public var kind: RecordKind
-        /// The keyspace's name (for `defineKeyspace`, the name it defines).
-        public var keyspace: String
-        /// The key (empty for `defineKeyspace`).
-        public var key: [UInt8]
-        /// The value of a put.
-        public var value: [UInt8]?
-
-        init(_ record: VisitedRecord) {
-            segment = record.segment
-            frameOffset = record.frameOffset
-            recordOffset = record.recordOffset
-            sequence = record.sequence
-            kind = record.kind
-            keyspace = record.keyspace
-            key = [UInt8](record.key)
-            value = record.value.map { [UInt8]($0) }
-        }
-    }
+    /// A record with its key and value copied (``walk(storeAt:_:)``).
+    public typealias Record = InspectedRecord<[UInt8]>
+    /// A record as the verifier visits it: its key and value are valid only during the call.
+    package typealias VisitedRecord = InspectedRecord<UnsafeRawBufferPointer>
 
     /// Something found in a store's files, with what `open` does about it.
     public struct Problem: Sendable, Equatable, CustomStringConvertible {
@@ -113,18 +88,8 @@ public enum LogInspector {
     }
 
     /// Counts from a walk, and the damage it found in the log (torn tails included; warnings
-    /// about hint and leftover files are ``verify(storeAt:visit:)``'s).
-    public struct Summary: Sendable, Equatable {
-        public var segments = 0
-        public var commits = 0
-        public var records = 0
-        public var bytes: Int64 = 0
-        public var lastSequence: UInt64 = 0
-        public var problems: [Problem] = []
-
-        /// An empty summary.
-        public init() {}
-    }
+    /// about hint and leftover files are ``verify(storeAt:)``'s): a ``VerifyReport``.
+    public typealias Summary = VerifyReport
 
     /// Calls `body` with every record of every complete commit, in replay order. Damaged regions
     /// are skipped and listed in the summary; a file that cannot be read at all is listed too.
@@ -134,6 +99,8 @@ public enum LogInspector {
     @discardableResult
     public static func walk(storeAt path: String, _ body: (Record) throws -> Void) throws -> Summary
     {
-        try walkInPlace(storeAt: path) { try body(Record($0)) }
+        try walkInPlace(storeAt: path) { try body(Record(copying: $0)) }
     }
 }
+
+extension LogInspector.InspectedRecord: Sendable where Bytes: Sendable {}

@@ -11,7 +11,7 @@ extension LogStore {
     /// slot a record (which, over a large store, would bring the whole of a mapped table into
     /// memory). A record asked about out of that order is looked up in the index. Not
     /// thread-safe itself; the store it asks is.
-    public struct CurrentRecords {
+    package struct CurrentRecords {
         private let store: LogStore
         private var keyspace: String?
         private var keyspaceID: Int?
@@ -28,12 +28,12 @@ extension LogStore {
         private var next = 0
 
         /// Answers for `store`.
-        public init(of store: LogStore) { self.store = store }
+        package init(of store: LogStore) { self.store = store }
 
         /// Whether `record` is the put that holds its key's current value in the store.
         /// - Throws: ``LogStoreError/closed``.
         /// - Complexity: amortized O(1) when asked in log order; else one hash lookup.
-        public mutating func contains(_ record: LogInspector.Record) throws -> Bool {
+        package mutating func contains(_ record: LogInspector.Record) throws -> Bool {
             guard record.kind == .put else { return false }
             return try record.key.withUnsafeBytes { key in
                 try contains(
@@ -42,12 +42,12 @@ extension LogStore {
             }
         }
 
-        /// Whether `record` (as ``LogInspector/verify(storeAt:visit:)`` visits it) is the put
+        /// Whether `record` (as ``LogInspector/verify(storeAt:)`` visits it) is the put
         /// that holds its key's current value in the store.
         /// - Throws: ``LogStoreError/closed``.
         /// - Complexity: amortized O(1) when asked in log order (it compares record references,
         ///   not keys, and reads nothing of the store's mapped segments); else one hash lookup.
-        public mutating func contains(_ record: LogInspector.VisitedRecord) throws -> Bool {
+        package mutating func contains(_ record: LogInspector.VisitedRecord) throws -> Bool {
             guard record.kind == .put else { return false }
             return try contains(
                 key: record.key, keyspace: record.keyspace, segment: record.segment,

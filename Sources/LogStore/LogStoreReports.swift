@@ -29,12 +29,8 @@ public struct RecoveryReport: Sendable, Equatable {
         public var keptIn: String?
     }
 
-    /// Bytes cut from the tail of the newest segment (a commit torn by a crash). A read-only open
-    /// does not cut them, only ignores them.
-    public var droppedTailBytes: Int64 = 0
-    /// The segment whose tail was cut, if any.
-    public var truncatedSegment: String?
-    /// Each torn tail cut (at most one: only the newest segment can have one).
+    /// Each torn tail cut (at most one: only the newest segment can have one). A read-only open
+    /// does not cut the bytes from the file, only ignores them.
     public var cuts: [Cut] = []
     /// Regions skipped in salvage mode.
     public var skipped: [Skip] = []
@@ -56,6 +52,9 @@ public struct RecoveryReport: Sendable, Equatable {
 
     /// Whether open found nothing to repair or skip.
     public var isClean: Bool { droppedTailBytes == 0 && skipped.isEmpty && movedAside.isEmpty }
+
+    /// The bytes of every cut (``cuts``), for tools and tests.
+    package var droppedTailBytes: Int64 { cuts.reduce(0) { $0 + $1.length } }
 }
 
 /// Counts for one keyspace.

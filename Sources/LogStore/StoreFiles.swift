@@ -1,37 +1,37 @@
 /// The files of a store's directory, by what they are (FORMAT.md, "Directory layout"): the one
 /// listing that opening, checking, compacting and the `logbook` tool all use.
-public struct StoreFiles: Sendable, Equatable {
+package struct StoreFiles: Sendable, Equatable {
     /// A segment file.
-    public struct Segment: Sendable, Equatable {
+    package struct Segment: Sendable, Equatable {
         /// Its name, `XXXXXXXXXXXXXXXX.seg`.
-        public var name: String
+        package var name: String
         /// Its place in replay order (the hex digits of its name).
-        public var order: UInt64
+        package var order: UInt64
         /// Its size in bytes, when the listing was asked for sizes (else 0).
-        public var bytes: Int64
+        package var bytes: Int64
     }
 
     /// The store's directory.
-    public var path: String
+    package var path: String
     /// Segment files in replay order.
-    public var segments: [Segment] = []
+    package var segments: [Segment] = []
     /// Hint files (`XXXXXXXXXXXXXXXX.hint`), sorted; a hint belongs to the segment of the same
     /// order, which may be missing.
-    public var hints: [String] = []
+    package var hints: [String] = []
     /// Whether the `LOCK` file is there.
-    public var hasLock = false
+    package var hasLock = false
     /// Whether the key directory file (`keys.dir`) is there: the index as a clean close left it.
-    public var hasKeyDirectory = false
+    package var hasKeyDirectory = false
     /// Files an interrupted compaction or hint write left (`*.tmp`): never read, removed by the
     /// next open for writing.
-    public var temporaryFiles: [String] = []
+    package var temporaryFiles: [String] = []
     /// Bytes that recovery cut from a torn tail, kept aside (`*.cut`) until a compaction or
     /// `logbook verify --discard-cut` removes them. Never read by the store.
-    public var cutFiles: [String] = []
+    package var cutFiles: [String] = []
     /// Segments that salvage mode moved aside because they could not be read (`*.seg.damaged`).
-    public var damagedFiles: [String] = []
+    package var damagedFiles: [String] = []
     /// Every other name (the store ignores them).
-    public var otherFiles: [String] = []
+    package var otherFiles: [String] = []
 
     /// Lists the store directory at `path`.
     /// - Parameters:
@@ -39,7 +39,7 @@ public struct StoreFiles: Sendable, Equatable {
     ///   - sizes: whether to read each segment's size (one `open` and `fstat` each).
     /// - Throws: ``LogStoreError/io(operation:path:errno:)`` if the directory cannot be listed
     ///   (`ENOENT` if it is missing, `ENOTDIR` if it is a file).
-    public init(storeAt path: String, sizes: Bool = false) throws {
+    package init(storeAt path: String, sizes: Bool = false) throws {
         try self.init(storeAt: path, sizes: sizes, fileSystem: PosixFileSystem())
     }
 
@@ -77,18 +77,18 @@ public struct StoreFiles: Sendable, Equatable {
     }
 
     /// Whether the directory holds a store: a `LOCK` file or a segment.
-    public var isStore: Bool { hasLock || !segments.isEmpty }
+    package var isStore: Bool { hasLock || !segments.isEmpty }
 
     /// The full path of the file called `name`.
-    public func path(of name: String) -> String { path + "/" + name }
+    package func path(of name: String) -> String { path + "/" + name }
 
     /// Whether the segment of `order` has a hint file.
-    public func hasHint(forSegmentOf order: UInt64) -> Bool {
+    package func hasHint(forSegmentOf order: UInt64) -> Bool {
         hints.contains(Self.hintName(order: order))
     }
 
     /// Hint files whose segment is not in the directory.
-    public var orphanHints: [String] {
+    package var orphanHints: [String] {
         let orders = Set(segments.map(\.order))
         return hints.filter { !orders.contains(Self.segmentOrder(hintName: $0)!) }
     }

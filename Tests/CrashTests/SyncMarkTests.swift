@@ -126,8 +126,7 @@ import Testing
         #expect(bytes[8] == 3 && bytes[bytes.count - 17] == 5)
         bytes.removeLast(25)
         bytes[8] = 1
-        bytes.replaceSubrange(
-            20..<24, with: FrameBuilder.le(FrameBuilder.crc32c(Array(bytes[0..<20]))))
+        resealFileHeader(&bytes)
         writeFile(segment, bytes)
         let v1 = bytes
 

@@ -97,10 +97,7 @@ import Testing
     private func downgrade(_ hint: [UInt8]) -> [UInt8] {
         var header = Array(hint[0..<FileHeader.size])
         header.storeLE(UInt16(2), at: 8)
-        let headerCRC = header.withUnsafeBytes {
-            Checksum.crc32c(UnsafeRawBufferPointer(rebasing: $0[0..<20]))
-        }
-        header.storeLE(headerCRC, at: 20)
+        resealFileHeader(&header)
         var out = header
         for entry in entries(hint, packed: true) {
             switch entry {
@@ -184,10 +181,7 @@ import Testing
         let file = hintFiles(path)[1]
         var hint = readFile(file)
         hint.storeLE(UInt16(2), at: 8)
-        let headerCRC = hint.withUnsafeBytes {
-            Checksum.crc32c(UnsafeRawBufferPointer(rebasing: $0[0..<20]))
-        }
-        hint.storeLE(headerCRC, at: 20)
+        resealFileHeader(&hint)
         writeFile(file, hint)
         let store = try LogStore(path: path, options: options())
         #expect(store.recovery.notes.contains { $0.contains("hint") }, "\(store.recovery.notes)")
@@ -202,10 +196,7 @@ import Testing
         let file = hintFiles(path)[0]
         var hint = readFile(file)
         hint.storeLE(UInt16(4), at: 8)
-        let headerCRC = hint.withUnsafeBytes {
-            Checksum.crc32c(UnsafeRawBufferPointer(rebasing: $0[0..<20]))
-        }
-        hint.storeLE(headerCRC, at: 20)
+        resealFileHeader(&hint)
         writeFile(file, hint)
         let store = try LogStore(path: path, options: options())
         #expect(store.recovery.notes.contains { $0.contains("hint") }, "\(store.recovery.notes)")

@@ -148,7 +148,7 @@ import Testing
         let history = try CommitHistory(path: dir.child("s"), commits: 2)
         var bytes = readFile(history.newestSegment)
         bytes[8] = 4
-        bytes.replaceSubrange(20..<24, with: crcBytes(Array(bytes[0..<20])))
+        resealFileHeader(&bytes)
         writeFile(history.newestSegment, bytes)
         #expect(
             throws: LogStoreError.unsupportedVersion(
@@ -175,7 +175,7 @@ import Testing
         let history = try CommitHistory(path: dir.child("s"), commits: 4)
         var bytes = readFile(history.newestSegment)
         bytes[8] = 2
-        bytes.replaceSubrange(20..<24, with: crcBytes(Array(bytes[0..<20])))
+        resealFileHeader(&bytes)
         writeFile(history.newestSegment, bytes + [UInt8](repeating: 0, count: 4096))
         let store = try reopen(history.path)
         #expect(try CommitHistory.contents(of: store) == history.states[4])

@@ -244,7 +244,7 @@ import Testing
         let old = segmentFiles(dir.path)[0]
         var bytes = readFile(old)
         bytes[8] = 2
-        bytes.replaceSubrange(20..<24, with: crcBytes(Array(bytes[0..<20])))
+        resealFileHeader(&bytes)
         writeFile(old, bytes)
         let store = try LogStore(path: dir.path, options: options())
         #expect(store.recovery.isClean)

@@ -107,7 +107,7 @@ import Testing
         let segment = segmentFiles(path)[0]
         var bytes = readFile(segment)
         bytes[8] = 4  // formatVersion 4, with its header CRC: a newer format, not damage
-        bytes.replaceSubrange(20..<24, with: crcBytes(Array(bytes[0..<20])))
+        resealFileHeader(&bytes)
         writeFile(segment, bytes)
         let result = try CLI.run(["verify", path])
         #expect(result.status == 2)

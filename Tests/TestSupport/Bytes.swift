@@ -51,6 +51,12 @@ package func crcBytes(_ bytes: [UInt8]) -> [UInt8] {
     return [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 24)]
 }
 
+/// Makes the 24-byte file header at the start of `bytes` (FORMAT.md, "File header") check
+/// again after a test changed its fields: its CRC (bytes 20..<24) becomes that of bytes 0..<20.
+package func resealFileHeader(_ bytes: inout [UInt8]) {
+    bytes.replaceSubrange(20..<24, with: crcBytes(Array(bytes[0..<20])))
+}
+
 /// A bit-at-a-time CRC32C, independent of the library's, for tests that forge frames.
 package enum CRC32CReference {
     package static func checksum(_ bytes: [UInt8]) -> UInt32 {

@@ -8,23 +8,24 @@ enum Checksum {
     }
 }
 
-/// Little-endian integer access to raw bytes. Callers check bounds first.
+/// Little-endian integer access to raw bytes, the package's one (Logbook's index sidecar uses it
+/// too). Callers check bounds first.
 extension UnsafeRawBufferPointer {
-    @inline(__always)
-    func loadLE<T: FixedWidthInteger>(at offset: Int, as: T.Type) -> T {
+    @inlinable @inline(__always)
+    package func loadLE<T: FixedWidthInteger>(at offset: Int, as: T.Type) -> T {
         T(littleEndian: loadUnaligned(fromByteOffset: offset, as: T.self))
     }
 }
 
 extension Array where Element == UInt8 {
-    @inline(__always)
-    mutating func appendLE<T: FixedWidthInteger>(_ value: T) {
+    @inlinable @inline(__always)
+    package mutating func appendLE<T: FixedWidthInteger>(_ value: T) {
         Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 
     /// Overwrites `MemoryLayout<T>.size` bytes at `offset` with `value`, little-endian.
-    @inline(__always)
-    mutating func storeLE<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+    @inlinable @inline(__always)
+    package mutating func storeLE<T: FixedWidthInteger>(_ value: T, at offset: Int) {
         withUnsafeMutableBytes {
             $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
         }

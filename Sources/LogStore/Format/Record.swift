@@ -1,4 +1,5 @@
-/// Operation codes of records inside a frame payload (FORMAT.md, "Records"). 0 is reserved.
+/// Operation codes of records inside a frame payload (FORMAT.md, "Records"). 0 and 4…255 are
+/// invalid.
 enum RecordOp {
     static let put: UInt8 = 1
     static let delete: UInt8 = 2
@@ -6,8 +7,9 @@ enum RecordOp {
     static let defineKeyspace: UInt8 = 3
 }
 
-/// The record grammar (FORMAT.md, "Records"), coded once: an encoder, a checked decoder for bytes
-/// read from a file, and a trusted decoder for bytes the store wrote or has checked.
+/// The record grammar (FORMAT.md, "Records"), coded once: the encoder and the checked decoder
+/// for bytes read from a file live here; ``StoredRecord`` reads a record in place (trusted, for
+/// bytes the store wrote or has checked, or checked with ``StoredRecord/init(checkedAt:end:)``).
 ///
 /// ```
 /// record := op: u8, then by op:

@@ -1,5 +1,5 @@
 /// Whether a hint may be used, and using it: the rules that `open` and
-/// ``LogInspector/verify(storeAt:visit:)`` share (FORMAT.md, "Hint files").
+/// ``LogInspector/verify(storeAt:)`` share (FORMAT.md, "Hint files").
 extension Hint {
     /// One put or delete from a hint, waiting to be applied. 16 bytes: a key is at most 65,535
     /// bytes, and a record's op and varints at most 31.

@@ -1,5 +1,5 @@
 /// Comparing the index a key directory file gives with the one the log gives: what
-/// ``LogInspector/verify(storeAt:visit:)`` checks beyond `open`'s checks. A file whose CRCs
+/// ``LogInspector/verify(storeAt:)`` checks beyond `open`'s checks. A file whose CRCs
 /// match can still be wrong (forged, or written by a faulty writer); `open` trusts it, so
 /// `verify` is where such a file is found.
 ///

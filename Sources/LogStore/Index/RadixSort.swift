@@ -1,12 +1,19 @@
-/// Least-significant-digit radix sort of 64-bit integers, 16 bits a pass; passes whose digit is
-/// the same in every value are skipped (a store's references share their high bits).
-enum RadixSort {
-    static func sort(_ values: inout [UInt64]) { sort(&values, by: { $0 }) }
+/// The package's one radix sort: a stable least-significant-digit sort of values by a 64-bit
+/// key, skipping the digits that are the same in every key (a store's references, primary keys
+/// and salaries share their high bits). Used by the engine's index and by Logbook's fetches.
+package enum RadixSort {
+    /// Sorts `values` ascending.
+    @inlinable
+    package static func sort(_ values: inout [UInt64]) { sort(&values, by: { $0 }) }
 
-    /// Sorts `values` by `key` (stable), 16 bits of the key a pass.
-    static func sort<Value>(_ values: inout [Value], by key: (Value) -> UInt64) {
-        guard values.count > 256 else {
-            // Insertion sort: stable, and cheaper than a pass's 64K counters for few values.
+    /// Sorts `values` by `key`, stably. At most 64 values are insertion-sorted; more take one
+    /// pass per varying digit. Digits are 11 bits below 2^18 values (the counts stay in the
+    /// first-level cache and a pass scatters into 2,048 places: about twice as fast at 112k
+    /// values), 16 bits from there on (fewer passes pay off over many values).
+    /// - Complexity: O(n) per varying digit, plus O(n) memory for a scratch copy.
+    @inlinable
+    package static func sort<Value>(_ values: inout [Value], by key: (Value) -> UInt64) {
+        guard values.count > 64 else {
             for i in values.indices.dropFirst() {
                 let value = values[i]
                 var j = i
@@ -25,14 +32,16 @@ enum RadixSort {
             common &= key(value)
         }
         let varying = all ^ common  // bits that differ somewhere
+        let width: UInt64 = values.count < 1 << 18 ? 11 : 16
+        let mask: UInt64 = (1 << width) - 1
         var scratch = values
-        var counts = [Int](repeating: 0, count: 1 << 16)
-        for shift in stride(from: UInt64(0), to: 64, by: 16) where (varying >> shift) & 0xFFFF != 0
-        {
-            for i in counts.indices { counts[i] = 0 }
-            values.withUnsafeBufferPointer { source in
-                counts.withUnsafeMutableBufferPointer { counts in
-                    for value in source { counts[Int((key(value) >> shift) & 0xFFFF)] += 1 }
+        var counts = [Int](repeating: 0, count: 1 << Int(width))
+        for shift in stride(from: UInt64(0), to: 64, by: Int(width))
+        where (varying >> shift) & mask != 0 {
+            counts.withUnsafeMutableBufferPointer { counts in
+                counts.update(repeating: 0)
+                values.withUnsafeBufferPointer { source in
+                    for value in source { counts[Int((key(value) >> shift) & mask)] += 1 }
                     var total = 0
                     for i in 0..<counts.count {
                         let n = counts[i]
@@ -41,7 +50,7 @@ enum RadixSort {
                     }
                     scratch.withUnsafeMutableBufferPointer { target in
                         for value in source {
-                            let digit = Int((key(value) >> shift) & 0xFFFF)
+                            let digit = Int((key(value) >> shift) & mask)
                             target[counts[digit]] = value
                             counts[digit] += 1
                         }

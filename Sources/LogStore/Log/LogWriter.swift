@@ -11,6 +11,7 @@
 /// The work is split by concern: this file holds the state and the group write;
 /// `LogWriter+Encoding` turns batches into frames, `LogWriter+Publishing` applies written commits
 /// to the index, `LogWriter+Sync` decides when bytes are durable and writes sync marks,
+/// `LogWriter+ZeroTail` keeps the zeroed space after the last commit (FORMAT.md, "Zero tail"),
 /// `LogWriter+Segments` seals and starts segments, `LogWriter+Streaming` writes one commit in
 /// pieces.
 ///

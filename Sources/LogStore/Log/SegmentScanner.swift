@@ -5,7 +5,7 @@
 ///
 /// What a damage report means for recovery (torn tail, corruption, where salvage resumes) is
 /// decided by ``isTornWrite(_:)`` and ``findNextFrame(from:)``, which `open` and
-/// ``LogInspector/verify(storeAt:visit:)`` both use (FORMAT.md, "Recovery").
+/// ``LogInspector/verify(storeAt:)`` both use (FORMAT.md, "Recovery").
 struct SegmentScanner {
     enum Event {
         /// A complete, checked commit in `start..<end`.

@@ -1,5 +1,5 @@
 /// The decisions of FORMAT.md's recovery table, in one place: `open` acts on them and
-/// ``LogInspector/verify(storeAt:visit:)`` reports them, so the two never disagree.
+/// ``LogInspector/verify(storeAt:)`` reports them, so the two never disagree.
 enum RecoveryRules {
     /// What a segment's header says.
     enum Header {

@@ -1,7 +1,7 @@
 /// Opening's replay of a store's segments into the index (FORMAT.md, "Recovery"): every segment
 /// in order, through its hint when the hint passes every check, else by a scan; torn tails cut
 /// (and kept aside), corruption thrown or, in salvage mode, skipped. The decisions are
-/// ``RecoveryRules``', which ``LogInspector/verify(storeAt:visit:)`` reports without acting.
+/// ``RecoveryRules``', which ``LogInspector/verify(storeAt:)`` reports without acting.
 struct Replay {
     let path: String
     let options: LogStoreOptions
@@ -208,8 +208,6 @@ struct Replay {
             try fs.syncData(segment.file)
         }
         state.setSize(of: segment, offset)
-        report.droppedTailBytes += Int64(dropped)
-        report.truncatedSegment = segment.path
         report.cuts.append(
             RecoveryReport.Cut(
                 path: segment.path, offset: Int64(offset), length: Int64(dropped), reason: reason,

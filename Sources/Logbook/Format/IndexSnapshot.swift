@@ -64,15 +64,15 @@ enum IndexSnapshot {
         let summaryOffset = data.count
         data.append(contentsOf: summary.bytes)
         data[0] = format
-        data.storeSnapshotLE(UInt64(summaryOffset), at: 8)
-        data.storeSnapshotLE(UInt64(summary.bytes.count), at: 16)
-        data.storeSnapshotLE(summaryCRC(data), at: 4)
+        data.storeLE(UInt64(summaryOffset), at: 8)
+        data.storeLE(UInt64(summary.bytes.count), at: 16)
+        data.storeLE(summaryCRC(data), at: 4)
         return data
     }
 
     /// The CRC of header bytes 8..<32 followed by the summary.
     private static func summaryCRC(_ contents: UnsafeRawBufferPointer) -> UInt32 {
-        let offset = Int(contents.snapshotLE(at: 8, as: UInt64.self))
+        let offset = Int(contents.loadLE(at: 8, as: UInt64.self))
         return MappedSidecar.crc32c(
             UnsafeRawBufferPointer(rebasing: contents[offset...]),
             extending: MappedSidecar.crc32c(UnsafeRawBufferPointer(rebasing: contents[8..<32])))
@@ -90,8 +90,8 @@ enum IndexSnapshot {
             for c in 0..<chunks {
                 let record = c * directoryRecordSize
                 memory +=
-                    Int(raw.snapshotLE(at: record + 4, as: UInt32.self))
-                    + Int(raw.snapshotLE(at: record, as: UInt32.self)) * 4 + 96
+                    Int(raw.loadLE(at: record + 4, as: UInt32.self))
+                    + Int(raw.loadLE(at: record, as: UInt32.self)) * 4 + 96
             }
         }
         return memory
@@ -106,7 +106,7 @@ enum IndexSnapshot {
         func flush() {
             guard !ends.isEmpty else { return }
             let start = data.count
-            for end in ends { data.appendSnapshotLE(end) }
+            for end in ends { data.appendLE(end) }
             data.append(contentsOf: bytes)
             while data.count % 4 != 0 { data.append(0) }
             let head = bytes.withUnsafeBytes {
@@ -117,10 +117,10 @@ enum IndexSnapshot {
                     UnsafeRawBufferPointer(
                         rebasing: $0[start..<(start + ends.count * 4 + bytes.count)]))
             }
-            directory.appendSnapshotLE(UInt32(ends.count))
-            directory.appendSnapshotLE(UInt32(bytes.count))
-            directory.appendSnapshotLE(head)
-            directory.appendSnapshotLE(crc)
+            directory.appendLE(UInt32(ends.count))
+            directory.appendLE(UInt32(bytes.count))
+            directory.appendLE(head)
+            directory.appendLE(crc)
             ends.removeAll(keepingCapacity: true)
             bytes.removeAll(keepingCapacity: true)
         }
@@ -186,11 +186,11 @@ enum IndexSnapshot {
         guard raw[0] == format else {
             throw Stale(reason: "the index sidecar is of another format (\(raw[0]))")
         }
-        let offset = raw.snapshotLE(at: 8, as: UInt64.self)
-        let length = raw.snapshotLE(at: 16, as: UInt64.self)
+        let offset = raw.loadLE(at: 8, as: UInt64.self)
+        let length = raw.loadLE(at: 16, as: UInt64.self)
         guard offset >= UInt64(headerSize), offset <= UInt64(raw.count),
             length == UInt64(raw.count) - offset,
-            raw.snapshotLE(at: 4, as: UInt32.self) == summaryCRC(raw)
+            raw.loadLE(at: 4, as: UInt32.self) == summaryCRC(raw)
         else { throw ByteReader.Truncated() }
         var r = ByteReader(UnsafeRawBufferPointer(rebasing: raw[Int(offset)...]))
         guard try r.varint() == UInt64(schemaVersion) else {
@@ -329,9 +329,9 @@ enum IndexSnapshot {
         var entries = 0
         for c in 0..<header.chunkCount {
             let record = c * directoryRecordSize
-            let count = Int(directory.snapshotLE(at: record, as: UInt32.self))
-            let byteCount = Int(directory.snapshotLE(at: record + 4, as: UInt32.self))
-            let head = directory.snapshotLE(at: record + 8, as: UInt64.self)
+            let count = Int(directory.loadLE(at: record, as: UInt32.self))
+            let byteCount = Int(directory.loadLE(at: record + 4, as: UInt32.self))
+            let head = directory.loadLE(at: record + 8, as: UInt64.self)
             // At least one entry, each of at least 9 bytes, inside the chunk data.
             let size = count * 4 + byteCount
             guard count > 0, byteCount >= count * 9, size <= raw.count - data,
@@ -343,7 +343,7 @@ enum IndexSnapshot {
                     mappedBytes: UnsafeRawBufferPointer(
                         rebasing: raw[(data + count * 4)..<(data + size)]),
                     ends: UnsafeBufferPointer(start: endsPointer, count: count),
-                    crc: directory.snapshotLE(at: record + 16, as: UInt32.self), head: head,
+                    crc: directory.loadLE(at: record + 16, as: UInt32.self), head: head,
                     check: check))
             heads.append(head)
             entries += count
@@ -352,26 +352,5 @@ enum IndexSnapshot {
         }
         guard entries == header.entries else { throw ByteReader.Truncated() }
         return OrderedIndex(loaded: chunks, heads: heads, count: entries, mapping: mapped)
-    }
-}
-
-/// Little-endian integers of the snapshot layout.
-extension UnsafeRawBufferPointer {
-    @inline(__always)
-    fileprivate func snapshotLE<T: FixedWidthInteger>(at offset: Int, as: T.Type) -> T {
-        T(littleEndian: loadUnaligned(fromByteOffset: offset, as: T.self))
-    }
-}
-
-extension Array where Element == UInt8 {
-    @inline(__always)
-    fileprivate mutating func appendSnapshotLE<T: FixedWidthInteger>(_ value: T) {
-        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
-    }
-
-    fileprivate mutating func storeSnapshotLE<T: FixedWidthInteger>(_ value: T, at offset: Int) {
-        withUnsafeMutableBytes {
-            $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
-        }
     }
 }

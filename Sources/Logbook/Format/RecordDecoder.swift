@@ -123,7 +123,7 @@ public struct RecordDecoder: Sendable {
     /// ``decode(keyspace:key:value:)-(_,UnsafeRawBufferPointer,_)`` throws for a record that does
     /// not decode, without building its values, and returns whether the record holds a to-one
     /// relationship that is not `null`.
-    public func checker(forKeyspace keyspace: String) -> (
+    package func checker(forKeyspace keyspace: String) -> (
         (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     )? {
         guard let codec = codecs[keyspace]?.codec else { return nil }

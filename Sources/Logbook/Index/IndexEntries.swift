@@ -1,4 +1,5 @@
 import Foundation
+import LogStore
 
 /// Index entries packed into one byte array: entry i is `bytes[start(i)..<ends[i]]`. What a
 /// save or a scan produces before the entries go into an ``OrderedIndex``. A value type.
@@ -51,7 +52,7 @@ struct IndexEntries {
             var items = (0..<count).map { i -> SortItem in
                 SortItem(prefix: Self.prefix(raw, start(i), ends[i]), entry: Int32(i))
             }
-            KeySort.radixSort(&items) { $0.prefix }
+            RadixSort.sort(&items) { $0.prefix }
             var runStart = 0
             while runStart < items.count {
                 var runEnd = runStart + 1

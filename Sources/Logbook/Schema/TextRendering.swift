@@ -2,7 +2,7 @@ import Foundation
 
 /// The byte-level pieces of ``AttributeValue/TextFormat``: they append UTF-8 to a buffer, so
 /// a tool writing a million values builds no string per value.
-enum TextRendering {
+package enum TextRendering {
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
     private static let upperHexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
@@ -31,48 +31,67 @@ enum TextRendering {
         }
     }
 
-    /// `text` as a JSON string, quotes included. Escapes `"`, `\`, `\n`, `\r`, `\t`, other
-    /// characters below U+0020 and U+007F–U+009F as `\u00xx`; everything else is copied.
+    /// `text` as a JSON string, quotes included (escaped as ``escapeJSON(_:_:)`` says).
     static func appendJSONString(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { bytes in
-            var run = 0
-            var i = 0
-            while i < bytes.count {
-                let byte = bytes[i]
-                // Invariant: `bytes` is valid UTF-8, so 0xC2 starts U+0080–U+00BF.
-                let c1 = byte == 0xC2 && i + 1 < bytes.count && bytes[i + 1] < 0xA0
-                guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F || c1 else {
-                    i += 1
-                    continue
-                }
-                output.append(
-                    contentsOf: UnsafeBufferPointer(start: bytes.baseAddress! + run, count: i - run)
-                )
-                switch byte {
-                case 0x22: append(#"\""#, to: &output)
-                case 0x5C: append(#"\\"#, to: &output)
-                case 0x0A: append(#"\n"#, to: &output)
-                case 0x0D: append(#"\r"#, to: &output)
-                case 0x09: append(#"\t"#, to: &output)
-                default:
-                    let scalar = c1 ? bytes[i + 1] : byte
-                    append(#"\u00"#, to: &output)
-                    output.append(hexDigits[Int(scalar >> 4)])
-                    output.append(hexDigits[Int(scalar & 15)])
-                }
-                i += c1 ? 2 : 1
-                run = i
-            }
-            if run < bytes.count {
-                output.append(
-                    contentsOf: UnsafeBufferPointer(
-                        start: bytes.baseAddress! + run, count: bytes.count - run))
+            escapeJSON(bytes) { run, escape in
+                output.append(contentsOf: run)
+                output.append(contentsOf: escape)
             }
         }
         output.append(UInt8(ascii: "\""))
     }
+
+    /// The package's one JSON string escaper: calls `body` with each run of `bytes` that is
+    /// copied as it is, and the escape of what ended it: `\"`, `\\`, `\n`, `\r`, `\t`, or
+    /// `\u00xx` for the other characters below U+0020 and U+007F–U+009F. The last run comes with
+    /// an empty escape. `bytes` must be valid UTF-8 (a `String`'s).
+    @inlinable
+    package static func escapeJSON(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        _ body: (_ run: UnsafeRawBufferPointer, _ escape: UnsafeRawBufferPointer) -> Void
+    ) {
+        let raw = UnsafeRawBufferPointer(bytes)
+        var run = 0
+        var i = 0
+        while i < bytes.count {
+            let byte = bytes[i]
+            // Invariant: `bytes` is valid UTF-8, so 0xC2 starts U+0080–U+00BF.
+            let c1 = byte == 0xC2 && i + 1 < bytes.count && bytes[i + 1] < 0xA0
+            guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F || c1 else {
+                i += 1
+                continue
+            }
+            var escape: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0x5C, byte, 0, 0, 0, 0)
+            var length = 2
+            switch byte {
+            case 0x22, 0x5C: break
+            case 0x0A: escape.1 = UInt8(ascii: "n")
+            case 0x0D: escape.1 = UInt8(ascii: "r")
+            case 0x09: escape.1 = UInt8(ascii: "t")
+            default:
+                let scalar = c1 ? bytes[i + 1] : byte
+                escape = (0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex(scalar >> 4), hex(scalar & 15))
+                length = 6
+            }
+            withUnsafeBytes(of: &escape) {
+                body(
+                    UnsafeRawBufferPointer(rebasing: raw[run..<i]),
+                    UnsafeRawBufferPointer(rebasing: $0[..<length]))
+            }
+            i += c1 ? 2 : 1
+            run = i
+        }
+        body(
+            UnsafeRawBufferPointer(rebasing: raw[run...]),
+            UnsafeRawBufferPointer(rebasing: raw[0..<0]))
+    }
+
+    /// The lower-case hex digit of `value` (0–15).
+    @inlinable
+    package static func hex(_ value: UInt8) -> UInt8 { value < 10 ? 0x30 + value : 0x57 + value }
 
     /// `text` as a CSV field: as is, or in double quotes with quotes doubled when it holds a
     /// comma, a quote, CR or LF.

@@ -92,39 +92,15 @@ struct JSONLine {
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    /// `text` as a JSON string, quotes included: `"`, `\`, `\n`, `\r`, `\t` escaped, other
-    /// characters below U+0020 and U+007F–U+009F as `\u00xx`, everything else copied.
+    /// `text` as a JSON string, quotes included (escaped by the library's one escaper).
     mutating func append(jsonString text: String) {
         append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { bytes in
-            var run = 0
-            var i = 0
-            while i < bytes.count {
-                let byte = bytes[i]
-                // Invariant: `bytes` is valid UTF-8, so 0xC2 starts U+0080–U+00BF.
-                let c1 = byte == 0xC2 && i + 1 < bytes.count && bytes[i + 1] < 0xA0
-                guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F || c1 else {
-                    i += 1
-                    continue
-                }
-                append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[run..<i]))
-                switch byte {
-                case 0x22: append(#"\""#)
-                case 0x5C: append(#"\\"#)
-                case 0x0A: append(#"\n"#)
-                case 0x0D: append(#"\r"#)
-                case 0x09: append(#"\t"#)
-                default:
-                    let scalar = c1 ? bytes[i + 1] : byte
-                    append(#"\u00"#)
-                    append(Self.hexDigits[Int(scalar >> 4)])
-                    append(Self.hexDigits[Int(scalar & 15)])
-                }
-                i += c1 ? 2 : 1
-                run = i
+            TextRendering.escapeJSON(bytes) { run, escape in
+                append(run)
+                append(escape)
             }
-            append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[run...]))
         }
         append(UInt8(ascii: "\""))
     }

@@ -1,5 +1,7 @@
-/// One `logbook` subcommand: its help and its body. Each lives in its own file and is a thin
-/// shell over a library-style type (``Dumper``, ``Verifier``, …).
+/// One `logbook` subcommand: its help and its body. Each lives in a folder of its own beside the
+/// types that do its work (`Dump/`, `Verify/`, …; what several share is in `Support/`), and is a
+/// thin shell over library calls: ``Verifier`` prints the library's `StoreCheck`, ``Exporter``
+/// walks `PrimaryKeyOrder`.
 protocol Subcommand {
     /// The word after `logbook`.
     static var name: String { get }
@@ -45,7 +47,8 @@ enum LogbookTool {
     /// Every subcommand, in the order `--help` lists them.
     static var commands: [any Subcommand.Type] {
         [
-            Dump.self, Verify.self, Stats.self, Compact.self, Export.self, Import.self, History.self,
+            Dump.self, Verify.self, Stats.self, Compact.self, Export.self, Import.self,
+            History.self,
             Changes.self,
         ]
     }

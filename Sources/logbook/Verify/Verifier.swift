@@ -2,7 +2,7 @@ import Foundation
 import LogStore
 import Logbook
 
-/// What `logbook verify` found: the library's check (``LogInspector/verify(storeAt:visit:)``,
+/// What `logbook verify` found: the library's check (``LogInspector/verify(storeAt:)``,
 /// the rules `open` applies) and, with a stored schema, the object layer's.
 struct VerifyOutcome {
     /// One problem, with the file and offset where they are known.
