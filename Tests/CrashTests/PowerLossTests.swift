@@ -16,7 +16,21 @@ import Testing
     func everyCrashPointRecoversTheAcknowledgedCommits(_ workload: Workload) throws {
         let seed = testSeed("power loss, \(workload.name)")
         let summary = try explore(workload, seed: seed, unorderedEntries: false)
-        #expect(summary.states >= summary.points * Self.variantsPerPoint)
+        Self.expectEveryCrashPointReached(summary, workload)
+    }
+
+    /// What makes an exploration a test: the workload made system calls, a crash was tried after
+    /// each of them (and before the first), some of those crashes came after an acknowledged
+    /// commit (so recovery had something to keep), and the crashes left more than one disk.
+    static func expectEveryCrashPointReached(_ summary: Summary, _ workload: Workload) {
+        #expect(summary.operations > 0, "\(workload.name): no system call recorded")
+        #expect(
+            summary.points == summary.operations + 1,
+            "\(workload.name): \(summary.points) crash points for \(summary.operations) calls")
+        #expect(
+            summary.pointsAfterAcknowledged > 0,
+            "\(workload.name): no crash point after an acknowledged commit")
+        #expect(summary.distinct > 1, "\(workload.name): every crash left the same disk")
     }
 
     /// The same, but directory changes that were not synced survive in any subset, not only in
@@ -24,11 +38,16 @@ import Testing
     @Test(arguments: [Workload.compaction, Workload.segmentRolls, Workload.recoveryOfTornTail])
     func everyCrashPointRecoversWithUnorderedDirectoryChanges(_ workload: Workload) throws {
         let seed = testSeed("power loss, unordered entries, \(workload.name)")
-        _ = try explore(workload, seed: seed, unorderedEntries: true)
+        let summary = try explore(workload, seed: seed, unorderedEntries: true)
+        Self.expectEveryCrashPointReached(summary, workload)
     }
 
     struct Summary {
+        /// System calls the workload made.
+        var operations = 0
         var points = 0
+        /// Crash points after at least one acknowledged commit of the recording.
+        var pointsAfterAcknowledged = 0
         var states = 0
         var distinct = 0
         var failures: [String] = []
@@ -47,8 +66,10 @@ import Testing
         var summary = Summary()
         var seen: Set<CrashImage> = []
         var opened = 0
+        summary.operations = recording.operationCount
         recording.forEachCrashPoint { point in
             summary.points += 1
+            if point.acknowledged > 0 { summary.pointsAfterAcknowledged += 1 }
             let variants = CrashVariant.variants(
                 Self.variantsPerPoint, unorderedEntries: unorderedEntries, using: &rng)
             for (v, variant) in variants.enumerated() {
