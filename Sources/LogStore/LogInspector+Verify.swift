@@ -55,11 +55,9 @@ extension LogInspector {
     /// ``VerifyReport/tornTail`` names the same segment and offset; the hints it reports as
     /// unusable are the ones `open` ignores.
     ///
-    /// - Parameters:
-    ///   - path: the store's directory.
-    ///   - visit: called with every record of every complete commit, in replay order.
+    /// - Parameter path: the store's directory.
     /// - Throws: ``LogStoreError/invalidArgument(_:)`` if `path` is not a directory;
-    ///   ``LogStoreError/io(operation:path:errno:)`` if it cannot be listed; what `visit` throws.
+    ///   ``LogStoreError/io(operation:path:errno:)`` if it cannot be listed.
     /// - Complexity: O(bytes of the segments and hints). Memory is bounded, whatever the number
     ///   of records: segments are mapped and their pages dropped behind the scan.
     public static func verify(storeAt path: String) throws -> VerifyReport {

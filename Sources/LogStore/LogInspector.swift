@@ -14,7 +14,8 @@ public enum LogInspector {
     }
 
     /// One record, where it lies and what it holds: as ``Record`` with its key and value
-    /// copied, as `VisitedRecord` (``walkInPlace(storeAt:_:)``) with them lent for the call.
+    /// copied (``LogInspector/walk(storeAt:_:)``); the tools also visit records with them lent
+    /// for the call.
     public struct InspectedRecord<Bytes> {
         /// The segment file's name.
         public var segment: String

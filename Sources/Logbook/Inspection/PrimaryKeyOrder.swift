@@ -37,9 +37,14 @@ public struct PrimaryKeyOrder: Sendable {
     /// A key that is not 8 bytes (a damaged record) is passed to `body` in an ascending walk's
     /// first pass, out of order, so that its decoder can report it; other walks pass over it.
     /// - Parameters:
+    ///   - entity: the entity whose keyspace is read (its name).
+    ///   - store: the store, open for reading.
     ///   - start: visit only keys above it (ascending) or below it (descending); `nil`: all.
+    ///   - descending: visit the greatest key first.
     ///   - limit: stop after this many records; a page of at most ``window`` records costs one
     ///     pass over the keyspace's keys and one read by key per record.
+    ///   - body: called with each record's key and value (valid during the call); returns
+    ///     whether to go on.
     /// - Throws: ``LogbookError/store(_:)``, or what `body` throws.
     /// - Complexity: ascending and unlimited, two passes over the keyspace when at most
     ///   ``window`` records are late; otherwise one pass per ``window`` records visited, plus a

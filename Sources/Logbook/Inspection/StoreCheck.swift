@@ -24,7 +24,7 @@ public struct StoreCheckReport: Sendable {
         }
     }
 
-    /// The engine's check of the log, by `open`'s own rules (``LogInspector/verify(storeAt:)``).
+    /// The engine's check of the log, by `open`'s own rules (`LogInspector.verify(storeAt:)`).
     public var log = VerifyReport()
     /// Object records decoded with the stored schema (0 for a store without one).
     public var objectsChecked = 0
@@ -47,7 +47,7 @@ public struct StoreCheckReport: Sendable {
 
 /// Logbook's consistency check of a store, the one `logbook verify` prints and the tests use
 /// (as bbolt's `Tx.Check` serves its CLI and its tests): the engine's check of the log
-/// (``LogInspector/verify(storeAt:)``), then what only the object layer can check: that every
+/// (`LogInspector.verify(storeAt:)`), then what only the object layer can check: that every
 /// object record, live or not, decodes with the stored schema; that every to-one relationship
 /// points at an object that exists; and that an index sidecar that describes the store checks.
 ///
@@ -57,7 +57,7 @@ public struct StoreCheckReport: Sendable {
 /// only the entities they need.
 public enum StoreCheck {
     /// Checks the store at `path`.
-    /// - Throws: what ``LogInspector/verify(storeAt:)`` throws (a path that is not a store).
+    /// - Throws: what `LogInspector.verify(storeAt:)` throws (a path that is not a store).
     /// - Complexity: one pass over the log, plus one over the records of the entities with
     ///   to-one relationships when any record holds one.
     public static func run(storeAt path: String) throws -> StoreCheckReport {
