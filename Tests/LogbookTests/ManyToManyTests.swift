@@ -144,9 +144,9 @@ import Testing
     @Test func denyAndCascadeRulesHoldOnBothSides() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
-        let container = try fixture.open([Tag.self, Article.self, Note.self])
+        let container = try fixture.open([Topic.self, Article.self, Note.self])
         let context = container.mainContext
-        let swift = Tag(label: "swift")
+        let swift = Topic(label: "swift")
         let post = Article(title: "Post")
         let note = Note(text: "n")
         context.insert(post)
@@ -196,23 +196,23 @@ import Testing
     @Test func aBatchDeleteOfTheStoringSideCascadesAndDenies() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
-        let container = try fixture.open([Article.self, Tag.self, Note.self])
+        let container = try fixture.open([Article.self, Topic.self, Note.self])
         let context = container.mainContext
         let post = Article(title: "Post")
         let other = Article(title: "Other")
         context.insert(post)
         context.insert(other)
         post.notes = [Note(text: "n")]  // Article.notes cascades; Note stores the links
-        post.tags = [Tag(label: "swift")]
+        post.tags = [Topic(label: "swift")]
         try context.save()
-        // Tag.articles denies; Article stores the links to tags.
+        // Topic.articles denies; Article stores the links to tags.
         #expect(throws: LogbookError.self) {
-            try context.delete(model: Tag.self)
+            try context.delete(model: Topic.self)
         }
         #expect(
             try context.delete(model: Article.self, where: #Predicate { $0.title == "Post" }) == 1)
         #expect(try ModelContext(container).fetch(FetchDescriptor<Note>()).isEmpty)
-        #expect(try context.delete(model: Tag.self) == 1)
+        #expect(try context.delete(model: Topic.self) == 1)
     }
 }
 

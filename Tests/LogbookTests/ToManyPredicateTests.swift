@@ -10,9 +10,9 @@ import Testing
 @MainActor @Suite struct ToManyPredicateTests {
     /// Articles a0…a29 (which store the links) and tags t0…t7, linked at random; saved, then a
     /// few pending edits from both sides.
-    private func populate(_ context: ModelContext, seed: UInt64) throws -> ([Article], [Tag]) {
+    private func populate(_ context: ModelContext, seed: UInt64) throws -> ([Article], [Topic]) {
         var rng = SeededGenerator(seed: seed)
-        let tags = (0..<8).map { Tag(label: "t\($0)") }
+        let tags = (0..<8).map { Topic(label: "t\($0)") }
         let articles = (0..<30).map { Article(title: "a\($0)") }
         for tag in tags { context.insert(tag) }
         for article in articles {
@@ -26,13 +26,13 @@ import Testing
     }
 
     private func titles(_ articles: [Article]) -> [String] { articles.map(\.title).sorted() }
-    private func labels(_ tags: [Tag]) -> [String] { tags.map(\.label).sorted() }
+    private func labels(_ tags: [Topic]) -> [String] { tags.map(\.label).sorted() }
 
     @Test func everyToManyTestMatchesAPlainFilterOnBothSides() throws {
         let seed = testSeed("ToManyPredicateTests")
         let fixture = LogbookFixture()
         defer { fixture.remove() }
-        let container = try fixture.open([Article.self, Tag.self, Note.self])
+        let container = try fixture.open([Article.self, Topic.self, Note.self])
         let context = container.mainContext
         let (articles, tags) = try populate(context, seed: seed)
         let swift = tags[3]
@@ -42,11 +42,11 @@ import Testing
             func articles(_ predicate: Predicate<Article>) throws -> [String] {
                 titles(try context.fetch(FetchDescriptor(predicate: predicate)))
             }
-            func tags(_ predicate: Predicate<Tag>) throws -> [String] {
+            func tags(_ predicate: Predicate<Topic>) throws -> [String] {
                 labels(try context.fetch(FetchDescriptor(predicate: predicate)))
             }
             let all = try context.fetch(FetchDescriptor<Article>())
-            let allTags = try context.fetch(FetchDescriptor<Tag>())
+            let allTopics = try context.fetch(FetchDescriptor<Topic>())
             let note = "seed \(seed), pending \(pending)"
             // The side that stores the links.
             #expect(
@@ -70,28 +70,28 @@ import Testing
             // The derived side.
             #expect(
                 try tags(#Predicate { $0.articles.contains(post) })
-                    == labels(allTags.filter { $0.articles.contains(post) }), "\(note)")
+                    == labels(allTopics.filter { $0.articles.contains(post) }), "\(note)")
             #expect(
                 try tags(#Predicate { $0.articles.contains { $0.title == "a7" } })
-                    == labels(allTags.filter { $0.articles.contains { $0.title == "a7" } }),
+                    == labels(allTopics.filter { $0.articles.contains { $0.title == "a7" } }),
                 "\(note)")
             #expect(
                 try tags(#Predicate { $0.articles.allSatisfy { $0.title < "a2" } })
-                    == labels(allTags.filter { $0.articles.allSatisfy { $0.title < "a2" } }),
+                    == labels(allTopics.filter { $0.articles.allSatisfy { $0.title < "a2" } }),
                 "\(note)")
             #expect(
                 try tags(#Predicate { $0.articles.count < 8 })
-                    == labels(allTags.filter { $0.articles.count < 8 }), "\(note)")
+                    == labels(allTopics.filter { $0.articles.count < 8 }), "\(note)")
             #expect(
                 try tags(#Predicate { 8 <= $0.articles.count })
-                    == labels(allTags.filter { 8 <= $0.articles.count }), "\(note)")
+                    == labels(allTopics.filter { 8 <= $0.articles.count }), "\(note)")
         }
     }
 
     @Test func containsReadsTheLinkIndex() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
-        let container = try fixture.open([Article.self, Tag.self, Note.self])
+        let container = try fixture.open([Article.self, Topic.self, Note.self])
         let context = container.mainContext
         let (_, tags) = try populate(context, seed: 7)
         try context.save()

@@ -23,7 +23,7 @@ final class Course: PersistentModel {
 }
 
 /// A tag that denies its deletion while articles carry it; articles cascade to their notes.
-final class Tag: PersistentModel {
+final class Topic: PersistentModel {
     @Attribute var label = ""
     @Relationship(deleteRule: .deny, inverse: \Article.tags) var articles: [Article] = []
     init() {}
@@ -36,7 +36,7 @@ final class Tag: PersistentModel {
 /// An article with tags (deleting it cascades to its notes).
 final class Article: PersistentModel {
     @Attribute var title = ""
-    @Relationship var tags: [Tag] = []
+    @Relationship var tags: [Topic] = []
     @Relationship(deleteRule: .cascade, inverse: \Note.articles) var notes: [Note] = []
     init() {}
     convenience init(title: String) {
