@@ -11,8 +11,9 @@ extension ModelContext {
     /// (nullify, cascade, deny). Objects registered here whose records are deleted report
     /// ``ModelObject/isDeleted``, and their unsaved changes are dropped. Durable when it returns
     /// (with the store's default `.sync` durability); other contexts that later save a deleted
-    /// object get a conflict, as after a ``save()`` that deleted it.
-    /// - Returns: the number of objects of `model` deleted.
+    /// object get a conflict, as after a ``save()`` that deleted it. For a class with
+    /// subclasses among the schema's, their objects are matched too, one commit per entity.
+    /// - Returns: the number of objects of `model` (and its subclasses) deleted.
     /// - Throws: ``LogbookError/unknownEntity(_:)``,
     ///   ``LogbookError/deleteDenied(entity:relationship:object:)`` (then nothing is deleted),
     ///   errors the predicate throws, ``LogbookError/corruptRecord(entity:key:reason:)``,
@@ -23,7 +24,12 @@ extension ModelContext {
     public func delete<Model: PersistentModel>(
         model: Model.Type, where predicate: Predicate<Model>? = nil
     ) throws -> Int {
-        try batchDelete(try makePlan(FetchDescriptor<Model>(predicate: predicate)))
+        let descriptor = FetchDescriptor<Model>(predicate: predicate)
+        var deleted = 0
+        for binding in hierarchy(of: try core.binding(for: Model.self), as: Model.self) {
+            deleted += try batchDelete(try makePlan(descriptor, binding: binding))
+        }
+        return deleted
     }
 
     /// Deletes every stored object of `entity` that the string predicate matches, as
@@ -59,7 +65,9 @@ extension ModelContext {
     /// Objects registered in this context take the new values, except attributes with an
     /// unsaved change here: that change wins, and is what the next ``save()`` writes (a
     /// ``rollback()`` goes back to the updated value). Unique attributes are checked as at a
-    /// save. Durable when it returns (with the store's default `.sync` durability).
+    /// save. Durable when it returns (with the store's default `.sync` durability). For a
+    /// class with subclasses among the schema's, their objects are changed too (`change` gets
+    /// each as its own class), one commit per entity.
     /// - Returns: the number of objects updated.
     /// - Throws: ``LogbookError/uniqueConstraint(entity:attribute:value:object:existing:)``,
     ///   ``LogbookError/conflict(entity:object:expectedVersion:foundVersion:)`` if another
@@ -70,17 +78,22 @@ extension ModelContext {
         model: Model.Type, where predicate: Predicate<Model>? = nil,
         set change: (Model) throws -> Void
     ) throws -> Int {
-        let plan = try makePlan(FetchDescriptor<Model>(predicate: predicate))
-        let binding = plan.binding
-        let scratch = binding.makeObject()
-        var snapshot = FieldSnapshot(binding)
-        return try batchUpdate(plan) { buffer, pk, writer in
-            let version = try binding.load(buffer, into: scratch, primaryKey: pk)
-            snapshot.take(scratch)
-            try change(unsafeDowncast(scratch, to: Model.self))
-            try encodeRecord(of: scratch, binding, pk: pk, version: version + 1, into: &writer)
-            return snapshot.changedFields(scratch)
+        let descriptor = FetchDescriptor<Model>(predicate: predicate)
+        var updated = 0
+        // The entity's objects, then each sub-entity's (a commit each).
+        for binding in hierarchy(of: try core.binding(for: Model.self), as: Model.self) {
+            let plan = try makePlan(descriptor, binding: binding)
+            let scratch = binding.makeObject()
+            var snapshot = FieldSnapshot(binding)
+            updated += try batchUpdate(plan) { buffer, pk, writer in
+                let version = try binding.load(buffer, into: scratch, primaryKey: pk)
+                snapshot.take(scratch)
+                try change(unsafeDowncast(scratch, to: Model.self))
+                try encodeRecord(of: scratch, binding, pk: pk, version: version + 1, into: &writer)
+                return snapshot.changedFields(scratch)
+            }
         }
+        return updated
     }
 
     /// Sets attributes, by name, of every stored object of `entity` that the string predicate

@@ -29,7 +29,11 @@ extension ModelContext {
     func fetchAnyObjects<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
         -> [AnyObject]
     {
-        let objects = try fetchObjects(makePlan(descriptor))
+        let binding = try core.binding(for: Model.self)
+        let objects =
+            core.descendants[binding.index].isEmpty
+            ? try fetchObjects(makePlan(descriptor, binding: binding))
+            : try fetchHierarchy(descriptor, of: binding)
         for keyPath in descriptor.relationshipKeyPathsForPrefetching {
             for object in objects { _ = unsafeDowncast(object, to: Model.self)[keyPath: keyPath] }
         }
@@ -41,7 +45,11 @@ extension ModelContext {
     public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
         -> Int
     {
-        var plan = try makePlan(descriptor)
+        let binding = try core.binding(for: Model.self)
+        guard core.descendants[binding.index].isEmpty else {
+            return try countHierarchy(descriptor, of: binding)
+        }
+        var plan = try makePlan(descriptor, binding: binding)
         plan.objectOrder = nil
         plan.sortKeys = []
         return try count(plan).count
@@ -54,7 +62,13 @@ extension ModelContext {
         throws
         -> [PersistentIdentifier]
     {
-        let plan = try makePlan(descriptor)
+        let binding = try core.binding(for: Model.self)
+        guard core.descendants[binding.index].isEmpty else {
+            return try fetchHierarchy(descriptor, of: binding).compactMap {
+                ($0 as? any ModelObject)?.persistentModelID
+            }
+        }
+        let plan = try makePlan(descriptor, binding: binding)
         let name = plan.binding.entity.name
         if plan.objectOrder != nil {
             return try fetchObjects(plan).compactMap { ($0 as? any ModelObject)?.persistentModelID }
@@ -189,10 +203,12 @@ extension ModelContext {
         return registered(binding.index, id.primaryKey)?.object as? Model
     }
 
-    func makePlan<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
-        -> FetchPlan
-    {
-        let binding = try core.binding(for: Model.self)
+    /// The plan of `descriptor` over the entity of `binding` (`Model`'s, or one of its
+    /// sub-entities': `Model`'s key paths reach a subclass's inherited fields).
+    func makePlan<Model: PersistentModel>(
+        _ descriptor: FetchDescriptor<Model>, binding: EntityBinding? = nil
+    ) throws -> FetchPlan {
+        let binding = try binding ?? core.binding(for: Model.self)
         var plan = FetchPlan(binding: binding)
         plan.limit = descriptor.fetchLimit
         plan.offset = descriptor.fetchOffset
@@ -209,7 +225,14 @@ extension ModelContext {
         if let predicate = descriptor.predicate {
             let core = self.core
             if let node = PredicateTranslator.translate(
-                predicate, resolver: resolver, binding: { try? core.binding(named: $0) },
+                predicate, resolver: resolver,
+                // A destination with sub-entities is not one entity's records: such a
+                // predicate is evaluated on objects.
+                binding: {
+                    guard let b = try? core.binding(named: $0), core.descendants[b.index].isEmpty
+                    else { return nil }
+                    return b
+                },
                 cache: planCache)
             {
                 plan.matcher = .filter(node)

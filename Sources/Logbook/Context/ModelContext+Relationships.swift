@@ -15,11 +15,11 @@ extension ModelContext {
             let value = binding.read(owner, binding.relationshipSlots[r])
             if relationship.isToMany {
                 return try (LinkList.keys(value) ?? []).compactMap {
-                    try object(destination, $0)
+                    try hierarchyObject(destination, $0)
                 }.filter { ($0 as? any ModelObject)?.isDeleted != true }
             }
             guard case .integer(let key) = value,
-                let target = try object(destination, UInt64(bitPattern: key))
+                let target = try hierarchyObject(destination, UInt64(bitPattern: key))
             else { return [] }
             return [target]
         }
@@ -53,11 +53,20 @@ extension ModelContext {
 
     /// The object of `Model` with primary key `key`, or `nil`.
     func relatedTarget<Model: PersistentModel>(key: UInt64, as type: Model.Type) -> Model? {
-        guard key != 0 else { return nil }
-        return
-            (try? objectReference(
-                for: PersistentIdentifier(entityName: Model.entityName, primaryKey: key)))
-            as? Model
+        guard key != 0, let binding = try? core.binding(named: Model.entityName) else {
+            return nil
+        }
+        return (try? hierarchyObject(binding, key)) as? Model
+    }
+
+    /// The live object `pk` of `binding`'s entity or of one of its sub-entities (a
+    /// relationship to a superentity holds a key of its hierarchy's one sequence), or `nil`.
+    func hierarchyObject(_ binding: EntityBinding, _ pk: UInt64) throws -> AnyObject? {
+        if let found = try object(binding, pk) { return found }
+        for sub in core.descendants[binding.index] {
+            if let found = try object(core.bindings[sub], pk) { return found }
+        }
+        return nil
     }
 
     /// Makes `members` exactly the objects the to-many relationship at `slot` of `owner`

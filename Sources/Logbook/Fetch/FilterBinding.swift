@@ -135,6 +135,13 @@ struct FilterBinder {
                 throw LogbookError.unsupportedPredicate(
                     "a comparison through a relationship must compare it with constants")
             }
+            if let schema, let d = schema.entities.firstIndex(where: { $0.name == destination }),
+                !schema.descendants(of: d).isEmpty
+            {
+                throw LogbookError.unsupportedPredicate(
+                    "\(destination) has sub-entities, so a string predicate cannot compare through a relationship to it; use #Predicate"
+                )
+            }
             var inner = operands
             inner[i] = .key(rest)
             let innerNode = rebuilt(node, inner)
@@ -239,7 +246,8 @@ struct FilterBinder {
                     // CONTAINS on an array or set compares with its elements.
                     let collection = attribute.type.isCollection && op == .contains
                     let type =
-                        collection ? (attribute.members.first?.type ?? attribute.type) : attribute.type
+                        collection
+                        ? (attribute.members.first?.type ?? attribute.type) : attribute.type
                     let values: [AttributeValue]
                     switch constant {
                     case .value(let v): values = [v]

@@ -56,6 +56,8 @@ extension ModelContext {
         offset: Int?, includePendingChanges: Bool
     ) throws -> [AnyObject]? {
         let binding = try core.binding(for: model)
+        // A fetch of a superentity reads its sub-entities too: the descriptor's way.
+        guard core.descendants[binding.index].isEmpty else { return nil }
         let resolver = planCache.resolver(for: binding)
         guard let direct = planCache.directType(of: expression) else { return nil }
         let translation = DirectTranslation(resolver: resolver, variable: variable)

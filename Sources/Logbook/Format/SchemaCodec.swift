@@ -3,7 +3,8 @@ enum SchemaCodec {
     /// The encoding's own format number, first byte of every schema record: 1; 2 for a schema
     /// that declares compound indexes or a unique policy; 3 for one with an attribute of a type
     /// format 2 does not know, an enum or composite type name, or members, or with a
-    /// many-to-many relationship (its storing side is flagged 2). Each format is the lowest that
+    /// many-to-many relationship (its storing side is flagged 2), or with a superentity (a
+    /// trailing section names each entity's). Each format is the lowest that
     /// holds the schema, so a schema without what a format added keeps its older bytes and
     /// fingerprint.
     static let formatVersion: UInt8 = 3
@@ -12,7 +13,9 @@ enum SchemaCodec {
     static let maxDepth = 16
 
     static func encode(_ schema: Schema) -> [UInt8] {
-        let linked = schema.entities.contains { $0.relationships.contains(where: \.storesLinks) }
+        let linked = schema.entities.contains {
+            $0.relationships.contains(where: \.storesLinks) || $0.superentity != nil
+        }
         let format: UInt8 =
             linked || schema.entities.contains { $0.attributes.contains(where: \.needsTypeDetail) }
             ? 3
@@ -65,6 +68,9 @@ enum SchemaCodec {
                     for field in index.fields { w.string(field) }
                 }
             }
+        }
+        if format >= 3 {
+            for entity in schema.entities { w.string(entity.superentity ?? "") }
         }
         return w.bytes
     }
@@ -175,6 +181,12 @@ enum SchemaCodec {
                         for _ in 0..<fieldCount { fields.append(try r.string()) }
                         entities[e].indexes.append(IndexDescription(fields, unique: unique == 1))
                     }
+                }
+            }
+            if format >= 3 {
+                for e in entities.indices {
+                    let superentity = try r.string()
+                    entities[e].superentity = superentity.isEmpty ? nil : superentity
                 }
             }
             guard r.isAtEnd else {

@@ -6,6 +6,19 @@ extension ModelLayout {
     ///   relationship of the destination class, or a destination class not in `layouts`.
     static func entities(resolving layouts: [ModelLayout]) throws -> [Entity] {
         var entities = layouts.map(\.entity)
+        // Each class's nearest superclass among the layouts is its entity's superentity.
+        for (i, layout) in layouts.enumerated() {
+            var next: AnyClass? = _getSuperclass(layout.modelType)
+            while let type = next {
+                if let parent = layouts.first(where: {
+                    ObjectIdentifier($0.modelType) == ObjectIdentifier(type)
+                }) {
+                    entities[i].superentity = parent.entity.name
+                    break
+                }
+                next = _getSuperclass(type)
+            }
+        }
         for (i, layout) in layouts.enumerated() {
             let prototype = layout.modelType.init()
             let fields = layout.fields.compactMap { $0 as? any RelationshipAccessor }

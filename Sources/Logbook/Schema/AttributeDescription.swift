@@ -100,18 +100,24 @@ public struct Entity: Sendable, Hashable {
     public var indexes: [IndexDescription]
     /// What a save does with an insert that repeats another object's unique values.
     public var uniquePolicy: UniquePolicy
+    /// The entity this one inherits from (its class's nearest superclass among the schema's
+    /// classes), or `nil`. A sub-entity stores its superentity's attributes and relationships
+    /// first, under the same names; a fetch of the superentity returns its objects too, and
+    /// the primary keys of a hierarchy are one sequence.
+    public var superentity: String?
 
     /// Describes an entity.
     public init(
         name: String, attributes: [AttributeDescription],
         relationships: [RelationshipDescription] = [], indexes: [IndexDescription] = [],
-        uniquePolicy: UniquePolicy = .error
+        uniquePolicy: UniquePolicy = .error, superentity: String? = nil
     ) {
         self.name = name
         self.attributes = attributes
         self.relationships = relationships
         self.indexes = indexes
         self.uniquePolicy = uniquePolicy
+        self.superentity = superentity
     }
 
     /// The relationship called `name`, or `nil`.

@@ -104,6 +104,7 @@ public struct Schema: Sendable, Hashable {
             }
             for index in entity.indexes { try validate(index, of: entity) }
         }
+        try validateHierarchy()
     }
 
     /// An array or set has one member, its element; a composite's fields are named after it
@@ -112,13 +113,15 @@ public struct Schema: Sendable, Hashable {
         let what = "\(entity.name).\(attribute.name)"
         func check(_ d: AttributeDescription, depth: Int) throws {
             guard depth < SchemaCodec.maxDepth else {
-                throw LogbookError.invalidSchema("\(what) nests types over \(SchemaCodec.maxDepth) deep")
+                throw LogbookError.invalidSchema(
+                    "\(what) nests types over \(SchemaCodec.maxDepth) deep")
             }
             switch d.type {
             case .array, .set:
                 guard d.members.count == 1 else {
                     throw LogbookError.invalidSchema(
-                        "\(what) is a collection whose description has \(d.members.count) members; give it one, its element")
+                        "\(what) is a collection whose description has \(d.members.count) members; give it one, its element"
+                    )
                 }
             case .composite: break
             default:
@@ -135,7 +138,8 @@ public struct Schema: Sendable, Hashable {
                 i < entity.attributeIndex(attribute.name) ?? 0
             else {
                 throw LogbookError.invalidSchema(
-                    "\(what) is named as a field of \(owner), which is not a composite attribute before it")
+                    "\(what) is named as a field of \(owner), which is not a composite attribute before it"
+                )
             }
         }
     }
@@ -218,6 +222,13 @@ public struct Schema: Sendable, Hashable {
             guard let new = requested.entity(named: old.name) else {
                 result.append(old)
                 continue
+            }
+            guard old.superentity == new.superentity else {
+                throw LogbookError.incompatibleSchema(
+                    entity: old.name, attribute: "",
+                    reason:
+                        "its superentity changed from \(old.superentity ?? "none") to \(new.superentity ?? "none"), and its objects' primary keys were not drawn from the new hierarchy's sequence"
+                )
             }
             var merged = old
             for (i, oldAttribute) in old.attributes.enumerated() {
