@@ -81,7 +81,7 @@ extension ModelContext {
     /// The object with identifier `id`: the registered instance if any, else read from the
     /// store and registered. `nil` if there is no such object (or its deletion is pending here).
     /// - Throws: ``LogbookError/entityMismatch(expected:found:)`` if `id` is of another entity
-    ///   than `Model`, ``LogbookError/unknownEntity(_:)``,
+    ///   than `Model`'s or a subclass's, ``LogbookError/unknownEntity(_:)``,
     ///   ``LogbookError/corruptRecord(entity:key:reason:)``, ``LogbookError/store(_:)``.
     /// - Complexity: one hash lookup, or one store read and decode.
     @inlinable
@@ -102,13 +102,23 @@ extension ModelContext {
         try object(for: id)
     }
 
-    /// The object with identifier `id`, checked to be an instance of `type`.
+    /// Whether `type` is `base` or one of its subclasses.
+    static func isClass(_ type: AnyClass, orSubclassOf base: AnyClass) -> Bool {
+        var next: AnyClass? = type
+        while let c = next {
+            if ObjectIdentifier(c) == ObjectIdentifier(base) { return true }
+            next = _getSuperclass(c)
+        }
+        return false
+    }
+
+    /// The object with identifier `id`, checked to be an instance of `type` (or a subclass).
     @usableFromInline
     func objectReference(for id: PersistentIdentifier, as type: any PersistentModel.Type) throws
         -> AnyObject?
     {
         let binding = try binding(named: id.entityName)
-        guard let layout = binding.layout, layout.modelType == type else {
+        guard let layout = binding.layout, Self.isClass(layout.modelType, orSubclassOf: type) else {
             throw LogbookError.entityMismatch(expected: type.entityName, found: id.entityName)
         }
         return try object(binding, id.primaryKey)

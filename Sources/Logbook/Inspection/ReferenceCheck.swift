@@ -11,7 +11,17 @@ enum ReferenceCheck {
     {
         let decoder = try RecordDecoder(store: store)
         var findings: [StoreCheckReport.Finding] = []
-        for entity in decoder.schema.entities {
+        let schema = decoder.schema
+        // A reference to a superentity may name an object of a sub-entity.
+        let family = Dictionary(
+            uniqueKeysWithValues: schema.entities.indices.map { i in
+                (
+                    schema.entities[i].name,
+                    [schema.entities[i].name]
+                        + schema.descendants(of: i).map { schema.entities[$0].name }
+                )
+            })
+        for entity in schema.entities {
             // The stored relationships' positions among the stored fields (after the attributes).
             let toOne = entity.relationships.filter(\.isStored).enumerated().map {
                 (position: entity.attributes.count + $0.offset, relationship: $0.element)
@@ -37,7 +47,10 @@ enum ReferenceCheck {
                     for (i, (_, relationship)) in toOne.enumerated() {
                         for target in targets[i] {
                             let key = Keyspaces.objectKey(target)
-                            if try !store.contains(key, in: relationship.destination) {
+                            let candidates =
+                                family[relationship.destination] ?? [relationship.destination]
+                            if try !candidates.contains(where: { try store.contains(key, in: $0) })
+                            {
                                 dangling.append(
                                     (
                                         pk,
