@@ -240,3 +240,65 @@ final class StaffManager: StaffMember {
         }
     }
 }
+
+/// A pet of an owner: a relationship declared on the base class, inherited by the subclass.
+class Pet: PersistentModel {
+    @Attribute var name = ""
+    @Relationship var owner: PetOwner?
+    required init() {}
+}
+
+final class Puppy: Pet {
+    @Attribute var tricks: Int64 = 0
+    required init() {}
+}
+
+final class PetOwner: PersistentModel {
+    @Attribute var name = ""
+    @Relationship(deleteRule: .cascade, inverse: \Pet.owner) var pets: [Pet] = []
+    init() {}
+}
+
+@MainActor @Suite struct InheritedRelationshipTests {
+    @Test func theInverseOfABaseClassRelationshipReachesSubclassObjects() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open([Pet.self, Puppy.self, PetOwner.self])
+        let context = container.mainContext
+        let kim = PetOwner()
+        kim.name = "Kim"
+        context.insert(kim)
+        let goldie = Pet()
+        goldie.name = "Goldie"
+        let rex = Puppy()
+        rex.name = "Rex"
+        kim.pets = [goldie, rex]
+        try context.save()
+        let fresh = ModelContext(container)
+        let owner = try #require(try fresh.fetch(FetchDescriptor<PetOwner>()).first)
+        #expect(owner.pets.map(\.name).sorted() == ["Goldie", "Rex"])
+        #expect(owner.pets.contains { $0 is Puppy })
+        let rexAgain = try #require(try fresh.fetch(FetchDescriptor<Puppy>()).first)
+        #expect(rexAgain.owner?.name == "Kim")
+        // Cascade reaches the subclass's objects too.
+        fresh.delete(owner)
+        try fresh.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Pet>()) == 0)
+    }
+
+    @Test func aBatchDeleteOfTheOwnerCascadesToSubclassObjects() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open([Pet.self, Puppy.self, PetOwner.self])
+        let context = container.mainContext
+        let kim = PetOwner()
+        kim.name = "Kim"
+        context.insert(kim)
+        let rex = Puppy()
+        rex.name = "Rex"
+        kim.pets = [rex]
+        try context.save()
+        #expect(try context.delete(model: PetOwner.self) == 1)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Puppy>()) == 0)
+    }
+}

@@ -364,48 +364,58 @@ private struct BatchDeletion {
         for (index, relationship) in binding.entity.relationships.enumerated()
         where relationship.isToMany {
             guard let inverse = relationship.inverse,
-                let destination = try? core.binding(named: relationship.destination),
-                let r = destination.entity.relationships.firstIndex(where: { $0.name == inverse })
+                let base = try? core.binding(named: relationship.destination)
             else { continue }
             if relationship.storesLinks {
-                try addLinked(fresh, binding, index, relationship, destination, context: context)
+                guard base.entity.relationships.contains(where: { $0.name == inverse }) else {
+                    continue
+                }
+                try addLinked(fresh, binding, index, relationship, base, context: context)
                 continue
             }
-            let slot = destination.relationshipSlots[r]
-            // The destination objects whose to-one, or links, reach a deleted object.
-            var pointing: [(pk: UInt64, target: UInt64)] = []
-            try wrapStoreErrors {
-                try core.store.forEach(in: destination.keyspace) { key, value in
-                    guard let pk = Keyspaces.primaryKey(ofObjectKey: key),
-                        !deletedSets[destination.index].contains(pk)
-                    else { return }
-                    var reached: [UInt64] = []
-                    _ = try destination.codec.decode(value, key: String(pk)) { i, v in
-                        guard i == slot else { return }
-                        if case .integer(let k) = v {
-                            reached = [UInt64(bitPattern: k)]
-                        } else {
-                            reached = LinkList.keys(v) ?? []
+            // The destination's records, then each sub-entity's (they inherit the inverse).
+            for destination in [base] + core.descendants[base.index].map({ core.bindings[$0] }) {
+                guard
+                    let r = destination.entity.relationships.firstIndex(where: {
+                        $0.name == inverse
+                    })
+                else { continue }
+                let slot = destination.relationshipSlots[r]
+                // The destination objects whose to-one, or links, reach a deleted object.
+                var pointing: [(pk: UInt64, target: UInt64)] = []
+                try wrapStoreErrors {
+                    try core.store.forEach(in: destination.keyspace) { key, value in
+                        guard let pk = Keyspaces.primaryKey(ofObjectKey: key),
+                            !deletedSets[destination.index].contains(pk)
+                        else { return }
+                        var reached: [UInt64] = []
+                        _ = try destination.codec.decode(value, key: String(pk)) { i, v in
+                            guard i == slot else { return }
+                            if case .integer(let k) = v {
+                                reached = [UInt64(bitPattern: k)]
+                            } else {
+                                reached = LinkList.keys(v) ?? []
+                            }
+                        }
+                        for target in reached where targets.contains(target) {
+                            pointing.append((pk, target))
                         }
                     }
-                    for target in reached where targets.contains(target) {
-                        pointing.append((pk, target))
-                    }
                 }
-            }
-            guard let first = pointing.first else { continue }
-            switch relationship.deleteRule {
-            case .deny:
-                throw LogbookError.deleteDenied(
-                    entity: binding.entity.name, relationship: relationship.name,
-                    object: PersistentIdentifier(
-                        entityName: binding.entity.name, primaryKey: first.target
-                    ).description)
-            case .cascade:
-                try add(pointing.map(\.pk), of: destination.index, context: context)
-            case .nullify:
-                for (pk, _) in pointing {
-                    try nullify(slot, of: pk, destination, removing: targets, store: core.store)
+                guard let first = pointing.first else { continue }
+                switch relationship.deleteRule {
+                case .deny:
+                    throw LogbookError.deleteDenied(
+                        entity: binding.entity.name, relationship: relationship.name,
+                        object: PersistentIdentifier(
+                            entityName: binding.entity.name, primaryKey: first.target
+                        ).description)
+                case .cascade:
+                    try add(pointing.map(\.pk), of: destination.index, context: context)
+                case .nullify:
+                    for (pk, _) in pointing {
+                        try nullify(slot, of: pk, destination, removing: targets, store: core.store)
+                    }
                 }
             }
         }

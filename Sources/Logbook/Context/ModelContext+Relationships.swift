@@ -23,11 +23,30 @@ extension ModelContext {
             else { return [] }
             return [target]
         }
-        guard let inverseIndex = inverseIndex(of: relationship, in: destination) else { return [] }
-        var plan = FetchPlan(binding: destination)
-        plan.matcher = .filter(
-            .keyIn(destination.relationshipSlots[inverseIndex], [entry.primaryKey]))
-        return try fetchObjects(plan)
+        // The destination's objects, then each sub-entity's (they inherit the inverse).
+        var found: [AnyObject] = []
+        for target in [destination] + core.descendants[destination.index].map({ core.bindings[$0] })
+        {
+            guard let inverseIndex = inverseIndex(of: relationship, in: target) else { continue }
+            var plan = FetchPlan(binding: target)
+            plan.matcher = .filter(
+                .keyIn(target.relationshipSlots[inverseIndex], [entry.primaryKey]))
+            found += try fetchObjects(plan)
+        }
+        return found
+    }
+
+    /// The entity of `object` (registered here) and the position of `relationship`'s inverse
+    /// among its relationships: `destination`'s, or a sub-entity's for an object of one.
+    func inverseSide(
+        of relationship: RelationshipDescription, for object: AnyObject,
+        destination: EntityBinding
+    ) -> (binding: EntityBinding, index: Int)? {
+        var binding = destination
+        if let registered = (object as? any ModelObject)?.registered, registered.table === table {
+            binding = registered.binding
+        }
+        return inverseIndex(of: relationship, in: binding).map { (binding, $0) }
     }
 
     /// The position of `relationship`'s inverse among `destination`'s relationships.
@@ -89,17 +108,19 @@ extension ModelContext {
             }
             return
         }
-        guard let destination = try? core.binding(named: relationship.destination),
-            let inverseIndex = inverseIndex(of: relationship, in: destination)
-        else { return }
+        guard let destination = try? core.binding(named: relationship.destination) else { return }
         let current = (try? relatedObjects(of: owner, e, relationship: r)) ?? []
         let wanted = Set(members.map(ObjectIdentifier.init))
         let present = Set(current.map(ObjectIdentifier.init))
         for object in current where !wanted.contains(ObjectIdentifier(object)) {
-            unlink(object, destination, inverseIndex, from: owner)
+            if let side = inverseSide(of: relationship, for: object, destination: destination) {
+                unlink(object, side.binding, side.index, from: owner)
+            }
         }
         for object in members where !present.contains(ObjectIdentifier(object)) {
-            link(object, destination, inverseIndex, to: owner)
+            if let side = inverseSide(of: relationship, for: object, destination: destination) {
+                link(object, side.binding, side.index, to: owner)
+            }
         }
     }
 
@@ -198,11 +219,14 @@ extension ModelContext {
                 // A stored relationship goes with the record; a derived one is stored in the
                 // related objects, which must let go of this one.
                 guard !relationship.isStored,
-                    let destination = try? core.binding(named: relationship.destination),
-                    let inverseIndex = inverseIndex(of: relationship, in: destination)
+                    let destination = try? core.binding(named: relationship.destination)
                 else { continue }
                 for related in (try? relatedObjects(of: object, e, relationship: r)) ?? [] {
-                    unlink(related, destination, inverseIndex, from: object)
+                    if let side = inverseSide(
+                        of: relationship, for: related, destination: destination)
+                    {
+                        unlink(related, side.binding, side.index, from: object)
+                    }
                 }
             case .deny:
                 continue
