@@ -1,5 +1,7 @@
 import Foundation
 import Logbook
+import Observation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -300,5 +302,29 @@ final class PetOwner: PersistentModel {
         try context.save()
         #expect(try context.delete(model: PetOwner.self) == 1)
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Puppy>()) == 0)
+    }
+
+    @Test func observingTheInverseHearsASubclassObjectLetGo() throws {
+        final class Fired: Sendable {
+            let count = Atomic<Int>(0)
+        }
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open([Pet.self, Puppy.self, PetOwner.self])
+        let context = container.mainContext
+        let kim = PetOwner()
+        context.insert(kim)
+        let rex = Puppy()
+        kim.pets = [rex]
+        try context.save()
+        let fired = Fired()
+        withObservationTracking {
+            _ = kim.pets
+        } onChange: {
+            fired.count.add(1, ordering: .relaxed)
+        }
+        rex.owner = nil
+        #expect(fired.count.load(ordering: .relaxed) == 1)
+        #expect(kim.pets.isEmpty)
     }
 }

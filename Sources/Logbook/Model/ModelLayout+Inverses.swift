@@ -74,6 +74,7 @@ extension ModelLayout {
             }
         }
         assignLinkStorage(&entities)
+        inheritRelationships(&entities)
         for (i, layout) in layouts.enumerated() {
             entities[i] = try layout.withDeclaredIndexes(entities[i])
         }
@@ -82,6 +83,30 @@ extension ModelLayout {
 }
 
 extension ModelLayout {
+    /// Gives each sub-entity's inherited relationships their superentity's inverse and link
+    /// storage (superentities first), so a change through a subclass reaches the inverse side.
+    static func inheritRelationships(_ entities: inout [Entity]) {
+        var done = Set(entities.indices.filter { entities[$0].superentity == nil })
+        while done.count < entities.count {
+            let before = done.count
+            for i in entities.indices where !done.contains(i) {
+                guard let p = entities.firstIndex(where: { $0.name == entities[i].superentity }),
+                    done.contains(p)
+                else { continue }
+                for r in entities[i].relationships.indices {
+                    guard
+                        let inherited = entities[p].relationship(
+                            named: entities[i].relationships[r].name)
+                    else { continue }
+                    entities[i].relationships[r].inverse = inherited.inverse
+                    entities[i].relationships[r].storesLinks = inherited.storesLinks
+                }
+                done.insert(i)
+            }
+            if done.count == before { return }
+        }
+    }
+
     /// Picks the side of each many-to-many pair that stores the links: the one whose
     /// `Entity.relationship` name sorts first, so the choice does not depend on the order the
     /// classes are listed in.

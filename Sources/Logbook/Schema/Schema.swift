@@ -182,8 +182,10 @@ public struct Schema: Sendable, Hashable {
             }
             return
         }
+        // A sub-entity inherits its superentity's relationships, inverses included.
         guard let inverse = destination.relationship(named: inverseName),
             inverse.destination == entity.name
+                || ancestorNames(of: entity.name).contains(inverse.destination)
         else {
             throw LogbookError.invalidSchema(
                 "\(what) names the inverse \(destination.name).\(inverseName), which does not reach \(entity.name)"
