@@ -262,20 +262,26 @@ final class PetOwner: PersistentModel {
 }
 
 @MainActor @Suite struct InheritedRelationshipTests {
-    @Test func theInverseOfABaseClassRelationshipReachesSubclassObjects() throws {
-        let fixture = LogbookFixture()
-        defer { fixture.remove() }
-        let container = try fixture.open([Pet.self, Puppy.self, PetOwner.self])
+    /// Kim, owner of `pets` (named in order), saved in the main context.
+    @discardableResult
+    private func kim(owning pets: [Pet], names: [String], in container: ModelContainer) throws
+        -> PetOwner
+    {
         let context = container.mainContext
         let kim = PetOwner()
         kim.name = "Kim"
         context.insert(kim)
-        let goldie = Pet()
-        goldie.name = "Goldie"
-        let rex = Puppy()
-        rex.name = "Rex"
-        kim.pets = [goldie, rex]
+        for (pet, name) in zip(pets, names) { pet.name = name }
+        kim.pets = pets
         try context.save()
+        return kim
+    }
+
+    @Test func theInverseOfABaseClassRelationshipReachesSubclassObjects() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open([Pet.self, Puppy.self, PetOwner.self])
+        try kim(owning: [Pet(), Puppy()], names: ["Goldie", "Rex"], in: container)
         let fresh = ModelContext(container)
         let owner = try #require(try fresh.fetch(FetchDescriptor<PetOwner>()).first)
         #expect(owner.pets.map(\.name).sorted() == ["Goldie", "Rex"])
@@ -292,15 +298,8 @@ final class PetOwner: PersistentModel {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try fixture.open([Pet.self, Puppy.self, PetOwner.self])
-        let context = container.mainContext
-        let kim = PetOwner()
-        kim.name = "Kim"
-        context.insert(kim)
-        let rex = Puppy()
-        rex.name = "Rex"
-        kim.pets = [rex]
-        try context.save()
-        #expect(try context.delete(model: PetOwner.self) == 1)
+        try kim(owning: [Puppy()], names: ["Rex"], in: container)
+        #expect(try container.mainContext.delete(model: PetOwner.self) == 1)
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Puppy>()) == 0)
     }
 
@@ -311,20 +310,16 @@ final class PetOwner: PersistentModel {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try fixture.open([Pet.self, Puppy.self, PetOwner.self])
-        let context = container.mainContext
-        let kim = PetOwner()
-        context.insert(kim)
         let rex = Puppy()
-        kim.pets = [rex]
-        try context.save()
+        let owner = try kim(owning: [rex], names: ["Rex"], in: container)
         let fired = Fired()
         withObservationTracking {
-            _ = kim.pets
+            _ = owner.pets
         } onChange: {
             fired.count.add(1, ordering: .relaxed)
         }
         rex.owner = nil
         #expect(fired.count.load(ordering: .relaxed) == 1)
-        #expect(kim.pets.isEmpty)
+        #expect(owner.pets.isEmpty)
     }
 }

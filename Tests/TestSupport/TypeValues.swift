@@ -13,7 +13,9 @@ public struct TypeValues {
         self.allowsNUL = allowsNUL
     }
 
-    private mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &rng) < percent }
+    private mutating func chance(_ percent: Int) -> Bool {
+        Int.random(in: 0..<100, using: &rng) < percent
+    }
 
     private mutating func pick<T>(_ values: [T]) -> T { values.randomElement(using: &rng)! }
 
@@ -22,11 +24,17 @@ public struct TypeValues {
         chance(33) ? pick([T.min, T.max, 0, 1]) : T.random(in: T.min...T.max, using: &rng)
     }
 
+    /// A float; a NaN is always `.nan` (the text forms write every NaN as `nan`, so a random
+    /// bit pattern's sign and payload would not come back through an export).
     public mutating func float() -> Float {
-        chance(40)
-            ? pick([0, -0.0, .nan, .infinity, -.infinity, .leastNonzeroMagnitude,
-                .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 0.1, 1.0 / 3])
+        let value: Float =
+            chance(40)
+            ? pick([
+                0, -0.0, .nan, .infinity, -.infinity, .leastNonzeroMagnitude,
+                .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 0.1, 1.0 / 3,
+            ])
             : Float(bitPattern: UInt32.random(in: 0...UInt32.max, using: &rng))
+        return value.isNaN ? .nan : value
     }
 
     public mutating func double() -> Double {
@@ -55,18 +63,24 @@ public struct TypeValues {
 
     public mutating func string() -> String {
         chance(30)
-            ? pick(["", "Pune", "e\u{301}", allowsNUL ? "\u{0}nul" : "\u{1}ctl", "李小龙", "a,\"b\"\n", "🎉", " spaced "])
-            : String((0..<Int.random(in: 0...12, using: &rng)).map { _ in
-                pick(Array("abcXYZ 09éß,\"'\\"))
-            })
+            ? pick([
+                "", "Pune", "e\u{301}", allowsNUL ? "\u{0}nul" : "\u{1}ctl", "李小龙", "a,\"b\"\n",
+                "🎉", " spaced ",
+            ])
+            : String(
+                (0..<Int.random(in: 0...12, using: &rng)).map { _ in
+                    pick(Array("abcXYZ 09éß,\"'\\"))
+                })
     }
 
     public mutating func url() -> URL {
         pick([
-            URL(string: "https://example.com/")!, URL(string: "https://logbook.example/a?b=c&d=%20")!,
+            URL(string: "https://example.com/")!,
+            URL(string: "https://logbook.example/a?b=c&d=%20")!,
             URL(string: "file:///tmp/x%20y")!, URL(string: "mailto:ann@example.com")!,
-            URL(string: "https://xn--bcher-kva.example/pfad/🎉".addingPercentEncoding(
-                withAllowedCharacters: .urlPathAllowed)!)!,
+            URL(
+                string: "https://xn--bcher-kva.example/pfad/🎉".addingPercentEncoding(
+                    withAllowedCharacters: .urlPathAllowed)!)!,
             URL(string: "relative/path")!,
         ])
     }
@@ -131,8 +145,12 @@ public struct TypeValues {
         if !chance(33) { g.priority = priority() }
         if !chance(33) { g.address = address() }
         if !chance(33) { g.tags = tags() }
-        if !chance(33) { g.statuses = Set((0..<Int.random(in: 0...3, using: &rng)).map { _ in status() }) }
-        g.maybeNames = (0..<Int.random(in: 0...3, using: &rng)).map { _ in chance(40) ? nil : string() }
+        if !chance(33) {
+            g.statuses = Set((0..<Int.random(in: 0...3, using: &rng)).map { _ in status() })
+        }
+        g.maybeNames = (0..<Int.random(in: 0...3, using: &rng)).map { _ in
+            chance(40) ? nil : string()
+        }
         return g
     }
 }

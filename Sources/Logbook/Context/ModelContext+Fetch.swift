@@ -56,7 +56,7 @@ extension ModelContext {
     }
 
     /// The identifiers of the objects `descriptor` would fetch, in order, without building them
-    /// (unless a sort key is not an attribute).
+    /// (unless a sort key is not an attribute, or `Model` has subclasses in the schema).
     /// - Throws: as ``fetch(_:)-(FetchDescriptor<Model>)``.
     public func fetchIdentifiers<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>)
         throws
