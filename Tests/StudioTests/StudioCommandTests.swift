@@ -13,55 +13,16 @@ import Testing
 @Suite struct StudioCommandTests {
     /// A `logbook studio` child process, its output in files.
     final class Child {
-        let pid: pid_t
+        let process: SpawnedProcess
         let output: String
         let errors: String
-        private var status: Int32?
 
-        /// Starts `logbook studio arguments…` with SIGINT and SIGTERM unblocked and at their
-        /// default (a test runner's thread may block signals, and a child inherits its mask).
         init(_ arguments: [String], in directory: TemporaryDirectory) throws {
             let tool = try #require(StudioLiveTests.tool, "logbook is not built")
             output = directory.child("studio-\(UUID().uuidString).out")
             errors = output + ".err"
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(
-                &actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            posix_spawn_file_actions_addopen(
-                &actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            var none = sigset_t()
-            sigemptyset(&none)
-            var defaults = sigset_t()
-            sigemptyset(&defaults)
-            for number in [SIGINT, SIGTERM, SIGPIPE] { sigaddset(&defaults, number) }
-            posix_spawnattr_setsigmask(&attributes, &none)
-            posix_spawnattr_setsigdefault(&attributes, &defaults)
-            posix_spawnattr_setflags(
-                &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-            let argv: [UnsafeMutablePointer<CChar>?] =
-                ([tool, "studio"] + arguments).map { strdup($0) } + [nil]
-            defer { for pointer in argv { free(pointer) } }
-            let environment = ["SWIFT_BACKTRACE=enable=no", "PATH=/usr/bin:/bin"]
-            let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-            defer { for pointer in envp { free(pointer) } }
-            var pid = pid_t()
-            let spawned = posix_spawn(&pid, tool, &actions, &attributes, argv, envp)
-            guard spawned == 0 else { throw TestClientError.connect(spawned) }
-            self.pid = pid
-        }
-
-        private var isRunning: Bool {
-            guard status == nil else { return false }
-            var raw: Int32 = 0
-            guard waitpid(pid, &raw, WNOHANG) == pid else { return true }
-            status = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
-            return false
+            process = try SpawnedProcess(
+                tool, ["studio"] + arguments, stdout: output, stderr: errors)
         }
 
         /// The URL it printed, once it has (`nil` if it exited first or took over 20 s).
@@ -73,7 +34,7 @@ import Testing
                 {
                     return String(line)
                 }
-                if !isRunning { return nil }
+                if !process.isRunning { return nil }
                 usleep(20_000)
             }
             return nil
@@ -90,23 +51,12 @@ import Testing
         var stderr: String { String(decoding: readFile(errors), as: UTF8.self) }
 
         /// Waits for it to exit (up to `seconds`); its status, or `nil` if it still runs.
-        func exitStatus(within seconds: Int = 20) -> Int32? {
-            let deadline = ContinuousClock.now + .seconds(seconds)
-            while isRunning && ContinuousClock.now < deadline { usleep(20_000) }
-            return status
-        }
+        func exitStatus(within seconds: Int = 20) -> Int32? { process.exitStatus(within: seconds) }
 
         /// Sends SIGTERM and waits; the exit status.
         func stop() -> Int32? {
-            if isRunning { kill(pid, SIGTERM) }
+            process.signal(SIGTERM)
             return exitStatus(within: 10)
-        }
-
-        deinit {
-            if isRunning {
-                kill(pid, SIGKILL)
-                _ = exitStatus(within: 5)
-            }
         }
     }
 

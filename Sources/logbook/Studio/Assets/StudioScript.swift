@@ -12,6 +12,7 @@ enum StudioScript {
         (function () {
           'use strict';
           var body = document.body;
+          document.documentElement.classList.add('js');
           var statusBox = document.getElementById('live-status');
 
           function say(text, isError) {
