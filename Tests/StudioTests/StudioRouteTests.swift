@@ -65,6 +65,15 @@ import Testing
         #expect(last.contains("showing 51–59"))
         #expect(last.contains(#"<a href="/entity/Employee/59">59</a>"#))
         #expect(!last.contains(#"<a href="/entity/Employee/60">60</a>"#))  // deleted
+        // Descending key order, from the walk of the keys (Employee 60 is deleted) and from the
+        // run 1…N (no Company was deleted).
+        let down = mainPart(try studio.get("/entity/Employee?desc=1&limit=2").text)
+        #expect(down.contains(#"<a href="/entity/Employee/59">59</a>"#))
+        #expect(down.contains(#"<a href="/entity/Employee/58">58</a>"#))
+        let companies = mainPart(try studio.get("/entity/Company?desc=1").text)
+        #expect(
+            companies.range(of: "/entity/Company/2\"")!.lowerBound
+                < companies.range(of: "/entity/Company/1\"")!.lowerBound)
         // An offset past the end shows the last page.
         #expect(
             mainPart(try studio.get("/entity/Employee?offset=5000").text).contains("showing 51–59"))

@@ -4,11 +4,23 @@ import LogStore
 import Logbook
 import Synchronization
 
-/// Follows the store's saves through the change feed that `logbook changes --follow` reads
-/// (``ModelContainer/historyReader(after:follow:values:)``), opens the store again when another
-/// process saved, and tells every open page (Server-Sent Events, ``Subscription``).
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Keeps the studio's view of the store current, and tells open pages of each save.
 ///
-/// Thread safety: `Sendable`; a thread of its own reads the feed.
+/// While a page follows (`/events`), the feed is the one `logbook changes --follow` reads
+/// (``ModelContainer/historyReader(after:follow:values:)``): each save is read, the store is
+/// opened again when another process saved (a read-only open is a snapshot), and every
+/// following page gets an event (Server-Sent Events, ``Subscription``). While none follows,
+/// the feed is not read (its first read scans the newest segment from its start): a look at the
+/// store's files every tenth of a second tells when to open the store again, so that a page
+/// loaded later shows the store as it is.
+///
+/// Thread safety: `Sendable`; a thread of its own does this.
 final class LiveFeed: Sendable {
     private let session: StoreSession
     private let subscribers = Locked<[Subscription]>([])
@@ -18,6 +30,8 @@ final class LiveFeed: Sendable {
     static let maximumSubscribers = 32
     /// How often the feed looks for new saves.
     static let pollInterval = Duration.milliseconds(100)
+    /// The least time between two opens of the store.
+    static let refreshInterval = Duration.seconds(1)
 
     /// Starts following `session`'s store.
     init(session: StoreSession) {
@@ -53,9 +67,30 @@ final class LiveFeed: Sendable {
 
     private func follow() {
         var reader: HistoryReader?
-        var token: HistoryToken?
+        var token = try? session.current.container.currentHistoryToken
+        var files = StoreSignature(of: session.path)
+        var refreshed = ContinuousClock.now
+        /// Opens the store again, at most once a second (each open of a store another process
+        /// writes rebuilds its index).
+        func refresh() throws {
+            pause(until: refreshed + Self.refreshInterval)
+            try session.refresh()
+            refreshed = ContinuousClock.now
+        }
         while !stopping.load(ordering: .relaxed) {
+            let following = subscribers.withLock { !$0.allSatisfy(\.isClosed) }
             do {
+                guard following else {
+                    reader = nil
+                    let now = StoreSignature(of: session.path)
+                    if now != files {
+                        try refresh()
+                        files = now
+                        token = try? session.current.container.currentHistoryToken
+                    }
+                    pause()
+                    continue
+                }
                 if reader == nil {
                     let container = session.current.container
                     token = try token ?? container.currentHistoryToken
@@ -66,22 +101,29 @@ final class LiveFeed: Sendable {
                     event.add(save)
                 }
                 token = reader!.token
+                // The reader maps the segments it reads: let their pages go.
+                session.current.container.store.releaseMappedPages()
                 guard event.saves > 0 else {
                     pause()
                     continue
                 }
-                try session.refresh()
+                files = StoreSignature(of: session.path)
+                try refresh()
                 // A reader of the new container, so that the old one can go.
                 if !session.writable { reader = nil }
                 broadcast(event.json)
             } catch LogbookError.historyNotRecorded {
-                return  // a store without history has no feed to follow
+                // A store without history: only the files tell of changes.
+                reader = nil
+                subscribers.withLock { $0.forEach { $0.close() } }
+                pause()
             } catch {
                 // History compacted away before it was read, or a store that does not open
                 // for now: start again from the state as it is, and have pages reload.
                 reader = nil
                 token = nil
                 try? session.refresh()
+                files = StoreSignature(of: session.path)
                 broadcast(SaveEvent().json)
                 pause(.seconds(1))
             }
@@ -89,7 +131,10 @@ final class LiveFeed: Sendable {
     }
 
     private func pause(_ duration: Duration = LiveFeed.pollInterval) {
-        let end = ContinuousClock.now + duration
+        pause(until: ContinuousClock.now + duration)
+    }
+
+    private func pause(until end: ContinuousClock.Instant) {
         while !stopping.load(ordering: .relaxed) && ContinuousClock.now < end {
             usleep(20_000)
         }
@@ -99,6 +144,22 @@ final class LiveFeed: Sendable {
         subscribers.withLock { subscribers in
             subscribers.removeAll { $0.isClosed }
             for subscription in subscribers { subscription.post(event) }
+        }
+    }
+}
+
+/// What the store's files look like from outside: the segments' names and the newest one's
+/// size. Another process's save, compaction or open changes it.
+private struct StoreSignature: Equatable {
+    var segments: [String] = []
+    var newestBytes: Int64 = -1
+
+    init(of path: String) {
+        guard let files = try? StoreFiles(storeAt: path) else { return }
+        segments = files.segments.map(\.name)
+        var info = stat()
+        if let newest = segments.last, stat(files.path(of: newest), &info) == 0 {
+            newestBytes = Int64(info.st_size)
         }
     }
 }

@@ -26,15 +26,20 @@ struct ObjectQuery: Hashable, Sendable {
     }
 
     /// The matches in order and how they were found, read with `context` (a context of the
-    /// container now, or the past one of ``asOf``).
+    /// container now, or the past one of ``asOf``); `store` is the container's store for a
+    /// query of now (`nil` for the past).
     /// - Throws: ``LogbookError`` for a filter that does not parse or does not fit the entity
     ///   (the message points at the problem), or for a sort on an unknown attribute.
-    func run(in context: ModelContext) throws -> QueryResult {
+    func run(in context: ModelContext, store: LogStore?) throws -> QueryResult {
         guard filter != nil || sort != nil || link != nil else {
-            var keys = try Self.primaryKeys(of: entity, in: context)
+            let plan = "every object, by primary key (no filter, no sort)"
+            if let store, let count = try Self.denseCount(of: entity, in: context.container, store)
+            {
+                return QueryResult(keys: MatchKeys(run: count, descending: descending), plan: plan)
+            }
+            var keys = try Self.primaryKeys(of: entity, in: context, store: store)
             if descending { keys.reverse() }
-            return QueryResult(
-                keys: keys, plan: "every object, by primary key (no filter, no sort)")
+            return QueryResult(keys: MatchKeys(keys), plan: plan)
         }
         var predicate = try filter.map { try StringPredicate(format: $0, arguments: []) }
         if let link {
@@ -47,6 +52,12 @@ struct ObjectQuery: Hashable, Sendable {
         let descriptor = EntityFetchDescriptor(
             entityName: entity, predicate: predicate,
             sortBy: sort.map { [($0, !descending)] } ?? [])
+        // An index that answers the filter gives the keys without reading a record.
+        if sort == nil, let found = try context.primaryKeysFromIndexes(descriptor) {
+            return QueryResult(
+                keys: MatchKeys(descending ? found.keys.reversed() : found.keys),
+                plan: found.explanation.description)
+        }
         let plan: String
         if predicate != nil {
             plan = try context.explain(descriptor, counting: true).description
@@ -58,26 +69,89 @@ struct ObjectQuery: Hashable, Sendable {
             keys.sort()
             if descending { keys.reverse() }
         }
-        return QueryResult(keys: keys, plan: plan)
+        return QueryResult(keys: MatchKeys(keys), plan: plan)
+    }
+
+    /// The number of objects of `entity` when their keys are exactly 1…N (as many objects as
+    /// keys handed out: none was deleted), else `nil`.
+    static func denseCount(of entity: String, in container: ModelContainer, _ store: LogStore)
+        throws -> Int?
+    {
+        let count = try store.count(in: entity)
+        return UInt64(count) == (try container.lastPrimaryKey(of: entity)) ? count : nil
     }
 
     /// Every object's primary key of `entity`, ascending: the one place the studio asks for
-    /// key order (to become the library's visit in key order when it has one).
-    static func primaryKeys(of entity: String, in context: ModelContext) throws -> [UInt64] {
-        var keys = try context.fetchIdentifiers(EntityFetchDescriptor(entityName: entity)).map(
-            \.primaryKey)
-        keys.sort()
+    /// key order (to become the library's visit in key order when it has one). Of now, a walk
+    /// of the entity's keys in the store (8 bytes a key, the log's pages let go as it passes);
+    /// of the past, the identifiers of a fetch.
+    static func primaryKeys(of entity: String, in context: ModelContext, store: LogStore?)
+        throws -> [UInt64]
+    {
+        guard let store else {
+            return try context.fetchIdentifiers(EntityFetchDescriptor(entityName: entity)).map(
+                \.primaryKey
+            ).sorted()
+        }
+        var keys: [UInt64] = []
+        keys.reserveCapacity(try store.count(in: entity))
+        var ascending = true
+        try store.forEach(in: entity) { key, _ in
+            guard let id = PersistentIdentifier(entityName: entity, storeKey: key) else { return }
+            if let last = keys.last, last > id.primaryKey { ascending = false }
+            keys.append(id.primaryKey)
+        }
+        if !ascending { keys.sort() }
         return keys
     }
 }
 
-/// A query's matches: primary keys in the query's order (8 bytes a match), and its plan.
+/// A query's matches: primary keys in the query's order, and its plan.
 struct QueryResult: Sendable {
-    let keys: [UInt64]
+    let keys: MatchKeys
     /// How the matches were found (``FetchExplanation``'s text for a filter).
     let plan: String
 
     var count: Int { keys.count }
+}
+
+/// The primary keys of a query's matches, in its order: a list (8 bytes a match), or, for every
+/// object of an entity whose keys run from 1 without a gap, that run (nothing held).
+struct MatchKeys: RandomAccessCollection, Sendable {
+    private enum Storage: Sendable {
+        case list([UInt64])
+        case run(count: Int, descending: Bool)
+    }
+
+    private let storage: Storage
+
+    init(_ keys: [UInt64]) { storage = .list(keys) }
+
+    /// The keys 1…`count`, ascending or descending.
+    init(run count: Int, descending: Bool) { storage = .run(count: count, descending: descending) }
+
+    var startIndex: Int { 0 }
+
+    var endIndex: Int {
+        switch storage {
+        case .list(let keys): return keys.count
+        case .run(let count, _): return count
+        }
+    }
+
+    subscript(position: Int) -> UInt64 {
+        switch storage {
+        case .list(let keys): return keys[position]
+        case .run(let count, let descending):
+            return UInt64(descending ? count - position : position + 1)
+        }
+    }
+
+    /// Keys held in memory (what the cache counts).
+    var held: Int {
+        if case .list(let keys) = storage { return keys.count }
+        return 0
+    }
 }
 
 /// Query results of the store's current state, kept while it does not change, least recently
@@ -114,11 +188,11 @@ final class QueryCache: Sendable {
             entries.withLock { entries in
                 entries.removeAll { $0.generation != generation }
                 entries.append(Entry(query: query, generation: generation, result: result))
-                var held = entries.reduce(0) { $0 + $1.result.count }
+                var held = entries.reduce(0) { $0 + $1.result.keys.held }
                 while entries.count > 1
                     && (held > maximumKeys || entries.count > maximumEntries)
                 {
-                    held -= entries.removeFirst().result.count
+                    held -= entries.removeFirst().result.keys.held
                 }
             }
             return result

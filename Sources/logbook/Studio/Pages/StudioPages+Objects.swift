@@ -54,9 +54,10 @@ extension StudioPages {
     {
         do {
             // Past states never change: their results are kept under generation 0 with the token.
+            let store = query.asOf == nil ? context.container.store : nil
             return try session.queries.result(
                 of: query, generation: query.asOf == nil ? generation : 0
-            ) { try query.run(in: context) }
+            ) { try query.run(in: context, store: store) }
         } catch let error as LogbookError {
             throw StudioError(status: Self.status(of: error), message: error.description)
         }
@@ -79,9 +80,16 @@ extension StudioPages {
             let offset =
                 result.count == 0 ? 0 : min(requestedOffset, (result.count - 1) / limit * limit)
             let keys = result.keys[offset..<min(offset + limit, result.count)]
-            return GridPage(
-                result: result, offset: offset, limit: limit,
-                rows: try keys.map { try GridRow.read(entity, $0, context) })
+            // Each read maps a block of pages around its record and its index slot: let them
+            // go every few reads, so that paging through a large store keeps little mapped.
+            let store = query.asOf == nil ? context.container.store : nil
+            var rows: [GridRow] = []
+            for (i, key) in keys.enumerated() {
+                rows.append(try GridRow.read(entity, key, context))
+                if i % 16 == 15 { store?.releaseMappedPages() }
+            }
+            store?.releaseMappedPages()
+            return GridPage(result: result, offset: offset, limit: limit, rows: rows)
         }
         let body = grid(entity, query, page, filterError: filterError)
         return document(
