@@ -58,12 +58,13 @@ struct ObjectQuery: Hashable, Sendable {
                 keys: MatchKeys(descending ? found.keys.reversed() : found.keys),
                 plan: found.explanation.description)
         }
-        let plan: String
+        var plan: String
         if predicate != nil {
             plan = try context.explain(descriptor, counting: true).description
         } else {
-            plan = "scan: every object, sorted by \(sort ?? "")"
+            plan = "scan: every object"
         }
+        if let sort { plan += "; then sorted by \(sort) (each match's record read)" }
         var keys = try context.fetchIdentifiers(descriptor).map(\.primaryKey)
         if sort == nil {
             keys.sort()
