@@ -19,8 +19,9 @@ struct HTTPServerConfiguration: Sendable {
     var responseTimeout: Duration = .seconds(30)
     /// Sending one chunk of a streamed response (a stream may last; a stall may not).
     var chunkTimeout: Duration = .seconds(10)
-    /// Connections served at once; more are answered 503 and closed.
-    var maximumConnections = 64
+    /// Connections served at once (a thread each); more are answered 503 and closed. A client
+    /// that closes and reconnects at once can hold two for a moment.
+    var maximumConnections = 128
     /// Requests on one connection before it is closed.
     var maximumRequestsPerConnection = 1000
 }

@@ -57,7 +57,11 @@ extension StudioPages {
             let store = query.asOf == nil ? context.container.store : nil
             return try session.queries.result(
                 of: query, generation: query.asOf == nil ? generation : 0
-            ) { try query.run(in: context, store: store) }
+            ) {
+                // A scan or a sort reads records all over the log: let their pages go after.
+                defer { store?.releaseMappedPages() }
+                return try query.run(in: context, store: store)
+            }
         } catch let error as LogbookError {
             throw StudioError(status: Self.status(of: error), message: error.description)
         }
