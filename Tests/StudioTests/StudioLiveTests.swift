@@ -28,9 +28,11 @@ import Testing
         return events
     }
 
-    /// The next `save` event's data, skipping keep-alive comments.
+    /// The next `save` event's data, skipping keep-alive comments; `nil` if the stream ends or
+    /// none comes within 30 s.
     static func nextSave(_ events: TestConnection) throws -> String? {
-        while let size = try events.nextChunkSize(), size > 0 {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline, let size = try events.nextChunkSize(), size > 0 {
             let text = String(decoding: try events.chunk(size), as: UTF8.self)
             if text.hasPrefix("event: save\ndata: ") {
                 return String(text.dropFirst("event: save\ndata: ".count).prefix { $0 != "\n" })
@@ -67,6 +69,27 @@ import Testing
         #expect(mainPart(try studio.get("/").text).contains(#"<td class="num">60</td>"#))
         let history = mainPart(try studio.get("/history").text)
         #expect(history.contains(#"Save 7</a></h2>"#) && history.contains("1 inserted"))
+    }
+
+    @Test func aPageThatShowsAnOlderStateHearsOfItAtOnce() throws {
+        let fixture = try StudioFixture.demo()
+        defer { fixture.remove() }
+        let studio = try fixture.start(writable: true)
+        defer { studio.stop() }
+        let before = try studio.get("/entity/Employee").text
+        #expect(before.contains(#"data-sequence="6""#))
+        #expect(
+            try studio.post("/entity/Employee/3/edit", form: "attribute=salary&value=2").status
+                == 303)
+        // A page rendered at sequence 6 starts following after the save of sequence 7.
+        let events = try TestConnection(port: studio.port)
+        events.send(
+            "GET /events?seen=6 HTTP/1.1\r\nHost: 127.0.0.1:\(studio.port)\r\n"
+                + "Cookie: logbook_studio_\(studio.port)=\(RunningStudio.token)\r\n\r\n")
+        #expect(try events.readResponse(head: true).status == 200)
+        _ = try events.chunk(try #require(try events.nextChunkSize()))
+        let event = try #require(try Self.nextSave(events))
+        #expect(event.contains(#""saves":0"#))
     }
 
     @Test func theStudiosOwnWritesAreEventsToo() throws {

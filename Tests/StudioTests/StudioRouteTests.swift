@@ -178,7 +178,7 @@ import Testing
         let token = HistoryToken(storeIdentifier: identifier, sequence: 4)
         let page = try studio.get("/entity/Employee?asof=\(token)")
         #expect(page.status == 200)
-        #expect(page.text.contains(#"<body data-live="0" class="past">"#))
+        #expect(page.text.contains(#"<body data-live="0" data-sequence="6" class="past">"#))
         let main = mainPart(page.text)
         #expect(main.contains("<strong>The past:</strong>"))
         #expect(main.contains(#"<strong id="match-count">60</strong>"#))  // before the delete

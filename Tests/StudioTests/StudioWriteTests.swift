@@ -105,7 +105,7 @@ import Testing
         let badType = try studio.post(
             "/entity/Employee/2/edit", form: "attribute=salary&value=lots")
         #expect(badType.status == 422)
-        #expect(badType.text.contains("is not a Int64 value"))
+        #expect(badType.text.contains("is not a valid Int64 value"))
         #expect(
             try studio.post("/entity/Employee/2/edit", form: "attribute=name&nil=1").status == 422)
         let clash = try studio.post(

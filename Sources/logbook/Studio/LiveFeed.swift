@@ -26,6 +26,8 @@ final class LiveFeed: Sendable {
     private let subscribers = Locked<[Subscription]>([])
     private let stopping = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
+    /// The sequence the feed has read to (0 while it reads nothing).
+    private let position = Atomic<UInt64>(0)
     /// Pages following at once; more are refused (each holds a connection and a thread).
     static let maximumSubscribers = 32
     /// How often the feed looks for new saves.
@@ -42,14 +44,19 @@ final class LiveFeed: Sendable {
         }
     }
 
-    /// A new subscription to the events, or `nil` when too many pages follow already.
-    func subscribe() -> Subscription? {
-        subscribers.withLock { subscribers in
+    /// A new subscription to the events, or `nil` when too many pages follow already. `seen`
+    /// is the last sequence the subscriber's page shows (by default, what the store shows now):
+    /// the events tell of the saves after it, at once if the store shows more already.
+    func subscribe(seen: UInt64? = nil) -> Subscription? {
+        let shown = max(
+            session.current.container.store.lastSequence, position.load(ordering: .relaxed))
+        return subscribers.withLock { subscribers in
             subscribers.removeAll { $0.isClosed }
             guard subscribers.count < Self.maximumSubscribers,
                 !stopping.load(ordering: .relaxed)
             else { return nil }
-            let subscription = Subscription()
+            let subscription = Subscription(seen: seen ?? shown)
+            if let seen, seen < shown { subscription.post(SaveEvent().json, through: shown) }
             subscribers.append(subscription)
             return subscription
         }
@@ -67,9 +74,9 @@ final class LiveFeed: Sendable {
 
     private func follow() {
         var reader: HistoryReader?
-        var token = try? session.current.container.currentHistoryToken
         var files = StoreSignature(of: session.path)
         var refreshed = ContinuousClock.now
+        var hasHistory = true
         /// Opens the store again, at most once a second (each open of a store another process
         /// writes rebuilds its index).
         func refresh() throws {
@@ -78,29 +85,36 @@ final class LiveFeed: Sendable {
             refreshed = ContinuousClock.now
         }
         while !stopping.load(ordering: .relaxed) {
-            let following = subscribers.withLock { !$0.allSatisfy(\.isClosed) }
+            // The oldest state a following page shows: the feed reads the saves after it.
+            let seen = subscribers.withLock { $0.filter { !$0.isClosed }.map(\.seen).min() }
             do {
-                guard following else {
+                guard let seen, hasHistory else {
                     reader = nil
+                    position.store(0, ordering: .relaxed)
                     let now = StoreSignature(of: session.path)
                     if now != files {
                         try refresh()
                         files = now
-                        token = try? session.current.container.currentHistoryToken
+                        // Without history, pages only learn that the store changed.
+                        let sequence = session.current.container.store.lastSequence
+                        if seen != nil { broadcast(SaveEvent().json, through: sequence) }
                     }
                     pause()
                     continue
                 }
                 if reader == nil {
                     let container = session.current.container
-                    token = try token ?? container.currentHistoryToken
-                    reader = try container.historyReader(after: token, follow: true)
+                    let identifier = try container.currentHistoryToken.storeIdentifier
+                    reader = try container.historyReader(
+                        after: HistoryToken(storeIdentifier: identifier, sequence: seen),
+                        follow: true)
                 }
                 var event = SaveEvent()
                 while event.saves < 1000, let save = try reader!.nextSummary() {
                     event.add(save)
                 }
-                token = reader!.token
+                let sequence = reader!.token.sequence
+                position.store(sequence, ordering: .relaxed)
                 // The reader maps the segments it reads: let their pages go.
                 session.current.container.store.releaseMappedPages()
                 guard event.saves > 0 else {
@@ -111,20 +125,17 @@ final class LiveFeed: Sendable {
                 try refresh()
                 // A reader of the new container, so that the old one can go.
                 if !session.writable { reader = nil }
-                broadcast(event.json)
+                broadcast(event.json, through: sequence)
             } catch LogbookError.historyNotRecorded {
-                // A store without history: only the files tell of changes.
                 reader = nil
-                subscribers.withLock { $0.forEach { $0.close() } }
-                pause()
+                hasHistory = false
             } catch {
                 // History compacted away before it was read, or a store that does not open
                 // for now: start again from the state as it is, and have pages reload.
                 reader = nil
-                token = nil
                 try? session.refresh()
                 files = StoreSignature(of: session.path)
-                broadcast(SaveEvent().json)
+                broadcast(SaveEvent().json, through: session.current.container.store.lastSequence)
                 pause(.seconds(1))
             }
         }
@@ -140,10 +151,11 @@ final class LiveFeed: Sendable {
         }
     }
 
-    private func broadcast(_ event: String) {
+    /// Posts `event` to every page, which then shows the store through `sequence`.
+    private func broadcast(_ event: String, through sequence: UInt64) {
         subscribers.withLock { subscribers in
             subscribers.removeAll { $0.isClosed }
-            for subscription in subscribers { subscription.post(event) }
+            for subscription in subscribers { subscription.post(event, through: sequence) }
         }
     }
 }
@@ -196,16 +208,24 @@ private struct SaveEvent {
 ///
 /// Thread safety: `Sendable`; the feed posts, the page's connection thread takes.
 final class Subscription: Sendable {
-    private let queue = Locked<(events: [String], closed: Bool)>(([], false))
+    private let queue: Locked<(events: [String], seen: UInt64, closed: Bool)>
     private let signal = DispatchSemaphore(value: 0)
     private static let maximumQueued = 16
 
+    /// A subscription of a page that shows the store through sequence `seen`.
+    init(seen: UInt64) { queue = Locked(([], seen, false)) }
+
     var isClosed: Bool { queue.withLock { $0.closed } }
 
-    func post(_ event: String) {
+    /// The last sequence the page shows, or will once it has taken the events posted.
+    var seen: UInt64 { queue.withLock { $0.seen } }
+
+    /// Queues `event`, after which the page shows the store through `sequence`.
+    func post(_ event: String, through sequence: UInt64) {
         queue.withLock { queue in
             queue.events.append(event)
             if queue.events.count > Self.maximumQueued { queue.events.removeFirst() }
+            queue.seen = max(queue.seen, sequence)
         }
         signal.signal()
     }

@@ -187,7 +187,8 @@ final class QueryCache: Sendable {
             if let known = lookup(query, generation) { return known }
             let result = try compute()
             entries.withLock { entries in
-                entries.removeAll { $0.generation != generation }
+                // Results of older states go; those of the past (generation 0) never change.
+                entries.removeAll { $0.generation != generation && $0.generation != 0 }
                 entries.append(Entry(query: query, generation: generation, result: result))
                 var held = entries.reduce(0) { $0 + $1.result.keys.held }
                 while entries.count > 1

@@ -87,17 +87,25 @@ final class StoreSession: Sendable {
         return result
     }
 
-    /// The health check of the current state: the library's verify, run once per state (and
-    /// again when another process saved).
+    /// How long a health check stands for a store that changed since.
+    static let healthKept: TimeInterval = 30
+
+    /// The health check of the current state: the library's verify, run once per state, and
+    /// when another process saved, again once the last check is ``healthKept`` old (it reads
+    /// the whole store).
     func health() -> HealthSummary {
-        let generation = current.generation
-        if let known = state.withLock({ $0.health }), known.generation == generation {
+        func known() -> HealthSummary? {
+            let generation = current.generation
+            guard let known = state.withLock({ $0.health }),
+                known.generation == generation
+                    || -known.summary.checkedAt.timeIntervalSinceNow < Self.healthKept
+            else { return nil }
             return known.summary
         }
+        if let known = known() { return known }
+        let generation = current.generation
         return healthLock.withLock { _ in
-            if let known = state.withLock({ $0.health }), known.generation == generation {
-                return known.summary
-            }
+            if let known = known() { return known }
             let summary = HealthSummary.check(path)
             state.withLock { $0.health = (generation, summary) }
             return summary

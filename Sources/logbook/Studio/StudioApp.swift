@@ -96,7 +96,7 @@ final class StudioApp: Sendable {
             case "entity": return try pages.entities()
             case "history": return try pages.history()
             case "log": return try pages.log()
-            case "events": return events()
+            case "events": return events(request)
             default: break
             }
         case 2:
@@ -144,14 +144,15 @@ final class StudioApp: Sendable {
     }
 
     /// `text/event-stream` of the store's saves, as ``LiveFeed`` sees them.
-    private func events() -> HTTPResponse {
-        guard let subscription = feed.subscribe() else {
+    private func events(_ request: HTTPRequest) -> HTTPResponse {
+        let type = ("Content-Type", "text/event-stream; charset=utf-8")
+        // A HEAD gets the head alone, and follows nothing.
+        guard request.method == "GET" else { return HTTPResponse(status: 200, headers: [type]) }
+        let seen = request.queryValue("seen").flatMap { UInt64($0) }
+        guard let subscription = feed.subscribe(seen: seen) else {
             return .text(503, "too many pages follow the store\n")
         }
-        return HTTPResponse(
-            status: 200,
-            headers: [("Content-Type", "text/event-stream; charset=utf-8")]
-        ) { sink in
+        return HTTPResponse(status: 200, headers: [type]) { sink in
             defer { subscription.close() }
             try sink.write("retry: 3000\n: following \(self.session.current.generation)\n\n")
             try sink.flush()

@@ -56,7 +56,7 @@ struct StudioWrites {
             guard let parsed = AttributeValue(text: field("value") ?? "", as: attribute.type) else {
                 throw StudioError(
                     status: 422,
-                    message: "\"\(field("value") ?? "")\" is not a \(attribute.type) value")
+                    message: "\"\(field("value") ?? "")\" is not a valid \(attribute.type) value")
             }
             value = parsed
         }

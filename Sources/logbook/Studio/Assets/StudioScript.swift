@@ -111,7 +111,8 @@ enum StudioScript {
           }
 
           if (window.EventSource && body.getAttribute('data-live') === '1') {
-            var source = new EventSource('/events');
+            var source = new EventSource('/events?seen=' +
+              encodeURIComponent(body.getAttribute('data-sequence') || ''));
             source.addEventListener('save', function (event) {
               var info = null;
               try { info = JSON.parse(event.data); } catch (ignored) { info = null; }

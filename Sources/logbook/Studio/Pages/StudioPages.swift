@@ -9,6 +9,15 @@ import Logbook
 struct StudioPages {
     let app: StudioApp
     let request: HTTPRequest
+    /// The store's last sequence when the request came: the page shows at least that, and
+    /// its live updates start after it.
+    let sequence: UInt64
+
+    init(app: StudioApp, request: HTTPRequest) {
+        self.app = app
+        self.request = request
+        sequence = app.session.current.container.store.lastSequence
+    }
 
     /// The sections of the navigation bar.
     enum Section: String, CaseIterable {
@@ -63,7 +72,7 @@ struct StudioPages {
             <link rel="stylesheet" href="/assets/studio.css">
             <script src="/assets/studio.js" defer></script>
             </head>
-            <body data-live="\(live && !past ? "1" : "0")" class="\(past ? "past" : "now")">
+            <body data-live="\(live && !past ? "1" : "0")" data-sequence="\(sequence)" class="\(past ? "past" : "now")">
             <a class="skip" href="#main">Skip to the content</a>
             <header class="top">
             <p class="brand"><a href="/">Logbook Studio</a></p>
