@@ -14,7 +14,11 @@ import Testing
 ///
 /// `LOGBOOK_STUDIO_SCREENSHOT=FILE` also writes the objects view of the large store there (the
 /// picture in README.md).
-@Suite(.serialized, .enabled(if: Chromium.path != nil, "no Chromium: set LOGBOOK_CHROMIUM"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: Chromium.path != nil,
+        "SKIPPED: no headless Chromium found (install Debian's chromium, or set LOGBOOK_CHROMIUM)"))
 struct StudioBrowserTests {
     /// A view to load, and what its DOM must hold.
     struct View {
@@ -133,13 +137,29 @@ struct StudioBrowserTests {
     }
 }
 
+/// Where Chromium was installed (`.ci/run` sets `LOGBOOK_REQUIRE_CHROMIUM`), the browser tests
+/// are not skipped: they cannot lose it without failing.
+@Suite struct ChromiumPresenceTests {
+    @Test func chromiumIsFoundWhereItIsRequired() {
+        let required = ProcessInfo.processInfo.environment["LOGBOOK_REQUIRE_CHROMIUM"] == "1"
+        #expect(
+            !required || Chromium.path != nil,
+            "LOGBOOK_REQUIRE_CHROMIUM=1 but no Chromium was found: the browser tests would skip")
+    }
+}
+
 /// Headless Chromium, run once per page.
 enum Chromium {
-    /// Its path: `LOGBOOK_CHROMIUM`, or the first of the usual names that is installed.
+    /// Its path: `LOGBOOK_CHROMIUM`, or the first of the usual names that is installed (in
+    /// `/usr/bin` or on `PATH`).
     static let path: String? = {
+        let environment = ProcessInfo.processInfo.environment
+        let names = ["chromium", "chromium-browser", "google-chrome"]
+        let directories =
+            ["/usr/bin"] + (environment["PATH"] ?? "").split(separator: ":").map(String.init)
         let candidates =
-            [ProcessInfo.processInfo.environment["LOGBOOK_CHROMIUM"]].compactMap { $0 }
-            + ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
+            [environment["LOGBOOK_CHROMIUM"]].compactMap { $0 }
+            + names.flatMap { name in directories.map { "\($0)/\(name)" } }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }()
 
