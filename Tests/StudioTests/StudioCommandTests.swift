@@ -17,12 +17,16 @@ import Testing
         let output: String
         let errors: String
 
-        init(_ arguments: [String], in directory: TemporaryDirectory) throws {
+        init(
+            _ arguments: [String], in directory: TemporaryDirectory,
+            environment: [String] = ["SWIFT_BACKTRACE=enable=no", "PATH=/usr/bin:/bin"]
+        ) throws {
             let tool = try #require(StudioLiveTests.tool, "logbook is not built")
             output = directory.child("studio-\(UUID().uuidString).out")
             errors = output + ".err"
             process = try SpawnedProcess(
-                tool, ["studio"] + arguments, stdout: output, stderr: errors)
+                tool, ["studio"] + arguments, stdout: output, stderr: errors,
+                environment: environment)
         }
 
         /// The URL it printed, once it has (`nil` if it exited first or took over 20 s).

@@ -94,7 +94,9 @@ struct BrowserOpener {
     let launched: Bool
 
     init(url: String) {
-        var template = Array((NSTemporaryDirectory() + "/logbook-studio-XXXXXX").utf8CString)
+        let temporary = NSTemporaryDirectory()
+        let parent = temporary.hasSuffix("/") ? String(temporary.dropLast()) : temporary
+        var template = Array((parent + "/logbook-studio-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
             directory = nil
             launched = false
