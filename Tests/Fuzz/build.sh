@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (see README.md) into .build/fuzz: `open`, `frames` and `hints` (the
-# LogStore module with a fuzz body compiled in) and `objects` (the Logbook module over a
-# fuzz-instrumented LogStore). Arguments name the targets to build (default: all four).
+# LogStore module with a fuzz body compiled in), `objects` (the Logbook module over a
+# fuzz-instrumented LogStore) and `http` (the studio's request parser). Arguments name the targets
+# to build (default: all five).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=.build/fuzz
 mkdir -p "$out"
-targets=("${@:-open frames hints objects}")
+targets=("${@:-open frames hints objects http}")
 targets=(${targets[*]})
 wants() { [[ " ${targets[*]} " == *" $1 "* ]]; }
 # LogStore's C targets (see Package.swift): a module map naming every header of each, and one
@@ -62,4 +63,13 @@ if wants objects; then
         Tests/Fuzz/FuzzObjectsMain.swift "$out/LogStore.o" "${c_objects[@]}" -o "$out/objects" 2>&1 | quiet
     test -x "$out/objects"
     echo "built $out/objects"
+fi
+if wants http; then
+    # `http`: the request parser of `logbook studio`, a pure function of bytes (standard library only).
+    rm -f "$out/http"
+    swiftc -sanitize=fuzzer,address -parse-as-library -D FUZZING -module-name HTTPFuzz \
+        Sources/logbook/Studio/HTTP/HTTPRequest.swift Sources/logbook/Studio/HTTP/HTTPRequestParser.swift \
+        Tests/StudioTests/Support/FuzzHTTPRequest.swift Tests/Fuzz/FuzzHTTPMain.swift -o "$out/http" 2>&1 | quiet
+    test -x "$out/http"
+    echo "built $out/http"
 fi

@@ -7,6 +7,7 @@ enum LogbookBench {
         EngineWorkloads.all + SyncWorkloads.all + CompactWorkload.all + YCSBWorkloads.all
             + ObjectWorkloads.all + IndexWorkloads.all + ResourceWorkloads.all + ToolWorkloads.all
             + HistoryWorkloads.all + ContextSyncWorkloads.all + OrderedWorkloads.all
+            + StudioWorkloads.all
     }
 
     static func main() {
