@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=.build/fuzz
 mkdir -p "$out"
-targets=("${@:-open frames hints objects}")
+targets=("${@:-open frames hints keysdir objects predicates}")
 targets=(${targets[*]})
 wants() { [[ " ${targets[*]} " == *" $1 "* ]]; }
 # LogStore's C targets (see Package.swift): a module map naming every header of each, and one
@@ -50,16 +50,34 @@ decoders=("$support/ByteFileSystem.swift" "$support/FuzzFixtures.swift" "$suppor
     "$support/FuzzHints.swift")
 if wants frames; then logstore_target frames "${decoders[@]}" Tests/Fuzz/FuzzFramesMain.swift; fi
 if wants hints; then logstore_target hints "${decoders[@]}" Tests/Fuzz/FuzzHintsMain.swift; fi
-if wants objects; then
-    # `objects`: LogStore as a module of its own first (no fuzz body), then Logbook against it.
+if wants keysdir; then
+    logstore_target keysdir "$support/ByteFileSystem.swift" "$support/FuzzKeyDirectory.swift" \
+        Tests/Fuzz/FuzzKeyDirectoryMain.swift
+fi
+# Targets of the object layer: LogStore as a module of its own first (no fuzz body, built once),
+# then the Logbook module with a fuzz body and a main compiled in: name, then files.
+logstore_module() {
+    [[ -n "${logstore_built:-}" ]] && return
     swiftc -sanitize=fuzzer,address -parse-as-library -module-name LogStore -package-name Logbook -wmo \
         -emit-module -emit-module-path "$out/LogStore.swiftmodule" -emit-object -o "$out/LogStore.o" \
         -Xcc -fmodule-map-file="$out/module.modulemap" -I "$out" $(find Sources/LogStore -name '*.swift') 2>&1 | quiet
-    rm -f "$out/objects"
+    logstore_built=1
+}
+logbook_target() {
+    local name=$1
+    shift
+    logstore_module
+    rm -f "$out/$name"
     swiftc -sanitize=fuzzer,address -parse-as-library -D FUZZING -module-name Logbook -package-name Logbook \
         -Xcc -fmodule-map-file="$out/module.modulemap" -I "$out" \
-        $(find Sources/Logbook -name '*.swift') Tests/LogbookTests/Support/FuzzObjects.swift \
-        Tests/Fuzz/FuzzObjectsMain.swift "$out/LogStore.o" "${c_objects[@]}" -o "$out/objects" 2>&1 | quiet
-    test -x "$out/objects"
-    echo "built $out/objects"
+        $(find Sources/Logbook -name '*.swift') "$@" "$out/LogStore.o" "${c_objects[@]}" -o "$out/$name" 2>&1 | quiet
+    test -x "$out/$name"
+    echo "built $out/$name"
+}
+if wants objects; then
+    logbook_target objects Tests/LogbookTests/Support/FuzzObjects.swift Tests/Fuzz/FuzzObjectsMain.swift
+fi
+if wants predicates; then
+    logbook_target predicates Tests/LogbookTests/Support/FuzzPredicates.swift \
+        Tests/Fuzz/FuzzPredicatesMain.swift
 fi

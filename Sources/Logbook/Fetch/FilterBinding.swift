@@ -91,6 +91,7 @@ struct FilterBinder {
         let keyed = operands.indices.filter {
             if case .key = operands[$0] { return true } else { return false }
         }
+        if let decided = try constantComparison(node, operands, position) { return decided }
         var resolved: [Int: Resolved] = [:]
         for i in keyed {
             guard case .key(let name) = operands[i] else { continue }
@@ -126,6 +127,29 @@ struct FilterBinder {
         }
         try check(node, operands, resolved, entity, position)
         return rebuilt(node, bound)
+    }
+
+    /// A comparison of constants only (`1 < 'B'`), decided now: its answer, or its error, must
+    /// not depend on whether a plan evaluates it for some object or finds none to evaluate it
+    /// for. `nil` if an operand is not a constant.
+    /// - Throws: ``LogbookError/predicateSyntax(message:line:column:)`` at the comparison, for
+    ///   constants that do not compare.
+    private func constantComparison(
+        _ node: FilterNode, _ operands: [FilterOperand], _ position: PredicatePosition?
+    ) throws -> FilterNode? {
+        for operand in operands {
+            switch operand {
+            case .value, .list: continue
+            default: return nil
+            }
+        }
+        do {
+            return .constant(try node.evaluate(NoValues()))
+        } catch LogbookError.unsupportedPredicate(let reason) {
+            guard let position else { throw LogbookError.unsupportedPredicate(reason) }
+            throw LogbookError.predicateSyntax(
+                message: reason, line: position.lhsLine, column: position.lhsColumn)
+        }
     }
 
     private func rebuilt(_ node: FilterNode, _ operands: [FilterOperand]) -> FilterNode {
