@@ -264,6 +264,18 @@ final class ObjectTable {
         deletedCount += 1
     }
 
+    /// Drops the pending deletion of entry `e` (the store's state won, ``MergePolicy/storeWins``):
+    /// the object is persisted and unchanged again, its values already the stored ones.
+    func undelete(_ e: Int32) {
+        let i = Int(e)
+        guard entries[i].state == .deleted else { return }
+        entries[i].state = .persisted
+        deletedCount -= 1
+        if entries[i].changedSlots != 0 { changeLog.removeAll { $0.entry == e } }
+        entries[i].changedSlots = 0
+        failures[e] = nil
+    }
+
     /// A changed object whose values were refreshed from the store: no longer changed.
     func markClean(_ e: Int32) {
         let i = Int(e)
