@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (see README.md) into .build/fuzz: `open`, `frames` and `hints` (the
-# LogStore module with a fuzz body compiled in) and `objects` (the Logbook module over a
-# fuzz-instrumented LogStore). Arguments name the targets to build (default: all four).
+# Builds the libFuzzer targets (see README.md) into .build/fuzz: `open`, `frames`, `hints` and
+# `keysdir` (the LogStore module with a fuzz body compiled in), `objects`, `predicates` and
+# `sidecar` (the Logbook module over a fuzz-instrumented LogStore) and `import` (the logbook
+# tool's import parsers over both). Arguments name the targets to build (default: all).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=.build/fuzz
@@ -24,6 +25,9 @@ for target in "${c_targets[@]}"; do
     } >> "$out/module.modulemap"
 done
 quiet() { grep -v "Cannot export local symbol" || true; }
+# Extra swiftc flags: LOGBOOK_FUZZ_SWIFTFLAGS=-O for long runs (several times the executions a
+# second; the default builds faster, which is what CI needs).
+flags=${LOGBOOK_FUZZ_SWIFTFLAGS:-}
 c_objects=()
 for source in $(for target in "${c_targets[@]}"; do ls Sources/"$target"/*.c; done); do
     object="$out/$(basename "$source" .c).o"
@@ -35,7 +39,7 @@ logstore_target() {
     local name=$1
     shift
     rm -f "$out/$name"
-    swiftc -sanitize=fuzzer,address -parse-as-library -D FUZZING -module-name LogStore \
+    swiftc -sanitize=fuzzer,address $flags -parse-as-library -D FUZZING -module-name LogStore \
         -package-name Logbook -Xcc -fmodule-map-file="$out/module.modulemap" -I "$out" \
         $(find Sources/LogStore -name '*.swift') "$@" "${c_objects[@]}" -o "$out/$name" 2>&1 | quiet
     test -x "$out/$name"
@@ -58,7 +62,7 @@ fi
 # then the Logbook module with a fuzz body and a main compiled in: name, then files.
 logstore_module() {
     [[ -n "${logstore_built:-}" ]] && return
-    swiftc -sanitize=fuzzer,address -parse-as-library -module-name LogStore -package-name Logbook -wmo \
+    swiftc -sanitize=fuzzer,address $flags -parse-as-library -module-name LogStore -package-name Logbook -wmo \
         -emit-module -emit-module-path "$out/LogStore.swiftmodule" -emit-object -o "$out/LogStore.o" \
         -Xcc -fmodule-map-file="$out/module.modulemap" -I "$out" $(find Sources/LogStore -name '*.swift') 2>&1 | quiet
     logstore_built=1
@@ -68,7 +72,7 @@ logbook_target() {
     shift
     logstore_module
     rm -f "$out/$name"
-    swiftc -sanitize=fuzzer,address -parse-as-library -D FUZZING -module-name Logbook -package-name Logbook \
+    swiftc -sanitize=fuzzer,address $flags -parse-as-library -D FUZZING -module-name Logbook -package-name Logbook \
         -Xcc -fmodule-map-file="$out/module.modulemap" -I "$out" \
         $(find Sources/Logbook -name '*.swift') "$@" "$out/LogStore.o" "${c_objects[@]}" -o "$out/$name" 2>&1 | quiet
     test -x "$out/$name"
