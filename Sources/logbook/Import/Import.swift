@@ -37,6 +37,7 @@ enum Import: Subcommand {
         header row naming the attributes (an id column is skipped), rows of one entity named \
         by --entity, into a store that has a schema. An empty field is null for an optional \
         attribute and "" for a required string.
+        \(TornTail.writerHelp)
         """
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
@@ -105,6 +106,7 @@ enum Import: Subcommand {
             console.progress.show(
                 "import: finishing the commit of \(Formatting.count(saver.count, "object"))…")
             saved = try saver.finish(fileSchema: source.fileSchema)
+            TornTail.warn(saver.recovery, console)
         } catch {
             console.progress.clear()
             saver.abandon()
