@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=.build/fuzz
 mkdir -p "$out"
-targets=("${@:-open frames hints keysdir objects predicates}")
+targets=("${@:-open frames hints keysdir objects predicates import}")
 targets=(${targets[*]})
 wants() { [[ " ${targets[*]} " == *" $1 "* ]]; }
 # LogStore's C targets (see Package.swift): a module map naming every header of each, and one
@@ -84,4 +84,19 @@ fi
 if wants predicates; then
     logbook_target predicates Tests/LogbookTests/Support/FuzzPredicates.swift \
         Tests/Fuzz/FuzzPredicatesMain.swift
+fi
+if wants import; then
+    # `import`: Logbook as a module of its own too, then the tool's sources but main.swift.
+    logstore_module
+    swiftc -sanitize=fuzzer,address $flags -parse-as-library -module-name Logbook -package-name Logbook -wmo \
+        -emit-module -emit-module-path "$out/Logbook.swiftmodule" -emit-object -o "$out/Logbook.o" \
+        -Xcc -fmodule-map-file="$out/module.modulemap" -I "$out" $(find Sources/Logbook -name '*.swift') 2>&1 | quiet
+    rm -f "$out/import"
+    swiftc -sanitize=fuzzer,address $flags -parse-as-library -D FUZZING -module-name logbook -package-name Logbook \
+        -Xcc -fmodule-map-file="$out/module.modulemap" -I "$out" \
+        $(find Sources/logbook -name '*.swift' ! -name main.swift) Tests/Fuzz/FuzzImport.swift \
+        Tests/Fuzz/FuzzImportMain.swift "$out/Logbook.o" "$out/LogStore.o" "${c_objects[@]}" \
+        -o "$out/import" 2>&1 | quiet
+    test -x "$out/import"
+    echo "built $out/import"
 fi
