@@ -44,4 +44,34 @@ import Testing
         #expect(try context.fetch(entity: "Person", where: "1 > 2 OR name == 'Ann'").count == 1)
         #expect(try context.fetch(entity: "Person", where: "'a' IN {'a', 'b'}").count == 2)
     }
+
+    /// `crash-nan-sorted-apart-from-the-index`: sorted by a double attribute holding NaN, the
+    /// index gave its order (NaN after +infinity) and the sort step of an unindexed store an
+    /// arbitrary one (`<` is no order with a NaN). Both now order as the index does.
+    @Test(arguments: [false, true])
+    func aSortByADoubleHoldingNaNIsTheIndexOrder(_ indexed: Bool) throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let schema = Schema([
+            Entity(
+                name: "Reading",
+                attributes: [AttributeDescription("value", .double, indexed: indexed)])
+        ])
+        let context = ModelContext(try fixture.open(schema: schema))
+        let values: [Double] = [.nan, 1, -.infinity, .infinity, -0.0, .nan, -2.5, 0, 1e300]
+        for value in values { _ = try context.insert(entity: "Reading", values: ["value": value]) }
+        try context.save()
+        func sorted(limit: Int?) throws -> [Int] {
+            var descriptor = EntityFetchDescriptor(
+                entityName: "Reading", sortBy: [("value", true)])
+            descriptor.fetchLimit = limit
+            return try context.fetch(descriptor).map { Int($0.persistentModelID.primaryKey) }
+        }
+        // -inf, -2.5, -0 and 0 (same: by id), 1, 1e300, +inf, NaN and NaN (by id).
+        #expect(try sorted(limit: nil) == [3, 7, 5, 8, 2, 9, 4, 1, 6])
+        #expect(try sorted(limit: 5) == [3, 7, 5, 8, 2])
+        #expect(AttributeValue.compare(.double(.nan), .double(.infinity)) == .orderedDescending)
+        #expect(AttributeValue.compare(.double(1), .double(.nan)) == .orderedAscending)
+        #expect(AttributeValue.compare(.double(.nan), .double(.nan)) == .orderedSame)
+    }
 }
