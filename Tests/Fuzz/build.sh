@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=.build/fuzz
 mkdir -p "$out"
-targets=("${@:-open frames hints keysdir objects predicates import}")
+targets=("${@:-open frames hints keysdir objects predicates sidecar import}")
 targets=(${targets[*]})
 wants() { [[ " ${targets[*]} " == *" $1 "* ]]; }
 # LogStore's C targets (see Package.swift): a module map naming every header of each, and one
@@ -84,6 +84,9 @@ fi
 if wants predicates; then
     logbook_target predicates Tests/LogbookTests/Support/FuzzPredicates.swift \
         Tests/Fuzz/FuzzPredicatesMain.swift
+fi
+if wants sidecar; then
+    logbook_target sidecar Tests/LogbookTests/Support/FuzzSidecar.swift Tests/Fuzz/FuzzSidecarMain.swift
 fi
 if wants import; then
     # `import`: Logbook as a module of its own too, then the tool's sources but main.swift.
