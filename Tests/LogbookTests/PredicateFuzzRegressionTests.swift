@@ -74,4 +74,25 @@ import Testing
         #expect(AttributeValue.compare(.double(1), .double(.nan)) == .orderedAscending)
         #expect(AttributeValue.compare(.double(.nan), .double(.nan)) == .orderedSame)
     }
+
+    /// `crash-list-compared-without-in`: `!salary <= %@ AND designation == 'Enginer'`, with an
+    /// array for `%@`, threw when `salary <= [1, 5, -1]` was evaluated and found nothing when the
+    /// index on `designation` left no object to evaluate it on. A list anywhere but right of
+    /// `IN` is now refused when the predicate is bound.
+    @Test(arguments: [false, true])
+    func aListOutsideInIsAnErrorWhateverThePlan(_ indexed: Bool) throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let context = try context(indexed: indexed, fixture)
+        #expect(
+            throws: LogbookError.predicateSyntax(
+                message: "a list {…} is only allowed after IN or BETWEEN", line: 1, column: 11)
+        ) {
+            try context.fetch(entity: "Person", where: "salary <= %@ AND name == 'zzz'", [1, 5])
+        }
+        #expect(throws: LogbookError.self) {
+            try context.fetch(entity: "Person", where: "{1, 2} == salary AND name == 'zzz'")
+        }
+        #expect(try context.fetch(entity: "Person", where: "salary IN %@", [1, 5]).count == 1)
+    }
 }

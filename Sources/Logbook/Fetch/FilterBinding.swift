@@ -91,6 +91,7 @@ struct FilterBinder {
         let keyed = operands.indices.filter {
             if case .key = operands[$0] { return true } else { return false }
         }
+        try checkLists(node, position)
         if let decided = try constantComparison(node, operands, position) { return decided }
         var resolved: [Int: Resolved] = [:]
         for i in keyed {
@@ -127,6 +128,25 @@ struct FilterBinder {
         }
         try check(node, operands, resolved, entity, position)
         return rebuilt(node, bound)
+    }
+
+    /// Throws if a list (`{…}`, or `%@` with an array) is anywhere but right of `IN`: refused
+    /// when binding, not when a plan first evaluates the comparison (which it may never do).
+    private func checkLists(_ node: FilterNode, _ position: PredicatePosition?) throws {
+        guard case .compare(let lhs, let op, let rhs, _, _) = node else { return }
+        let left: Bool
+        if case .list = lhs {
+            left = true
+        } else if case .list = rhs, op != .in {
+            left = false
+        } else {
+            return
+        }
+        let message = "a list {…} is only allowed after IN or BETWEEN"
+        guard let position else { throw LogbookError.unsupportedPredicate(message) }
+        throw LogbookError.predicateSyntax(
+            message: message, line: left ? position.lhsLine : position.rhsLine,
+            column: left ? position.lhsColumn : position.rhsColumn)
     }
 
     /// A comparison of constants only (`1 < 'B'`), decided now: its answer, or its error, must
