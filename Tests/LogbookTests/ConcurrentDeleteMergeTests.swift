@@ -7,21 +7,6 @@ import Testing
 /// brought a deleted object back), and a deletion against another context's update. The
 /// outcomes are the table in the DocC article *Merge policies and concurrent deletes*.
 @MainActor @Suite struct ConcurrentDeleteMergeTests {
-    /// Saves Ann (salary 100), then two contexts that both read her: `a` in `first`, `b` in
-    /// `second`.
-    private func twoReaders(_ fixture: LogbookFixture) throws -> (
-        ModelContainer, Employee, ModelContext, Employee, ModelContext
-    ) {
-        let container = try fixture.open()
-        container.mainContext.insert(Employee(name: "Ann", salary: 100))
-        try container.mainContext.save()
-        let first = ModelContext(container)
-        let second = ModelContext(container)
-        let a = try #require(try first.fetch(FetchDescriptor<Employee>()).first)
-        let b = try #require(try second.fetch(FetchDescriptor<Employee>()).first)
-        return (container, a, first, b, second)
-    }
-
     /// The salaries of the Employees a fresh context finds.
     private func stored(_ container: ModelContainer) throws -> [Int64] {
         try ModelContext(container).fetch(FetchDescriptor<Employee>()).map(\.salary)
