@@ -91,6 +91,32 @@ import Testing
         #expect(results.withLock { $0 } == [isAnd, !isAnd])
     }
 
+    /// The deepest predicate allowed parses, binds and evaluates on a secondary thread's usual
+    /// stack (512 KiB on macOS), in a debug build as well.
+    @Test func theDeepestAllowedPredicateFitsA512KiBStack() throws {
+        let half = (Self.limit - 1) / 2
+        let text =
+            String(repeating: "NOT (", count: half) + "salary > 1 AND name == 'Ann'"
+            + String(repeating: ")", count: half)
+        let entity = Entity(
+            name: "Employee",
+            attributes: [
+                AttributeDescription("name", .string), AttributeDescription("salary", .integer),
+            ])
+        let results = Locked<[Bool]>([])
+        let thread = Thread {
+            let predicate = try? StringPredicate(format: text, arguments: [])
+            let valid = (try? predicate?.validate(for: entity)) != nil
+            let holds = (try? predicate?.evaluate(Self.values)) ?? nil
+            results.withLock { $0 = [predicate != nil, valid, holds == half.isMultiple(of: 2)] }
+        }
+        thread.stackSize = 512 << 10
+        thread.start()
+        while results.withLock({ $0.isEmpty }) { usleep(1_000) }
+        #expect(results.withLock { $0 } == [true, true, true])
+        #expect(refusal("NOT " + text) != nil)
+    }
+
     /// An error in a later term of a chain is met only if the earlier ones do not decide it,
     /// as in the left-leaning tree the grammar describes.
     @Test func aBalancedChainStopsAtTheSameTermAsALeftLeaningOne() throws {

@@ -97,17 +97,22 @@ struct FuzzSidecarTemplate {
         }
         sidecar = [UInt8](bytes)
         try FileManager.default.removeItem(atPath: path)
-        answers = try Self.answer(directory)
+        let reader = try Self.open(directory)
+        defer { try? reader.close() }
+        answers = try Self.answer(reader)
     }
 
-    /// Opens the store read-only (reading the sidecar there is) and answers every query.
-    static func answer(_ directory: String) throws -> [String] {
+    /// Opens the store read-only, reading the sidecar there is.
+    static func open(_ directory: String) throws -> ModelContainer {
         var options = LogStoreOptions()
         options.readOnly = true
         options.autoCompactionDeadFraction = nil
-        let container = try ModelContainer(
+        return try ModelContainer(
             schema: nil, at: URL(fileURLWithPath: directory), options: options)
-        defer { try? container.close() }
+    }
+
+    /// Every query's answer from `container`.
+    static func answer(_ container: ModelContainer) throws -> [String] {
         let context = ModelContext(container)
         var answers: [String] = []
         for (entity, format, sort, ascending, limit) in queries {
@@ -135,7 +140,10 @@ struct FuzzSidecarTemplate {
 /// forger would. The store is opened read-only with it and every query is run.
 ///
 /// Returns what broke: any error (a sidecar is a cache: a bad one is rebuilt from the records,
-/// never an error) or an answer different from the template's.
+/// never an error); an answer different from the template's from a sidecar not forged; or, from
+/// a forged one (whose wrong entries no check at open can see without reading every record), a
+/// different answer that the library's consistency check (`indexProblems()`, the indexes
+/// against the records) does not report.
 @discardableResult
 func fuzzSidecar(_ input: [UInt8], template: FuzzSidecarTemplate) -> [String] {
     guard let mode = input.first else { return [] }
@@ -152,18 +160,23 @@ func fuzzSidecar(_ input: [UInt8], template: FuzzSidecarTemplate) -> [String] {
             patches = patches.dropFirst(3)
         }
     }
-    if mode & 2 != 0 { FuzzSidecarLayout.reseal(&bytes) }
+    let forged = mode & 2 != 0
+    if forged { FuzzSidecarLayout.reseal(&bytes) }
     let path = template.directory + "/" + FuzzSidecarTemplate.sidecarFile
     guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
         return ["cannot write \(path)"]
     }
     defer { try? FileManager.default.removeItem(atPath: path) }
     do {
-        let answers = try FuzzSidecarTemplate.answer(template.directory)
-        return zip(answers, template.answers).enumerated().compactMap { i, pair in
-            pair.0 == pair.1
-                ? nil : "query \(i) answered \(pair.0), expected \(pair.1)"
+        let container = try FuzzSidecarTemplate.open(template.directory)
+        defer { try? container.close() }
+        let answers = try FuzzSidecarTemplate.answer(container)
+        let wrong = zip(answers, template.answers).enumerated().compactMap { i, pair in
+            pair.0 == pair.1 ? nil : "query \(i) answered \(pair.0), expected \(pair.1)"
         }
+        guard !wrong.isEmpty, forged else { return wrong }
+        return try container.indexProblems().isEmpty
+            ? wrong.map { $0 + ", and the indexes check against the records" } : []
     } catch {
         return ["\(error)"]
     }
