@@ -79,6 +79,33 @@ import Testing
         #expect(!verify.stdout.contains("incomplete last commit"), "the writer cut it")
     }
 
+    /// The other column of the table: damage before the end is an error, exit status 1, named
+    /// as damage by every tool (import said the store had no schema).
+    @Test(arguments: [
+        ["dump"], ["verify"], ["stats"], ["export"], ["history"], ["changes"], ["compact"],
+        ["import"],
+    ])
+    func damageElsewhereIsAnErrorForEveryTool(_ command: [String]) throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.employees(at: path)
+        let segment = try #require(segmentFiles(path).first)
+        var bytes = readFile(segment)
+        bytes[60] ^= 0x40  // in the first commit, which later marks vouch for
+        writeFile(segment, bytes)
+        var arguments = [command[0], path]
+        if command[0] == "import" {
+            let file = dir.child("new.jsonl")
+            writeFile(file, Array(#"{"_entity": "Employee", "name": "Di"}"#.utf8) + [10])
+            arguments.append(file)
+        }
+        let result = try CLI.run(arguments)
+        #expect(result.status == 1, "\(command): \(result.stderr)")
+        let said = (result.stdout + result.stderr).lowercased()
+        #expect(said.contains("corrupt") || said.contains("damage"), "\(command): \(said)")
+    }
+
     /// Without a torn tail, no command warns.
     @Test(arguments: [["dump"], ["stats"], ["export"], ["history"], ["changes"], ["compact"]])
     func aSoundStoreGivesNoWarning(_ command: [String]) throws {

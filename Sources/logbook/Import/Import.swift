@@ -55,12 +55,16 @@ enum Import: Subcommand {
         case .other: throw CommandError.cannotRun("\(path) is not a store: a store is a directory")
         case .directory:
             storeExisted = true
-            if case .success(let store) = try StoreAccess.openForReading(path) {
+            switch try StoreAccess.openForReading(path) {
+            case .success(let store):
                 defer { try? store.close() }
                 if let decoder = try RecordDecoder.stored(in: store) {
                     storeSchema = decoder.schema
                     unique = try UniqueValues(of: store, decoder: decoder)
                 }
+            case .failure(let error):
+                // Damage: said as such, not as a store without a schema.
+                throw CommandError.failed("\(error); nothing was imported")
             }
         }
         let format = try arguments.choice(
