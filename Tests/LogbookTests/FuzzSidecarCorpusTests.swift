@@ -55,6 +55,32 @@ import Testing
         #expect(!fuzzSidecar([0] + template.sidecar, template: wrong).isEmpty)
     }
 
+    /// Entries out of order in a forged chunk (every CRC right) hide others from a lookup: the
+    /// check before the chunk's first use finds them, and the query runs again on indexes built
+    /// from the records (the target's finding `finding-forged-chunk-entries-out-of-order`: 2
+    /// Engineers of 9). Across two chunks: `IndexSidecarTests`.
+    @Test func entriesOutOfOrderFailTheChunkCheck() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let template = try FuzzSidecarTemplate(directory: dir.child("store"))
+        var bytes = template.sidecar
+        let chunk = FuzzSidecarLayout(bytes).chunks[1]
+        let ends = readChunkEnds(bytes, chunk)
+        // An entry in the middle raised above the one after it.
+        let i = ends.count / 2
+        let entries = chunk.data + 4 * ends.count
+        bytes[entries + ends[i - 1]] = bytes[entries + ends[i]] &+ 1
+        #expect(bytes[entries + ends[i - 1]] != 0)
+        FuzzSidecarLayout.reseal(&bytes)
+        writeFile(template.directory + "/" + FuzzSidecarTemplate.sidecarFile, bytes)
+        let container = try FuzzSidecarTemplate.open(template.directory)
+        defer { try? container.close() }
+        #expect(try FuzzSidecarTemplate.answer(container) == template.answers)
+        let note = container.indexSidecarNote ?? ""
+        #expect(note.contains("entries are not in order"), "\(note)")
+        #expect(try container.indexProblems() == [])
+    }
+
     /// `LOGBOOK_WRITE_FUZZ_SEEDS=1 swift test --filter writesSidecarSeeds` (re)writes the seeds into
     /// Tests/Fuzz/corpus/sidecar, named `seed-…`: the template's sidecar whole, and patches of
     /// each part of it, plain and resealed.

@@ -46,7 +46,8 @@ import Testing
             FetchDescriptor<Staff>(predicate: #Predicate { $0.salary >= 500 && $0.salary < 520 }))
         for staff in some { staff.salary = 5 }
         context.insert(Staff("new one", salary: 1))
-        let gone = try context.fetch(FetchDescriptor<Staff>(predicate: #Predicate { $0.salary == 99 }))
+        let gone = try context.fetch(
+            FetchDescriptor<Staff>(predicate: #Predicate { $0.salary == 99 }))
         for staff in gone { context.delete(staff) }
         try context.save()
         #expect(try container.indexProblems() == [])
@@ -122,6 +123,37 @@ import Testing
         #expect(reopened.indexesReadFromSidecar, "\(damage): \(reopened.indexSidecarNote ?? "")")
         #expect(try reopened.indexProblems() == [])
         #expect(try salaries(reopened, below: 100).count == expected.count + 1)
+    }
+
+    /// A forged sidecar (every CRC right) whose chunk ends in an entry that sorts after the
+    /// next chunk's head: its check finds it before a lookup can miss entries.
+    @Test func aChunkSortingAfterTheNextOneFailsItsCheck() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        try filled(fixture)
+        let clean = try fixture.open([Staff.self, Team.self])
+        let expected = try salaries(clean, below: 100)
+        try clean.close()
+        let sidecar = fixture.url.path + "/logbook-indexes.sidecar"
+        var bytes = readFile(sidecar)
+        let chunks = FuzzSidecarLayout(bytes).chunks
+        // A chunk followed by another of the same index (directory records adjacent), whose
+        // last entry is raised: still last in its chunk, but after the next chunk's head.
+        let c = try #require(
+            chunks.indices.dropLast().first {
+                chunks[$0 + 1].record == chunks[$0].record + 20
+                    && bytes[chunks[$0 + 1].data + 4 * readChunkEnds(bytes, chunks[$0 + 1]).count]
+                        < 0xFF
+            })
+        let ends = readChunkEnds(bytes, chunks[c])
+        bytes[chunks[c].data + 4 * ends.count + ends[ends.count - 2]] = 0xFF
+        FuzzSidecarLayout.reseal(&bytes)
+        writeFile(sidecar, bytes)
+        let container = try fixture.open([Staff.self, Team.self])
+        #expect(try salaries(container, below: 100) == expected)
+        let note = container.indexSidecarNote ?? ""
+        #expect(note.contains("sorts after the next chunk's head"), "\(note)")
+        #expect(try container.indexProblems() == [])
     }
 
     @Test func aDamagedChunkFoundByASaveIsBuiltFirst() throws {
