@@ -24,6 +24,18 @@ import Testing
         try container.close()
     }
 
+    /// A store as ``filled(_:count:)`` makes it; the salaries below 100 it holds, and the path
+    /// of its sidecar.
+    private func filledWithSidecar(_ fixture: LogbookFixture) throws -> (
+        expected: [String], sidecar: String
+    ) {
+        try filled(fixture)
+        let clean = try fixture.open([Staff.self, Team.self])
+        let expected = try salaries(clean, below: 100)
+        try clean.close()
+        return (expected, fixture.url.path + "/logbook-indexes.sidecar")
+    }
+
     private func salaries(_ container: ModelContainer, below limit: Int64) throws -> [String] {
         try ModelContext(container).fetch(
             FetchDescriptor<Staff>(
@@ -79,11 +91,7 @@ import Testing
     func damageIsFoundBeforeUseAndTheIndexesAreBuilt(_ damage: Damage) throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
-        try filled(fixture)
-        let clean = try fixture.open([Staff.self, Team.self])
-        let expected = try salaries(clean, below: 100)
-        try clean.close()
-        let sidecar = fixture.url.path + "/logbook-indexes.sidecar"
+        let (expected, sidecar) = try filledWithSidecar(fixture)
         var bytes = readFile(sidecar)
         var offset: Int
         switch damage {
@@ -130,11 +138,7 @@ import Testing
     @Test func aChunkSortingAfterTheNextOneFailsItsCheck() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
-        try filled(fixture)
-        let clean = try fixture.open([Staff.self, Team.self])
-        let expected = try salaries(clean, below: 100)
-        try clean.close()
-        let sidecar = fixture.url.path + "/logbook-indexes.sidecar"
+        let (expected, sidecar) = try filledWithSidecar(fixture)
         var bytes = readFile(sidecar)
         let chunks = FuzzSidecarLayout(bytes).chunks
         // A chunk followed by another of the same index (directory records adjacent), whose

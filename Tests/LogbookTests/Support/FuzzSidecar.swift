@@ -153,8 +153,8 @@ struct FuzzSidecarTemplate {
 ///
 /// Returns what broke: any error (a sidecar is a cache: a bad one is rebuilt from the records,
 /// never an error); an answer different from the template's from a sidecar not forged, or from
-/// a query during or after which a chunk check failed (the indexes are then rebuilt and the
-/// query runs again); or, from a forged one whose chunks all passed their checks when it was
+/// a query during which a chunk check failed (the indexes are then rebuilt and the query runs
+/// again); or, from a forged one whose chunks all passed their checks when it was
 /// wrong (entries well-formed and in order but wrong, which no check at use can see without
 /// reading every record), a different answer that nothing reports afterwards: neither the
 /// library's consistency check (`indexProblems()`, the indexes against the records) nor a
