@@ -120,8 +120,9 @@ public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Orders two values: `null` first; numbers numerically; strings by Unicode scalar values;
-    /// `false` before `true`; values of unrelated types by type.
+    /// Orders two values: `null` first; numbers numerically (`-0` as `0`, and every NaN the
+    /// same, after `+infinity`, as the indexes order them: a total order, so a sort is one);
+    /// strings by Unicode scalar values; `false` before `true`; values of unrelated types by type.
     public static func compare(_ a: AttributeValue, _ b: AttributeValue) -> ComparisonResult {
         switch (a, b) {
         case (.null, .null): return .orderedSame
@@ -129,11 +130,12 @@ public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
         case (_, .null): return .orderedDescending
         case (.string(let x), .string(let y)): return order(x, y)
         case (.integer(let x), .integer(let y)): return order(x, y)
-        case (.double(let x), .double(let y)): return order(x, y)
-        case (.integer(let x), .double(let y)): return order(Double(x), y)
-        case (.double(let x), .integer(let y)): return order(x, Double(y))
+        case (.double(let x), .double(let y)): return orderNumbers(x, y)
+        case (.integer(let x), .double(let y)): return orderNumbers(Double(x), y)
+        case (.double(let x), .integer(let y)): return orderNumbers(x, Double(y))
         case (.bool(let x), .bool(let y)): return order(x ? 1 : 0, y ? 1 : 0)
-        case (.date(let x), .date(let y)): return order(x, y)
+        case (.date(let x), .date(let y)):
+            return orderNumbers(x.timeIntervalSinceReferenceDate, y.timeIntervalSinceReferenceDate)
         case (.data(let x), .data(let y)):
             return x.lexicographicallyPrecedes(y)
                 ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
@@ -168,6 +170,15 @@ public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
 @inline(__always)
 private func order<T: Comparable>(_ x: T, _ y: T) -> ComparisonResult {
     x < y ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
+}
+
+/// Doubles in the indexes' order: numerically (so `-0` and `0` are the same), every NaN the same
+/// and after everything else. (`<` alone is no order with a NaN: a sort of values holding one
+/// came out in any order.)
+@inline(__always)
+private func orderNumbers(_ x: Double, _ y: Double) -> ComparisonResult {
+    guard x.isNaN || y.isNaN else { return order(x, y) }
+    return x.isNaN ? (y.isNaN ? .orderedSame : .orderedDescending) : .orderedAscending
 }
 
 /// Lets code ask an `Any` whether it holds an `Optional.none`.
