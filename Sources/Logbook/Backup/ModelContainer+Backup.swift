@@ -41,11 +41,11 @@ extension ModelContainer {
     /// let made = try container.backup(to: URL(fileURLWithPath: "/backups/people"))
     /// print("backed up to", made.token?.description ?? "-")
     /// ```
-    /// - Throws: ``LogbookError/store(_:)`` wrapping ``LogStoreError/invalidArgument(_:)`` (the
+    /// - Throws: ``LogbookError/store(_:)`` wrapping `LogStoreError.invalidArgument` (the
     ///   destination holds files that are not a backup, or is the store itself),
-    ///   ``LogStoreError/locked(path:)`` (another backup into it is running, or it is open),
-    ///   ``LogStoreError/io(operation:path:errno:)`` (`ENOSPC` when the disk is full), or
-    ///   ``LogStoreError/closed``.
+    ///   `LogStoreError.locked` (another backup into it is running, or it is open),
+    ///   `LogStoreError.io` (`ENOSPC` when the disk is full), or
+    ///   `LogStoreError.closed`.
     /// - Complexity: O(bytes written since the previous backup into `destination`), or O(bytes
     ///   of the store) for the first one or after a compaction.
     public func backup(to destination: URL) throws -> ContainerBackup {
@@ -69,9 +69,9 @@ extension ModelContainer {
     /// Checks the backup at `directory` against its own token: every file as the backup wrote
     /// it (its manifest's sizes and checksums), the log ending at the token's save and the
     /// store's identity that of the token, and the whole store as `logbook verify` checks one.
-    /// - Throws: ``LogbookError/store(_:)``: ``LogStoreError/io(operation:path:errno:)``
-    ///   (`ENOENT` when `directory` holds no backup), ``LogStoreError/corruption(path:offset:reason:)``
-    ///   for a damaged manifest, ``LogStoreError/locked(path:)`` while a backup into it runs.
+    /// - Throws: ``LogbookError/store(_:)``: `LogStoreError.io`
+    ///   (`ENOENT` when `directory` holds no backup), `LogStoreError.corruption`
+    ///   for a damaged manifest, `LogStoreError.locked` while a backup into it runs.
     /// - Complexity: reads every byte of the backup twice.
     public static func verifyBackup(at directory: URL) throws -> BackupCheck {
         let path = directory.path
