@@ -12,31 +12,40 @@ public final class SavingThread: Sendable {
     private let stop = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
 
-    /// Starts saving into `container`.
-    public init(_ container: ModelContainer) {
+    /// Starts saving into `container`, `perSave` employees a save, compacting the store after
+    /// every `compactEvery` saves if given.
+    public init(_ container: ModelContainer, perSave: Int = 1, compactEvery: Int? = nil) {
         Thread.detachNewThread { [self] in
             let context = ModelContext(container)
             var i = 0
+            var saves = 0
             while !stop.load(ordering: .relaxed) {
-                context.insert(Employee(name: "e\(i)", designation: "d\(i % 7)", salary: Int64(i)))
+                let names = (i..<(i + perSave)).map { "e\($0)" }
+                for (n, name) in zip(i..., names) {
+                    context.insert(Employee(name: name, designation: "d\(n % 7)", salary: Int64(n)))
+                }
                 do {
                     try context.save()
                     let sequence = try container.currentHistoryToken.sequence
-                    saved.withLock { $0.append(("e\(i)", sequence)) }
+                    saved.withLock { $0 += names.map { ($0, sequence) } }
+                    saves += 1
+                    if let compactEvery, saves % compactEvery == 0 {
+                        _ = try container.store.compact()
+                    }
                 } catch {
-                    failure.withLock { $0 = "save \(i): \(error)" }
+                    failure.withLock { $0 = "save \(saves): \(error)" }
                     break
                 }
-                i += 1
+                i += perSave
             }
             done.signal()
         }
     }
 
-    /// Saves made so far.
+    /// Employees saved so far.
     public var count: Int { saved.withLock { $0.count } }
 
-    /// Waits until at least `count` saves were made (or a save failed).
+    /// Waits until at least `count` employees were saved (or a save failed).
     public func wait(forSaves count: Int) {
         while self.count < count && failure.withLock({ $0 }) == nil { usleep(1000) }
     }
