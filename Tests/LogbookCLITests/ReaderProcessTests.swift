@@ -61,4 +61,38 @@ import Testing
         while published.withLock({ $0.count }) < 6 && Date() < deadline { usleep(10_000) }
         #expect(published.withLock { $0.map(\.inserted.count) } == Array(repeating: 2, count: 6))
     }
+
+    /// Following: observers hear of another process's saves with no call to `refresh()`.
+    @Test func aFollowingContainerPublishesAnotherProcesssSaves() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try ObjectStores.employees(at: path)
+        var options = LogStoreOptions()
+        options.readOnly = true
+        let reader = try ModelContainer(
+            for: [Employee.self], at: URL(fileURLWithPath: path), options: options)
+        defer { try? reader.close() }
+        let published = Locked<[SavedChanges]>([])
+        let observation = reader.observeChanges { changes in
+            published.withLock { $0.append(changes) }
+        }
+        defer { observation.cancel() }
+        let following = reader.followChanges(every: 0.02) { error in
+            Issue.record("refresh failed: \(error)")
+        }
+        for round in 0..<3 {
+            let input = "{\"_entity\":\"Employee\",\"name\":\"f\(round)\"}\n"
+            try #require(try CLI.run(["import", path, "-"], input: input).status == 0)
+            if round == 1 { try #require(try CLI.run(["compact", path]).status == 0) }
+            let deadline = Date().addingTimeInterval(10)
+            while published.withLock({ $0.count }) <= round && Date() < deadline {
+                usleep(10_000)
+            }
+            #expect(published.withLock { $0.count } == round + 1, "round \(round)")
+        }
+        following.cancel()
+        let names = try ModelContext(reader).fetch(FetchDescriptor<Employee>()).map(\.name)
+        #expect(names.sorted() == ["Ann", "Bo", "f0", "f1", "f2"])
+    }
 }

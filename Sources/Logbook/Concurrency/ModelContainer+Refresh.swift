@@ -26,6 +26,13 @@ extension ModelContainer {
         }
         // Each commit is decoded as it is taken in (the store still shows the state before
         // it), from the segment the reader holds: even one compacted away since is listed.
+        // Under the save lock, as a save publishes: a subscriber gets every later save, and
+        // two refreshes publish in order.
+        return try core.saveLock.withLock { _ in try takeInSaves() }
+    }
+
+    /// Refreshes the store and indexes, and publishes the changes of each save taken in.
+    private func takeInSaves() throws -> [SavedChanges] {
         var decoder = ChangeDecoder(history: try SchemaHistory.read(from: core.store))
         var saved: [SavedChanges] = []
         _ = try core.indexes.refresh { commit in
@@ -49,5 +56,43 @@ extension ModelContainer {
         }
         for changes in saved { core.changeHub.publish(changes) }
         return saved
+    }
+
+    /// For a container opened read-only: calls ``refresh()`` every `interval` seconds on a
+    /// thread of its own, so that observers (``changes()``, ``observeChanges(_:)``) hear of the
+    /// saves another process makes while the container is open, as `logbook changes --follow`
+    /// does. Following stops when the returned observation is cancelled or released, or the
+    /// container is closed or released. `onError` hears of a refresh that failed (following
+    /// goes on; a closed container stops it).
+    public func followChanges(
+        every interval: TimeInterval = 0.1,
+        onError: (@Sendable (any Error) -> Void)? = nil
+    ) -> ChangeObservation {
+        let stopped = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { [weak self] in
+            defer { finished.signal() }
+            while stopped.wait(timeout: .now() + interval) == .timedOut {
+                guard let container = self else { return }
+                do {
+                    try container.refresh()
+                } catch LogbookError.store(.closed) {
+                    return
+                } catch {
+                    onError?(error)
+                }
+            }
+        }
+        let once = Locked(false)
+        return ChangeObservation {
+            guard
+                once.withLock({ done in
+                    defer { done = true }
+                    return !done
+                })
+            else { return }
+            stopped.signal()
+            finished.wait()
+        }
     }
 }
