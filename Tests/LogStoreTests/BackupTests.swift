@@ -20,19 +20,7 @@ import Testing
         model: [String: [UInt8]] = [:]
     ) throws -> [String: [UInt8]] {
         var model = model
-        for _ in 0..<operations {
-            let key = "key\(Int.random(in: 0..<200, using: &rng))"
-            if Int.random(in: 0..<5, using: &rng) == 0 {
-                try store.delete(Array(key.utf8), in: "k", durability: .buffered)
-                model[key] = nil
-            } else {
-                let value = (0..<Int.random(in: 1..<60, using: &rng)).map { _ in
-                    UInt8.random(in: 0...255, using: &rng)
-                }
-                try store.put(value, for: Array(key.utf8), in: "k", durability: .buffered)
-                model[key] = value
-            }
-        }
+        try randomWrites(store, operations, keys: 200, maxValue: 60, rng: &rng, model: &model)
         return model
     }
 

@@ -18,19 +18,7 @@ import Testing
         _ store: LogStore, _ operations: Int, rng: inout SeededGenerator,
         model: inout [String: [UInt8]]
     ) throws {
-        for _ in 0..<operations {
-            let key = "key\(Int.random(in: 0..<100, using: &rng))"
-            if Int.random(in: 0..<5, using: &rng) == 0 {
-                try store.delete(Array(key.utf8), in: "k", durability: .buffered)
-                model[key] = nil
-            } else {
-                let value = (0..<Int.random(in: 1..<80, using: &rng)).map { _ in
-                    UInt8.random(in: 0...255, using: &rng)
-                }
-                try store.put(value, for: Array(key.utf8), in: "k", durability: .buffered)
-                model[key] = value
-            }
-        }
+        try randomWrites(store, operations, keys: 100, maxValue: 80, rng: &rng, model: &model)
     }
 
     @Test func aReaderSeesNewCommitsAfterARefresh() throws {

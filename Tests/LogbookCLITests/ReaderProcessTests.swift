@@ -9,21 +9,38 @@ import Testing
 /// lists and publishes its changes, and survives the compaction and removal of the segments it
 /// read.
 @Suite struct ReaderProcessTests {
-    @Test func aReadOnlyContainerFollowsSavesAndCompactionsOfAnotherProcess() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
-        let path = dir.child("store")
+    /// The employees store of ``ObjectStores/employees(at:)`` at `path`, opened read-only, and
+    /// the changes it publishes as they come.
+    private func openReader(at path: String) throws -> (
+        ModelContainer, Published, ChangeObservation
+    ) {
         try ObjectStores.employees(at: path)
         var options = LogStoreOptions()
         options.readOnly = true
         let reader = try ModelContainer(
             for: [Employee.self], at: URL(fileURLWithPath: path), options: options)
-        defer { try? reader.close() }
-        let published = Locked<[SavedChanges]>([])
+        let published = Published()
         let observation = reader.observeChanges { changes in
-            published.withLock { $0.append(changes) }
+            published.changes.withLock { $0.append(changes) }
         }
-        defer { observation.cancel() }
+        return (reader, published, observation)
+    }
+
+    /// What a container published.
+    private final class Published: Sendable {
+        let changes = Locked<[SavedChanges]>([])
+        var all: [SavedChanges] { changes.withLock { $0 } }
+    }
+
+    @Test func aReadOnlyContainerFollowsSavesAndCompactionsOfAnotherProcess() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        let (reader, published, observation) = try openReader(at: path)
+        defer {
+            observation.cancel()
+            try? reader.close()
+        }
         func names() throws -> [String] {
             try ModelContext(reader).fetch(FetchDescriptor<Employee>()).map(\.name).sorted()
         }
@@ -58,8 +75,8 @@ import Testing
         }
         // Published to observers as well (delivered asynchronously).
         let deadline = Date().addingTimeInterval(5)
-        while published.withLock({ $0.count }) < 6 && Date() < deadline { usleep(10_000) }
-        #expect(published.withLock { $0.map(\.inserted.count) } == Array(repeating: 2, count: 6))
+        while published.all.count < 6 && Date() < deadline { usleep(10_000) }
+        #expect(published.all.map(\.inserted.count) == Array(repeating: 2, count: 6))
     }
 
     /// Following: observers hear of another process's saves with no call to `refresh()`.
@@ -67,17 +84,11 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let path = dir.child("store")
-        try ObjectStores.employees(at: path)
-        var options = LogStoreOptions()
-        options.readOnly = true
-        let reader = try ModelContainer(
-            for: [Employee.self], at: URL(fileURLWithPath: path), options: options)
-        defer { try? reader.close() }
-        let published = Locked<[SavedChanges]>([])
-        let observation = reader.observeChanges { changes in
-            published.withLock { $0.append(changes) }
+        let (reader, published, observation) = try openReader(at: path)
+        defer {
+            observation.cancel()
+            try? reader.close()
         }
-        defer { observation.cancel() }
         let following = reader.followChanges(every: 0.02) { error in
             Issue.record("refresh failed: \(error)")
         }
@@ -86,10 +97,10 @@ import Testing
             try #require(try CLI.run(["import", path, "-"], input: input).status == 0)
             if round == 1 { try #require(try CLI.run(["compact", path]).status == 0) }
             let deadline = Date().addingTimeInterval(10)
-            while published.withLock({ $0.count }) <= round && Date() < deadline {
+            while published.all.count <= round && Date() < deadline {
                 usleep(10_000)
             }
-            #expect(published.withLock { $0.count } == round + 1, "round \(round)")
+            #expect(published.all.count == round + 1, "round \(round)")
         }
         following.cancel()
         let names = try ModelContext(reader).fetch(FetchDescriptor<Employee>()).map(\.name)
