@@ -24,8 +24,6 @@ extension ModelContainer {
             if core.pastState == nil { _ = try core.indexes.refresh(observing: nil) }
             return []
         }
-        // Each commit is decoded as it is taken in (the store still shows the state before
-        // it), from the segment the reader holds: even one compacted away since is listed.
         // Under the save lock, as a save publishes: a subscriber gets every later save, and
         // two refreshes publish in order.
         return try core.saveLock.withLock { _ in try takeInSaves() }
@@ -33,6 +31,8 @@ extension ModelContainer {
 
     /// Refreshes the store and indexes, and publishes the changes of each save taken in.
     private func takeInSaves() throws -> [SavedChanges] {
+        // Each commit is decoded as it is taken in (the store still shows the state before
+        // it), from the segment the reader holds: even one compacted away since is listed.
         var decoder = ChangeDecoder(history: try SchemaHistory.read(from: core.store))
         var saved: [SavedChanges] = []
         _ = try core.indexes.refresh { commit in
