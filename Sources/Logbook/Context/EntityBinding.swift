@@ -58,16 +58,19 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
             for attribute in entity.attributes {
                 guard let field = layout.fields.first(where: { $0.name == attribute.name }),
                     !(field is any RelationshipAccessor),
-                    field.type == attribute.type, field.isOptional == attribute.isOptional
+                    field.attribute.storesSameValues(as: attribute),
+                    field.isOptional == attribute.isOptional
                 else {
                     throw LogbookError.incompatibleSchema(
                         entity: entity.name, attribute: attribute.name,
                         reason:
-                            "the class \(layout.modelType) has no property of this type and optionality"
+                            "the class \(layout.modelType) has no property of this type (\(attribute.declaredType))"
                     )
                 }
-                adoptions.append(
-                    (field.entryOffset, field.infoOffset, nil, storedFields.count, 0))
+                if field.adoptsWrapper {
+                    adoptions.append(
+                        (field.entryOffset, field.infoOffset, nil, storedFields.count, 0))
+                }
                 storedFields.append(field)
             }
             for (r, relationship) in entity.relationships.enumerated() {
@@ -144,7 +147,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         case .int: return .integer(Int64(raw.load(as: Int.self)))
         case .double: return .double(raw.load(as: Double.self))
         case .bool: return .bool(raw.load(as: Bool.self))
-        case .other, .toOne: return storedFields[index].read(object)
+        case .other, .toOne, .composite: return storedFields[index].read(object)
         }
     }
 
@@ -167,7 +170,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         guard layout != nil else {
             let v = unsafeDowncast(object, to: ManagedObject.self).values[index]
             if v.isNull { return false }
-            w.value(v)
+            w.value(v, as: codec.shape(index))
             return true
         }
         let raw = base(object) + valueOffsets[index]
@@ -177,7 +180,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         case .int: w.zigzag(Int64(raw.load(as: Int.self)))
         case .double: w.double(raw.load(as: Double.self))
         case .bool: w.bytes.append(raw.load(as: Bool.self) ? 1 : 0)
-        case .other, .toOne: return storedFields[index].encode(object, into: &w)
+        case .other, .toOne, .composite: return storedFields[index].encode(object, into: &w)
         }
         return true
     }
@@ -187,7 +190,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     func decodeValue(_ object: AnyObject, _ index: Int, _ r: inout ByteReader) throws {
         guard layout != nil else {
             unsafeDowncast(object, to: ManagedObject.self).values[index] = try r.value(
-                stored.attributes[index].type)
+                codec.shape(index))
             return
         }
         let raw = base(object) + valueOffsets[index]
@@ -202,7 +205,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
             let b = try r.byte()
             guard b <= 1 else { throw ByteReader.Truncated() }
             raw.assumingMemoryBound(to: Bool.self).pointee = b == 1
-        case .other, .toOne: try storedFields[index].decode(&r, into: object)
+        case .other, .toOne, .composite: try storedFields[index].decode(&r, into: object)
         }
     }
 
@@ -266,7 +269,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
                 let b = try r.byte()
                 guard b <= 1 else { throw ByteReader.Truncated() }
                 raw.assumingMemoryBound(to: Bool.self).pointee = b == 1
-            case .other, .toOne: try storedFields[i].decode(&r, into: object)
+            case .other, .toOne, .composite: try storedFields[i].decode(&r, into: object)
             }
         }
         guard r.isAtEnd else { throw ByteReader.Truncated() }
@@ -278,7 +281,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     func canHold(_ value: AttributeValue, at index: Int) -> Bool {
         let attribute = stored.attributes[index]
         if value.isNull { return layout == nil || attribute.isOptional }
-        return value.type == attribute.type
+        return attribute.holds(value)
     }
 
     func readAll(_ object: AnyObject) -> [AttributeValue] {

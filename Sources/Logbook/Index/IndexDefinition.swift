@@ -10,30 +10,39 @@ struct IndexDefinition: Sendable, Hashable {
     /// Their names and types.
     let names: [String]
     let types: [AttributeType]
+    /// Their whole types (an array's element…).
+    let shapes: [ValueShape]
     let isUnique: Bool
     /// `Employee(designation, salary)`.
     let name: String
 
     init(
         entity: Int, entityName: String, fields: [Int], names: [String], types: [AttributeType],
-        isUnique: Bool
+        shapes: [ValueShape], isUnique: Bool
     ) {
         self.entity = entity
         self.entityName = entityName
         self.fields = fields
         self.names = names
         self.types = types
+        self.shapes = shapes
         self.isUnique = isUnique
         name = "\(entityName)(\(names.joined(separator: ", ")))"
     }
 
     /// The indexes of `entity` (binding `index`): one per attribute marked indexed or unique,
     /// one per declared index, one per to-one relationship; duplicates merged (unique if any
-    /// of them is).
+    /// of them is). A composite attribute in an index stands for its fields, in stored order
+    /// (so a unique composite is a compound unique constraint over them).
     static func all(of entity: Entity, binding index: Int) -> [IndexDefinition] {
         let stored = entity.storedFields
         var declared: [(fields: [Int], unique: Bool)] = []
         func add(_ fields: [Int], unique: Bool) {
+            let fields = fields.flatMap { field in
+                field < entity.attributes.count && entity.attributes[field].type == .composite
+                    ? entity.compositeFields(of: field) : [field]
+            }
+            guard !fields.isEmpty else { return }
             if let i = declared.firstIndex(where: { $0.fields == fields }) {
                 declared[i].unique = declared[i].unique || unique
             } else {
@@ -58,7 +67,8 @@ struct IndexDefinition: Sendable, Hashable {
             IndexDefinition(
                 entity: index, entityName: entity.name, fields: fields,
                 names: fields.map { stored.attributes[$0].name },
-                types: fields.map { stored.attributes[$0].type }, isUnique: unique)
+                types: fields.map { stored.attributes[$0].type },
+                shapes: fields.map { ValueShape(stored.attributes[$0]) }, isUnique: unique)
         }
     }
 }

@@ -52,7 +52,7 @@ struct CSVSource: ImportSource {
                 guard let (index, attribute) = column else { continue }
                 guard let value = AttributeValue(csvField: field, as: attribute) else {
                     throw fail(
-                        "\(entity.name).\(attribute.name) holds \(attribute.type), not "
+                        "\(entity.name).\(attribute.name) holds \(attribute.declaredType), not "
                             + Formatting.quoted(String(field.prefix(40))))
                 }
                 values[index] = value
@@ -74,7 +74,8 @@ struct CSVSource: ImportSource {
 
 extension AttributeValue {
     /// Reads a CSV field as a value of `attribute`: empty is `nil` (optional) or `""` (required
-    /// string); else the plain text of ``init(text:as:)``. `nil` if the text is none of these.
+    /// string); an array, set or composite is its JSON; else the plain text of
+    /// ``init(text:as:)``. `nil` if the text is none of these.
     init?(csvField text: String, as attribute: AttributeDescription) {
         if text.isEmpty {
             if attribute.isOptional {
@@ -86,7 +87,15 @@ extension AttributeValue {
             }
             return
         }
-        self.init(text: text, as: attribute.type)
+        switch attribute.type {
+        case .array, .set, .composite:
+            var text = text
+            let json = text.withUTF8 { try? JSONParser.parse($0) }
+            guard let json else { return nil }
+            self.init(json: json, as: attribute)
+        default:
+            self.init(text: text, as: attribute.type)
+        }
     }
 }
 

@@ -132,8 +132,9 @@ struct JSONLinesSource: ImportSource {
                 throw fail("\(entityName) has no attribute \"\(key)\"")
             }
             let attribute = entity.attributes[index]
-            guard let field = AttributeValue(json: value, as: attribute.type) else {
-                throw fail("\(entityName).\(key) holds \(attribute.type), not \(value.summary)")
+            guard let field = AttributeValue(json: value, as: attribute) else {
+                throw fail(
+                    "\(entityName).\(key) holds \(attribute.declaredType), not \(value.summary)")
             }
             if field == .null && !attribute.isOptional {
                 throw fail("\(entityName).\(key) is required and cannot be null")

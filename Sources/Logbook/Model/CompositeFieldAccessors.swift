@@ -1,0 +1,226 @@
+/// The property of a composite attribute (`@Attribute var address = Address()`, a `Codable`
+/// struct stored as structured fields): reads and writes the whole value as the flat list of
+/// its fields' values (``StorableType/flatten(_:)``). Its ``CompositeMarkerAccessor`` and
+/// ``CompositeFieldAccessor``s are the stored fields it makes.
+protocol CompositeProperty: AnyObject, Sendable {
+    var storable: StorableType { get }
+    /// Whether the composite is present (not `nil`).
+    func isPresent(_ object: AnyObject) -> Bool
+    /// The values of its fields (all `null` when absent); `nil` when the value does not convert.
+    func fields(_ object: AnyObject) -> [AttributeValue]?
+    /// Sets the composite: `nil` when `fields` is `nil` (false for a required one), else the
+    /// value those fields make (false if they make none).
+    func set(_ object: AnyObject, fields: [AttributeValue]?) -> Bool
+    /// The fields of the value a field written into an absent composite starts from.
+    var startingFields: [AttributeValue] { get }
+}
+
+/// A composite property of type `Value` (the struct, or an optional of it).
+final class CompositeProperty_<Value>: CompositeProperty, @unchecked Sendable {  // immutable
+    let storable: StorableType
+    let valueOffset: Int
+    let startingFields: [AttributeValue]
+
+    init(storable: StorableType, valueOffset: Int) {
+        self.storable = storable
+        self.valueOffset = valueOffset
+        let inner = storable.unwrapped
+        startingFields = inner.flatten(
+            inner.placeholder.flatMap { inner.attributeValue(of: $0) } ?? .null)
+    }
+
+    @inline(__always)
+    private func value(_ object: AnyObject) -> UnsafeMutablePointer<Value> {
+        unsafeBitCast(object, to: UnsafeMutableRawPointer.self).advanced(by: valueOffset)
+            .assumingMemoryBound(to: Value.self)
+    }
+
+    func isPresent(_ object: AnyObject) -> Bool {
+        !(storable.isOptional && (value(object).pointee as Any as? any OptionalProtocol)?.isNone == true)
+    }
+
+    func fields(_ object: AnyObject) -> [AttributeValue]? {
+        guard let tree = storable.attributeValue(of: value(object).pointee) else { return nil }
+        return storable.unwrapped.flatten(tree)
+    }
+
+    func set(_ object: AnyObject, fields: [AttributeValue]?) -> Bool {
+        guard let fields else {
+            guard storable.isOptional, let none = storable.value(from: .null) as? Value else {
+                return false
+            }
+            value(object).pointee = none
+            return true
+        }
+        var start = 0
+        let tree = storable.unwrapped.unflatten(fields, from: &start)
+        guard let made = storable.value(from: tree) as? Value else { return false }
+        value(object).pointee = made
+        return true
+    }
+}
+
+/// The marker of a composite property, seen without its value type.
+protocol CompositeMarker {
+    /// The composite's type (not optional), or `nil` for a field that is not a composite.
+    var composite: StorableType? { get }
+}
+
+/// The first stored field of a composite property: its marker, `.composite(.present)` or
+/// `null` (absent), which takes no bytes in a record. It owns the property's wrapper.
+final class CompositeMarkerAccessor<Value>: FieldAccessor, CompositeMarker {
+    let name: String
+    let valueOffset: Int
+    let ownerOffset: Int
+    let entryOffset: Int
+    let infoOffset: Int
+    let property: any CompositeProperty
+    let attribute: AttributeDescription
+    var kind: FieldKind { .composite }
+    var type: AttributeType { .composite }
+    var isOptional: Bool { attribute.isOptional }
+    var valueType: Any.Type { Value.self }
+    /// Two whole values (composites with all their fields).
+    var sentinels: (AttributeValue, AttributeValue)? { property.storable.unwrapped.sentinels }
+
+    init?(name: String, offset: Int, storable: StorableType) {
+        typealias Wrapper = Attribute<Value>
+        guard let value = MemoryLayout<Wrapper>.offset(of: \Wrapper.value),
+            let owner = MemoryLayout<Wrapper>.offset(of: \Wrapper.owner),
+            let entry = MemoryLayout<Wrapper>.offset(of: \Wrapper.entry),
+            let info = MemoryLayout<Wrapper>.offset(of: \Wrapper.info)
+        else { return nil }
+        self.name = name
+        valueOffset = offset + value
+        ownerOffset = offset + owner
+        entryOffset = offset + entry
+        infoOffset = offset + info
+        property = CompositeProperty_<Value>(storable: storable, valueOffset: valueOffset)
+        attribute = AttributeDescription(
+            name, .composite, optional: storable.isOptional,
+            typeName: storable.unwrapped.description.typeName)
+    }
+
+    var composite: StorableType? { property.storable.unwrapped }
+
+    /// The stored fields after the marker, named `name.field`.
+    var fieldAttributes: [AttributeDescription] {
+        property.storable.unwrapped.flatFields(prefix: name, optional: isOptional)
+    }
+
+    func read(_ object: AnyObject) -> AttributeValue {
+        property.isPresent(object) ? .composite(.present) : .null
+    }
+
+    /// `null` clears the composite; a present marker makes an absent one from its starting
+    /// fields; a composite with fields sets them all.
+    func write(_ object: AnyObject, _ value: AttributeValue) -> Bool {
+        switch value {
+        case .null: return property.set(object, fields: nil)
+        case .composite(let composite) where composite.fields.isEmpty:
+            if property.isPresent(object) { return true }
+            return property.set(object, fields: property.startingFields)
+        case .composite:
+            return property.set(object, fields: property.storable.unwrapped.flatten(value))
+        default: return false
+        }
+    }
+
+    func encode(_ object: AnyObject, into w: inout ByteWriter) -> Bool {
+        property.isPresent(object)
+    }
+
+    func decode(_ r: inout ByteReader, into object: AnyObject) throws {
+        guard write(object, .composite(.present)) else { throw ByteReader.Truncated() }
+    }
+
+    func holds(_ result: Any, in object: AnyObject) -> Bool {
+        guard let v = result as? Value, let tree = property.storable.attributeValue(of: v) else {
+            return false
+        }
+        return property.storable.unwrapped.flatten(tree) == property.fields(object)
+    }
+}
+
+/// Field `index` (in ``StorableType/flatten(_:)`` order) of a composite property, stored as
+/// an attribute of its own (`address.city`). Reading it converts the whole composite, writing
+/// it rebuilds it; a record's fields are decoded together by ``EntityBinding``.
+final class CompositeFieldAccessor: FieldAccessor, CompositeMarker {
+    let name: String
+    let valueOffset: Int
+    let ownerOffset: Int
+    let entryOffset: Int
+    let infoOffset: Int
+    let property: any CompositeProperty
+    let index: Int
+    let attribute: AttributeDescription
+    /// The field's own type, as Swift sees it through a key path (`String`, or `String?` when
+    /// the field or a composite around it is optional).
+    let valueType: Any.Type
+    let fieldType: StorableType?
+    private let shape: ValueShape
+    var kind: FieldKind { .composite }
+    var type: AttributeType { attribute.type }
+    var isOptional: Bool { attribute.isOptional }
+    var adoptsWrapper: Bool { false }
+    /// A nested composite's type, for the marker of one.
+    var composite: StorableType? { attribute.type == .composite ? fieldType?.unwrapped : nil }
+    var sentinels: (AttributeValue, AttributeValue)? {
+        if attribute.type == .composite { return nil }  // a nested composite's marker
+        return fieldType?.unwrapped.sentinels
+    }
+
+    init(
+        marker: CompositeMarkerAccessor<some Any>, index: Int, attribute: AttributeDescription,
+        fieldType: StorableType?, valueType: Any.Type
+    ) {
+        name = attribute.name
+        valueOffset = marker.valueOffset
+        ownerOffset = marker.ownerOffset
+        entryOffset = marker.entryOffset
+        infoOffset = marker.infoOffset
+        property = marker.property
+        self.index = index
+        self.attribute = attribute
+        self.fieldType = fieldType
+        self.valueType = valueType
+        shape = ValueShape(attribute)
+    }
+
+    func read(_ object: AnyObject) -> AttributeValue {
+        guard let fields = property.fields(object), index < fields.count else { return .null }
+        return fields[index]
+    }
+
+    /// Writing a field of an absent composite makes it from its starting fields (writing `null`
+    /// there changes nothing).
+    func write(_ object: AnyObject, _ value: AttributeValue) -> Bool {
+        var fields: [AttributeValue]
+        if property.isPresent(object) {
+            guard let current = property.fields(object) else { return false }
+            fields = current
+        } else {
+            if value.isNull { return true }
+            fields = property.startingFields
+        }
+        guard index < fields.count else { return false }
+        fields[index] = value
+        return property.set(object, fields: fields)
+    }
+
+    func encode(_ object: AnyObject, into w: inout ByteWriter) -> Bool {
+        let v = read(object)
+        if v.isNull { return false }
+        w.value(v, as: shape)
+        return true
+    }
+
+    func decode(_ r: inout ByteReader, into object: AnyObject) throws {
+        guard write(object, try r.value(shape)) else { throw ByteReader.Truncated() }
+    }
+
+    func holds(_ result: Any, in object: AnyObject) -> Bool {
+        guard let fieldType, let v = fieldType.attributeValue(of: result) else { return false }
+        return v == read(object)
+    }
+}
