@@ -35,6 +35,15 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     let attributeCount: Int
     /// Whether a relationship of the entity has the `.deny` delete rule.
     let hasDenyRule: Bool
+    /// For each stored field, the fields of the composite it is (empty for any other field).
+    let compositeFields: [[Int]]
+    /// For a class, the stored fields whose values are converted from Swift values that may
+    /// fail to convert (enums, arrays, composites…): checked before a record is encoded.
+    private let convertedFields: [Int]
+    /// For a class, each composite property: its marker's stored position, the stored position
+    /// of each of its fields (in ``StorableType/flatten(_:)`` order), and the property. A
+    /// record's values for them are gathered, then each composite is made once.
+    private let composites: [(marker: Int, fields: [Int], property: any CompositeProperty)]
 
     /// - Throws: ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` if the class lacks
     ///   a stored attribute or holds it with another type.
@@ -101,6 +110,22 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         self.relationshipSlots = slots
         attributeCount = stored.attributes.count
         hasDenyRule = entity.relationships.contains { $0.deleteRule == .deny }
+        compositeFields = stored.attributes.indices.map { stored.compositeFields(of: $0) }
+        var composites: [(marker: Int, fields: [Int], property: any CompositeProperty)] = []
+        for (i, field) in storedFields.enumerated() {
+            guard let marker = field as? any CompositeMarkerField else { continue }
+            let parts = storedFields.indices.compactMap { j -> (Int, Int)? in
+                guard let part = storedFields[j] as? CompositeFieldAccessor,
+                    part.property === marker.compositeProperty
+                else { return nil }
+                return (part.index, j)
+            }.sorted { $0.0 < $1.0 }
+            composites.append((i, parts.map(\.1), marker.compositeProperty))
+        }
+        self.composites = composites
+        convertedFields = storedFields.indices.filter {
+            storedFields[$0] is any ConvertedField && storedFields[$0].adoptsWrapper
+        }
         self.storedFields = storedFields
         self.adoptions = adoptions
         anchorOwner = layout?.anchor.ownerOffset ?? 0
@@ -148,6 +173,16 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         case .double: return .double(raw.load(as: Double.self))
         case .bool: return .bool(raw.load(as: Bool.self))
         case .other, .toOne, .composite: return storedFields[index].read(object)
+        }
+    }
+
+    /// The first stored field of the object whose Swift value does not convert to a stored
+    /// value (a custom `Encodable` conformance that writes other fields than it reads, or a
+    /// raw value its enum does not have), or `nil`.
+    func unconvertibleField(_ object: AnyObject) -> Int? {
+        guard layout != nil else { return nil }
+        return convertedFields.first {
+            (storedFields[$0] as? any ConvertedField)?.converts(object) == false
         }
     }
 
@@ -240,6 +275,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     private func loadFields(_ buffer: UnsafeRawBufferPointer, into object: AnyObject)
         throws -> UInt64?
     {
+        if !composites.isEmpty { return try loadGathering(buffer, into: object) }
         var r = ByteReader(buffer)
         let version = try r.varint()
         guard recordLayout.hasCurrentLayout(version) else { return nil }
@@ -273,6 +309,44 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
             }
         }
         guard r.isAtEnd else { throw ByteReader.Truncated() }
+        return objectVersion
+    }
+
+    /// ``loadFields(_:into:)`` for a class with composite properties: their stored fields'
+    /// values are gathered, then each composite is made from them once.
+    private func loadGathering(_ buffer: UnsafeRawBufferPointer, into object: AnyObject)
+        throws -> UInt64?
+    {
+        var r = ByteReader(buffer)
+        let version = try r.varint()
+        guard recordLayout.hasCurrentLayout(version) else { return nil }
+        let objectVersion = try r.varint()
+        let bitmapStart = r.offset
+        guard buffer.count - bitmapStart >= recordLayout.bitmapBytes else {
+            throw ByteReader.Truncated()
+        }
+        r.offset += recordLayout.bitmapBytes
+        var gathered = [AttributeValue](repeating: .null, count: storedCount)
+        for i in 0..<storedCount {
+            let slot = recordLayout.optionalSlot[i]
+            let isNull =
+                slot >= 0 && buffer[bitmapStart + slot / 8] & (1 << UInt8(slot % 8)) != 0
+            if kinds[i] == .composite {
+                if !isNull { gathered[i] = try r.value(codec.shape(i)) }
+            } else if isNull {
+                _ = storedFields[i].write(object, .null)
+            } else {
+                try decodeValue(object, i, &r)
+            }
+        }
+        guard r.isAtEnd else { throw ByteReader.Truncated() }
+        for composite in composites {
+            let fields =
+                gathered[composite.marker].isNull ? nil : composite.fields.map { gathered[$0] }
+            guard composite.property.set(object, fields: fields) else {
+                throw ByteReader.Truncated()
+            }
+        }
         return objectVersion
     }
 

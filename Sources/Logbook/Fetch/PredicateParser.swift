@@ -13,6 +13,13 @@ struct PredicatePosition: Sendable, Hashable {
         rhsLine = rhs.line
         rhsColumn = rhs.column
     }
+
+    init(lhsLine: Int, lhsColumn: Int, rhsLine: Int, rhsColumn: Int) {
+        self.lhsLine = lhsLine
+        self.lhsColumn = lhsColumn
+        self.rhsLine = rhsLine
+        self.rhsColumn = rhsColumn
+    }
 }
 
 /// Parses the Core Data predicate format subset into a ``FilterNode``.

@@ -60,6 +60,11 @@ final class CompositeProperty_<Value>: CompositeProperty, @unchecked Sendable { 
     }
 }
 
+/// The marker accessor of a composite property, seen without its value type.
+protocol CompositeMarkerField {
+    var compositeProperty: any CompositeProperty { get }
+}
+
 /// The marker of a composite property, seen without its value type.
 protocol CompositeMarker {
     /// The composite's type (not optional), or `nil` for a field that is not a composite.
@@ -68,7 +73,9 @@ protocol CompositeMarker {
 
 /// The first stored field of a composite property: its marker, `.composite(.present)` or
 /// `null` (absent), which takes no bytes in a record. It owns the property's wrapper.
-final class CompositeMarkerAccessor<Value>: FieldAccessor, CompositeMarker {
+final class CompositeMarkerAccessor<Value>: FieldAccessor, CompositeMarker, ConvertedField,
+    CompositeMarkerField
+{
     let name: String
     let valueOffset: Int
     let ownerOffset: Int
@@ -102,6 +109,7 @@ final class CompositeMarkerAccessor<Value>: FieldAccessor, CompositeMarker {
     }
 
     var composite: StorableType? { property.storable.unwrapped }
+    var compositeProperty: any CompositeProperty { property }
 
     /// The stored fields after the marker, named `name.field`.
     var fieldAttributes: [AttributeDescription] {
@@ -111,6 +119,8 @@ final class CompositeMarkerAccessor<Value>: FieldAccessor, CompositeMarker {
     func read(_ object: AnyObject) -> AttributeValue {
         property.isPresent(object) ? .composite(.present) : .null
     }
+
+    func converts(_ object: AnyObject) -> Bool { property.fields(object) != nil }
 
     /// `null` clears the composite; a present marker makes an absent one from its starting
     /// fields; a composite with fields sets them all.

@@ -1,7 +1,13 @@
+/// A field whose value is converted from a Swift value, which can fail.
+protocol ConvertedField {
+    /// Whether the object's value converts to a stored value.
+    func converts(_ object: AnyObject) -> Bool
+}
+
 /// A ``FieldAccessor`` for an `Attribute<Value>` whose type is stored through a
 /// ``StorableType`` rather than ``AttributeStorable``: an enum, an array or set, a wrapper of
 /// one value, or an optional of one.
-final class DynamicFieldAccessor<Value>: FieldAccessor {
+final class DynamicFieldAccessor<Value>: FieldAccessor, ConvertedField {
     let name: String
     let valueOffset: Int
     let ownerOffset: Int
@@ -49,6 +55,8 @@ final class DynamicFieldAccessor<Value>: FieldAccessor {
     }
 
     func read(_ object: AnyObject) -> AttributeValue { convert(object) ?? .null }
+
+    func converts(_ object: AnyObject) -> Bool { convert(object) != nil }
 
     func write(_ object: AnyObject, _ newValue: AttributeValue) -> Bool {
         guard let made = storable.value(from: newValue) as? Value else { return false }
