@@ -186,7 +186,7 @@ indirect enum FilterNode: Sendable, Hashable {
         case .equal: return equal(a, b, c, d)
         case .notEqual: return !equal(a, b, c, d)
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
-            if a.isNull || b.isNull { return false }
+            if a.isNull || b.isNull || a.isBinaryNaN || b.isBinaryNaN { return false }
             let comparable =
                 a.type == b.type || (a.type?.isNumeric == true && b.type?.isNumeric == true)
             guard comparable else {
@@ -223,6 +223,18 @@ indirect enum FilterNode: Sendable, Hashable {
             }
         case .in:
             return false
+        }
+    }
+}
+
+extension AttributeValue {
+    /// Whether this is a double's or float's NaN, which no ordering comparison holds for (as
+    /// in Swift).
+    var isBinaryNaN: Bool {
+        switch self {
+        case .double(let d): return d.isNaN
+        case .float(let f): return f.isNaN
+        default: return false
         }
     }
 }

@@ -390,7 +390,7 @@ struct ColumnConstraints {
                 exact = exact && isExact
                 return (prefixes.map { bounded.apply(to: $0) }, covered, exact)
             case .prefix(let text):
-                guard type == .string, let bytes = IndexKey.stringPrefix(text) else { break }
+                guard type.isText, let bytes = IndexKey.stringPrefix(text) else { break }
                 covered.formUnion(terms)
                 return (prefixes.map { KeyRange.prefix($0 + bytes) }, covered, false)
             case .notNull:
@@ -438,6 +438,11 @@ struct ColumnConstraints {
             guard let bytes = encode(value, as: type) else { return nil }
             result.upper = bytes
             result.upperInclusive = inclusive
+        } else if type == .double || type == .float {
+            // NaN, after every number in the index, holds no ordering comparison.
+            var nan = [IndexKey.valueTag]
+            IndexKey.appendDouble(.nan, to: &nan)
+            result.upper = nan
         }
         return result
     }

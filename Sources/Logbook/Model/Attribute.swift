@@ -117,6 +117,11 @@ protocol TypedAttributeField {
 
 extension Attribute: TypedAttributeField where Value: AttributeStorable {
     static func makeTypedAccessor(name: String, offset: Int) throws -> (any FieldAccessor)? {
+        if let optional = Value.self as? any OptionalMarker.Type,
+            optional.wrappedType is any OptionalMarker.Type
+        {
+            throw StorableTypes.Refusal(reason: "an optional of an optional cannot be stored")
+        }
         switch Value.attributeType {
         case .array, .set, .composite:
             throw StorableTypes.Refusal(

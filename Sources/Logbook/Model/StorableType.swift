@@ -41,17 +41,22 @@ final class StorableType: @unchecked Sendable {  // immutable; its closures capt
     let description: AttributeDescription
     /// A value of the type to stand in where one is needed before any is known, if there is one.
     let placeholder: Any?
+    /// For an enum, its cases when they can be listed (`CaseIterable`, or an enum without
+    /// payloads), in declaration order.
+    let cases: [Any]?
     private let toValue: (Any) -> AttributeValue?
     private let fromValue: (AttributeValue) -> Any?
 
     init(
         _ swiftType: Any.Type, kind: Kind, description: AttributeDescription, placeholder: Any?,
-        toValue: @escaping (Any) -> AttributeValue?, fromValue: @escaping (AttributeValue) -> Any?
+        cases: [Any]? = nil, toValue: @escaping (Any) -> AttributeValue?,
+        fromValue: @escaping (AttributeValue) -> Any?
     ) {
         self.swiftType = swiftType
         self.kind = kind
         self.description = description
         self.placeholder = placeholder
+        self.cases = cases
         self.toValue = toValue
         self.fromValue = fromValue
     }
@@ -189,7 +194,7 @@ final class StorableType: @unchecked Sendable {  // immutable; its closures capt
         case .collection(let element, _):
             pair = element.sentinels.map { (.array([$0.0]), .array([$0.1, $0.0])) }
         case .raw(let raw):
-            guard let cases = StorableTypes.cases(of: swiftType), cases.count >= 2,
+            guard let cases, cases.count >= 2,
                 let a = toValue(cases[0]), let b = toValue(cases[1])
             else { return raw.sentinels.flatMap(verified) }
             pair = (a, b)

@@ -196,15 +196,49 @@ enum StorableTypes {
         }
         var description = raw.description
         description.typeName = String(describing: type)
+        // Every case that reads back through its raw value.
+        let cases = (cases(of: type) as? [T] ?? noPayloadCases(type))?.filter {
+            T(rawValue: $0.rawValue).flatMap { raw.attributeValue(of: $0.rawValue) }
+                == raw.attributeValue(of: $0.rawValue)
+        }
         let placeholder: Any? =
-            cases(of: type)?.first
-            ?? (raw.placeholder as? T.RawValue).flatMap { T(rawValue: $0) }
+            cases?.first ?? (raw.placeholder as? T.RawValue).flatMap { T(rawValue: $0) }
         return StorableType(
             type, kind: .raw(raw), description: description, placeholder: placeholder,
+            cases: cases,
             toValue: { value in (value as? T).flatMap { raw.attributeValue(of: $0.rawValue) } },
             fromValue: { stored in
                 (raw.value(from: stored) as? T.RawValue).flatMap { T(rawValue: $0) }
             })
+    }
+
+    /// The cases of an enum without payloads, in declaration order, read from its type
+    /// metadata (the Swift ABI's: an enum's metadata kind 0x201; its descriptor, of kind 18,
+    /// counts payload cases and empty cases; a case without payload is its index in the
+    /// enum's one or two bytes); `nil` for any other type or layout.
+    static func noPayloadCases<T>(_ type: T.Type) -> [T]? {
+        let metadata = unsafeBitCast(type as Any.Type, to: UnsafeRawPointer.self)
+        guard metadata.load(as: UInt.self) == 0x201 else { return nil }
+        let descriptor = metadata.load(
+            fromByteOffset: MemoryLayout<UInt>.size, as: UnsafeRawPointer.self)
+        guard descriptor.load(as: UInt32.self) & 0x1F == 18,
+            descriptor.load(fromByteOffset: 20, as: UInt32.self) & 0x00FF_FFFF == 0
+        else { return nil }
+        let count = Int(descriptor.load(fromByteOffset: 24, as: UInt32.self))
+        let size = MemoryLayout<T>.size
+        guard (count == 1 && size == 0) || (count > 1 && count <= 256 && size == 1)
+            || (count > 256 && count <= 65536 && size == 2)
+        else { return nil }
+        let buffer = UnsafeMutableRawPointer.allocate(
+            byteCount: max(size, 1), alignment: MemoryLayout<T>.alignment)
+        defer { buffer.deallocate() }
+        var result: [T] = []
+        for k in 0..<count {
+            if size == 1 { buffer.storeBytes(of: UInt8(k), as: UInt8.self) }
+            if size == 2 { buffer.storeBytes(of: UInt16(k), as: UInt16.self) }
+            result.append(buffer.load(as: T.self))
+        }
+        return result
     }
 
     private static func composite(

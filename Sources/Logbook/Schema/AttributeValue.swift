@@ -86,9 +86,10 @@ public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Orders two values: `null` first; numbers numerically (a decimal exactly against integers
-    /// and decimals); strings by Unicode scalar values; `false` before `true`; arrays and
-    /// composites element by element (a shorter array first when it is the other's start);
-    /// values of unrelated types by type.
+    /// and decimals; a double's or float's NaN after every number, equal to itself, as indexes
+    /// keep it; a decimal's NaN before every number, as Foundation orders it); strings by
+    /// Unicode scalar values; `false` before `true`; arrays and composites element by element
+    /// (a shorter array first when it is the other's start); values of unrelated types by type.
     public static func compare(_ a: AttributeValue, _ b: AttributeValue) -> ComparisonResult {
         switch (a, b) {
         case (.null, .null): return .orderedSame
@@ -96,7 +97,7 @@ public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
         case (_, .null): return .orderedDescending
         case (.string(let x), .string(let y)): return order(x, y)
         case (.integer(let x), .integer(let y)): return order(x, y)
-        case (.double(let x), .double(let y)): return order(x, y)
+        case (.double(let x), .double(let y)): return orderFloating(x, y)
         case (.bool(let x), .bool(let y)): return order(x ? 1 : 0, y ? 1 : 0)
         case (.date(let x), .date(let y)): return order(x, y)
         case (.data(let x), .data(let y)):
@@ -104,7 +105,7 @@ public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
                 ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
         case (.uuid(let x), .uuid(let y)): return order(x.uuidString, y.uuidString)
         case (.unsigned(let x), .unsigned(let y)): return order(x, y)
-        case (.float(let x), .float(let y)): return order(x, y)
+        case (.float(let x), .float(let y)): return orderFloating(x, y)
         case (.decimal(let x), .decimal(let y)): return order(x, y)
         case (.array(let x), .array(let y)): return orderElements(x, y)
         case (.composite(let x), .composite(let y)): return orderElements(x.values, y.values)
@@ -176,6 +177,13 @@ public struct CompositeValue: Sendable, Hashable, CustomStringConvertible {
 @inline(__always)
 func order<T: Comparable>(_ x: T, _ y: T) -> ComparisonResult {
     x < y ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
+}
+
+/// A total order of binary floating-point numbers: NaN after everything, equal to itself.
+@inline(__always)
+private func orderFloating<T: BinaryFloatingPoint>(_ x: T, _ y: T) -> ComparisonResult {
+    if x.isNaN || y.isNaN { return x.isNaN == y.isNaN ? .orderedSame : (x.isNaN ? .orderedDescending : .orderedAscending) }
+    return order(x, y)
 }
 
 private func orderElements(_ x: [AttributeValue], _ y: [AttributeValue]) -> ComparisonResult {
