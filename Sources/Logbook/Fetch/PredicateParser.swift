@@ -274,6 +274,8 @@ struct PredicateParser {
                 at: token)
         }
         if let v = raw as? AttributeValue { return v }
+        // Any stored type as it is stored: an enum as its raw value, a UInt64, a Decimal…
+        if let v = StorableTypes.attributeValue(of: raw) { return v }
         for type in AttributeType.allCases {
             if let v = AttributeValue.converting(raw, to: type),
                 !(type == .double && raw is any BinaryInteger)
@@ -282,7 +284,7 @@ struct PredicateParser {
             }
         }
         throw error(
-            "the argument \(raw) (\(Swift.type(of: raw))) is not a String, number, Bool, Date, Data or UUID",
+            "the argument \(raw) (\(Swift.type(of: raw))) is not a value of a type Logbook stores",
             at: token)
     }
 }
