@@ -14,8 +14,9 @@ extension AttributeValue {
         /// an array; a composite as an object of its fields.
         case json
         /// A CSV field (RFC 4180): the ``init(text:as:)`` form, in double quotes (doubled
-        /// inside) when it holds a comma, a quote or a line break; empty for `null`. An array,
-        /// set or composite is its JSON text.
+        /// inside) when it holds a comma, a quote or a line break, or is empty (`""`, so that
+        /// an empty string is not `null`); empty for `null`. An array, set or composite is its
+        /// JSON text.
         case csv
         /// An SQL literal that SQLite and PostgreSQL read alike: `NULL`, numbers (a decimal
         /// with all its digits), `TRUE` and `FALSE`, and everything else as a single-quoted

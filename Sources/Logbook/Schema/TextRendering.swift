@@ -98,9 +98,12 @@ package enum TextRendering {
     static func appendCSVField(_ text: String, to output: inout [UInt8]) {
         var text = text
         text.withUTF8 { bytes in
-            let needsQuotes = bytes.contains {
-                $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D
-            }
+            // An empty string is quoted, so that it is not the empty field of a null.
+            let needsQuotes =
+                bytes.isEmpty
+                || bytes.contains {
+                    $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D
+                }
             if needsQuotes {
                 appendQuoted(bytes, quote: UInt8(ascii: "\""), to: &output)
             } else {
