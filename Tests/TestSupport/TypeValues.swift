@@ -5,8 +5,13 @@ import Logbook
 /// often, and their stored forms, for round-trip tests.
 public struct TypeValues {
     public var rng: SeededGenerator
+    /// Whether strings may hold U+0000 (PostgreSQL's text cannot).
+    public var allowsNUL = true
 
-    public init(seed: UInt64) { rng = SeededGenerator(seed: seed) }
+    public init(seed: UInt64, allowsNUL: Bool = true) {
+        rng = SeededGenerator(seed: seed)
+        self.allowsNUL = allowsNUL
+    }
 
     private mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &rng) < percent }
 
@@ -50,7 +55,7 @@ public struct TypeValues {
 
     public mutating func string() -> String {
         chance(30)
-            ? pick(["", "Pune", "e\u{301}", "\u{0}nul", "李小龙", "a,\"b\"\n", "🎉", " spaced "])
+            ? pick(["", "Pune", "e\u{301}", allowsNUL ? "\u{0}nul" : "\u{1}ctl", "李小龙", "a,\"b\"\n", "🎉", " spaced "])
             : String((0..<Int.random(in: 0...12, using: &rng)).map { _ in
                 pick(Array("abcXYZ 09éß,\"'\\"))
             })
