@@ -44,6 +44,9 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     /// of each of its fields (in ``StorableType/flatten(_:)`` order), and the property. A
     /// record's values for them are gathered, then each composite is made once.
     private let composites: [(marker: Int, fields: [Int], property: any CompositeProperty)]
+    /// Whether a record's composite fields must be gathered before each composite is made
+    /// (else each field is written in place as it is read).
+    private let gathersComposites: Bool
 
     /// - Throws: ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` if the class lacks
     ///   a stored attribute or holds it with another type.
@@ -123,6 +126,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
             composites.append((i, parts.map(\.1), marker.compositeProperty))
         }
         self.composites = composites
+        gathersComposites = composites.contains { !$0.property.isDirect }
         convertedFields = storedFields.indices.filter {
             storedFields[$0] is any ConvertedField && storedFields[$0].adoptsWrapper
         }
@@ -275,7 +279,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     private func loadFields(_ buffer: UnsafeRawBufferPointer, into object: AnyObject)
         throws -> UInt64?
     {
-        if !composites.isEmpty { return try loadGathering(buffer, into: object) }
+        if gathersComposites { return try loadGathering(buffer, into: object) }
         var r = ByteReader(buffer)
         let version = try r.varint()
         guard recordLayout.hasCurrentLayout(version) else { return nil }
