@@ -7,6 +7,7 @@ enum LogbookBench {
         EngineWorkloads.all + SyncWorkloads.all + CompactWorkload.all + YCSBWorkloads.all
             + ObjectWorkloads.all + IndexWorkloads.all + ResourceWorkloads.all + ToolWorkloads.all
             + HistoryWorkloads.all + ContextSyncWorkloads.all + OrderedWorkloads.all
+            + TypeWorkloads.all
     }
 
     static func main() {
