@@ -13,7 +13,9 @@ public struct TypeValues {
         self.allowsNUL = allowsNUL
     }
 
-    private mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &rng) < percent }
+    private mutating func chance(_ percent: Int) -> Bool {
+        Int.random(in: 0..<100, using: &rng) < percent
+    }
 
     private mutating func pick<T>(_ values: [T]) -> T { values.randomElement(using: &rng)! }
 
@@ -24,8 +26,10 @@ public struct TypeValues {
 
     public mutating func float() -> Float {
         chance(40)
-            ? pick([0, -0.0, .nan, .infinity, -.infinity, .leastNonzeroMagnitude,
-                .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 0.1, 1.0 / 3])
+            ? pick([
+                0, -0.0, .nan, .infinity, -.infinity, .leastNonzeroMagnitude,
+                .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 0.1, 1.0 / 3,
+            ])
             : Float(bitPattern: UInt32.random(in: 0...UInt32.max, using: &rng))
     }
 
@@ -55,18 +59,24 @@ public struct TypeValues {
 
     public mutating func string() -> String {
         chance(30)
-            ? pick(["", "Pune", "e\u{301}", allowsNUL ? "\u{0}nul" : "\u{1}ctl", "李小龙", "a,\"b\"\n", "🎉", " spaced "])
-            : String((0..<Int.random(in: 0...12, using: &rng)).map { _ in
-                pick(Array("abcXYZ 09éß,\"'\\"))
-            })
+            ? pick([
+                "", "Pune", "e\u{301}", allowsNUL ? "\u{0}nul" : "\u{1}ctl", "李小龙", "a,\"b\"\n",
+                "🎉", " spaced ",
+            ])
+            : String(
+                (0..<Int.random(in: 0...12, using: &rng)).map { _ in
+                    pick(Array("abcXYZ 09éß,\"'\\"))
+                })
     }
 
     public mutating func url() -> URL {
         pick([
-            URL(string: "https://example.com/")!, URL(string: "https://logbook.example/a?b=c&d=%20")!,
+            URL(string: "https://example.com/")!,
+            URL(string: "https://logbook.example/a?b=c&d=%20")!,
             URL(string: "file:///tmp/x%20y")!, URL(string: "mailto:ann@example.com")!,
-            URL(string: "https://xn--bcher-kva.example/pfad/🎉".addingPercentEncoding(
-                withAllowedCharacters: .urlPathAllowed)!)!,
+            URL(
+                string: "https://xn--bcher-kva.example/pfad/🎉".addingPercentEncoding(
+                    withAllowedCharacters: .urlPathAllowed)!)!,
             URL(string: "relative/path")!,
         ])
     }
@@ -131,8 +141,12 @@ public struct TypeValues {
         if !chance(33) { g.priority = priority() }
         if !chance(33) { g.address = address() }
         if !chance(33) { g.tags = tags() }
-        if !chance(33) { g.statuses = Set((0..<Int.random(in: 0...3, using: &rng)).map { _ in status() }) }
-        g.maybeNames = (0..<Int.random(in: 0...3, using: &rng)).map { _ in chance(40) ? nil : string() }
+        if !chance(33) {
+            g.statuses = Set((0..<Int.random(in: 0...3, using: &rng)).map { _ in status() })
+        }
+        g.maybeNames = (0..<Int.random(in: 0...3, using: &rng)).map { _ in
+            chance(40) ? nil : string()
+        }
         return g
     }
 }
@@ -196,29 +210,34 @@ private func addressValues(_ a: Address?, prefix: String) -> [String: AttributeV
 }
 
 /// Whether two values are the same stored value: doubles and floats by their bits (NaN is
-/// NaN, -0 is not +0), decimals as decimals, arrays and composites element by element.
-public func sameValue(_ a: AttributeValue, _ b: AttributeValue) -> Bool {
+/// NaN, -0 is not +0), decimals as decimals, arrays and composites element by element. With
+/// `anyNaN`, any two NaNs are the same: text (JSON, CSV, SQL) writes every NaN as `nan`, so a
+/// NaN's payload does not survive an export.
+public func sameValue(_ a: AttributeValue, _ b: AttributeValue, anyNaN: Bool = false) -> Bool {
     switch (a, b) {
-    case (.double(let x), .double(let y)): return x.bitPattern == y.bitPattern
-    case (.float(let x), .float(let y)): return x.bitPattern == y.bitPattern
+    case (.double(let x), .double(let y)):
+        return x.bitPattern == y.bitPattern || (anyNaN && x.isNaN && y.isNaN)
+    case (.float(let x), .float(let y)):
+        return x.bitPattern == y.bitPattern || (anyNaN && x.isNaN && y.isNaN)
     case (.decimal(let x), .decimal(let y)): return x == y || (x.isNaN && y.isNaN)
     case (.array(let x), .array(let y)):
-        return x.count == y.count && zip(x, y).allSatisfy { sameValue($0, $1) }
+        return x.count == y.count && zip(x, y).allSatisfy { sameValue($0, $1, anyNaN: anyNaN) }
     case (.composite(let x), .composite(let y)):
         return x.fields == y.fields && x.values.count == y.values.count
-            && zip(x.values, y.values).allSatisfy { sameValue($0, $1) }
+            && zip(x.values, y.values).allSatisfy { sameValue($0, $1, anyNaN: anyNaN) }
     default: return a == b
     }
 }
 
-/// The first field where two sets of stored values differ, described, or `nil`.
-public func firstDifference(_ found: [String: AttributeValue], _ expected: [String: AttributeValue])
-    -> String?
-{
+/// The first field where two sets of stored values differ (``sameValue(_:_:anyNaN:)``),
+/// described, or `nil`.
+public func firstDifference(
+    _ found: [String: AttributeValue], _ expected: [String: AttributeValue], anyNaN: Bool = false
+) -> String? {
     for key in Set(found.keys).union(expected.keys).sorted() {
         let f = found[key] ?? .null
         let e = expected[key] ?? .null
-        if !sameValue(f, e) { return "\(key): found \(f), expected \(e)" }
+        if !sameValue(f, e, anyNaN: anyNaN) { return "\(key): found \(f), expected \(e)" }
     }
     return nil
 }
