@@ -20,6 +20,11 @@ protocol CompositeProperty: AnyObject, Sendable {
     func setField(_ object: AnyObject, _ index: Int, _ value: AttributeValue) -> Bool
     /// Makes an absent composite present with its starting fields.
     func makePresent(_ object: AnyObject) -> Bool
+    /// For field `index` of a composite that is never absent, held in place as one of the
+    /// common kinds (a `String`, `Int64`, `Int`, `Double` or `Bool` that is not optional): its
+    /// kind and its offset from the composite's start, so that ``EntityBinding`` reads and
+    /// writes it as it does an attribute of that kind; `nil` otherwise.
+    func inPlace(_ index: Int) -> (kind: FieldKind, offset: Int)?
     /// Reads field `index`'s (non-null) value from a record into the composite (made present
     /// first if it is absent).
     func decodeField(_ object: AnyObject, _ index: Int, _ r: inout ByteReader, shape: ValueShape)
@@ -52,6 +57,22 @@ final class CompositeProperty_<Value>: CompositeProperty, @unchecked Sendable { 
     }
 
     var isDirect: Bool { direct != nil }
+
+    func inPlace(_ index: Int) -> (kind: FieldKind, offset: Int)? {
+        guard optional == nil, let direct, index < direct.count, !direct[index].optional else {
+            return nil
+        }
+        let kind: FieldKind
+        switch direct[index].scalar {
+        case .string: kind = .string
+        case .int64: kind = .int64
+        case .int: kind = .int
+        case .double: kind = .double
+        case .bool: kind = .bool
+        default: return nil
+        }
+        return (kind, direct[index].offset)
+    }
 
     /// The composite's fields in place, if writing a value's fields there and reading them back
     /// give what `init(from:)` and `encode(to:)` give, for two values whose fields all differ
@@ -156,13 +177,16 @@ final class CompositeProperty_<Value>: CompositeProperty, @unchecked Sendable { 
     {
         if let direct, index < direct.count {
             guard makePresent(object) else { throw ByteReader.Truncated() }
-            try direct[index].decode(&r, into: UnsafeMutableRawPointer(value(object)))
+            try direct[index].decode(
+                &r, into: unsafeBitCast(object, to: UnsafeMutableRawPointer.self) + valueOffset)
             return
         }
         guard setField(object, index, try r.value(shape)) else { throw ByteReader.Truncated() }
     }
 
     func makePresent(_ object: AnyObject) -> Bool {
+        // Not through `isPresent`: the typed pointer it makes costs a metadata lookup a call.
+        if optional == nil { return true }
         if isPresent(object) { return true }
         guard let starting else { return false }
         value(object).pointee = starting
@@ -278,7 +302,9 @@ final class CompositeFieldAccessor: FieldAccessor, CompositeMarker {
     let valueType: Any.Type
     let fieldType: StorableType?
     private let shape: ValueShape
-    var kind: FieldKind { .composite }
+    /// `.composite`, or the kind of a field held in place (``CompositeProperty/inPlace(_:)``),
+    /// whose ``valueOffset`` is then the field's own.
+    let kind: FieldKind
     var type: AttributeType { attribute.type }
     var isOptional: Bool { attribute.isOptional }
     var adoptsWrapper: Bool { false }
@@ -294,7 +320,9 @@ final class CompositeFieldAccessor: FieldAccessor, CompositeMarker {
         fieldType: StorableType?, valueType: Any.Type
     ) {
         name = attribute.name
-        valueOffset = marker.valueOffset
+        let inPlace = marker.property.inPlace(index)
+        kind = inPlace?.kind ?? .composite
+        valueOffset = marker.valueOffset + (inPlace?.offset ?? 0)
         ownerOffset = marker.ownerOffset
         entryOffset = marker.entryOffset
         infoOffset = marker.infoOffset
