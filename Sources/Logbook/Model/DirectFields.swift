@@ -240,6 +240,8 @@ struct DirectField {
     /// stores as a property of the same name and type, in the same order, of a type with a
     /// direct form (nested composites too, when they are not optional); `nil` otherwise.
     static func fields(of type: StorableType, base: Int = 0) -> [DirectField]? {
+        // 0x200 is the kind of a struct's type metadata (its first word): a class or an enum
+        // does not hold its fields at fixed offsets of the value.
         guard let layout = type.fieldLayout,
             unsafeBitCast(type.swiftType, to: UnsafeRawPointer.self).load(as: UInt.self) == 0x200
         else { return nil }
