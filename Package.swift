@@ -32,6 +32,9 @@ let package = Package(
         .testTarget(
             name: "LogbookCLITests", dependencies: ["Logbook", "LogStore", "TestSupport"]),
         .testTarget(name: "CrashTests", dependencies: ["LogStore", "Logbook", "TestSupport"]),
+        // `logbook studio` in-process: its HTTP server, routes and pages.
+        .testTarget(
+            name: "StudioTests", dependencies: ["logbook", "Logbook", "LogStore", "TestSupport"]),
         .testTarget(
             name: "EmployeesTests", dependencies: ["employees", "TestSupport"],
             exclude: ["Fixtures"]),

@@ -24,6 +24,18 @@ import Testing
         try container.close()
     }
 
+    /// A store as ``filled(_:count:)`` makes it; the salaries below 100 it holds, and the path
+    /// of its sidecar.
+    private func filledWithSidecar(_ fixture: LogbookFixture) throws -> (
+        expected: [String], sidecar: String
+    ) {
+        try filled(fixture)
+        let clean = try fixture.open([Staff.self, Team.self])
+        let expected = try salaries(clean, below: 100)
+        try clean.close()
+        return (expected, fixture.url.path + "/logbook-indexes.sidecar")
+    }
+
     private func salaries(_ container: ModelContainer, below limit: Int64) throws -> [String] {
         try ModelContext(container).fetch(
             FetchDescriptor<Staff>(
@@ -46,7 +58,8 @@ import Testing
             FetchDescriptor<Staff>(predicate: #Predicate { $0.salary >= 500 && $0.salary < 520 }))
         for staff in some { staff.salary = 5 }
         context.insert(Staff("new one", salary: 1))
-        let gone = try context.fetch(FetchDescriptor<Staff>(predicate: #Predicate { $0.salary == 99 }))
+        let gone = try context.fetch(
+            FetchDescriptor<Staff>(predicate: #Predicate { $0.salary == 99 }))
         for staff in gone { context.delete(staff) }
         try context.save()
         #expect(try container.indexProblems() == [])
@@ -78,11 +91,7 @@ import Testing
     func damageIsFoundBeforeUseAndTheIndexesAreBuilt(_ damage: Damage) throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
-        try filled(fixture)
-        let clean = try fixture.open([Staff.self, Team.self])
-        let expected = try salaries(clean, below: 100)
-        try clean.close()
-        let sidecar = fixture.url.path + "/logbook-indexes.sidecar"
+        let (expected, sidecar) = try filledWithSidecar(fixture)
         var bytes = readFile(sidecar)
         var offset: Int
         switch damage {
@@ -122,6 +131,33 @@ import Testing
         #expect(reopened.indexesReadFromSidecar, "\(damage): \(reopened.indexSidecarNote ?? "")")
         #expect(try reopened.indexProblems() == [])
         #expect(try salaries(reopened, below: 100).count == expected.count + 1)
+    }
+
+    /// A forged sidecar (every CRC right) whose chunk ends in an entry that sorts after the
+    /// next chunk's head: its check finds it before a lookup can miss entries.
+    @Test func aChunkSortingAfterTheNextOneFailsItsCheck() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let (expected, sidecar) = try filledWithSidecar(fixture)
+        var bytes = readFile(sidecar)
+        let chunks = FuzzSidecarLayout(bytes).chunks
+        // A chunk followed by another of the same index (directory records adjacent), whose
+        // last entry is raised: still last in its chunk, but after the next chunk's head.
+        let c = try #require(
+            chunks.indices.dropLast().first {
+                chunks[$0 + 1].record == chunks[$0].record + 20
+                    && bytes[chunks[$0 + 1].data + 4 * readChunkEnds(bytes, chunks[$0 + 1]).count]
+                        < 0xFF
+            })
+        let ends = readChunkEnds(bytes, chunks[c])
+        bytes[chunks[c].data + 4 * ends.count + ends[ends.count - 2]] = 0xFF
+        FuzzSidecarLayout.reseal(&bytes)
+        writeFile(sidecar, bytes)
+        let container = try fixture.open([Staff.self, Team.self])
+        #expect(try salaries(container, below: 100) == expected)
+        let note = container.indexSidecarNote ?? ""
+        #expect(note.contains("sorts after the next chunk's head"), "\(note)")
+        #expect(try container.indexProblems() == [])
     }
 
     @Test func aDamagedChunkFoundByASaveIsBuiltFirst() throws {

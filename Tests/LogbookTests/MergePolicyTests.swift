@@ -5,20 +5,6 @@ import Testing
 
 /// Two contexts saving the same object: detection by per-object version, and the merge policies.
 @MainActor @Suite struct MergePolicyTests {
-    /// Saves Ann (salary 100), then makes two contexts that both read her.
-    private func twoReaders(_ fixture: LogbookFixture) throws -> (
-        ModelContainer, Employee, ModelContext, Employee, ModelContext
-    ) {
-        let container = try fixture.open()
-        container.mainContext.insert(Employee(name: "Ann", salary: 100))
-        try container.mainContext.save()
-        let first = ModelContext(container)
-        let second = ModelContext(container)
-        let a = try #require(try first.fetch(FetchDescriptor<Employee>()).first)
-        let b = try #require(try second.fetch(FetchDescriptor<Employee>()).first)
-        return (container, a, first, b, second)
-    }
-
     @Test func conflictingSaveThrowsByDefault() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }

@@ -6,8 +6,10 @@ enum LogbookBench {
     static var workloads: [Workload] {
         EngineWorkloads.all + SyncWorkloads.all + CompactWorkload.all + YCSBWorkloads.all
             + ObjectWorkloads.all + IndexWorkloads.all + ResourceWorkloads.all + ToolWorkloads.all
+            + EnumerateMemoryWorkload.all
             + HistoryWorkloads.all + ContextSyncWorkloads.all + OrderedWorkloads.all
             + TypeWorkloads.all
+            + StudioWorkloads.all
     }
 
     static func main() {

@@ -96,7 +96,8 @@ extension Segment {
     func checkedRecordBytes(fileSystem: (any FileSystem)? = nil) throws -> Int? {
         let fileSystem = fileSystem ?? self.fileSystem
         var recordBytes = 0
-        let chunk = 1 << 20
+        // No more than the segment holds: a small segment costs no megabyte of zeros.
+        let chunk = min(1 << 20, max(size, 1))
         var buffer = [UInt8](repeating: 0, count: chunk)
         var bufferStart = 0  // file offset of buffer[0]
         var bufferCount = 0

@@ -187,19 +187,13 @@ extension ModelContext {
                 entity: binding.entity.name, object: id.description,
                 expectedVersion: entry.version, foundVersion: found)
         case .contextWins:
-            table.entries[Int(e)].version = found
+            // Over a deletion the object is stored again, one version past the one read, so
+            // that a context that read it before the deletion still sees a conflict.
+            if stored != nil { table.entries[Int(e)].version = found }
         case .storeWins:
             table.entries[Int(e)].version = found
             table.entries[Int(e)].readGeneration = core.saveGeneration
-            guard entry.state == .persisted, let stored,
-                let object = table.objects[Int(e)]
-            else { return }
-            try stored.withUnsafeBytes { raw in
-                _ = try binding.codec.decode(raw, key: id.description) { i, value in
-                    binding.write(object, i, value)
-                }
-            }
-            table.markClean(e)
+            try takeStoredState(e, stored, binding, id)
         }
     }
 

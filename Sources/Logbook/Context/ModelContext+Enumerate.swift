@@ -1,8 +1,9 @@
 extension ModelContext {
     /// Calls `block` with each object of `descriptor`, in its order, building objects a batch
-    /// at a time — SwiftData's `enumerate(_:batchSize:…)`. The context holds no more than about
-    /// `batchSize` objects for it: objects `block` does not keep are let go of as it goes, so
-    /// memory does not grow with the result.
+    /// at a time — SwiftData's `enumerate(_:batchSize:…)`. The context holds no more than one
+    /// batch of objects for it: after each batch it lets go of the objects that `block` did not
+    /// keep and did not change (and that were not registered with unsaved changes before), so
+    /// memory does not grow with the result. Objects `block` keeps or changes stay registered.
     ///
     /// The matches (their identifiers and sort keys) are found first, in one consistent read
     /// of the store, with the context's pending changes taking part as in ``fetch(_:)-(FetchDescriptor<Model>)``; each
@@ -11,6 +12,8 @@ extension ModelContext {
     /// Without a sort descriptor the order is identifier order.
     /// - Throws: as ``fetch(_:)-(FetchDescriptor<Model>)``, and what `block` throws (which stops the enumeration).
     /// - Complexity: one pass over the entity's records, then one store read per object.
+    ///   Memory: 8 bytes per match for its identifier, plus one batch of objects (all of them
+    ///   at once when a sort descriptor's key path is not an attribute, to sort by).
     public func enumerate<Model: PersistentModel>(
         _ descriptor: FetchDescriptor<Model>, batchSize: Int = 5_000,
         _ block: (Model) throws -> Void
@@ -20,8 +23,11 @@ extension ModelContext {
         var start = 0
         while start < primaryKeys.count {
             let end = min(start + size, primaryKeys.count)
-            let batch = try primaryKeys[start..<end].map { try object(orDeleted: binding, $0) }
+            var batch = try primaryKeys[start..<end].map { try object(orDeleted: binding, $0) }
             for object in batch { try block(unsafeDowncast(object, to: Model.self)) }
+            let entries = batch.compactMap { binding.entry(of: $0, in: table) }
+            batch = []
+            table.release(entries)
             start = end
         }
     }
@@ -116,6 +122,10 @@ public struct FetchResultsCollection<Model: PersistentModel>: RandomAccessCollec
     public subscript(position: Int) -> Model {
         let start = position - position % batchSize
         if cache.start != start {
+            // The batch left behind: its objects the app does not hold are let go of.
+            let left = cache.objects.compactMap { binding.entry(of: $0, in: context.table) }
+            cache.objects = []
+            context.table.release(left)
             let end = Swift.min(start + batchSize, primaryKeys.count)
             cache.objects = primaryKeys[start..<end].map { pk in
                 (try? context.object(orDeleted: binding, pk))

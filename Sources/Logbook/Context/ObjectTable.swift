@@ -274,6 +274,18 @@ final class ObjectTable {
         deletedCount += 1
     }
 
+    /// Drops the pending deletion of entry `e` (the store's state won, ``MergePolicy/storeWins``):
+    /// the object is persisted and unchanged again, its values already the stored ones.
+    func undelete(_ e: Int32) {
+        let i = Int(e)
+        guard entries[i].state == .deleted else { return }
+        entries[i].state = .persisted
+        deletedCount -= 1
+        if entries[i].changedSlots != 0 { changeLog.removeAll { $0.entry == e } }
+        entries[i].changedSlots = 0
+        failures[e] = nil
+    }
+
     /// A changed object whose values were refreshed from the store: no longer changed.
     func markClean(_ e: Int32) {
         let i = Int(e)
@@ -414,19 +426,28 @@ final class ObjectTable {
     /// Releases the objects only the table holds that have no pending change, then sets the
     /// next threshold to twice what is left (amortized O(1) per registered object).
     func prune() {
-        for i in entries.indices
-        where (entries[i].state == .persisted && !entries[i].isChanged || entries[i].state == .gone)
-            && isKnownUniquelyReferenced(&objects[i])
-        {
-            if entries[i].state == .persisted {
-                registry[Int(entries[i].entity)].remove(entries[i].primaryKey)
-            }
-            entries[i].state = .free
-            objects[i] = nil
-            liveCount -= 1
-            free.append(Int32(i))
-        }
+        for i in entries.indices { releaseIfUnheld(i) }
         pruneThreshold = max(Self.minimumPrune, liveCount * 2)
+    }
+
+    /// Releases the objects of `released` that only the table holds and that have no pending
+    /// change, as ``prune()`` does for all (``ModelContext/enumerate(_:batchSize:_:)`` lets go
+    /// of each batch this way).
+    func release(_ released: [Int32]) {
+        for e in released { releaseIfUnheld(Int(e)) }
+    }
+
+    private func releaseIfUnheld(_ i: Int) {
+        guard entries[i].state == .persisted && !entries[i].isChanged || entries[i].state == .gone,
+            isKnownUniquelyReferenced(&objects[i])
+        else { return }
+        if entries[i].state == .persisted {
+            registry[Int(entries[i].entity)].remove(entries[i].primaryKey)
+        }
+        entries[i].state = .free
+        objects[i] = nil
+        liveCount -= 1
+        free.append(Int32(i))
     }
 
     /// Runs `body` with pruning held back, so objects registered during it stay registered

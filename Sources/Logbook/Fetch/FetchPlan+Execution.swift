@@ -221,7 +221,7 @@ extension ModelContext {
     }
 
     /// How the plan's stored candidates are found.
-    private func accessPlan(_ plan: FetchPlan) -> AccessPlan {
+    func accessPlan(_ plan: FetchPlan) -> AccessPlan {
         let filter: FilterNode?
         switch plan.matcher {
         case .all: filter = nil

@@ -119,6 +119,8 @@ struct FilterBinder {
         let keyed = operands.indices.filter {
             if case .key = operands[$0] { return true } else { return false }
         }
+        try checkLists(node, position)
+        if let decided = try constantComparison(node, operands, position) { return decided }
         var resolved: [Int: Resolved] = [:]
         for i in keyed {
             guard case .key(let name) = operands[i] else { continue }
@@ -180,6 +182,48 @@ struct FilterBinder {
     {
         if attribute.type.isCollection || attribute.type == .composite { return value }
         return value.converted(to: attribute.type) ?? value
+    }
+
+    /// Throws if a list (`{…}`, or `%@` with an array) is anywhere but right of `IN`: refused
+    /// when binding, not when a plan first evaluates the comparison (which it may never do).
+    private func checkLists(_ node: FilterNode, _ position: PredicatePosition?) throws {
+        guard case .compare(let lhs, let op, let rhs, _, _) = node else { return }
+        let left: Bool
+        if case .list = lhs {
+            left = true
+        } else if case .list = rhs, op != .in {
+            left = false
+        } else {
+            return
+        }
+        let message = "a list {…} is only allowed after IN or BETWEEN"
+        guard let position else { throw LogbookError.unsupportedPredicate(message) }
+        throw LogbookError.predicateSyntax(
+            message: message, line: left ? position.lhsLine : position.rhsLine,
+            column: left ? position.lhsColumn : position.rhsColumn)
+    }
+
+    /// A comparison of constants only (`1 < 'B'`), decided now: its answer, or its error, must
+    /// not depend on whether a plan evaluates it for some object or finds none to evaluate it
+    /// for. `nil` if an operand is not a constant.
+    /// - Throws: ``LogbookError/predicateSyntax(message:line:column:)`` at the comparison, for
+    ///   constants that do not compare.
+    private func constantComparison(
+        _ node: FilterNode, _ operands: [FilterOperand], _ position: PredicatePosition?
+    ) throws -> FilterNode? {
+        for operand in operands {
+            switch operand {
+            case .value, .list: continue
+            default: return nil
+            }
+        }
+        do {
+            return .constant(try node.evaluate(NoValues()))
+        } catch LogbookError.unsupportedPredicate(let reason) {
+            guard let position else { throw LogbookError.unsupportedPredicate(reason) }
+            throw LogbookError.predicateSyntax(
+                message: reason, line: position.lhsLine, column: position.lhsColumn)
+        }
     }
 
     private func rebuilt(_ node: FilterNode, _ operands: [FilterOperand]) -> FilterNode {

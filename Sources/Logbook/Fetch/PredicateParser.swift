@@ -36,6 +36,14 @@ struct PredicatePosition: Sendable, Hashable {
 ///             | %@ | %d | %K | "{" operand ("," operand)* "}"
 /// ```
 /// Keywords are case-insensitive.
+///
+/// Nesting is bounded (``StringPredicate/maximumDepth``), so that no input can exhaust the stack
+/// here or in anything that walks the tree later (binding, planning, evaluation): each `NOT`,
+/// each pair of parentheses, each level of `AND`/`OR` and each `.` of a key path counts one
+/// level. A chain of one operator (`a AND b AND c …`) is built as a balanced tree, which
+/// evaluates its terms in the same order and stops at the same one as the left-leaning tree of
+/// the grammar, so a chain of n terms is ⌈log₂ n⌉ levels. A list `{…}` holds constants only,
+/// so it never nests.
 struct PredicateParser {
     private let tokens: [PredicateToken]
     private var position = 0
@@ -43,6 +51,12 @@ struct PredicateParser {
     private var nextArgument = 0
     /// Where each comparison's operands start, in the order the comparisons were parsed.
     private var positions: [PredicatePosition] = []
+    /// The `NOT`s and parentheses open around the current token: each adds a level to what is
+    /// parsed inside it, so the parser refuses to go deeper than the limit before it recurses.
+    private var open = 0
+
+    /// A parsed part and how many levels deep it is (a comparison is 1).
+    private typealias Parsed = (node: FilterNode, depth: Int)
 
     /// - Returns: the filter and where each of its comparisons' operands are (for errors found
     ///   when it is bound to an entity).
@@ -52,7 +66,7 @@ struct PredicateParser {
     ) {
         var parser = PredicateParser(
             tokens: try PredicateLexer.tokenize(text), arguments: arguments)
-        let node = try parser.parseOr()
+        let node = try parser.parseOr().node
         guard parser.current.kind == .end else {
             throw parser.error("expected AND, OR or the end of the predicate")
         }
@@ -89,35 +103,73 @@ struct PredicateParser {
         return false
     }
 
-    private mutating func parseOr() throws -> FilterNode {
-        var node = try parseAnd()
-        while accept(keyword: "OR") || accept(symbol: "||") { node = .or(node, try parseAnd()) }
-        return node
+    private mutating func parseOr() throws -> Parsed {
+        let start = current
+        var terms = [try parseAnd()]
+        while accept(keyword: "OR") || accept(symbol: "||") { terms.append(try parseAnd()) }
+        return try chain(terms[...], FilterNode.or, start)
     }
 
-    private mutating func parseAnd() throws -> FilterNode {
-        var node = try parseNot()
-        while accept(keyword: "AND") || accept(symbol: "&&") { node = .and(node, try parseNot()) }
-        return node
+    private mutating func parseAnd() throws -> Parsed {
+        let start = current
+        var terms = [try parseNot()]
+        while accept(keyword: "AND") || accept(symbol: "&&") { terms.append(try parseNot()) }
+        return try chain(terms[...], FilterNode.and, start)
     }
 
-    private mutating func parseNot() throws -> FilterNode {
-        if accept(keyword: "NOT") || accept(symbol: "!") { return .not(try parseNot()) }
-        if accept(keyword: "TRUEPREDICATE") { return .constant(true) }
-        if accept(keyword: "FALSEPREDICATE") { return .constant(false) }
+    /// `terms` joined by `join` as a balanced tree (see the type's comment).
+    private func chain(
+        _ terms: ArraySlice<Parsed>, _ join: (FilterNode, FilterNode) -> FilterNode,
+        _ start: PredicateToken
+    ) throws -> Parsed {
+        guard terms.count > 1 else { return terms[terms.startIndex] }
+        let middle = terms.startIndex + terms.count / 2
+        let left = try chain(terms[..<middle], join, start)
+        let right = try chain(terms[middle...], join, start)
+        return (join(left.node, right.node), try level(max(left.depth, right.depth) + 1, start))
+    }
+
+    /// `depth`, if it is within the limit.
+    private func level(_ depth: Int, _ token: PredicateToken) throws -> Int {
+        guard depth <= StringPredicate.maximumDepth else {
+            throw error(
+                "the predicate nests more than \(StringPredicate.maximumDepth) levels deep "
+                    + "(each NOT, pair of parentheses, level of AND or OR, and . of a key path "
+                    + "is one)", at: token)
+        }
+        return depth
+    }
+
+    private mutating func parseNot() throws -> Parsed {
+        let token = current
+        if accept(keyword: "NOT") || accept(symbol: "!") {
+            let inner = try nested(token) { try $0.parseNot() }
+            return (.not(inner.node), try level(inner.depth + 1, token))
+        }
+        if accept(keyword: "TRUEPREDICATE") { return (.constant(true), 1) }
+        if accept(keyword: "FALSEPREDICATE") { return (.constant(false), 1) }
         if current.kind == .symbol("(") {
-            let open = current
             advance()
-            let node = try parseOr()
+            let inner = try nested(token) { try $0.parseOr() }
             guard accept(symbol: ")") else {
-                throw error("expected \")\" to close the \"(\" at column \(open.column)")
+                throw error("expected \")\" to close the \"(\" at column \(token.column)")
             }
-            return node
+            return (inner.node, try level(inner.depth + 1, token))
         }
         return try parseComparison()
     }
 
-    private mutating func parseComparison() throws -> FilterNode {
+    /// Parses inside the `NOT` or `(` at `token`, refusing first if that is past the limit.
+    private mutating func nested(_ token: PredicateToken, _ body: (inout Self) throws -> Parsed)
+        throws -> Parsed
+    {
+        open += 1
+        defer { open -= 1 }
+        _ = try level(open + 1, token)
+        return try body(&self)
+    }
+
+    private mutating func parseComparison() throws -> Parsed {
         if case .keyword(let k) = current.kind, ["ANY", "ALL", "SOME", "NONE"].contains(k) {
             throw error(
                 "\(k) applies to to-many relationships, which string predicates do not support")
@@ -131,7 +183,10 @@ struct PredicateParser {
             switch range {
             case .list(let bounds) where bounds.count == 2:
                 positions.append(PredicatePosition(lhs: lhsToken, rhs: rangeToken))
-                return .between(lhs, lower: .value(bounds[0]), upper: .value(bounds[1]))
+                return (
+                    .between(lhs, lower: .value(bounds[0]), upper: .value(bounds[1])),
+                    try level(1 + hops(lhs), lhsToken)
+                )
             default:
                 throw error("BETWEEN needs two bounds, such as {1, 10}", at: opToken)
             }
@@ -171,9 +226,18 @@ struct PredicateParser {
             throw error("IN needs a list, such as {\"a\", \"b\"} or %@ with an array", at: rhsToken)
         }
         positions.append(PredicatePosition(lhs: lhsToken, rhs: rhsToken))
-        return .compare(
-            lhs, op, rhs, caseInsensitive: caseInsensitive,
-            diacriticInsensitive: diacriticInsensitive)
+        let depth = try level(1 + max(hops(lhs), hops(rhs)), hops(lhs) > 0 ? lhsToken : rhsToken)
+        return (
+            .compare(
+                lhs, op, rhs, caseInsensitive: caseInsensitive,
+                diacriticInsensitive: diacriticInsensitive), depth
+        )
+    }
+
+    /// The relationships a key path operand follows (its dots): binding nests a level for each.
+    private func hops(_ operand: FilterOperand) -> Int {
+        guard case .key(let path) = operand else { return 0 }
+        return path.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: ".") ? 1 : 0) }
     }
 
     private mutating func parseOperand() throws -> FilterOperand {
@@ -209,7 +273,10 @@ struct PredicateParser {
             if !accept(symbol: "}") {
                 repeat {
                     let itemToken = current
-                    guard case .value(let v) = try parseOperand() else {
+                    // Refused before it is parsed: a list in a list would recurse.
+                    guard itemToken.kind != .symbol("{"),
+                        case .value(let v) = try parseOperand()
+                    else {
                         throw error("a list {…} holds constants only", at: itemToken)
                     }
                     items.append(v)

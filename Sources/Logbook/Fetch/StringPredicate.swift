@@ -8,9 +8,19 @@
 /// `TRUE`/`FALSE`/`YES`/`NO`, `NIL`/`NULL`) and arguments `%@` (any value or array), `%d`
 /// (integer), `%K` (key path). Comparisons with `nil`: `==`/`!=` work; ordering is false.
 ///
+/// Nesting is limited to ``maximumDepth`` levels, so that no text, however hostile, can exhaust
+/// the stack; past it the parser throws a syntax error pointing at where the limit is crossed.
+///
 /// Usable without a store: tools evaluate it on decoded records (``evaluate(_:)``).
 /// Immutable, `Sendable`.
 public struct StringPredicate: Sendable, CustomStringConvertible {
+    /// How many levels a predicate may nest: each `NOT`, each pair of parentheses, each level
+    /// of `AND` or `OR`, and each `.` of a key path (a relationship followed) is one, and a
+    /// comparison is one. A chain of one operator, `a OR b OR c …`, is kept as a balanced tree:
+    /// n terms are ⌈log₂ n⌉ levels, so a chain of a million terms is 20. A list `{…}` holds
+    /// constants, never another list.
+    public static let maximumDepth = 100
+
     /// The text it was parsed from.
     public let format: String
     let root: FilterNode
@@ -18,7 +28,8 @@ public struct StringPredicate: Sendable, CustomStringConvertible {
     let positions: [PredicatePosition]
 
     /// Parses `format`, substituting `arguments` for `%@`, `%d`, `%K` in order.
-    /// - Throws: ``LogbookError/predicateSyntax(message:line:column:)`` pointing at the problem.
+    /// - Throws: ``LogbookError/predicateSyntax(message:line:column:)`` pointing at the problem,
+    ///   also for a predicate nested deeper than ``maximumDepth``.
     public init(_ format: String, _ arguments: Any?...) throws {
         try self.init(format: format, arguments: arguments)
     }

@@ -344,6 +344,9 @@ enum IndexSnapshot {
                         rebasing: raw[(data + count * 4)..<(data + size)]),
                     ends: UnsafeBufferPointer(start: endsPointer, count: count),
                     crc: directory.loadLE(at: record + 16, as: UInt32.self), head: head,
+                    nextHead: c + 1 < header.chunkCount
+                        ? directory.loadLE(at: record + directoryRecordSize + 8, as: UInt64.self)
+                        : nil,
                     check: check))
             heads.append(head)
             entries += count

@@ -28,9 +28,10 @@ struct ChangeDecoder {
     /// pointer compare) before a dictionary of all keyspaces met is hashed.
     private var recentRoles: [(keyspace: String, role: Role)] = []
     private var roles: [String: Role] = [:]
-    /// Scratch for one commit: its updates (where in its changes, the entity's slot and the
-    /// record's schema version; the first `updateCount` count), and its save record's runs.
-    private var updates: [(index: Int, slot: Int, schemaVersion: UInt64)] = []
+    /// Scratch for one commit: its kept updates (where in its changes, the entity's slot, the
+    /// record's schema version, and which update of the commit it is; the first `updateCount`
+    /// count), and its save record's runs.
+    private var updates: [(index: Int, slot: Int, schemaVersion: UInt64, ordinal: Int)] = []
     private var updateCount = 0
     private var runs: [SaveRecord.Run] = []
 
@@ -113,17 +114,20 @@ struct ChangeDecoder {
     ) throws -> Void
 
     /// The save record and changes of the commit `sequence` whose operations `operations` gives;
-    /// `nil` if the commit holds no save record. With `values`, inserts and updates carry the
-    /// object's decoded record.
+    /// `nil` if the commit holds no save record. Only the changes `selection` keeps are returned
+    /// (all by default); `tally` counts them all. With `values`, kept inserts and updates carry
+    /// the object's decoded record.
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)`` for a save record, schema
     ///   record or object record that does not decode, or updates that do not match the save
     ///   record's runs.
-    /// - Complexity: O(bytes of the commit); no allocation per operation beyond the changes
-    ///   array, and the records when `values` asks for them.
-    mutating func decode(sequence: UInt64, values: Bool, _ operations: Operations) throws -> (
-        time: Date, author: String?, changes: [HistoryChange]
-    )? {
+    /// - Complexity: O(bytes of the commit); no allocation per operation beyond the kept
+    ///   changes, and their records when `values` asks for them.
+    mutating func decode(
+        sequence: UInt64, values: Bool, keeping selection: ChangeSelection = ChangeSelection(),
+        _ operations: Operations
+    ) throws -> (time: Date, author: String?, changes: [HistoryChange], tally: ChangeTally)? {
         var changes: [HistoryChange] = []
+        var tally = ChangeTally()
         updateCount = 0
         // (`removeAll(keepingCapacity:)` costs a call even on an empty array.)
         if !runs.isEmpty { runs.removeAll(keepingCapacity: true) }
@@ -133,9 +137,16 @@ struct ChangeDecoder {
             switch role(of: keyspace) {
             case .objects(let slot):
                 guard let pk = Keyspaces.primaryKey(ofObjectKey: key) else { return }
-                let id = PersistentIdentifier(entityName: entityNames[slot], primaryKey: pk)
+                let kept = changes.count < selection.limit && selection.keeps(entityNames[slot], pk)
                 guard let value else {
-                    changes.append(HistoryChange(kind: .delete, identifier: id))
+                    tally.count(.delete, entityNames[slot])
+                    if kept {
+                        changes.append(
+                            HistoryChange(
+                                kind: .delete,
+                                identifier: PersistentIdentifier(
+                                    entityName: entityNames[slot], primaryKey: pk)))
+                    }
                     return
                 }
                 var r = ByteReader(value)
@@ -144,8 +155,10 @@ struct ChangeDecoder {
                     throw LogbookError.corruptRecord(
                         entity: keyspace, key: String(pk), reason: "the record ends early")
                 }
-                if objectVersion != 1 {
-                    let update = (changes.count, slot, schemaVersion)
+                let kind: HistoryChange.Kind = objectVersion == 1 ? .insert : .update
+                tally.count(kind, entityNames[slot])
+                if kind == .update && kept {
+                    let update = (changes.count, slot, schemaVersion, tally.updated - 1)
                     if updateCount < updates.count {
                         updates[updateCount] = update
                     } else {
@@ -153,9 +166,12 @@ struct ChangeDecoder {
                     }
                     updateCount += 1
                 }
+                guard kept else { return }
                 changes.append(
                     HistoryChange(
-                        kind: objectVersion == 1 ? .insert : .update, identifier: id,
+                        kind: kind,
+                        identifier: PersistentIdentifier(
+                            entityName: entityNames[slot], primaryKey: pk),
                         record: values ? try Self.record(value, pk, codecs[slot]) : nil))
             case .save:
                 guard let value else { return }
@@ -174,33 +190,35 @@ struct ChangeDecoder {
         if learned {
             rebuildCodecs()
             // Records of this commit may use the version it adds: decode them again.
-            if changes.isEmpty == false || save != nil {
-                return try decode(sequence: sequence, values: values, operations)
+            if tally.total > 0 || save != nil {
+                return try decode(
+                    sequence: sequence, values: values, keeping: selection, operations)
             }
         }
         guard let save else { return nil }
-        try nameUpdatedFields(in: &changes, sequence: sequence)
-        return (save.time, save.author, changes)
+        try nameUpdatedFields(in: &changes, updates: tally.updated, sequence: sequence)
+        return (save.time, save.author, changes, tally)
     }
 
-    /// Gives each update in `changes` the fields its run (in ``runs``) names.
-    private mutating func nameUpdatedFields(in changes: inout [HistoryChange], sequence: UInt64)
-        throws
-    {
+    /// Gives each kept update in `changes` the fields its run (in ``runs``) names; the commit
+    /// holds `total` updates in all, which the runs must describe.
+    private mutating func nameUpdatedFields(
+        in changes: inout [HistoryChange], updates total: Int, sequence: UInt64
+    ) throws {
+        guard total <= runs.reduce(0, { $0 + Int($1.count) }) else {
+            throw LogbookError.corruptRecord(
+                entity: Keyspaces.history, key: "save of commit \(sequence)",
+                reason: "the commit holds more updates than the record describes")
+        }
+        // The run holding update `ordinal`: runs[run] covers updates from `first` on.
         var run = 0
-        var left = runs.first?.count ?? 0
+        var first = 0
         for u in 0..<updateCount {
-            let (index, slot, schemaVersion) = updates[u]
-            while left == 0 && run < runs.count - 1 {
+            let (index, slot, schemaVersion, ordinal) = updates[u]
+            while first + Int(runs[run].count) <= ordinal {
+                first += Int(runs[run].count)
                 run += 1
-                left = runs[run].count
             }
-            guard left > 0 else {
-                throw LogbookError.corruptRecord(
-                    entity: Keyspaces.history, key: "save of commit \(sequence)",
-                    reason: "the commit holds more updates than the record describes")
-            }
-            left -= 1
             let names = fieldNames(slot, schemaVersion, runs[run].fields)
             guard !names.isEmpty else { continue }
             let change = changes[index]

@@ -38,7 +38,7 @@ public final class HistoryReader {
     public func next() throws -> HistoryTransaction? {
         while let commit = try nextCommit() {
             guard
-                let (time, author, changes) = try decoder.decode(
+                let (time, author, changes, _) = try decoder.decode(
                     sequence: commit.sequence, values: values,
                     { operation in
                         try commit.forEachRecord { try operation($0.keyspace, $0.key, $0.value) }
@@ -47,6 +47,39 @@ public final class HistoryReader {
             return HistoryTransaction(
                 token: HistoryToken(storeIdentifier: storeIdentifier, sequence: commit.sequence),
                 timestamp: time, author: author, changes: changes)
+        }
+        return nil
+    }
+
+    /// The next save, its changes counted, with only the first `limit` of them kept (of the
+    /// object `identifier` alone, when given; with their values if the reader was made with
+    /// values); `nil` when there is none (yet).
+    ///
+    /// ```swift
+    /// let reader = try container.historyReader()
+    /// while let save = try reader.nextSummary() {
+    ///     print(save.sequence, save.insertCount, save.updateCount, save.deleteCount)
+    /// }
+    /// ```
+    /// - Throws: as ``next()``.
+    /// - Complexity: O(bytes of the commits read); memory O(`limit`), not O(changes of a save).
+    public func nextSummary(keepingFirst limit: Int = 0, of identifier: PersistentIdentifier? = nil)
+        throws -> HistorySaveSummary?
+    {
+        let selection = ChangeSelection(limit: max(0, limit), only: identifier)
+        while let commit = try nextCommit() {
+            guard
+                let (time, author, changes, tally) = try decoder.decode(
+                    sequence: commit.sequence, values: values, keeping: selection,
+                    { operation in
+                        try commit.forEachRecord { try operation($0.keyspace, $0.key, $0.value) }
+                    })
+            else { continue }
+            return HistorySaveSummary(
+                token: HistoryToken(storeIdentifier: storeIdentifier, sequence: commit.sequence),
+                timestamp: time, author: author, insertCount: tally.inserted,
+                updateCount: tally.updated, deleteCount: tally.deleted, entities: tally.entities,
+                changes: changes)
         }
         return nil
     }

@@ -58,6 +58,8 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         }
     }
     private nonisolated(unsafe) var note: String?
+    /// ``sidecarNote`` as it stands, checking no chunk first (for the sidecar fuzz target).
+    var sidecarNoteSoFar: String? { lock.withLock { _ in note } }
     /// Whether opening read every index from the sidecar (decoding no record) and all its
     /// chunks check (checked first if they were not yet).
     var readFromSidecar: Bool {

@@ -28,22 +28,23 @@ final class IndexChunk {
         ownEnds = ends
     }
 
-    /// A chunk over mapped bytes and ends, which must outlive it or its first change.
-    /// A chunk over mapped bytes and ends, to be checked against `crc` and `head` before its
-    /// first use.
+    /// A chunk over mapped bytes and ends, which must outlive it or its first change, to be
+    /// checked against `crc`, `head` and the next chunk's recorded head (`nextHead`, `nil` for
+    /// the last chunk) before its first use.
     init(
         mappedBytes: UnsafeRawBufferPointer, ends: UnsafeBufferPointer<UInt32>, crc: UInt32,
-        head: UInt64, check: LoadedChunkCheck
+        head: UInt64, nextHead: UInt64?, check: LoadedChunkCheck
     ) {
         ownBytes = []
         ownEnds = []
         mapped = (mappedBytes, ends)
-        pending = (crc, head, check)
+        pending = (crc, head, nextHead, check)
     }
 
-    /// For a loaded chunk not checked yet: its recorded CRC and head, and where to report.
+    /// For a loaded chunk not checked yet: its recorded CRC and head, the next chunk's recorded
+    /// head, and where to report.
     @exclusivity(unchecked) private var pending:
-        (crc: UInt32, head: UInt64, check: LoadedChunkCheck)?
+        (crc: UInt32, head: UInt64, nextHead: UInt64?, check: LoadedChunkCheck)?
 
     var count: Int {
         if pending != nil { verify() }
@@ -69,12 +70,17 @@ final class IndexChunk {
 
     /// Checks a loaded chunk, once: its CRC, that its entry ends rise by at least 9 bytes (one
     /// field and the primary key) and reach its byte count, that the zeros after it are zeros,
-    /// and that its first entry has the recorded head.
+    /// that its first entry has the recorded head, and that its entries are in order, the last
+    /// one's head not above the next chunk's (searches rely on the order: entries out of it,
+    /// even with every CRC right, would hide others from a lookup).
     @inline(never)
     private func verify() {
-        guard let (crc, head, check) = pending, let (bytes, ends) = mapped else { return }
+        guard let (crc, head, nextHead, check) = pending, let (bytes, ends) = mapped else {
+            return
+        }
         pending = nil
-        guard let problem = Self.problem(bytes, ends, crc: crc, head: head) else { return }
+        guard let problem = Self.problem(bytes, ends, crc: crc, head: head, nextHead: nextHead)
+        else { return }
         if check.problem == nil { check.problem = problem }
         mapped = nil
         ownBytes = withUnsafeBytes(of: head.bigEndian) { Array($0) } + [0]
@@ -83,7 +89,7 @@ final class IndexChunk {
 
     private static func problem(
         _ bytes: UnsafeRawBufferPointer, _ ends: UnsafeBufferPointer<UInt32>, crc: UInt32,
-        head: UInt64
+        head: UInt64, nextHead: UInt64?
     ) -> String? {
         let found = MappedSidecar.crc32c(
             bytes, extending: MappedSidecar.crc32c(UnsafeRawBufferPointer(ends)))
@@ -102,6 +108,13 @@ final class IndexChunk {
         }
         guard OrderedIndex.head(entry(bytes, ends, 0)) == head else {
             return "a chunk's first entry is not its recorded head"
+        }
+        for i in 1..<ends.count
+        where IndexBytes.compare(entry(bytes, ends, i - 1), entry(bytes, ends, i)) >= 0 {
+            return "a chunk's entries are not in order"
+        }
+        if let nextHead, OrderedIndex.head(entry(bytes, ends, ends.count - 1)) > nextHead {
+            return "a chunk's last entry sorts after the next chunk's head"
         }
         return nil
     }

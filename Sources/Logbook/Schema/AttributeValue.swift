@@ -99,7 +99,8 @@ public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
         case (.integer(let x), .integer(let y)): return order(x, y)
         case (.double(let x), .double(let y)): return orderFloating(x, y)
         case (.bool(let x), .bool(let y)): return order(x ? 1 : 0, y ? 1 : 0)
-        case (.date(let x), .date(let y)): return order(x, y)
+        case (.date(let x), .date(let y)):
+            return orderFloating(x.timeIntervalSinceReferenceDate, y.timeIntervalSinceReferenceDate)
         case (.data(let x), .data(let y)):
             return x.lexicographicallyPrecedes(y)
                 ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)

@@ -38,7 +38,9 @@ enum HelpText {
 
         Salaries are whole numbers ≥ 0. Every change is saved at once.
         Exit status: 0 ok, 1 the command failed (unknown id or company, a company that still has
-        employees, locked store, …), 2 bad usage.
+        employees, locked store, a damaged store, …), 2 bad usage. A store a crash left with a
+        torn tail (an incomplete last save) is not damaged: it opens as it was before that save,
+        and the torn bytes are kept aside (`logbook verify` lists them).
         """
 }
 

@@ -47,8 +47,10 @@ enum EmployeesError: Error, Sendable, Equatable, CustomStringConvertible {
             return "salary must be a whole number ≥ 0, not \"\(text)\""
         case .invalidFilter(let filter, let reason):
             // One line, also for a filter that spans several.
-            let shown = filter.split(separator: "\n", omittingEmptySubsequences: false)
+            let line = filter.split(separator: "\n", omittingEmptySubsequences: false)
                 .joined(separator: "\\n")
+            // A long filter (a generated one, or a hostile one) is shown by its start only.
+            let shown = line.count > 120 ? line.prefix(120) + "…" : line
             return "cannot use filter \"\(shown)\": \(reason)"
         case .unknownEmployee(let id):
             return "no employee with id \(id) (run `employees list` to see the ids)"

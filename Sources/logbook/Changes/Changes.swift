@@ -40,6 +40,7 @@ enum Changes: Subcommand {
         SIGTERM it finishes the save it is writing, writes the resume token and exits with 0.
         A token of another store, one ahead of the store, or one older than its retention keeps \
         is an error (exit status 1).
+        \(TornTail.readOnlyHelp)
         """
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
@@ -51,6 +52,7 @@ enum Changes: Subcommand {
         let follow = arguments.has("follow")
         if follow { StopSignal.install() }
         let container = try HistoryAccess.open(path)
+        TornTail.warn(container.store.recovery, console)
         defer { try? container.close() }
         let reader = try HistoryAccess.reporting {
             try container.historyReader(after: since, follow: follow, values: true)

@@ -12,12 +12,14 @@ enum Compact: Subcommand {
         removes the old, then prints what it reclaimed. Crash-safe at every step (FORMAT.md, \
         "Compaction"). Takes the writer lock: a store open elsewhere for writing is refused \
         with one line and exit status 1.
+        \(TornTail.writerHelp) Compaction then removes the cut file, as it removes every one.
         """
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let path = arguments.positionals[0]
         let store = try StoreAccess.openForWriting(path)
         defer { try? store.close() }
+        TornTail.warn(store.recovery, console)
         let before = try store.stats()
         console.progress.show(
             "compact: rewriting \(Formatting.count(before.segments, "segment")), "

@@ -25,8 +25,9 @@ enum Dump: Subcommand {
         FORMAT.md, "Appendix — the JSON of the tools", gives every key and how each type of \
         value is written. Every stored schema version is shown; records of older versions are \
         decoded in the newest version's layout, to-one relationships as the related object's id.
-        Damaged regions are skipped with a warning on standard error (exit status 1); \
+        Damage is skipped, each damaged region with a line on standard error (exit status 1); \
         run `logbook verify` for details. The store is opened read-only.
+        \(TornTail.readOnlyHelp)
         """
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {

@@ -90,8 +90,7 @@ extension DumpWriter {
             line.append(",\"version\":")
             line.append(decimal: version)
             if keys.isEmpty { line.append(",\"object\":{") }
-            _ = try decoder.decodeFields(keyspace: record.keyspace, key: record.key, value: value)
-            {
+            _ = try decoder.decodeFields(keyspace: record.keyspace, key: record.key, value: value) {
                 i, value in
                 line.append(keys[i])
                 line.append(value)

@@ -30,6 +30,7 @@ enum Export: Subcommand {
         feed applies to the tables: the last line, `-- resume TOKEN`, is the token for \
         `logbook changes --since`. SQLite reads it too (Data as '\\x…' hex text there).
         Objects come entity by entity in schema order, by id. The store is opened read-only.
+        \(TornTail.readOnlyHelp)
         """
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
@@ -43,6 +44,7 @@ enum Export: Subcommand {
         case .failure(let error): throw CommandError.failed("\(error)")
         }
         defer { try? store.close() }
+        TornTail.warn(store.recovery, console)
         let entity = arguments.value("entity")
         guard let output = arguments.value("output") else {
             if console.out.isTerminal { console.progress.isEnabled = false }

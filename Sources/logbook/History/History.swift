@@ -21,6 +21,7 @@ enum History: Subcommand {
         Both end with the token to resume from (`resume TOKEN`, {"_resume": TOKEN}). How far \
         back history goes is the store's retention; asking for older saves is an error naming \
         the oldest token still available (exit status 1). The store is opened read-only.
+        \(TornTail.readOnlyHelp)
         """
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
@@ -29,6 +30,7 @@ enum History: Subcommand {
             try arguments.choice("format", of: ["text", "jsonl"], default: "text") == "jsonl"
         let since = try HistoryAccess.since(arguments)
         let container = try HistoryAccess.open(path)
+        TornTail.warn(container.store.recovery, console)
         defer { try? container.close() }
         let entity = arguments.value("entity")
         if let entity, container.schema.entity(named: entity) == nil {

@@ -37,6 +37,7 @@ enum Import: Subcommand {
         header row naming the attributes (an id column is skipped), rows of one entity named \
         by --entity, into a store that has a schema. An empty field is null for an optional \
         attribute and "" for a required string.
+        \(TornTail.writerHelp)
         """
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
@@ -54,12 +55,16 @@ enum Import: Subcommand {
         case .other: throw CommandError.cannotRun("\(path) is not a store: a store is a directory")
         case .directory:
             storeExisted = true
-            if case .success(let store) = try StoreAccess.openForReading(path) {
+            switch try StoreAccess.openForReading(path) {
+            case .success(let store):
                 defer { try? store.close() }
                 if let decoder = try RecordDecoder.stored(in: store) {
                     storeSchema = decoder.schema
                     unique = try UniqueValues(of: store, decoder: decoder)
                 }
+            case .failure(let error):
+                // Damage: said as such, not as a store without a schema.
+                throw CommandError.failed("\(error); nothing was imported")
             }
         }
         let format = try arguments.choice(
@@ -105,6 +110,7 @@ enum Import: Subcommand {
             console.progress.show(
                 "import: finishing the commit of \(Formatting.count(saver.count, "object"))…")
             saved = try saver.finish(fileSchema: source.fileSchema)
+            TornTail.warn(saver.recovery, console)
         } catch {
             console.progress.clear()
             saver.abandon()

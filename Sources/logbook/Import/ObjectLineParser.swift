@@ -87,6 +87,8 @@ private func same(_ a: [UInt8], _ b: UnsafeBufferPointer<UInt8>) -> Bool {
             || a.withUnsafeBufferPointer { memcmp($0.baseAddress!, b.baseAddress!, b.count) == 0 })
 }
 
+private func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+
 /// A position in a line, with the few readers ``ObjectLineParser`` needs. Every reader returns
 /// `nil` or `false`, and may have moved, when the bytes are not what it reads.
 private struct Cursor {
@@ -133,6 +135,10 @@ private struct Cursor {
         var end = negative ? position + 1 : position
         var magnitude: UInt64 = 0
         let first = end
+        // JSON writes no leading zero: "01" is not a number there, nor here.
+        if end + 1 < bytes.count, bytes[end] == UInt8(ascii: "0"), isDigit(bytes[end + 1]) {
+            return nil
+        }
         while end < bytes.count, bytes[end] >= UInt8(ascii: "0"), bytes[end] <= UInt8(ascii: "9") {
             let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
             let (sum, o2) = times10.addingReportingOverflow(UInt64(bytes[end] - UInt8(ascii: "0")))
@@ -185,8 +191,11 @@ private struct Cursor {
             {
                 position += 1
             }
-            let text = String(decoding: bytes.part(start..<position), as: UTF8.self)
-            guard let value = Double(text), value.isFinite else { return nil }
+            // Only a JSON number: `Double(_:)` also takes hex, "+1", ".5" and stops at a NUL.
+            let token = bytes.part(start..<position)
+            guard JSONParser.isNumber(token),
+                let value = Double(String(decoding: token, as: UTF8.self)), value.isFinite
+            else { return nil }
             return .double(value)
         case .string, .date, .data, .uuid, .url:
             guard let raw = plainString(), let text = String(validatingUTF8: raw) else {

@@ -12,6 +12,7 @@ enum Stats: Subcommand {
         Live bytes are the bytes of segment files that hold current records; dead bytes are \
         overwritten, deleted or framing-only data that compaction reclaims. Space amplification \
         is file bytes per live byte. The store is opened read-only.
+        \(TornTail.readOnlyHelp)
         """
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
@@ -24,6 +25,7 @@ enum Stats: Subcommand {
             throw CommandError.failed("\(error)")
         }
         defer { try? store.close() }
+        TornTail.warn(store.recovery, console)
         let report = try StoreStatistics(store: store)
         if format == "json" {
             report.writeJSON(to: console.out)

@@ -176,7 +176,7 @@ struct JSONParser {
             position += 1
         }
         let text = String(decoding: bytes.part(start..<position), as: UTF8.self)
-        guard digits > 0, Double(text) != nil else {
+        guard digits > 0, Self.isNumber(bytes.part(start..<position)), Double(text) != nil else {
             position = start
             throw error("invalid number")
         }
@@ -246,5 +246,36 @@ struct JSONParser {
         else { throw error("invalid \\u escape") }
         position += 4
         return code
+    }
+}
+
+extension JSONParser {
+    /// Whether `token` is a number as JSON writes one: `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    static func isNumber(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        func digits() -> Int {
+            let start = i
+            while i < token.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(token[i]) {
+                i += 1
+            }
+            return i - start
+        }
+        if i < token.count, token[i] == UInt8(ascii: "-") { i += 1 }
+        let whole = digits()
+        guard whole == 1 || (whole > 1 && token[i - whole] != UInt8(ascii: "0")) else {
+            return false
+        }
+        if i < token.count, token[i] == UInt8(ascii: ".") {
+            i += 1
+            guard digits() > 0 else { return false }
+        }
+        if i < token.count, token[i] == UInt8(ascii: "e") || token[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < token.count, token[i] == UInt8(ascii: "+") || token[i] == UInt8(ascii: "-") {
+                i += 1
+            }
+            guard digits() > 0 else { return false }
+        }
+        return i == token.count
     }
 }

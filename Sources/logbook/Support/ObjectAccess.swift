@@ -86,6 +86,8 @@ final class ObjectSaver {
     private var pendingBytes = 0
     /// Objects inserted so far.
     private(set) var count = 0
+    /// What opening the store for writing recovered (a torn tail it cut), once opened.
+    private(set) var recovery: RecoveryReport?
 
     /// A saver into the store at `path` (created if missing), which holds a schema or not.
     init(path: String, storeHasSchema: Bool) {
@@ -151,6 +153,7 @@ final class ObjectSaver {
                 "the store at \(path) is open for writing by another process; close it there first")
         }
         self.container = container
+        recovery = container.store.recovery
         let commit = try wrapped { try container.store.beginCommit() }
         // Not the main context: it autosaves at close, which would land a refused import.
         let context = ModelContext(container)

@@ -49,7 +49,7 @@ enum LogbookTool {
         [
             Dump.self, Verify.self, Stats.self, Compact.self, Export.self, Import.self,
             History.self,
-            Changes.self,
+            Changes.self, Studio.self,
         ]
     }
 
@@ -71,7 +71,10 @@ enum LogbookTool {
 
             PATH is a store's directory. Only compact and import change a store; the others \
             open it read-only and work while another process writes it.
-            Exit status: 0 success, 1 failure or damage found, 2 usage error or nothing to run.
+            Exit status: 0 success, 1 failure or damage found, 2 usage error or nothing to run. \
+            A torn tail (what a crash during a write leaves at the end of the newest segment) \
+            is not damage: every command warns about it (verify in its report) and goes on \
+            (exit status 0; 1 for `verify --strict`).
             Run `logbook help SUBCOMMAND` for its options.
 
             """

@@ -54,18 +54,25 @@ enum Verify: Subcommand {
             for finding in outcome.errors { out.write("error: \(finding.description)\n") }
             for finding in outcome.warnings { out.write("warning: \(finding.description)\n") }
         }
-        let s = outcome.report
-        var line = outcome.isDamaged ? "verify: DAMAGED: " : "verify: OK: "
+        out.write("verify: \(outcome.summary)\n")
+        return outcome.isDamaged ? 1 : 0
+    }
+}
+
+extension VerifyOutcome {
+    /// `OK: 1 segment, 3 commits, …; 0 errors, 0 warnings` (or `DAMAGED: …`): the last line of
+    /// `logbook verify`, after `verify: `.
+    var summary: String {
+        let s = report
+        var line = isDamaged ? "DAMAGED: " : "OK: "
         line += Formatting.count(s.segments, "segment") + ", "
         line += Formatting.count(s.commits, "commit") + ", "
         line += Formatting.count(s.records, "record") + ", "
         line += Formatting.byteCount(s.bytes) + ", last sequence \(s.lastSequence)"
-        if outcome.objectsChecked > 0 {
-            line += ", " + Formatting.count(outcome.objectsChecked, "object record") + " decoded"
+        if objectsChecked > 0 {
+            line += ", " + Formatting.count(objectsChecked, "object record") + " decoded"
         }
-        line += "; " + Formatting.count(outcome.errors.count, "error") + ", "
-        line += Formatting.count(outcome.warnings.count, "warning") + "\n"
-        out.write(line)
-        return outcome.isDamaged ? 1 : 0
+        line += "; " + Formatting.count(errors.count, "error") + ", "
+        return line + Formatting.count(warnings.count, "warning")
     }
 }

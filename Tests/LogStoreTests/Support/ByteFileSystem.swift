@@ -92,5 +92,8 @@ struct ByteFileSystem: FileSystem {
         files.keys.filter { $0.hasPrefix(path + "/") }.map { String($0.dropFirst(path.count + 1)) }
     }
 
-    func kind(of path: String) -> PathKind { files[path] == nil ? .missing : .file }
+    func kind(of path: String) -> PathKind {
+        if files[path] != nil { return .file }
+        return files.keys.contains { $0.hasPrefix(path + "/") } ? .directory : .missing
+    }
 }

@@ -1,0 +1,70 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import LogStore
+
+/// Replays the committed corpus of the `keysdir` fuzz target (Tests/Fuzz/corpus/keysdir) on every
+/// `swift test`: damaged and forged key directory files over a sound store.
+@Suite struct FuzzKeyDirectoryCorpusTests {
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus/keysdir").path
+
+    @Test func keysdirTargetCorpusReplaysWithoutFinding() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.corpus).sorted()
+        #expect(names.count >= 10)
+        let template = try FuzzKeyDirectoryTemplate()
+        for name in names {
+            for problem in fuzzKeyDirectory(readFile(Self.corpus + "/" + name), template: template)
+            {
+                Issue.record("\(name): \(problem)")
+            }
+        }
+    }
+
+    /// The template's file is used by open, and the body's checks can fail.
+    @Test func theTemplateIsUsedAndAnswersAreCompared() throws {
+        var template = try FuzzKeyDirectoryTemplate()
+        let file = try #require(template.files[FuzzKeyDirectoryTemplate.keysDir])
+        var options = LogStoreOptions()
+        options.fileSystem = ByteFileSystem(files: template.files)
+        options.readOnly = true
+        let store = try LogStore(path: FuzzKeyDirectoryTemplate.directory, options: options)
+        #expect(store.recovery.usedKeyDirectory)
+        try store.close()
+        #expect(fuzzKeyDirectory([0] + file, template: template).isEmpty)
+        template = FuzzKeyDirectoryTemplate(files: template.files, contents: [:])
+        #expect(!fuzzKeyDirectory([0] + file, template: template).isEmpty)
+    }
+
+    /// `LOGBOOK_WRITE_FUZZ_SEEDS=1 swift test --filter writesKeyDirectorySeeds` (re)writes the
+    /// seeds into Tests/Fuzz/corpus/keysdir, named `seed-…`: the template's file whole, and
+    /// patches of each part of it, plain and forged.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["LOGBOOK_WRITE_FUZZ_SEEDS"] != nil))
+    func writesKeyDirectorySeeds() throws {
+        let template = try FuzzKeyDirectoryTemplate()
+        let file = try #require(template.files[FuzzKeyDirectoryTemplate.keysDir])
+        var seeds: [(String, [UInt8])] = [("whole", [0] + file), ("whole-resealed", [2] + file)]
+        func patch(_ offset: Int, _ xor: UInt8) -> [UInt8] {
+            [UInt8(offset & 0xFF), UInt8(offset >> 8), xor]
+        }
+        let layout = KeyDirectoryForgery.Layout(file)
+        let table = layout.tables[0]
+        let entry = KeyDirectoryForgery.liveEntries(file)[0]
+        let parts: [(String, Int)] = [
+            ("header", 9), ("meta-length", FileHeader.size), ("last-sequence", FileHeader.size + 4),
+            ("segment-count", FileHeader.size + 12), ("segment-size", FileHeader.size + 24),
+            ("keys", table.keysAt), ("capacity", table.keysAt + 16),
+            ("table-offset", table.keysAt + 24), ("blocks", table.keysAt + 32),
+            ("entry-hash", entry), ("entry-offset", entry + 5), ("entry-segment", entry + 8),
+            ("empty-slot", table.offset + 12 * (table.capacity - 1) + 8),
+        ]
+        for (name, offset) in parts {
+            seeds.append(("patch-" + name, [1] + patch(offset, 0x41)))
+            seeds.append(("forged-" + name, [3] + patch(offset, 0x41)))
+        }
+        for (name, input) in seeds {
+            writeFile(Self.corpus + "/seed-" + name, input)
+        }
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import LogStore
+import Logbook
+import TestSupport
+import Testing
+
+@testable import logbook
+
+/// Headless Chromium (`LOGBOOK_CHROMIUM`, else `chromium` and its usual names; `.ci/run`
+/// installs Debian's `chromium`), loading every view by its URL on the demo store and on a store
+/// of 100,000 employees: the DOM after scripts ran (`--dump-dom`) holds what the view must show,
+/// the script ran under the content security policy, and each view's screenshot
+/// (`--screenshot`) is far from blank.
+///
+/// `LOGBOOK_STUDIO_SCREENSHOT=FILE` also writes the objects view of the large store there (the
+/// picture in README.md).
+@Suite(
+    .serialized,
+    .enabled(
+        if: Chromium.path != nil,
+        "SKIPPED: no headless Chromium found (install Debian's chromium, or set LOGBOOK_CHROMIUM)"))
+struct StudioBrowserTests {
+    /// A view to load, and what its DOM must hold.
+    struct View {
+        var target: String
+        var expected: [String]
+    }
+
+    @Test func everyViewOfTheDemoStore() throws {
+        let fixture = try StudioFixture.demo()
+        defer { fixture.remove() }
+        let studio = try fixture.start()
+        defer { studio.stop() }
+        let token = try storeToken(fixture.path)
+        try check(
+            studio, in: fixture.directory,
+            [
+                View(target: "/", expected: ["<h1>Overview</h1>", ">59</td>", "OK: 1 segment"]),
+                View(target: "/schema", expected: ["<svg", ">StaffedEmployee</text>", "[*]"]),
+                View(
+                    target: "/entity/Employee",
+                    expected: [">59</strong> objects", "&lt;script&gt;alert(1)&lt;/script&gt;"]),
+                View(
+                    target: "/entity/Employee/7",
+                    expected: ["<h1>Employee/7</h1>", "Save 3</a>: insert"]),
+                View(
+                    target: "/entity/Company/1",
+                    expected: ["StaffedEmployee/1", "all 2 in the grid"]),
+                View(target: "/history", expected: ["Save 6</a>", "seed"]),
+                View(target: "/history/5", expected: ["<td class=\"before\">"]),
+                View(
+                    target: "/entity/Employee?asof=\(token):4",
+                    expected: ["The past:", ">60</strong>"]),
+                View(target: "/log", expected: ["<svg class=\"segments\"", "keys.dir"]),
+            ])
+    }
+
+    @Test func everyViewOfAStoreOf100000Employees() throws {
+        let fixture = StudioFixture("studio-100k")
+        defer { fixture.remove() }
+        try LargeStore.employees(100_000, at: fixture.path)
+        let studio = try fixture.start()
+        defer { studio.stop() }
+        let token = try storeToken(fixture.path)
+        let engineers = "designation%20%3D%3D%20%27Engineer%27"
+        let screenshot = ProcessInfo.processInfo.environment["LOGBOOK_STUDIO_SCREENSHOT"]
+        try check(
+            studio, in: fixture.directory,
+            [
+                View(target: "/", expected: [">100000</td>", "OK: "]),
+                View(target: "/schema", expected: ["designation: String  [indexed]"]),
+                View(
+                    target: "/entity/Employee",
+                    expected: [">100000</strong> objects", "page 1 of 2000"]),
+                View(
+                    target: "/entity/Employee?offset=99950",
+                    expected: [
+                        "showing 99951–100000", "page 2000 of 2000", "/entity/Employee/100000\"",
+                    ]),
+                View(
+                    target: "/entity/Employee?where=\(engineers)&sort=salary&desc=1",
+                    expected: [
+                        "index Employee(designation)", "objects match", "aria-sort=\"descending\"",
+                    ]),
+                View(
+                    target: "/entity/Employee/50000",
+                    expected: ["<h1>Employee/50000</h1>", "loader"]),
+                View(target: "/history", expected: ["Save 11</a>", "10000 inserted"]),
+                View(target: "/history/11", expected: ["and 9800 more changes"]),
+                View(
+                    target: "/entity/Employee?asof=\(token):2",
+                    expected: ["The past:", ">10000</strong>"]),
+                View(target: "/log", expected: ["<svg class=\"segments\""]),
+            ],
+            screenshotOf: screenshot.map {
+                ("/entity/Employee?where=\(engineers)&sort=salary&desc=1", $0)
+            })
+    }
+
+    /// The store identifier of the store at `path`.
+    private func storeToken(_ path: String) throws -> String {
+        var options = LogStoreOptions()
+        options.readOnly = true
+        let container = try ModelContainer(
+            schema: nil, at: URL(fileURLWithPath: path), options: options)
+        defer { try? container.close() }
+        return try container.currentHistoryToken.storeIdentifier.uuidString.lowercased()
+    }
+
+    /// Loads each view, checks its DOM and its screenshot; saves one screenshot if asked.
+    private func check(
+        _ studio: RunningStudio, in directory: TemporaryDirectory, _ views: [View],
+        screenshotOf saved: (target: String, file: String)? = nil
+    ) throws {
+        let base = "http://127.0.0.1:\(studio.port)"
+        let blank = try Chromium.load("about:blank", in: directory)
+        #expect(blank.png.count > 0)
+        for view in views {
+            let separator = view.target.contains("?") ? "&" : "?"
+            let page = try Chromium.load(
+                base + view.target + separator + "token=" + RunningStudio.token, in: directory)
+            #expect(
+                page.dom.contains("<html lang=\"en\" class=\"js\">"),
+                "\(view.target): the script did not run")
+            for text in view.expected {
+                #expect(page.dom.contains(text), "\(view.target) lacks \(text)")
+            }
+            #expect(!page.dom.contains("<script>alert"), "\(view.target)")
+            #expect(
+                Chromium.size(ofPNG: page.png).map { $0 == (1280, 900) } == true, "\(view.target)")
+            // A page of text and tables compresses far worse than a blank one.
+            #expect(
+                page.png.count > max(20_000, 4 * blank.png.count),
+                "\(view.target): \(page.png.count) bytes")
+            if let saved, saved.target == view.target { writeFile(saved.file, page.png) }
+        }
+    }
+}
+
+/// Where Chromium was installed (`.ci/run` sets `LOGBOOK_REQUIRE_CHROMIUM`), the browser tests
+/// are not skipped: they cannot lose it without failing.
+@Suite struct ChromiumPresenceTests {
+    @Test func chromiumIsFoundWhereItIsRequired() {
+        let required = ProcessInfo.processInfo.environment["LOGBOOK_REQUIRE_CHROMIUM"] == "1"
+        #expect(
+            !required || Chromium.path != nil,
+            "LOGBOOK_REQUIRE_CHROMIUM=1 but no Chromium was found: the browser tests would skip")
+    }
+}
+
+/// Headless Chromium, run once per page.
+enum Chromium {
+    /// Its path: `LOGBOOK_CHROMIUM`, or the first of the usual names that is installed (in
+    /// `/usr/bin` or on `PATH`).
+    static let path: String? = {
+        let environment = ProcessInfo.processInfo.environment
+        let names = ["chromium", "chromium-browser", "google-chrome"]
+        let directories =
+            ["/usr/bin"] + (environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        let candidates =
+            [environment["LOGBOOK_CHROMIUM"]].compactMap { $0 }
+            + names.flatMap { name in directories.map { "\($0)/\(name)" } }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// The DOM after the page's scripts ran, and a screenshot of 1280 × 900 pixels.
+    static func load(_ url: String, in directory: TemporaryDirectory) throws -> (
+        dom: String, png: [UInt8]
+    ) {
+        let path = try #require(path)
+        let run = directory.child("chromium-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: run) }
+        let browser = try SpawnedProcess(
+            path,
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                "--hide-scrollbars",
+                "--disable-extensions", "--disable-background-networking", "--disable-sync",
+                "--disable-component-update", "--user-data-dir=\(run)/profile",
+                "--window-size=1280,900",
+                "--screenshot=\(run)/page.png", "--dump-dom", url,
+            ], stdout: run + "/dom.html", stderr: run + "/stderr",
+            environment: ["HOME=\(run)", "PATH=/usr/bin:/bin"])
+        let status = browser.exitStatus(within: 120)
+        #expect(
+            status == 0,
+            "chromium: \(String(decoding: readFile(run + "/stderr").suffix(600), as: UTF8.self))")
+        return (
+            String(decoding: readFile(run + "/dom.html"), as: UTF8.self),
+            readFile(run + "/page.png")
+        )
+    }
+
+    /// The width and height of a PNG (from its header), or `nil` if it is not one.
+    static func size(ofPNG bytes: [UInt8]) -> (Int, Int)? {
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        guard bytes.count >= 24, Array(bytes[0..<8]) == signature,
+            Array(bytes[12..<16]) == Array("IHDR".utf8)
+        else { return nil }
+        func word(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return (word(16), word(20))
+    }
+}
