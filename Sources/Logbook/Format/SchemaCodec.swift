@@ -1,13 +1,21 @@
 /// Encodes and decodes a ``Schema`` (FORMAT.md Part 2, "Schema records").
 enum SchemaCodec {
-    /// The encoding's own format number, first byte of every schema record: 1, or 2 for a
-    /// schema that declares compound indexes or a unique policy (format 1 has no place for them,
-    /// so a schema without them keeps its format-1 bytes and fingerprint).
-    static let formatVersion: UInt8 = 2
+    /// The encoding's own format number, first byte of every schema record: 1; 2 for a schema
+    /// that declares compound indexes or a unique policy; 3 for one with an attribute of a type
+    /// format 2 does not know, an enum or composite type name, or members. Each format is the
+    /// lowest that holds the schema, so a schema without what a format added keeps its older
+    /// bytes and fingerprint.
+    static let formatVersion: UInt8 = 3
+
+    /// The deepest nesting of members a reader accepts (`[[[Int]]]` is 3).
+    static let maxDepth = 16
 
     static func encode(_ schema: Schema) -> [UInt8] {
         let format: UInt8 =
-            schema.entities.contains { !$0.indexes.isEmpty || $0.uniquePolicy != .error } ? 2 : 1
+            schema.entities.contains { $0.attributes.contains(where: \.needsTypeDetail) }
+            ? 3
+            : schema.entities.contains { !$0.indexes.isEmpty || $0.uniquePolicy != .error }
+                ? 2 : 1
         var w = ByteWriter(capacity: 256)
         w.bytes.append(format)
         w.varint(UInt64(schema.version))
@@ -25,12 +33,15 @@ enum SchemaCodec {
                 if attribute.isUnique { flags |= 4 }
                 if hasDefault { flags |= 8 }
                 w.bytes.append(flags)
-                if hasDefault, let value = attribute.defaultValue { w.value(value) }
+                if format >= 3 { encodeDetail(attribute, into: &w) }
+                if hasDefault, let value = attribute.defaultValue {
+                    w.value(value, as: ValueShape(attribute))
+                }
             }
         }
         // Relationships: a trailing section, present only when some entity has any (or in
         // format 2), so schemas without relationships keep their bytes.
-        if format == 2 || schema.entities.contains(where: { !$0.relationships.isEmpty }) {
+        if format >= 2 || schema.entities.contains(where: { !$0.relationships.isEmpty }) {
             for entity in schema.entities {
                 w.varint(UInt64(entity.relationships.count))
                 for relationship in entity.relationships {
@@ -42,7 +53,7 @@ enum SchemaCodec {
                 }
             }
         }
-        if format == 2 {
+        if format >= 2 {
             for entity in schema.entities {
                 w.bytes.append(entity.uniquePolicy.rawValue)
                 w.varint(UInt64(entity.indexes.count))
@@ -64,7 +75,7 @@ enum SchemaCodec {
         var r = ByteReader(bytes)
         do {
             let format = try r.byte()
-            guard format == 1 || format == formatVersion else {
+            guard format >= 1 && format <= formatVersion else {
                 throw corrupt(
                     "schema format \(format) is not supported (this library reads formats 1 to \(formatVersion))"
                 )
@@ -90,18 +101,30 @@ enum SchemaCodec {
                         throw corrupt(
                             "unknown attribute type \(rawType) for \(name).\(attributeName)")
                     }
+                    guard format >= 3 || rawType <= AttributeType.uuid.rawValue else {
+                        throw corrupt(
+                            "attribute type \(rawType) of \(name).\(attributeName) needs format 3")
+                    }
                     let flags = try r.byte()
                     guard flags & 0xF0 == 0 else { throw corrupt("unknown flags \(flags)") }
-                    let defaultValue = flags & 8 != 0 ? try r.value(type) : nil
-                    attributes.append(
-                        AttributeDescription(
-                            attributeName, type, optional: flags & 1 != 0,
-                            defaultValue: defaultValue,
-                            indexed: flags & 2 != 0, unique: flags & 4 != 0))
+                    var attribute = AttributeDescription(
+                        attributeName, type, optional: flags & 1 != 0,
+                        indexed: flags & 2 != 0, unique: flags & 4 != 0)
+                    if format >= 3 {
+                        try decodeDetail(into: &attribute, &r, depth: 0, corrupt: corrupt)
+                    }
+                    if flags & 8 != 0 {
+                        let value = try r.value(ValueShape(attribute))
+                        guard attribute.holds(value) else {
+                            throw corrupt("the default of \(name).\(attributeName) is not of its type")
+                        }
+                        attribute.defaultValue = value
+                    }
+                    attributes.append(attribute)
                 }
                 entities.append(Entity(name: name, attributes: attributes))
             }
-            if format == 2 || !r.isAtEnd {
+            if format >= 2 || !r.isAtEnd {
                 for e in entities.indices {
                     let count = try r.varint()
                     guard count <= UInt64(bytes.count) else {
@@ -126,7 +149,7 @@ enum SchemaCodec {
                     }
                 }
             }
-            if format == 2 {
+            if format >= 2 {
                 for e in entities.indices {
                     let rawPolicy = try r.byte()
                     guard let policy = UniquePolicy(rawValue: rawPolicy) else {
@@ -156,6 +179,50 @@ enum SchemaCodec {
             return Schema(entities, version: UInt32(version))
         } catch is ByteReader.Truncated {
             throw corrupt("the record ends early")
+        }
+    }
+
+    /// Format 3's detail of an attribute or member: its type name (empty: none), then its
+    /// members, each `name: string, type: u8, flags: u8 (bit 0 optional), detail`.
+    private static func encodeDetail(_ attribute: AttributeDescription, into w: inout ByteWriter) {
+        w.string(attribute.typeName ?? "")
+        w.varint(UInt64(attribute.members.count))
+        for member in attribute.members {
+            w.string(member.name)
+            w.bytes.append(member.type.rawValue)
+            w.bytes.append(member.isOptional ? 1 : 0)
+            encodeDetail(member, into: &w)
+        }
+    }
+
+    private static func decodeDetail(
+        into attribute: inout AttributeDescription, _ r: inout ByteReader, depth: Int,
+        corrupt: (String) -> LogbookError
+    ) throws {
+        guard depth < maxDepth else { throw corrupt("members nested over \(maxDepth) deep") }
+        let typeName = try r.string()
+        attribute.typeName = typeName.isEmpty ? nil : typeName
+        let count = try r.varint()
+        guard count <= UInt64(r.buffer.count - r.offset) else {
+            throw corrupt("member count \(count) too large")
+        }
+        for _ in 0..<count {
+            let name = try r.string()
+            let rawType = try r.byte()
+            guard let type = AttributeType(rawValue: rawType) else {
+                throw corrupt("unknown type \(rawType) of the member \(name) of \(attribute.name)")
+            }
+            let flags = try r.byte()
+            guard flags <= 1 else { throw corrupt("unknown member flags \(flags)") }
+            var member = AttributeDescription(name, type, optional: flags == 1)
+            try decodeDetail(into: &member, &r, depth: depth + 1, corrupt: corrupt)
+            attribute.members.append(member)
+        }
+        let collection = attribute.type == .array || attribute.type == .set
+        guard collection ? attribute.members.count == 1 : attribute.type == .composite
+            || attribute.members.isEmpty
+        else {
+            throw corrupt("\(attribute.name) has \(attribute.members.count) members for a \(attribute.type)")
         }
     }
 
