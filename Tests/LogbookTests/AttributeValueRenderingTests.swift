@@ -67,7 +67,7 @@ import Testing
                 == "'O''Brien, \"Annie\"\nline\r\n\ttab \\ \u{01} \u{7F} \u{85} é 李 🦊'")
         #expect(AttributeValue.string("plain").text(as: .csv) == "plain")
         #expect(AttributeValue.string("a\r\nb").text(as: .csv) == "\"a\r\nb\"")
-        // Quoted, so that it reads back as an empty string, not as null.
+        // An empty string is quoted: the empty field is a null's.
         #expect(AttributeValue.string("").text(as: .csv) == "\"\"")
     }
 

@@ -24,17 +24,13 @@ public struct TypeValues {
         chance(33) ? pick([T.min, T.max, 0, 1]) : T.random(in: T.min...T.max, using: &rng)
     }
 
-    /// A float; a NaN is always `.nan` (the text forms write every NaN as `nan`, so a random
-    /// bit pattern's sign and payload would not come back through an export).
     public mutating func float() -> Float {
-        let value: Float =
-            chance(40)
+        chance(40)
             ? pick([
                 0, -0.0, .nan, .infinity, -.infinity, .leastNonzeroMagnitude,
                 .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 0.1, 1.0 / 3,
             ])
             : Float(bitPattern: UInt32.random(in: 0...UInt32.max, using: &rng))
-        return value.isNaN ? .nan : value
     }
 
     public mutating func double() -> Double {
@@ -214,29 +210,34 @@ private func addressValues(_ a: Address?, prefix: String) -> [String: AttributeV
 }
 
 /// Whether two values are the same stored value: doubles and floats by their bits (NaN is
-/// NaN, -0 is not +0), decimals as decimals, arrays and composites element by element.
-public func sameValue(_ a: AttributeValue, _ b: AttributeValue) -> Bool {
+/// NaN, -0 is not +0), decimals as decimals, arrays and composites element by element. With
+/// `anyNaN`, any two NaNs are the same: text (JSON, CSV, SQL) writes every NaN as `nan`, so a
+/// NaN's payload does not survive an export.
+public func sameValue(_ a: AttributeValue, _ b: AttributeValue, anyNaN: Bool = false) -> Bool {
     switch (a, b) {
-    case (.double(let x), .double(let y)): return x.bitPattern == y.bitPattern
-    case (.float(let x), .float(let y)): return x.bitPattern == y.bitPattern
+    case (.double(let x), .double(let y)):
+        return x.bitPattern == y.bitPattern || (anyNaN && x.isNaN && y.isNaN)
+    case (.float(let x), .float(let y)):
+        return x.bitPattern == y.bitPattern || (anyNaN && x.isNaN && y.isNaN)
     case (.decimal(let x), .decimal(let y)): return x == y || (x.isNaN && y.isNaN)
     case (.array(let x), .array(let y)):
-        return x.count == y.count && zip(x, y).allSatisfy { sameValue($0, $1) }
+        return x.count == y.count && zip(x, y).allSatisfy { sameValue($0, $1, anyNaN: anyNaN) }
     case (.composite(let x), .composite(let y)):
         return x.fields == y.fields && x.values.count == y.values.count
-            && zip(x.values, y.values).allSatisfy { sameValue($0, $1) }
+            && zip(x.values, y.values).allSatisfy { sameValue($0, $1, anyNaN: anyNaN) }
     default: return a == b
     }
 }
 
-/// The first field where two sets of stored values differ, described, or `nil`.
-public func firstDifference(_ found: [String: AttributeValue], _ expected: [String: AttributeValue])
-    -> String?
-{
+/// The first field where two sets of stored values differ (``sameValue(_:_:anyNaN:)``),
+/// described, or `nil`.
+public func firstDifference(
+    _ found: [String: AttributeValue], _ expected: [String: AttributeValue], anyNaN: Bool = false
+) -> String? {
     for key in Set(found.keys).union(expected.keys).sorted() {
         let f = found[key] ?? .null
         let e = expected[key] ?? .null
-        if !sameValue(f, e) { return "\(key): found \(f), expected \(e)" }
+        if !sameValue(f, e, anyNaN: anyNaN) { return "\(key): found \(f), expected \(e)" }
     }
     return nil
 }

@@ -45,10 +45,15 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     /// For a class, the stored fields whose values are converted from Swift values that may
     /// fail to convert (enums, arrays, composites…): checked before a record is encoded.
     private let convertedFields: [Int]
-    /// For a class, each composite property: its marker's stored position, the stored position
-    /// of each of its fields (in ``StorableType/flatten(_:)`` order), and the property. A
-    /// record's values for them are gathered, then each composite is made once.
+    /// For a class, each composite property not read in place: its marker's stored position,
+    /// the stored position of each of its fields (in ``StorableType/flatten(_:)`` order), and
+    /// the property. A record's values for them are gathered, then each composite is made once.
     private let composites: [(marker: Int, fields: [Int], property: any CompositeProperty)]
+    /// Whether a record's composite fields must be gathered before each composite is made
+    /// (else each field is written in place as it is read).
+    private let gathersComposites: Bool
+    /// The stored fields of the composites in ``composites``.
+    private let gatheredFields: Set<Int>
 
     /// - Throws: ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` if the class lacks
     ///   a stored attribute or holds it with another type.
@@ -125,7 +130,10 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         compositeFields = stored.attributes.indices.map { stored.compositeFields(of: $0) }
         var composites: [(marker: Int, fields: [Int], property: any CompositeProperty)] = []
         for (i, field) in storedFields.enumerated() {
-            guard let marker = field as? any CompositeMarkerField else { continue }
+            // A composite read in place (``CompositeProperty/isDirect``) is not gathered.
+            guard let marker = field as? any CompositeMarkerField,
+                !marker.compositeProperty.isDirect
+            else { continue }
             let parts = storedFields.indices.compactMap { j -> (Int, Int)? in
                 guard let part = storedFields[j] as? CompositeFieldAccessor,
                     part.property === marker.compositeProperty
@@ -135,6 +143,10 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
             composites.append((i, parts.map(\.1), marker.compositeProperty))
         }
         self.composites = composites
+        gathersComposites = !composites.isEmpty
+        var gathers = Set<Int>()
+        for composite in composites { gathers.formUnion([composite.marker] + composite.fields) }
+        gatheredFields = gathers
         convertedFields = storedFields.indices.filter {
             storedFields[$0] is any ConvertedField && storedFields[$0].adoptsWrapper
         }
@@ -287,7 +299,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     private func loadFields(_ buffer: UnsafeRawBufferPointer, into object: AnyObject)
         throws -> UInt64?
     {
-        if !composites.isEmpty { return try loadGathering(buffer, into: object) }
+        if gathersComposites { return try loadGathering(buffer, into: object) }
         var r = ByteReader(buffer)
         let version = try r.varint()
         guard recordLayout.hasCurrentLayout(version) else { return nil }
@@ -343,7 +355,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
             let slot = recordLayout.optionalSlot[i]
             let isNull =
                 slot >= 0 && buffer[bitmapStart + slot / 8] & (1 << UInt8(slot % 8)) != 0
-            if kinds[i] == .composite {
+            if gatheredFields.contains(i) {
                 if !isNull { gathered[i] = try r.value(codec.shape(i)) }
             } else if isNull {
                 _ = storedFields[i].write(object, .null)

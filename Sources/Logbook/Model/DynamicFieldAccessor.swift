@@ -16,6 +16,8 @@ final class DynamicFieldAccessor<Value>: FieldAccessor, ConvertedField {
     let storable: StorableType
     let attribute: AttributeDescription
     private let shape: ValueShape
+    /// For an enum without payloads, the value read and written in place.
+    private let direct: DirectField?
     var kind: FieldKind { .other }
     var type: AttributeType { attribute.type }
     var isOptional: Bool { attribute.isOptional }
@@ -40,6 +42,11 @@ final class DynamicFieldAccessor<Value>: FieldAccessor, ConvertedField {
         attribute.name = name
         self.attribute = attribute
         shape = ValueShape(attribute)
+        if case .raw = storable.unwrapped.kind, let scalar = DirectScalar(storable.unwrapped) {
+            direct = DirectField(scalar: scalar, optional: storable.isOptional, offset: 0)
+        } else {
+            direct = nil
+        }
     }
 
     @inline(__always)
@@ -51,7 +58,8 @@ final class DynamicFieldAccessor<Value>: FieldAccessor, ConvertedField {
     /// The stored value, or `nil` when the value does not convert (a custom `Encodable` that
     /// writes other fields than it reads: ``EntityBinding/conversionFailure(_:)`` reports it).
     func convert(_ object: AnyObject) -> AttributeValue? {
-        storable.attributeValue(of: value(object).pointee)
+        if let direct { return direct.read(UnsafeRawPointer(value(object))) }
+        return storable.attributeValue(of: value(object).pointee)
     }
 
     func read(_ object: AnyObject) -> AttributeValue { convert(object) ?? .null }
@@ -59,6 +67,7 @@ final class DynamicFieldAccessor<Value>: FieldAccessor, ConvertedField {
     func converts(_ object: AnyObject) -> Bool { convert(object) != nil }
 
     func write(_ object: AnyObject, _ newValue: AttributeValue) -> Bool {
+        if let direct { return direct.write(UnsafeMutableRawPointer(value(object)), newValue) }
         guard let made = storable.value(from: newValue) as? Value else { return false }
         value(object).pointee = made
         return true
@@ -72,6 +81,10 @@ final class DynamicFieldAccessor<Value>: FieldAccessor, ConvertedField {
     }
 
     func decode(_ r: inout ByteReader, into object: AnyObject) throws {
+        if let direct {
+            try direct.decode(&r, into: UnsafeMutableRawPointer(value(object)))
+            return
+        }
         guard write(object, try r.value(shape)) else { throw ByteReader.Truncated() }
     }
 

@@ -44,12 +44,15 @@ final class StorableType: @unchecked Sendable {  // immutable; its closures capt
     /// For an enum, its cases when they can be listed (`CaseIterable`, or an enum without
     /// payloads), in declaration order.
     let cases: [Any]?
+    /// For an enum without payloads, how to read and write it in place.
+    let enumLayout: EnumLayout?
     private let toValue: (Any) -> AttributeValue?
     private let fromValue: (AttributeValue) -> Any?
 
     init(
         _ swiftType: Any.Type, kind: Kind, description: AttributeDescription, placeholder: Any?,
-        cases: [Any]? = nil, toValue: @escaping (Any) -> AttributeValue?,
+        cases: [Any]? = nil, enumLayout: EnumLayout? = nil,
+        toValue: @escaping (Any) -> AttributeValue?,
         fromValue: @escaping (AttributeValue) -> Any?
     ) {
         self.swiftType = swiftType
@@ -57,6 +60,7 @@ final class StorableType: @unchecked Sendable {  // immutable; its closures capt
         self.description = description
         self.placeholder = placeholder
         self.cases = cases
+        self.enumLayout = enumLayout
         self.toValue = toValue
         self.fromValue = fromValue
     }
@@ -143,7 +147,9 @@ final class StorableType: @unchecked Sendable {  // immutable; its closures capt
         var result: [Any.Type] = []
         for field in layout.fields {
             let isOptional = optional || field.optional
-            let type = isOptional ? StorableTypes.optionalType(of: field.type.swiftType)
+            let type =
+                isOptional
+                ? StorableTypes.optionalType(of: field.type.swiftType)
                 : field.type.swiftType
             result.append(type)
             if field.type.fieldLayout != nil {

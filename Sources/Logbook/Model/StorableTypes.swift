@@ -203,9 +203,13 @@ enum StorableTypes {
         }
         let placeholder: Any? =
             cases?.first ?? (raw.placeholder as? T.RawValue).flatMap { T(rawValue: $0) }
+        let raws = cases?.compactMap { raw.attributeValue(of: $0.rawValue) }
+        let layout = cases.flatMap { cases in
+            raws.flatMap { EnumLayout.make(type, cases: cases, raws: $0) }
+        }
         return StorableType(
             type, kind: .raw(raw), description: description, placeholder: placeholder,
-            cases: cases,
+            cases: cases, enumLayout: layout,
             toValue: { value in (value as? T).flatMap { raw.attributeValue(of: $0.rawValue) } },
             fromValue: { stored in
                 (raw.value(from: stored) as? T.RawValue).flatMap { T(rawValue: $0) }
@@ -226,8 +230,9 @@ enum StorableTypes {
         else { return nil }
         let count = Int(descriptor.load(fromByteOffset: 24, as: UInt32.self))
         let size = MemoryLayout<T>.size
-        guard (count == 1 && size == 0) || (count > 1 && count <= 256 && size == 1)
-            || (count > 256 && count <= 65536 && size == 2)
+        guard
+            (count == 1 && size == 0) || (count > 1 && count <= 256 && size == 1)
+                || (count > 256 && count <= 65536 && size == 2)
         else { return nil }
         let buffer = UnsafeMutableRawPointer.allocate(
             byteCount: max(size, 1), alignment: MemoryLayout<T>.alignment)
@@ -280,7 +285,8 @@ enum StorableTypes {
                 }
                 let fieldType = try shape(
                     of: field.type, template: recorder.fields[field.key], learning: learning)
-                fields.append((field.key, fieldType.unwrapped, field.optional || fieldType.isOptional))
+                fields.append(
+                    (field.key, fieldType.unwrapped, field.optional || fieldType.isOptional))
             }
             guard !fields.isEmpty else {
                 throw Refusal(reason: "\(name) has no fields to store")
@@ -341,6 +347,8 @@ protocol OptionalMarker {
     static func unwrap(_ value: Any) -> Any?
     /// `value` (of the wrapped type) as a value of this optional type.
     static func wrap(_ value: Any) -> Any?
+    /// Whether the value of this optional type at `pointer` is `nil`.
+    static func isNil(_ pointer: UnsafeRawPointer) -> Bool
 }
 
 extension Optional: OptionalMarker {
@@ -353,6 +361,9 @@ extension Optional: OptionalMarker {
     static func wrap(_ value: Any) -> Any? {
         guard let wrapped = value as? Wrapped else { return nil }
         return Wrapped?.some(wrapped) as Any
+    }
+    static func isNil(_ pointer: UnsafeRawPointer) -> Bool {
+        pointer.assumingMemoryBound(to: Wrapped?.self).pointee == nil
     }
 }
 
@@ -450,7 +461,8 @@ extension StorableType {
         let valueType = Swift.type(of: keyPath).valueType
         for (j, field) in layout.fields.enumerated() {
             let fieldType =
-                field.optional ? StorableTypes.known(StorableTypes.optionalType(of: field.type.swiftType))
+                field.optional
+                ? StorableTypes.known(StorableTypes.optionalType(of: field.type.swiftType))
                 : field.type
             guard let fieldType, fieldType.swiftType == valueType else { continue }
             var reads = true
