@@ -28,7 +28,8 @@ let package = Package(
         .executableTarget(
             name: "logbook-crash-child", dependencies: ["TestSupport"], path: "Tests/CrashChild"),
         .testTarget(name: "LogStoreTests", dependencies: ["LogStore", "TestSupport"]),
-        .testTarget(name: "LogbookTests", dependencies: ["Logbook", "TestSupport"]),
+        .testTarget(
+            name: "LogbookTests", dependencies: ["Logbook", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "LogbookCLITests", dependencies: ["Logbook", "LogStore", "TestSupport"]),
         .testTarget(name: "CrashTests", dependencies: ["LogStore", "Logbook", "TestSupport"]),

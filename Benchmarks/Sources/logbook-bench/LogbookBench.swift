@@ -8,8 +8,7 @@ enum LogbookBench {
             + ObjectWorkloads.all + IndexWorkloads.all + ResourceWorkloads.all + ToolWorkloads.all
             + EnumerateMemoryWorkload.all
             + HistoryWorkloads.all + ContextSyncWorkloads.all + OrderedWorkloads.all
-            + TypeWorkloads.all
-            + StudioWorkloads.all
+            + ManyToManyWorkloads.all + TypeWorkloads.all + StudioWorkloads.all
     }
 
     static func main() {

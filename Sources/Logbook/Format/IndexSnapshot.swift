@@ -307,7 +307,7 @@ enum IndexSnapshot {
             guard
                 let found = read.first(where: {
                     $0.header.names == definition.names && $0.header.types == definition.types
-                }), found.index.count == count
+                }), found.index.count == count || definition.isLinks
             else { return }  // this entity's indexes are built from its records
             matched.append(found.index)
         }

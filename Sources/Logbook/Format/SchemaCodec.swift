@@ -2,17 +2,22 @@
 enum SchemaCodec {
     /// The encoding's own format number, first byte of every schema record: 1; 2 for a schema
     /// that declares compound indexes or a unique policy; 3 for one with an attribute of a type
-    /// format 2 does not know, an enum or composite type name, or members. Each format is the
-    /// lowest that holds the schema, so a schema without what a format added keeps its older
-    /// bytes and fingerprint.
+    /// format 2 does not know, an enum or composite type name, or members, or with a
+    /// many-to-many relationship (its storing side is flagged 2), or with a superentity (a
+    /// trailing section names each entity's). Each format is the lowest that
+    /// holds the schema, so a schema without what a format added keeps its older bytes and
+    /// fingerprint.
     static let formatVersion: UInt8 = 3
 
     /// The deepest nesting of members a reader accepts (`[[[Int]]]` is 3).
     static let maxDepth = 16
 
     static func encode(_ schema: Schema) -> [UInt8] {
+        let linked = schema.entities.contains {
+            $0.relationships.contains(where: \.storesLinks) || $0.superentity != nil
+        }
         let format: UInt8 =
-            schema.entities.contains { $0.attributes.contains(where: \.needsTypeDetail) }
+            linked || schema.entities.contains { $0.attributes.contains(where: \.needsTypeDetail) }
             ? 3
             : schema.entities.contains { !$0.indexes.isEmpty || $0.uniquePolicy != .error }
                 ? 2 : 1
@@ -47,7 +52,7 @@ enum SchemaCodec {
                 for relationship in entity.relationships {
                     w.string(relationship.name)
                     w.string(relationship.destination)
-                    w.bytes.append(relationship.isToMany ? 1 : 0)
+                    w.bytes.append(relationship.storesLinks ? 2 : relationship.isToMany ? 1 : 0)
                     w.string(relationship.inverse ?? "")
                     w.bytes.append(relationship.deleteRule.rawValue)
                 }
@@ -63,6 +68,9 @@ enum SchemaCodec {
                     for field in index.fields { w.string(field) }
                 }
             }
+        }
+        if format >= 3 {
+            for entity in schema.entities { w.string(entity.superentity ?? "") }
         }
         return w.bytes
     }
@@ -116,7 +124,8 @@ enum SchemaCodec {
                     if flags & 8 != 0 {
                         let value = try r.value(ValueShape(attribute))
                         guard attribute.holds(value) else {
-                            throw corrupt("the default of \(name).\(attributeName) is not of its type")
+                            throw corrupt(
+                                "the default of \(name).\(attributeName) is not of its type")
                         }
                         attribute.defaultValue = value
                     }
@@ -134,7 +143,7 @@ enum SchemaCodec {
                         let name = try r.string()
                         let destination = try r.string()
                         let flags = try r.byte()
-                        guard flags <= 1 else {
+                        guard flags <= (format >= 3 ? 2 : 1) else {
                             throw corrupt("unknown relationship flags \(flags)")
                         }
                         let inverse = try r.string()
@@ -144,8 +153,9 @@ enum SchemaCodec {
                         }
                         entities[e].relationships.append(
                             RelationshipDescription(
-                                name, destination: destination, toMany: flags == 1,
-                                inverse: inverse.isEmpty ? nil : inverse, deleteRule: rule))
+                                name, destination: destination, toMany: flags != 0,
+                                inverse: inverse.isEmpty ? nil : inverse, deleteRule: rule,
+                                storesLinks: flags == 2))
                     }
                 }
             }
@@ -171,6 +181,12 @@ enum SchemaCodec {
                         for _ in 0..<fieldCount { fields.append(try r.string()) }
                         entities[e].indexes.append(IndexDescription(fields, unique: unique == 1))
                     }
+                }
+            }
+            if format >= 3 {
+                for e in entities.indices {
+                    let superentity = try r.string()
+                    entities[e].superentity = superentity.isEmpty ? nil : superentity
                 }
             }
             guard r.isAtEnd else {
@@ -219,10 +235,14 @@ enum SchemaCodec {
             attribute.members.append(member)
         }
         let collection = attribute.type == .array || attribute.type == .set
-        guard collection ? attribute.members.count == 1 : attribute.type == .composite
-            || attribute.members.isEmpty
+        guard
+            collection
+                ? attribute.members.count == 1
+                : attribute.type == .composite
+                    || attribute.members.isEmpty
         else {
-            throw corrupt("\(attribute.name) has \(attribute.members.count) members for a \(attribute.type)")
+            throw corrupt(
+                "\(attribute.name) has \(attribute.members.count) members for a \(attribute.type)")
         }
     }
 

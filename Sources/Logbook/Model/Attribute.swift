@@ -67,6 +67,9 @@ public struct Attribute<Value> {
                 // A probe's read reports itself; a value not fetched yet is faulted in first.
                 FieldInfo.slowRead(object, info: info, entry: object[keyPath: storageKeyPath].entry)
             }
+            if info & FieldInfo.adopted != 0 {
+                FieldInfo.observe(object, info: info, entry: object[keyPath: storageKeyPath].entry)
+            }
             return object[keyPath: storageKeyPath].value
         }
         @inline(__always) set {

@@ -92,25 +92,32 @@ public struct Entity: Sendable, Hashable {
     public var name: String
     /// Attributes in stored order.
     public var attributes: [AttributeDescription]
-    /// Relationships; to-one ones are stored after the attributes, in this order.
+    /// Relationships; the stored ones (``RelationshipDescription/isStored``) follow the
+    /// attributes in records, in this order.
     public var relationships: [RelationshipDescription]
     /// Indexes beyond the single attributes marked `indexed` or `unique`: compound ones, in
     /// declaration order.
     public var indexes: [IndexDescription]
     /// What a save does with an insert that repeats another object's unique values.
     public var uniquePolicy: UniquePolicy
+    /// The entity this one inherits from (its class's nearest superclass among the schema's
+    /// classes), or `nil`. A sub-entity stores its superentity's attributes and relationships
+    /// first, under the same names; a fetch of the superentity returns its objects too, and
+    /// the primary keys of a hierarchy are one sequence.
+    public var superentity: String?
 
     /// Describes an entity.
     public init(
         name: String, attributes: [AttributeDescription],
         relationships: [RelationshipDescription] = [], indexes: [IndexDescription] = [],
-        uniquePolicy: UniquePolicy = .error
+        uniquePolicy: UniquePolicy = .error, superentity: String? = nil
     ) {
         self.name = name
         self.attributes = attributes
         self.relationships = relationships
         self.indexes = indexes
         self.uniquePolicy = uniquePolicy
+        self.superentity = superentity
     }
 
     /// The relationship called `name`, or `nil`.
@@ -118,16 +125,20 @@ public struct Entity: Sendable, Hashable {
         relationships.first { $0.name == name }
     }
 
-    /// The to-one relationships, in stored order.
-    var toOneRelationships: [RelationshipDescription] { relationships.filter { !$0.isToMany } }
+    /// The relationships records store (to-one keys, and the links of the storing side of a
+    /// many-to-many), in stored order.
+    var storedRelationships: [RelationshipDescription] { relationships.filter(\.isStored) }
 
-    /// What a record stores: the attributes, then each to-one relationship as an optional
-    /// integer (the destination's primary key) named after it.
+    /// What a record stores: the attributes, then each stored relationship named after it: a
+    /// to-one as an optional integer (the destination's primary key), the storing side of a
+    /// many-to-many as optional data (``LinkList``).
     var storedFields: Entity {
         Entity(
             name: name,
             attributes: attributes
-                + toOneRelationships.map { AttributeDescription($0.name, .integer, optional: true) }
+                + storedRelationships.map {
+                    AttributeDescription($0.name, $0.isToMany ? .data : .integer, optional: true)
+                }
         )
     }
 

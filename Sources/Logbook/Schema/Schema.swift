@@ -9,6 +9,8 @@ public struct Schema: Sendable, Hashable {
     /// The stored version this schema has (0 until it is written into a store).
     public internal(set) var version: UInt32
     private var indexByName: [String: Int]
+    /// The model classes the schema was made from (`Schema(_:)` of classes).
+    private var classes: ModelClasses?
 
     /// A schema of `entities`.
     public init(_ entities: [Entity], version: UInt32 = 0) {
@@ -19,6 +21,33 @@ public struct Schema: Sendable, Hashable {
             index[entity.name] = i
         }
         self.indexByName = index
+    }
+
+    /// The schema of model classes, as SwiftData's `Schema([Employee.self, Company.self])`:
+    /// their entities with relationships resolved between them. Pass it to
+    /// `ModelContainer(for: schema, configurations: [config])`, which opens the store for the classes.
+    /// A class that cannot be reflected leaves the schema without entities and makes that
+    /// container throw the error.
+    public init(_ types: [any PersistentModel.Type]) {
+        let entities: [Entity]
+        let failure: LogbookError?
+        do {
+            entities = try ModelLayout.entities(resolving: types.map { try ModelLayout.of($0) })
+            failure = nil
+        } catch {
+            entities = []
+            failure = error as? LogbookError ?? .invalidSchema("\(error)")
+        }
+        self.init(entities)
+        classes = ModelClasses(types: types, failure: failure)
+    }
+
+    /// The classes of a schema made from classes, or `nil`.
+    /// - Throws: the error reflecting them met.
+    func modelTypes() throws -> [any PersistentModel.Type]? {
+        guard let classes else { return nil }
+        if let failure = classes.failure { throw failure }
+        return classes.types
     }
 
     /// The entity called `name`, or `nil`.
@@ -75,6 +104,7 @@ public struct Schema: Sendable, Hashable {
             }
             for index in entity.indexes { try validate(index, of: entity) }
         }
+        try validateHierarchy()
     }
 
     /// An array or set has one member, its element; a composite's fields are named after it
@@ -83,13 +113,15 @@ public struct Schema: Sendable, Hashable {
         let what = "\(entity.name).\(attribute.name)"
         func check(_ d: AttributeDescription, depth: Int) throws {
             guard depth < SchemaCodec.maxDepth else {
-                throw LogbookError.invalidSchema("\(what) nests types over \(SchemaCodec.maxDepth) deep")
+                throw LogbookError.invalidSchema(
+                    "\(what) nests types over \(SchemaCodec.maxDepth) deep")
             }
             switch d.type {
             case .array, .set:
                 guard d.members.count == 1 else {
                     throw LogbookError.invalidSchema(
-                        "\(what) is a collection whose description has \(d.members.count) members; give it one, its element")
+                        "\(what) is a collection whose description has \(d.members.count) members; give it one, its element"
+                    )
                 }
             case .composite: break
             default:
@@ -106,7 +138,8 @@ public struct Schema: Sendable, Hashable {
                 i < entity.attributeIndex(attribute.name) ?? 0
             else {
                 throw LogbookError.invalidSchema(
-                    "\(what) is named as a field of \(owner), which is not a composite attribute before it")
+                    "\(what) is named as a field of \(owner), which is not a composite attribute before it"
+                )
             }
         }
     }
@@ -142,24 +175,40 @@ public struct Schema: Sendable, Hashable {
                 "\(what) reaches \(relationship.destination), which is not in the schema")
         }
         guard let inverseName = relationship.inverse else {
-            if relationship.isToMany {
+            if relationship.isToMany || relationship.storesLinks {
                 throw LogbookError.invalidSchema(
                     "\(what) is to-many, so it needs an inverse to-one relationship on \(destination.name)"
                 )
             }
             return
         }
+        // A sub-entity inherits its superentity's relationships, inverses included.
         guard let inverse = destination.relationship(named: inverseName),
             inverse.destination == entity.name
+                || ancestorNames(of: entity.name).contains(inverse.destination)
         else {
             throw LogbookError.invalidSchema(
                 "\(what) names the inverse \(destination.name).\(inverseName), which does not reach \(entity.name)"
             )
         }
-        if relationship.isToMany == inverse.isToMany {
+        if !relationship.isToMany && !inverse.isToMany {
             throw LogbookError.invalidSchema(
-                "\(what) and its inverse are both \(inverse.isToMany ? "to-many" : "to-one"); one-to-many is supported, one-to-one and many-to-many are not"
+                "\(what) and its inverse are both to-one; one-to-many and many-to-many are supported, one-to-one is not"
             )
+        }
+        if relationship.isToMany && inverse.isToMany {
+            if destination.name == entity.name && inverseName == relationship.name {
+                throw LogbookError.invalidSchema(
+                    "\(what) is to-many and names itself as its inverse")
+            }
+            if relationship.storesLinks == inverse.storesLinks {
+                throw LogbookError.invalidSchema(
+                    "\(what) and its inverse are many-to-many, so exactly one of them must store the links"
+                )
+            }
+        } else if relationship.storesLinks {
+            throw LogbookError.invalidSchema(
+                "\(what) stores links, which only one side of a many-to-many relationship does")
         }
     }
 
@@ -175,6 +224,13 @@ public struct Schema: Sendable, Hashable {
             guard let new = requested.entity(named: old.name) else {
                 result.append(old)
                 continue
+            }
+            guard old.superentity == new.superentity else {
+                throw LogbookError.incompatibleSchema(
+                    entity: old.name, attribute: "",
+                    reason:
+                        "its superentity changed from \(old.superentity ?? "none") to \(new.superentity ?? "none"), and its objects' primary keys were not drawn from the new hierarchy's sequence"
+                )
             }
             var merged = old
             for (i, oldAttribute) in old.attributes.enumerated() {
@@ -215,6 +271,7 @@ public struct Schema: Sendable, Hashable {
                 }
                 if changed.destination != relationship.destination
                     || changed.isToMany != relationship.isToMany
+                    || changed.storesLinks != relationship.storesLinks
                 {
                     throw LogbookError.incompatibleSchema(
                         entity: old.name, attribute: relationship.name,
@@ -233,5 +290,19 @@ public struct Schema: Sendable, Hashable {
             result.append(entity)
         }
         return Schema(result, version: version)
+    }
+}
+
+/// The model classes of a ``Schema``, compared by identity.
+private struct ModelClasses: @unchecked Sendable, Hashable {  // metatypes never change
+    let types: [any PersistentModel.Type]
+    let failure: LogbookError?
+
+    static func == (a: Self, b: Self) -> Bool {
+        a.types.map(ObjectIdentifier.init) == b.types.map(ObjectIdentifier.init)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        for type in types { hasher.combine(ObjectIdentifier(type)) }
     }
 }

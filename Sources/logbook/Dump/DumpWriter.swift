@@ -150,7 +150,7 @@ struct DumpWriter {
 
     /// `Employee(name: String, salary: Int64? indexed, company: Company?)`: attributes with
     /// ` indexed`, ` unique` when so, then relationships (`[Employee]` for to-many) with their
-    /// delete rule unless it is nullify.
+    /// delete rule unless it is nullify; a sub-entity as `Dog: Animal(…)`.
     private static func describe(_ entity: Entity) -> String {
         var properties: [String] = entity.attributes.map { attribute in
             var text = attribute.name + ": " + attribute.declaredType
@@ -163,10 +163,12 @@ struct DumpWriter {
             text +=
                 relationship.isToMany
                 ? "[\(relationship.destination)]" : relationship.destination + "?"
+            if relationship.storesLinks { text += " links" }
             if relationship.deleteRule != .nullify { text += " \(relationship.deleteRule)" }
             properties.append(text)
         }
-        return entity.name + "(" + properties.joined(separator: ", ") + ")"
+        return entity.name + (entity.superentity.map { ": " + $0 } ?? "") + "("
+            + properties.joined(separator: ", ") + ")"
     }
 }
 

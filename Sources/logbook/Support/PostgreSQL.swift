@@ -45,8 +45,10 @@ enum PostgreSQLTable {
                 indexes += ");\n"
             }
         }
-        for relationship in entity.relationships where !relationship.isToMany {
-            columns.append("  \(identifier(relationship.name)) BIGINT")
+        for relationship in entity.relationships where relationship.isStored {
+            // The links of a many-to-many's storing side: its stored value (FORMAT.md Part 2).
+            columns.append(
+                "  \(identifier(relationship.name)) \(relationship.isToMany ? "BYTEA" : "BIGINT")")
         }
         var text = "CREATE TABLE \(exists)\(identifier(entity.name)) (\n"
         text += columns.joined(separator: ",\n") + "\n);\n"
