@@ -6,7 +6,7 @@ enum LogbookBench {
     static var workloads: [Workload] {
         EngineWorkloads.all + SyncWorkloads.all + CompactWorkload.all + YCSBWorkloads.all
             + ObjectWorkloads.all + IndexWorkloads.all + ResourceWorkloads.all + ToolWorkloads.all
-            + EnumerateMemoryWorkload.all
+            + EnumerateMemoryWorkload.all + BackupWorkload.all
             + HistoryWorkloads.all + ContextSyncWorkloads.all + OrderedWorkloads.all
             + ManyToManyWorkloads.all + TypeWorkloads.all + StudioWorkloads.all
     }
