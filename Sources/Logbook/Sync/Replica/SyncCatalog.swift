@@ -129,6 +129,7 @@ enum SyncCatalog {
           s bigint[];
           w integer[];
           dead boolean;
+          needed integer;
         BEGIN
           SELECT r.stamps, r.writers, r.deleted INTO s, w, dead
             FROM logbook_sync.rows r WHERE r.entity = e AND r.id = i FOR UPDATE;
@@ -145,8 +146,11 @@ enum SyncCatalog {
               ON CONFLICT (entity, id) DO UPDATE SET deleted = true, position = pos, writer = 0;
             RETURN;
           END IF;
-          s := coalesce(s, '{}');
-          w := coalesce(w, '{}');
+          -- Arrays of every place from 1 (assigning past the end of an empty array would
+          -- start it at that place instead).
+          needed := greatest(coalesce(cardinality(s), 0), (SELECT max(p) FROM unnest(places) p));
+          s := coalesce(s, '{}') || array_fill(NULL::bigint, ARRAY[needed - coalesce(cardinality(s), 0)]);
+          w := coalesce(w, '{}') || array_fill(NULL::integer, ARRAY[needed - coalesce(cardinality(w), 0)]);
           FOR k IN 1 .. coalesce(cardinality(places), 0) LOOP
             s[places[k]] := stamp;
             w[places[k]] := 0;

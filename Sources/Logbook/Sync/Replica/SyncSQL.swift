@@ -26,11 +26,20 @@ enum SyncSQL {
     /// `nil` for each `NULL`; `nil` if `text` is not such an array.
     static func parseArray(_ text: String) -> [String?]? {
         var bytes = Array(text.utf8)[...]
+        var items: [String?] = []
+        // An array that does not start at 1 is written with its bounds: `[2:3]={a,b}`.
+        if bytes.first == UInt8(ascii: "["), let equals = bytes.firstIndex(of: UInt8(ascii: "=")) {
+            let bounds = String(decoding: bytes[bytes.startIndex + 1..<equals], as: UTF8.self)
+            guard bounds.hasSuffix("]"), let lower = Int(bounds.prefix { $0 != ":" }),
+                lower >= 1, lower <= 1 << 20
+            else { return nil }
+            items = Array(repeating: nil, count: lower - 1)
+            bytes = bytes[(equals + 1)...]
+        }
         guard bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}") else {
             return nil
         }
         bytes = bytes.dropFirst().dropLast()
-        var items: [String?] = []
         if bytes.isEmpty { return items }
         var i = bytes.startIndex
         while true {
