@@ -184,7 +184,13 @@ public final class PostgreSQLReplica: Sendable {
                 events.wait(after: seen, timeout: 1)
             }
         }
-        let session = try ReplicaSession(core: container.core, settings: settings())
+        let session: ReplicaSession
+        do {
+            session = try ReplicaSession(core: container.core, settings: settings())
+        } catch {
+            record(error, session: nil)
+            throw error
+        }
         defer { session.close() }
         do {
             try pass(session, limit: Int.max)
@@ -360,5 +366,59 @@ public final class PostgreSQLReplica: Sendable {
             guard !isStopping, Date() < deadline else { return }
             events.wait(after: seen, timeout: deadline.timeIntervalSinceNow)
         }
+    }
+}
+
+extension PostgreSQLReplica {
+    /// Reads where the replica stands from both sides, without syncing or writing anything:
+    /// what the store records (its origin, the position applied), what PostgreSQL records (the
+    /// saves it holds, the last error a replica of this store reported there), the saves of
+    /// the store not yet in PostgreSQL, and the change log's lag. Works on a container opened
+    /// read-only, while another process syncs the store.
+    /// - Throws: ``LogbookError/postgreSQL(_:)`` if PostgreSQL cannot be reached;
+    ///   ``LogbookError/store(_:)``, ``LogbookError/corruptRecord(entity:key:reason:)``.
+    public func checkStatus() throws -> ReplicaStatus {
+        let core = container.core
+        var status = ReplicaStatus()
+        let local = try SyncRecords.replica(in: core.store)
+        let down = try SyncRecords.down(in: core.store)
+        status.origin = local.map { Int($0.origin) }
+        status.database = local?.database
+        status.appliedPosition = down?.position ?? 0
+        let connection = try PostgreSQLConnection.connect(configuration)
+        defer { connection.close() }
+        var sent = down?.acknowledged ?? 0
+        if try SyncSetup.isSetUp(connection), let store = core.storeIdentifier {
+            let row = try connection.query(
+                "SELECT up_sequence, last_error, extract(epoch FROM last_error_at)::float8 "
+                    + "FROM logbook_sync.replicas WHERE store = $1::uuid",
+                [.text(store.uuidString.lowercased())]
+            ).rows.first
+            if let row {
+                sent = max(sent, UInt64(clamping: try row.decode(0, as: Int64.self)))
+                status.lastError = try row.decode(1, as: String?.self)
+                status.lastErrorAt = try row.decode(2, as: Double?.self).map {
+                    Date(timeIntervalSince1970: $0)
+                }
+            }
+            if local != nil {
+                let lag = try ChangeLogReader(connection: connection).lag(
+                    after: status.appliedPosition)
+                status.changesBehind = lag.behind
+                status.downLag = lag.oldest.map { max(0, Date().timeIntervalSince1970 - $0) }
+            }
+        }
+        if let live = state.withLock({ $0.status.lastError }) { status.lastError = live }
+        var reader = try ReplicaCommitReader(
+            store: core.store, after: max(sent, try core.oldestHistorySequence()), values: false)
+        var oldest: Date?
+        while let commit = try reader.next() {
+            guard case .save(_, let time, _) = commit else { continue }
+            status.pendingSaves += 1
+            if oldest == nil { oldest = time }
+        }
+        status.upLag = oldest.map { max(0, Date().timeIntervalSince($0)) }
+        status.checkedAt = Date()
+        return status
     }
 }
