@@ -28,26 +28,29 @@ final class ReplicaStore {
     func context() -> ModelContext { ModelContext(container) }
 
     /// Every object of the store as the canonical text of its fields, by `Entity/id`.
-    func rows() throws -> [String: [String?]] {
-        var rows: [String: [String?]] = [:]
-        for entity in container.schema.entities {
-            let fields = entity.storedFields.attributes
-            try container.store.forEach(in: entity.name) { key, value in
-                guard let pk = Keyspaces.primaryKey(ofObjectKey: key) else { return }
-                let binding = try container.core.binding(named: entity.name)
-                var values = fields.map(\.initialValue)
-                _ = try binding.codec.decode(value, key: "") { values[$0] = $1 }
-                rows["\(entity.name)/\(pk)"] = values.map(CanonicalText.text)
-            }
-        }
-        return rows
-    }
+    func rows() throws -> [String: [String?]] { try storeRows(container) }
 
     func close() {
         replica.stop()
         try? container.close()
         directory.remove()
     }
+}
+
+/// Every object of `container`'s store as the canonical text of its fields, by `Entity/id`.
+func storeRows(_ container: ModelContainer) throws -> [String: [String?]] {
+    var rows: [String: [String?]] = [:]
+    for entity in container.schema.entities {
+        let fields = entity.storedFields.attributes
+        let binding = try container.core.binding(named: entity.name)
+        try container.store.forEach(in: entity.name) { key, value in
+            guard let pk = Keyspaces.primaryKey(ofObjectKey: key) else { return }
+            var values = fields.map(\.initialValue)
+            _ = try binding.codec.decode(value, key: "") { values[$0] = $1 }
+            rows["\(entity.name)/\(pk)"] = values.map(CanonicalText.text)
+        }
+    }
+    return rows
 }
 
 /// Every row of the synced tables of `database`, in the form of ``ReplicaStore/rows()``.
