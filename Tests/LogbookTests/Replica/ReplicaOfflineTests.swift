@@ -113,6 +113,7 @@ struct ReplicaOfflineTests {
         }
     }
 
+    /// (And an SQL insert may leave out attributes with a default in the schema.)
     @Test func aColumnAddedByHandIsIgnored() throws {
         try withDatabase { database in
             let a = try ReplicaStore(database, name: "a")
@@ -129,7 +130,7 @@ struct ReplicaOfflineTests {
                 "UPDATE \"Person\" SET nickname = 'A', salary = 7 WHERE id = \(ann.persistentModelID.primaryKey)"
             )
             try connection.simpleQuery(
-                "INSERT INTO \"Person\" (name, salary, score, active, nickname) VALUES ('Bo', 1, 0, true, 'b')"
+                "INSERT INTO \"Person\" (name, nickname) VALUES ('Bo', 'b')"
             )
             try a.replica.sync()
             let names = Set(try a.rows().values.compactMap { $0.first ?? nil })

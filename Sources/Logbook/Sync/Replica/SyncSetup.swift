@@ -45,8 +45,9 @@ struct SyncDatabase {
 enum SyncSetup {
     /// Creates what is missing for `schema`, in one transaction: schema `logbook_sync`, each
     /// entity's table (as `logbook export --format sql` makes it) with columns added for new
-    /// attributes, the default of `id` (identifiers for rows SQL clients insert), and each
-    /// table's capture function and triggers. Leaves what exists alone; safe to run again.
+    /// attributes, the default of `id` (identifiers for rows SQL clients insert) and of each
+    /// attribute that has one in the schema, and each table's capture function and triggers.
+    /// Leaves what exists alone; safe to run again.
     /// - Throws: ``LogbookError/postgreSQL(_:)``.
     static func run(_ connection: PostgreSQLConnection, schema: Schema) throws {
         try requireSyncedTypes(schema)
@@ -68,6 +69,12 @@ enum SyncSetup {
                     sql +=
                         "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS "
                         + addedColumn(field) + ";\n"
+                    // The schema's default, for SQL clients' inserts that leave it out.
+                    if let literal = defaultLiteral(field) {
+                        sql +=
+                            "ALTER TABLE \(table) ALTER COLUMN "
+                            + PostgreSQLTable.identifier(field.name) + " SET DEFAULT \(literal);\n"
+                    }
                 }
                 sql +=
                     "ALTER TABLE \(table) ALTER COLUMN \"id\" SET DEFAULT "
@@ -86,14 +93,20 @@ enum SyncSetup {
     /// its default, and `NOT NULL` only when that default fills the rows already there.
     private static func addedColumn(_ field: AttributeDescription) -> String {
         var text = PostgreSQLTable.identifier(field.name) + " " + PostgreSQLLiteral.type(field)
-        if let value = field.defaultValue, !value.isNull {
-            var literal: [UInt8] = []
-            PostgreSQLLiteral.append(value, to: &literal)
-            text += " DEFAULT " + String(decoding: literal, as: UTF8.self)
+        if let literal = defaultLiteral(field) {
+            text += " DEFAULT " + literal
             if !field.isOptional { text += " NOT NULL" }
         }
         if field.isUnique { text += " UNIQUE DEFERRABLE INITIALLY DEFERRED" }
         return text
+    }
+
+    /// `field`'s default value as an SQL literal, if it has one.
+    private static func defaultLiteral(_ field: AttributeDescription) -> String? {
+        guard let value = field.defaultValue, !value.isNull else { return nil }
+        var literal: [UInt8] = []
+        PostgreSQLLiteral.append(value, to: &literal)
+        return String(decoding: literal, as: UTF8.self)
     }
 
     /// The synced columns of each registered entity, in stamp order.
