@@ -15,7 +15,7 @@ import LogStore
 /// as a save of its own, with its origin as the author (`replica:<name>` or
 /// `sql:<PostgreSQL user>`), in the store's history and to the container's observers, and is
 /// never sent back. The first sync sets the database up and exchanges what both sides hold.
-/// Conflicts follow the policy of the article *Syncing with PostgreSQL*: last writer wins per
+/// Conflicts follow the policy of <doc:SyncingWithPostgreSQL>: last writer wins per
 /// attribute on a hybrid logical clock, a delete wins over a concurrent update, a unique value
 /// stays with the object that held it first in PostgreSQL, and a resolver can decide for an
 /// entity (``setResolver(for:_:)``).
