@@ -153,6 +153,79 @@ struct SyncCommandTests {
     }
 }
 
+extension SyncCommandTests {
+    /// Runs `logbook sync PATH URL` and kills it with SIGKILL after `seconds`.
+    static func killedRun(_ path: String, _ url: String, after seconds: Double) throws {
+        let cli = try #require(CLI.executable)
+        let script = """
+            "$0" sync "$1" "$2" >/dev/null 2>&1 & pid=$!
+            sleep "$3"; kill -KILL $pid; wait $pid; exit 0
+            """
+        _ = try Shell.run("/bin/sh", ["-c", script, cli, path, url, String(seconds)])
+    }
+
+    /// Saves go up, and PostgreSQL's transactions come down, exactly once each, however often
+    /// the command is killed on the way: every save has one marker in the change log, and
+    /// every SQL transaction is one save of the store.
+    @Test func killedAgainAndAgainItAppliesEachSaveAndTransactionOnce() throws {
+        let database = try SyncFixture.makeDatabase()
+        defer { database.drop() }
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.child("store")
+        try Self.makeStore(path)
+        #expect(try CLI.run(["sync", path, database.url, "--once"]).status == 0)
+        let saves = 150
+        let connection = try database.connect()
+        defer { connection.close() }
+        /// Kills runs of the command after growing delays; the progress after each.
+        func killRuns(_ progress: () throws -> Int) throws -> [Int] {
+            try [0.3, 0.7, 1.2, 2.0].map { delay in
+                try Self.killedRun(path, database.url, after: delay)
+                return try progress()
+            }
+        }
+        // Up: the store's saves, killed on the way.
+        let container = try ModelContainer(schema: nil, at: URL(fileURLWithPath: path))
+        let context = ModelContext(container)
+        for n in 0..<saves {
+            try context.insert(entity: "Company", values: ["name": "store \(n)"])
+            try context.save()
+        }
+        try container.close()
+        let up = try killRuns {
+            let markers = "SELECT count(*) FROM logbook_sync.changes WHERE op = 'm'"
+            return Int(try connection.query(markers).rows.first?.decode(0, as: Int64.self) ?? -1)
+        }
+        #expect(try CLI.run(["sync", path, database.url, "--once"]).status == 0)
+        // Down: the SQL client's transactions, killed on the way.
+        for n in 0..<saves {
+            try connection.simpleQuery("INSERT INTO \"Company\" (name) VALUES ('sql \(n)')")
+        }
+        let down = try killRuns {
+            try Self.read(path).authors.filter { $0 == "sql:postgres" }.count
+        }
+        print("SyncCommandTests: after each kill, saves up: \(up), transactions down: \(down)")
+        let last = try CLI.run(["sync", path, database.url, "--once"])
+        #expect(last.status == 0, "\(last.stderr)")
+
+        let markers = try connection.query(
+            "SELECT count(*), count(DISTINCT sequence) FROM logbook_sync.changes WHERE op = 'm'")
+        let counts = try markers.rows.first.map {
+            [try $0.decode(0, as: Int64.self), try $0.decode(1, as: Int64.self)]
+        }
+        // One marker per save, and one for the first exchange.
+        #expect(counts == [Int64(saves + 1), Int64(saves + 1)])
+        let rows = try connection.query("SELECT count(*) FROM \"Company\"")
+        #expect(try rows.rows.first?.decode(0, as: Int64.self) == Int64(1 + 2 * saves))
+        let (names, authors) = try Self.read(path)
+        #expect(names.count == 1 + 2 * saves)
+        #expect(authors.filter { $0 == "sql:postgres" }.count == saves)
+        // Nothing came back: the app's saves, and the SQL client's transactions.
+        #expect(authors.count == 1 + saves + saves)
+    }
+}
+
 /// The result of a child run on another thread; read after the semaphore it signals.
 private final class SyncResultBox: @unchecked Sendable {
     var value: CLIResult?
