@@ -19,6 +19,20 @@ struct SyncCommandTests {
         try container.close()
     }
 
+    /// A new database, and a store made by ``makeStore(_:)`` in a new directory (at `path`).
+    static func scene() throws -> (SyncFixture.Database, TemporaryDirectory, String) {
+        let database = try SyncFixture.makeDatabase()
+        let dir = TemporaryDirectory()
+        let path = dir.child("store")
+        try makeStore(path)
+        return (database, dir, path)
+    }
+
+    static func clean(_ database: SyncFixture.Database, _ dir: TemporaryDirectory) {
+        database.drop()
+        dir.remove()
+    }
+
     /// The companies' names in the store at `path`, and the authors of its saves.
     static func read(_ path: String) throws -> (names: Set<String>, authors: [String?]) {
         var options = LogStoreOptions()
@@ -32,12 +46,8 @@ struct SyncCommandTests {
     }
 
     @Test func onceSendsAndAppliesAndStatusReportsNothingPending() throws {
-        let database = try SyncFixture.makeDatabase()
-        defer { database.drop() }
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
-        let path = dir.child("store")
-        try Self.makeStore(path)
+        let (database, dir, path) = try Self.scene()
+        defer { Self.clean(database, dir) }
 
         let before = try CLI.run(["sync", path, database.url, "--status"])
         #expect(before.status == 0, "\(before.stderr)")
@@ -71,12 +81,8 @@ struct SyncCommandTests {
     }
 
     @Test func refusesAStoreAnAppHasOpenWithALockError() throws {
-        let database = try SyncFixture.makeDatabase()
-        defer { database.drop() }
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
-        let path = dir.child("store")
-        try Self.makeStore(path)
+        let (database, dir, path) = try Self.scene()
+        defer { Self.clean(database, dir) }
         let app = try ModelContainer(schema: SyncFixture.schema, at: URL(fileURLWithPath: path))
         defer { try? app.close() }
 
@@ -107,12 +113,8 @@ struct SyncCommandTests {
 
     @Test func runningItAppliesWhatSQLCommitsUntilSIGTERM() throws {
         let cli = try #require(CLI.executable)
-        let database = try SyncFixture.makeDatabase()
-        defer { database.drop() }
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
-        let path = dir.child("store")
-        try Self.makeStore(path)
+        let (database, dir, path) = try Self.scene()
+        defer { Self.clean(database, dir) }
         // The command runs in a shell, which sends SIGTERM once the JSON lines show the
         // transaction of the SQL client applied.
         let (out, err) = (dir.child("out"), dir.child("err"))
@@ -168,12 +170,8 @@ extension SyncCommandTests {
     /// the command is killed on the way: every save has one marker in the change log, and
     /// every SQL transaction is one save of the store.
     @Test func killedAgainAndAgainItAppliesEachSaveAndTransactionOnce() throws {
-        let database = try SyncFixture.makeDatabase()
-        defer { database.drop() }
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
-        let path = dir.child("store")
-        try Self.makeStore(path)
+        let (database, dir, path) = try Self.scene()
+        defer { Self.clean(database, dir) }
         #expect(try CLI.run(["sync", path, database.url, "--once"]).status == 0)
         let saves = 150
         let connection = try database.connect()

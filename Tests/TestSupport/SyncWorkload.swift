@@ -127,10 +127,11 @@ public enum SyncWorkload {
     /// The child process of the convergence tests (`logbook-sync-child`):
     /// `work STORE URL NAME SEED STEPS` does STEPS random saves while its replica syncs in the
     /// background, printing `step N` after each; `heal STORE URL NAME` syncs until nothing
-    /// moves and prints `healed`. Returns the exit status.
+    /// moves and prints `healed`; `fill STORE URL NAME SAVES PER` makes SAVES saves of PER
+    /// inserts each without syncing. Returns the exit status.
     public static func runChild(_ arguments: [String]) -> Int32 {
         guard arguments.count >= 4 else {
-            say("usage: logbook-sync-child work|heal STORE URL NAME [SEED STEPS]")
+            say("usage: logbook-sync-child work|heal|fill STORE URL NAME [SEED STEPS | SAVES PER]")
             return 2
         }
         do {
@@ -142,6 +143,19 @@ public enum SyncWorkload {
             let replica = try PostgreSQLReplica(
                 container: container, url: arguments[2], options: options)
             switch arguments[0] {
+            case "fill":
+                // Saves of inserts, without syncing: for measuring a sync of them afterwards.
+                guard arguments.count == 6, let saves = Int(arguments[4]),
+                    let per = Int(arguments[5])
+                else { return 2 }
+                let context = ModelContext(container)
+                for save in 0..<saves {
+                    for n in 0..<per {
+                        try context.insert(
+                            entity: "Company", values: ["name": "f\(save)-\(n)", "city": "x"])
+                    }
+                    try context.save()
+                }
             case "work":
                 guard arguments.count == 6, let seed = UInt64(arguments[4]),
                     let steps = Int(arguments[5])
