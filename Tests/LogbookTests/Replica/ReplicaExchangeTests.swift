@@ -75,6 +75,27 @@ struct ReplicaExchangeTests {
         }
     }
 
+    /// More of the change log than one batch reads: one call applies it all.
+    @Test func oneSyncAppliesEveryTransactionWaiting() throws {
+        try withDatabase { database in
+            let a = try ReplicaStore(database, name: "a")
+            defer { a.close() }
+            try a.replica.sync()
+            let connection = try database.connect()
+            defer { connection.close() }
+            let rows = ChangeLogReader(connection: connection).batchSize * 3 / 4
+            for n in 0..<3 {
+                try connection.simpleQuery(
+                    "INSERT INTO \"Company\" (name) SELECT 'c\(n)-' || i FROM generate_series(1, \(rows)) i"
+                )
+            }
+            let status = try a.replica.sync()
+            #expect(status.transactionsApplied == 3)
+            #expect(status.changesApplied == 3 * rows)
+            #expect(try a.rows().count == 3 * rows)
+        }
+    }
+
     @Test func nothingComesBackToWhereItWasMade() throws {
         try withDatabase { database in
             let a = try ReplicaStore(database, name: "a")

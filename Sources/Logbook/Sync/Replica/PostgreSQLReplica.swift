@@ -193,7 +193,8 @@ public final class PostgreSQLReplica: Sendable {
         }
         defer { session.close() }
         do {
-            try pass(session, limit: Int.max)
+            // Until nothing moves: a pass applies one batch of the change log.
+            while try pass(session, limit: Int.max) {}
             try session.downloader.flush()
             try refresh(session)
         } catch {
