@@ -10,15 +10,20 @@ import Testing
 
     private let child = builtExecutable("logbook-sync-child")
     private let serverControl = ProcessInfo.processInfo.environment["LOGBOOK_TEST_PG_CTL"]
+    /// Whether a fault stops and restarts the whole server (`LOGBOOK_SYNC_STOP_SERVER=1`; run
+    /// the suite alone then, as other suites share the server); by default the test's database
+    /// alone goes away.
+    private let stopsServer = ProcessInfo.processInfo.environment["LOGBOOK_SYNC_STOP_SERVER"] == "1"
 
     /// Three stores in three processes and one PostgreSQL, under random work on every store and
-    /// in SQL, and random faults — a sync process killed, PostgreSQL stopped and started, the
-    /// replicas' connections cut — then healed: every store and PostgreSQL must hold the same
+    /// in SQL, and random faults — a sync process killed, the database gone for a while (or
+    /// PostgreSQL stopped and started), the replicas' connections cut — then healed: every store and PostgreSQL must hold the same
     /// objects, row by row. Seeded (`LOGBOOK_SEED`); `LOGBOOK_SYNC_ROUNDS` rounds (3, or 20 with
     /// `LOGBOOK_LONG_TESTS=1`); each round has random faults and one forced, of each kind in turn.
     @Suite(
         .enabled(
-            if: SyncFixture.isAvailable && child != nil && serverControl != nil,
+            if: SyncFixture.isAvailable && child != nil
+                && (serverControl != nil || !stopsServer),
             "needs the server of .ci/postgres and the logbook-sync-child executable"),
         .serialized)
     struct ReplicaConvergenceTests {
@@ -135,7 +140,7 @@ import Testing
                             children[k].kill()
                             faults.append("killed the process of store \(k)")
                             children[k] = try work(k, steps: 15, &rng)
-                        case 3..<5:
+                        case 3..<5 where stopsServer:
                             faults.append("stopped and started PostgreSQL")
                             sql?.close()
                             sql = nil
@@ -143,11 +148,27 @@ import Testing
                                 "stop", "-m", "fast", log: directories[0].child("pg_ctl.txt"))
                             usleep(UInt32(100_000 + rng.next() % 700_000))
                             try control("start", log: directories[0].child("pg_ctl.txt"))
+                        case 3..<5:
+                            // The server stays up for the other suites: this database alone
+                            // goes away, its sessions ended and new ones refused for a while.
+                            faults.append("took the database away for a while")
+                            sql?.close()
+                            sql = nil
+                            let admin = try SyncFixture.adminConnection()
+                            defer { admin.close() }
+                            let name = "\"\(database.name)\""
+                            try admin.simpleQuery("ALTER DATABASE \(name) ALLOW_CONNECTIONS false")
+                            try admin.simpleQuery(
+                                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                    + "WHERE datname = '\(database.name)'")
+                            usleep(UInt32(100_000 + rng.next() % 700_000))
+                            try admin.simpleQuery("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
                         case 5..<9:
                             faults.append("cut the replicas' connections")
                             _ = try? sql?.simpleQuery(
                                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                                    + "WHERE application_name = 'logbook sync'")
+                                    + "WHERE application_name = 'logbook sync' "
+                                    + "AND datname = '\(database.name)'")
                         default: break
                         }
                         usleep(UInt32(20_000 + rng.next() % 60_000))
