@@ -62,6 +62,8 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Talking to PostgreSQL failed; the wrapped error says how (and carries the SQLSTATE of an
     /// error the server reported).
     case postgreSQL(PostgreSQLError)
+    /// Syncing with PostgreSQL cannot go on; the wrapped error says why and what to do.
+    case sync(SyncError)
 
     public var description: String {
         switch self {
@@ -128,6 +130,8 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
         case .store(let error):
             return error.description
         case .postgreSQL(let error):
+            return error.description
+        case .sync(let error):
             return error.description
         }
     }

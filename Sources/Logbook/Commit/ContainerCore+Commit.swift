@@ -12,6 +12,7 @@ extension ContainerCore {
         let delta = try delta(of: batch)
         let sequence = try indexes.commit(batch, applying: delta.index, to: store)
         if let changes = delta.changes { changeHub.publish(changes.saved(sequence: sequence)) }
+        commitSignal.bump()
         return sequence
     }
 
@@ -37,6 +38,7 @@ extension ContainerCore {
         let sequence = try indexes.commit(
             batch, applying: delta.index, to: store, durability: .buffered)
         if let changes = delta.changes { changeHub.publish(changes.saved(sequence: sequence)) }
+        commitSignal.bump()
         return sequence
     }
 

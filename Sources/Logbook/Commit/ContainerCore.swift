@@ -26,6 +26,8 @@ final class ContainerCore: Sendable {
     let saveLock = Locked<Void>(())
     /// Where commits are published to observers (``ModelContainer/changes()``).
     let changeHub = ChangeHub()
+    /// Counts commits, for a replica waiting for the app's next save.
+    let commitSignal = CommitSignal()
     /// The contexts whose pending changes ``ModelContainer/close()`` saves.
     let autosaves = AutosaveRegistry()
     /// Save bookkeeping that lets a save skip reading stored versions when no other context
@@ -204,6 +206,25 @@ final class ContainerCore: Sendable {
 
     /// The last primary key handed out in the sequence of `entity` (a hierarchy root).
     func lastPrimaryKey(_ entity: Int) -> UInt64 { counters.withLock { $0[keyRoots[entity]] } }
+
+    /// Raises every entity's counter to at least `floor` (call under the save lock, with
+    /// `batch` committed next): a replica's new objects get identifiers from its own block.
+    /// Adds the raised counters to `batch`.
+    func raiseCounters(to floor: UInt64, into batch: inout WriteBatch) {
+        let raised = counters.withLock { counters -> [Int] in
+            var raised: [Int] = []
+            for e in counters.indices where counters[e] < floor {
+                counters[e] = floor
+                raised.append(e)
+            }
+            return raised
+        }
+        for e in raised {
+            batch.put(
+                Keyspaces.objectKey(floor), for: Keyspaces.counterKey(bindings[e].entity.name),
+                in: Keyspaces.meta)
+        }
+    }
 
     /// A number naming a new context as a saver.
     func makeContextSerial() -> UInt64 { nextContextSerial.add(1, ordering: .relaxed).newValue }
