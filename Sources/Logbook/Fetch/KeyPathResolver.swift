@@ -121,7 +121,7 @@ final class KeyPathResolver {
     }
 
     /// Two different values of each type, unlikely to be any default.
-    private static func sentinels(_ type: AttributeType) -> [AttributeValue] {
+    static func sentinels(_ type: AttributeType) -> [AttributeValue] {
         switch type {
         case .string: return [.string("\u{1}logbook probe 1"), .string("\u{2}logbook probe 2")]
         case .integer: return [.integer(0x5EED_0001_2345), .integer(-0x5EED_0002_6789)]

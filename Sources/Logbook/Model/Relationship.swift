@@ -163,6 +163,9 @@ protocol RelationshipAccessor: FieldAccessor {
     func loadedTarget(_ object: AnyObject) -> AnyObject?
     /// To-one: points the field at `target` (`nil` clears it).
     func setTarget(_ object: AnyObject, _ target: AnyObject?)
+    /// To-one: points a key-path probe's field at `target`, another probe (whose identifier is
+    /// not read).
+    func setProbeTarget(_ object: AnyObject, _ target: AnyObject)
     /// To-many: members assigned before the owner was inserted (then cleared).
     func takeEarlyMembers(_ object: AnyObject) -> [AnyObject]
 }
@@ -254,6 +257,12 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
         field(object).pointee.value = Value(relatedObjects: typed)
         field(object).pointee.isResolved = true
         field(object).pointee.key = typed.first?.persistentModelID.primaryKey ?? 0
+    }
+
+    func setProbeTarget(_ object: AnyObject, _ target: AnyObject) {
+        guard !Value.isToMany, let typed = target as? Value.Destination else { return }
+        field(object).pointee.value = Value(relatedObjects: [typed])
+        field(object).pointee.isResolved = true
     }
 
     func takeEarlyMembers(_ object: AnyObject) -> [AnyObject] {
