@@ -179,3 +179,54 @@ import Testing
                 == [.string("Clerk"), .string("Engineer"), .string("Manager")])
     }
 }
+
+/// Answers the indexes give without reading a record, and the scan the others need.
+@MainActor @Suite struct AggregateIndexAnswerTests {
+    @Test func countMinimumMaximumAndGroupCountsReadNoRecord() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let context = ModelContext(try fixture.open([IndexedWorker.self, IndexedFirm.self]))
+        var salaries: [Int64] = []
+        for i in 0..<60 {
+            let worker = IndexedWorker()
+            worker.name = "W\(i)"
+            worker.designation = ["Engineer", "Clerk", "Manager"][i % 3]
+            worker.salary = Int64((i * 7_919) % 1_000 + 100)
+            worker.hired = Date(timeIntervalSinceReferenceDate: Double(i * 86_400))
+            salaries.append(worker.salary)
+            context.insert(worker)
+        }
+        try context.save()
+        let count = try context.explainAggregate(AggregateDescriptor<IndexedWorker>())
+        #expect(count.rows.first?.count == 60)
+        #expect(count.recordsRead == 0)
+        let extremes = try context.explainAggregate(
+            AggregateDescriptor<IndexedWorker>(
+                computing: [
+                    .minimum(\.salary), .maximum(\.salary), .count(\.level), .maximum(\.hired),
+                ]))
+        #expect(extremes.recordsRead == 0)
+        #expect(extremes.rows.first?.minimum(\IndexedWorker.salary) == salaries.min())
+        #expect(extremes.rows.first?.maximum(\IndexedWorker.salary) == salaries.max())
+        #expect(
+            extremes.rows.first?.value(AggregateFunction<IndexedWorker>.count(\.level))
+                == .integer(0))
+        #expect(
+            extremes.rows.first?.maximum(\IndexedWorker.hired)
+                == Date(timeIntervalSinceReferenceDate: Double(59 * 86_400)))
+        let perDesignation = try context.explainAggregate(
+            AggregateDescriptor<IndexedWorker>(groupBy: [\.designation]))
+        #expect(perDesignation.recordsRead == 0)
+        #expect(perDesignation.rows.map(\.count) == [20, 20, 20])
+        let byPredicate = try context.explainAggregate(
+            AggregateDescriptor<IndexedWorker>(
+                predicate: #Predicate { $0.designation == "Clerk" }))
+        #expect(byPredicate.rows.first?.count == 20)
+        #expect(byPredicate.recordsRead == 0)
+        // A sum needs the values: one scan of the records.
+        let sum = try context.explainAggregate(
+            AggregateDescriptor<IndexedWorker>(computing: [.sum(\.salary)]))
+        #expect(sum.rows.first?.sum(\IndexedWorker.salary) == salaries.reduce(0, +))
+        #expect(sum.recordsRead == 60)
+    }
+}

@@ -12,6 +12,8 @@ struct AggregateGroups {
     /// Groups by their key's index encoding (``IndexKey``: canonical, so equal values, however
     /// they are spelled, share a group).
     var index: [[UInt8]: Int] = [:]
+    /// The stored records read to find the groups: 0 when indexes answered.
+    var recordsRead = 0
 
     var count: Int { counts.count }
 

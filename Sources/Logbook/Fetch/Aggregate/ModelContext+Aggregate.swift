@@ -37,12 +37,27 @@ extension ModelContext {
         try aggregate(makePlan(descriptor))
     }
 
+    /// ``aggregate(_:)-(AggregateDescriptor<Model>)`` and the number of stored records of the
+    /// entity it read (0 when indexes answered): for tests and tools.
+    package func explainAggregate<Model: PersistentModel>(
+        _ descriptor: AggregateDescriptor<Model>
+    ) throws -> (rows: [AggregateRow], recordsRead: Int) {
+        try aggregateReading(makePlan(descriptor))
+    }
+
     func aggregate(_ plan: AggregatePlan) throws -> [AggregateRow] {
+        try aggregateReading(plan).rows
+    }
+
+    private func aggregateReading(_ plan: AggregatePlan) throws -> (
+        rows: [AggregateRow], recordsRead: Int
+    ) {
         var groups = try groupsFromIndexes(plan) ?? scanGroups(plan)
+        let recordsRead = groups.recordsRead
         if plan.groups.contains(where: { if case .related = $0 { true } else { false } }) {
             groups = try resolveRelated(groups, plan)
         }
-        return try finish(groups, plan)
+        return (try finish(groups, plan), recordsRead)
     }
 
     /// The groups of a scan of the plan's matches (and pending objects).
@@ -56,7 +71,9 @@ extension ModelContext {
         for candidate in result.candidates where candidate.live >= 0 {
             if let object = table.objects[Int(candidate.live)] { scan.visit(object: object) }
         }
-        return scan.groups
+        var groups = scan.groups
+        groups.recordsRead = result.explanation.recordsRead
+        return groups
     }
 
     /// The groups with each related key (a to-one relationship's primary key) replaced by the

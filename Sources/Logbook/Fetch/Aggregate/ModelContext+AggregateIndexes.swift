@@ -16,7 +16,13 @@ extension ModelContext {
         if plan.groups.isEmpty && plan.functions.isEmpty {
             var groups = AggregateGroups()
             let g = groups.group([], functions: 0) { [] }
-            groups.counts[g] = try count(plan.fetch).count
+            if case .all = plan.fetch.matcher {
+                groups.counts[g] = try countOfAll(plan.fetch)
+            } else {
+                let (count, explanation) = try count(plan.fetch)
+                groups.counts[g] = count
+                groups.recordsRead = explanation.recordsRead
+            }
             return groups
         }
         guard case .all = plan.fetch.matcher,
@@ -50,6 +56,21 @@ extension ModelContext {
             }
         }
         return groups
+    }
+
+    /// The number of objects of the plan's entity, from the store's key count: the stored
+    /// records, less those pending changes hide, plus the pending objects.
+    /// - Throws: ``LogbookError/store(_:)``.
+    private func countOfAll(_ fetch: FetchPlan) throws -> Int {
+        let (skip, pending) = pendingEntries(fetch)
+        let keyspace = fetch.binding.keyspace
+        return try wrapStoreErrors {
+            var count = try core.store.count(in: keyspace)
+            for key in skip where try core.store.contains(Keyspaces.objectKey(key), in: keyspace) {
+                count -= 1
+            }
+            return count + pending.count
+        }
     }
 
     /// The position of an available index of `binding` whose first field is `field`.
