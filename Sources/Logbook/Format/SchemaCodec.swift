@@ -1,13 +1,19 @@
 /// Encodes and decodes a ``Schema`` (FORMAT.md Part 2, "Schema records").
 enum SchemaCodec {
-    /// The encoding's own format number, first byte of every schema record: 1, or 2 for a
-    /// schema that declares compound indexes or a unique policy (format 1 has no place for them,
-    /// so a schema without them keeps its format-1 bytes and fingerprint).
-    static let formatVersion: UInt8 = 2
+    /// The encoding's own format number, first byte of every schema record: 1; 2 for a schema
+    /// that declares compound indexes or a unique policy; ``searchableFormat`` for one with a
+    /// searchable attribute. Each is written only when needed, so a schema keeps the bytes and
+    /// fingerprint of the oldest format that holds it.
+    static let formatVersion: UInt8 = 3
+    /// The first format whose attribute flags have the searchable bit (bit 4).
+    static let searchableFormat: UInt8 = 3
 
     static func encode(_ schema: Schema) -> [UInt8] {
+        let searchable = schema.entities.contains { $0.attributes.contains(where: \.isSearchable) }
         let format: UInt8 =
-            schema.entities.contains { !$0.indexes.isEmpty || $0.uniquePolicy != .error } ? 2 : 1
+            searchable
+            ? searchableFormat
+            : schema.entities.contains { !$0.indexes.isEmpty || $0.uniquePolicy != .error } ? 2 : 1
         var w = ByteWriter(capacity: 256)
         w.bytes.append(format)
         w.varint(UInt64(schema.version))
@@ -24,13 +30,14 @@ enum SchemaCodec {
                 if attribute.isIndexed { flags |= 2 }
                 if attribute.isUnique { flags |= 4 }
                 if hasDefault { flags |= 8 }
+                if attribute.isSearchable { flags |= 16 }
                 w.bytes.append(flags)
                 if hasDefault, let value = attribute.defaultValue { w.value(value) }
             }
         }
         // Relationships: a trailing section, present only when some entity has any (or in
         // format 2), so schemas without relationships keep their bytes.
-        if format == 2 || schema.entities.contains(where: { !$0.relationships.isEmpty }) {
+        if format >= 2 || schema.entities.contains(where: { !$0.relationships.isEmpty }) {
             for entity in schema.entities {
                 w.varint(UInt64(entity.relationships.count))
                 for relationship in entity.relationships {
@@ -42,7 +49,7 @@ enum SchemaCodec {
                 }
             }
         }
-        if format == 2 {
+        if format >= 2 {
             for entity in schema.entities {
                 w.bytes.append(entity.uniquePolicy.rawValue)
                 w.varint(UInt64(entity.indexes.count))
@@ -64,7 +71,7 @@ enum SchemaCodec {
         var r = ByteReader(bytes)
         do {
             let format = try r.byte()
-            guard format == 1 || format == formatVersion else {
+            guard format >= 1 && format <= formatVersion else {
                 throw corrupt(
                     "schema format \(format) is not supported (this library reads formats 1 to \(formatVersion))"
                 )
@@ -91,17 +98,19 @@ enum SchemaCodec {
                             "unknown attribute type \(rawType) for \(name).\(attributeName)")
                     }
                     let flags = try r.byte()
-                    guard flags & 0xF0 == 0 else { throw corrupt("unknown flags \(flags)") }
+                    let known: UInt8 = format >= searchableFormat ? 0x1F : 0x0F
+                    guard flags & ~known == 0 else { throw corrupt("unknown flags \(flags)") }
                     let defaultValue = flags & 8 != 0 ? try r.value(type) : nil
                     attributes.append(
                         AttributeDescription(
                             attributeName, type, optional: flags & 1 != 0,
                             defaultValue: defaultValue,
-                            indexed: flags & 2 != 0, unique: flags & 4 != 0))
+                            indexed: flags & 2 != 0, unique: flags & 4 != 0,
+                            searchable: flags & 16 != 0))
                 }
                 entities.append(Entity(name: name, attributes: attributes))
             }
-            if format == 2 || !r.isAtEnd {
+            if format >= 2 || !r.isAtEnd {
                 for e in entities.indices {
                     let count = try r.varint()
                     guard count <= UInt64(bytes.count) else {
@@ -126,7 +135,7 @@ enum SchemaCodec {
                     }
                 }
             }
-            if format == 2 {
+            if format >= 2 {
                 for e in entities.indices {
                     let rawPolicy = try r.byte()
                     guard let policy = UniquePolicy(rawValue: rawPolicy) else {

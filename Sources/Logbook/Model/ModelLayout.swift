@@ -266,7 +266,7 @@ final class ModelLayout: @unchecked Sendable {
             return AttributeDescription(
                 field.name, field.type, optional: field.isOptional,
                 defaultValue: constant ? value : nil, indexed: options.contains(.indexed),
-                unique: options.contains(.unique))
+                unique: options.contains(.unique), searchable: options.contains(.searchable))
         }
         let relationships = fields.compactMap { $0 as? any RelationshipAccessor }.map { field in
             RelationshipDescription(

@@ -17,11 +17,15 @@ public struct AttributeDescription: Sendable, Hashable {
     public var isIndexed: Bool
     /// Whether two objects of the entity may not share a value (checked at save).
     public var isUnique: Bool
+    /// Whether the entity's full-text index holds the attribute's words (a `String` only;
+    /// recorded in the schema).
+    public var isSearchable: Bool
 
     /// Describes an attribute.
     public init(
         _ name: String, _ type: AttributeType, optional: Bool = false,
-        defaultValue: AttributeValue? = nil, indexed: Bool = false, unique: Bool = false
+        defaultValue: AttributeValue? = nil, indexed: Bool = false, unique: Bool = false,
+        searchable: Bool = false
     ) {
         self.name = name
         self.type = type
@@ -29,6 +33,7 @@ public struct AttributeDescription: Sendable, Hashable {
         self.defaultValue = defaultValue
         self.isIndexed = indexed
         self.isUnique = unique
+        self.isSearchable = searchable
     }
 
     /// The value a new object starts with: the default, else `null`.
@@ -80,6 +85,10 @@ public struct Entity: Sendable, Hashable {
                 + toOneRelationships.map { AttributeDescription($0.name, .integer, optional: true) }
         )
     }
+
+    /// The positions of the searchable attributes, in stored order: what the entity's text
+    /// index holds (none: it has no text index).
+    var searchableAttributes: [Int] { attributes.indices.filter { attributes[$0].isSearchable } }
 
     /// The position of the attribute called `name`, or `nil`.
     /// - Complexity: O(attributes).

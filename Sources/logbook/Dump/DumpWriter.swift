@@ -149,7 +149,7 @@ struct DumpWriter {
     }
 
     /// `Employee(name: String, salary: Int64? indexed, company: Company?)`: attributes with
-    /// ` indexed`, ` unique` when so, then relationships (`[Employee]` for to-many) with their
+    /// ` indexed`, ` unique`, ` searchable` when so, then relationships (`[Employee]` for to-many) with their
     /// delete rule unless it is nullify.
     private static func describe(_ entity: Entity) -> String {
         var properties: [String] = entity.attributes.map { attribute in
@@ -157,6 +157,7 @@ struct DumpWriter {
             if attribute.isOptional { text += "?" }
             if attribute.isIndexed { text += " indexed" }
             if attribute.isUnique { text += " unique" }
+            if attribute.isSearchable { text += " searchable" }
             return text
         }
         for relationship in entity.relationships {

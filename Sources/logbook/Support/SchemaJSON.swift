@@ -4,7 +4,8 @@ import Logbook
 /// store with it): `{"version":1,"entities":[{"name":…,"attributes":[{"name":…,"type":"String",
 /// "optional":false,"indexed":false,"unique":false,"default":null}]}]}`. An entity with
 /// relationships also has `"relationships":[{"name":…,"destination":…,"toMany":false,
-/// "inverse":… or null,"deleteRule":"nullify"}]` (or `"cascade"`, `"deny"`).
+/// "inverse":… or null,"deleteRule":"nullify"}]` (or `"cascade"`, `"deny"`). A searchable
+/// attribute also has `"searchable":true`.
 enum SchemaJSON {
     /// Encodes `schema`.
     static func encode(_ schema: Schema) -> String {
@@ -12,7 +13,8 @@ enum SchemaJSON {
             let attributes = entity.attributes.map { a in
                 "{\"name\":\(Formatting.quoted(a.name)),\"type\":\(Formatting.quoted(a.type.description)),"
                     + "\"optional\":\(a.isOptional),\"indexed\":\(a.isIndexed),"
-                    + "\"unique\":\(a.isUnique),\"default\":\((a.defaultValue ?? .null).text(as: .json))}"
+                    + "\"unique\":\(a.isUnique),\"default\":\((a.defaultValue ?? .null).text(as: .json))"
+                    + (a.isSearchable ? ",\"searchable\":true}" : "}")
             }
             var text =
                 "{\"name\":\(Formatting.quoted(entity.name)),\"attributes\":["
@@ -67,7 +69,7 @@ enum SchemaJSON {
                 return AttributeDescription(
                     attributeName, type, optional: a["optional"] == .bool(true),
                     defaultValue: defaultValue, indexed: a["indexed"] == .bool(true),
-                    unique: a["unique"] == .bool(true))
+                    unique: a["unique"] == .bool(true), searchable: a["searchable"] == .bool(true))
             },
             relationships: try relationships.map { r in
                 guard let relationshipName = r["name"]?.string,

@@ -48,3 +48,38 @@ final class IndexedFirm: PersistentModel {
 
     init() {}
 }
+
+/// An article of the search tests: two searchable attributes and some that are not.
+final class Article: PersistentModel {
+    @Attribute(.searchable) var title = ""
+    @Attribute(.searchable) var body: String? = nil
+    @Attribute var year: Int64 = 0
+    @Attribute var author = ""
+
+    init() {}
+
+    convenience init(_ title: String, body: String? = nil, year: Int64 = 2000, author: String = "")
+    {
+        self.init()
+        self.title = title
+        self.body = body
+        self.year = year
+        self.author = author
+    }
+}
+
+/// A note whose text is declared searchable on the class, not on the attribute.
+final class Note: PersistentModel {
+    @Attribute var text = ""
+    @Attribute var pinned = false
+
+    static var indexes: [ModelIndex<Note>] { [.searchable(\.text)] }
+
+    init() {}
+
+    convenience init(_ text: String, pinned: Bool = false) {
+        self.init()
+        self.text = text
+        self.pinned = pinned
+    }
+}
