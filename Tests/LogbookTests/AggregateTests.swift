@@ -223,6 +223,20 @@ import Testing
                 predicate: #Predicate { $0.designation == "Clerk" }))
         #expect(byPredicate.rows.first?.count == 20)
         #expect(byPredicate.recordsRead == 0)
+        // Grouped by the leading field of an index that also holds salary: its entries alone.
+        let covered = try context.explainAggregate(
+            AggregateDescriptor<IndexedWorker>(
+                groupBy: [\.designation],
+                computing: [.sum(\.salary), .average(\.salary), .maximum(\.salary)]))
+        #expect(covered.recordsRead == 0)
+        for row in covered.rows {
+            let designation = row[\IndexedWorker.designation] ?? ""
+            let paid = (0..<60).filter { ["Engineer", "Clerk", "Manager"][$0 % 3] == designation }
+                .map { salaries[$0] }
+            #expect(row.sum(\IndexedWorker.salary) == paid.reduce(0, +))
+            #expect(row.average(\IndexedWorker.salary) == Double(paid.reduce(0, +)) / 20)
+            #expect(row.maximum(\IndexedWorker.salary) == paid.max())
+        }
         // A sum needs the values: one scan of the records.
         let sum = try context.explainAggregate(
             AggregateDescriptor<IndexedWorker>(computing: [.sum(\.salary)]))

@@ -197,6 +197,35 @@ enum IndexKey {
         return true
     }
 
+    /// The offset just past the field of type `type` at `offset` of an index entry, without
+    /// decoding it; `nil` if the bytes there are not such a field.
+    @inline(__always)
+    static func fieldEnd(_ entry: UnsafeRawBufferPointer, at offset: Int, type: AttributeType)
+        -> Int?
+    {
+        guard offset < entry.count else { return nil }
+        if entry[offset] == nullTag { return offset + 1 }
+        guard entry[offset] == valueTag else { return nil }
+        var i = offset + 1
+        switch type {
+        case .integer, .double, .date: i += 8
+        case .bool: i += 1
+        case .uuid: i += 16
+        case .string, .data:
+            // Up to the terminator 0x00 0x01 (a zero byte of the value is 0x00 0xFF).
+            while i + 1 < entry.count {
+                if entry[i] == 0 {
+                    if entry[i + 1] == 1 { return i + 2 }
+                    i += 2
+                } else {
+                    i += 1
+                }
+            }
+            return nil
+        }
+        return i <= entry.count ? i : nil
+    }
+
     /// Decodes the field of type `type` at `offset` of an index entry (what ``append(_:to:)``
     /// wrote), moving `offset` past it: how an index answers a minimum, a maximum or a group
     /// key without reading records. Strings come back as stored (NFC).

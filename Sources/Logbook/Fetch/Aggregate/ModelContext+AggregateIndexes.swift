@@ -10,7 +10,9 @@ extension ModelContext {
     ///   lead an index: the index's ends (skipping objects pending changes hide, then adding
     ///   pending objects), and its entries that are not `nil`;
     /// - one group key that leads an index, no predicate and no pending change, with counts,
-    ///   minimums and maximums of that key: one count of the index's entries per value.
+    ///   minimums and maximums of that key: one count of the index's entries per value;
+    /// - group keys that lead an index holding every function's attribute too (SQL's covering
+    ///   index), no predicate and no pending change: one pass over its entries.
     func groupsFromIndexes(_ plan: AggregatePlan) throws -> AggregateGroups? {
         let functions = plan.functions.count
         if plan.groups.isEmpty && plan.functions.isEmpty {
@@ -25,10 +27,14 @@ extension ModelContext {
             }
             return groups
         }
-        guard case .all = plan.fetch.matcher,
-            plan.functions.allSatisfy({ $0.operation != .sum && $0.operation != .average })
-        else { return nil }
+        guard case .all = plan.fetch.matcher else { return nil }
         let (skip, pending) = pendingEntries(plan.fetch)
+        let covered = {
+            skip.isEmpty && pending.isEmpty && !plan.groups.isEmpty
+                ? self.coveredGroups(plan) : nil
+        }
+        guard plan.functions.allSatisfy({ $0.operation != .sum && $0.operation != .average })
+        else { return covered() }
         if plan.groups.isEmpty {
             return try extremes(plan, skip: skip, pending: pending)
         }
@@ -36,7 +42,7 @@ extension ModelContext {
         guard plan.groups.count == 1, skip.isEmpty, pending.isEmpty,
             plan.functions.allSatisfy({ $0.field == field }),
             let i = leadingIndex(of: field, plan.binding)
-        else { return nil }
+        else { return covered() }
         let type = plan.binding.stored.attributes[field].type
         let runs = core.indexes.withIndexes(of: plan.binding.index) {
             indexes -> [(value: AttributeValue, count: Int)]? in
@@ -70,6 +76,66 @@ extension ModelContext {
                 count -= 1
             }
             return count + pending.count
+        }
+    }
+
+    /// The groups of an index whose leading fields are the group keys and which holds every
+    /// function's field, read from its entries alone (a group's entries are contiguous, so a
+    /// group is looked up once per run); `nil` if there is no such index available.
+    private func coveredGroups(_ plan: AggregatePlan) -> AggregateGroups? {
+        let binding = plan.binding
+        let keys = plan.groups.map(\.storedField)
+        guard
+            let i = core.indexes.definitions[binding.index].firstIndex(where: { definition in
+                definition.fields.starts(with: keys)
+                    && plan.functions.allSatisfy { definition.fields.contains($0.field) }
+            })
+        else { return nil }
+        let fields = core.indexes.definitions[binding.index][i].fields
+        let types = fields.map { binding.stored.attributes[$0].type }
+        // Invariant: every function's field is among `fields` (checked above).
+        let positions = plan.functions.map { function in fields.firstIndex(of: function.field)! }
+        let located = max(keys.count, (positions.max() ?? -1) + 1)
+        return core.indexes.withIndexes(of: binding.index) { indexes -> AggregateGroups? in
+            guard let index = indexes?[i] else { return nil }
+            var groups = AggregateGroups()
+            var offsets = [Int](repeating: 0, count: located + 1)
+            var previous: [UInt8] = []
+            var g = -1
+            var damaged = false
+            index.forEach(from: index.start, to: index.end) { entry in
+                for k in 0..<located {
+                    guard let end = IndexKey.fieldEnd(entry, at: offsets[k], type: types[k]) else {
+                        damaged = true
+                        return false
+                    }
+                    offsets[k + 1] = end
+                }
+                let prefix = UnsafeRawBufferPointer(rebasing: entry[0..<offsets[keys.count]])
+                if g < 0 || !prefix.elementsEqual(previous) {
+                    previous = Array(prefix)
+                    var offset = 0
+                    let values = (0..<keys.count).map { k in
+                        IndexKey.decodeField(entry, at: &offset, type: types[k]) ?? .null
+                    }
+                    g = groups.group(previous, functions: plan.functions.count) { values }
+                }
+                groups.counts[g] += 1
+                let base = g * plan.functions.count
+                for (f, function) in plan.functions.enumerated() {
+                    var offset = offsets[positions[f]]
+                    guard
+                        let value = IndexKey.decodeField(
+                            entry, at: &offset, type: types[positions[f]])
+                    else {
+                        damaged = true
+                        return false
+                    }
+                    groups.accumulators[base + f].add(value, function.operation)
+                }
+                return true
+            }
+            return damaged ? nil : groups
         }
     }
 
