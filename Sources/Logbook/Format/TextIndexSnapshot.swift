@@ -88,19 +88,10 @@ enum TextIndexSnapshot {
             indexes: Array(repeating: nil, count: names.count),
             checks: Array(repeating: nil, count: names.count))
         let mapped: MappedSidecar
-        do {
-            guard let found = try store.mapSidecar(named: sidecarName) else {
-                loaded.note = "no text index sidecar"
-                return loaded
-            }
-            mapped = found
-        } catch {
-            loaded.note = "the text index sidecar was not used: \(error)"
-            return loaded
-        }
-        guard mapped.sequence == store.lastSequence, store.recovery.skipped.isEmpty else {
-            loaded.note =
-                "the text index sidecar describes commit \(mapped.sequence), the store is at \(store.lastSequence)"
+        switch IndexSnapshot.current(named: sidecarName, in: store, called: "text index sidecar") {
+        case .success(let found): mapped = found
+        case .failure(let why):
+            loaded.note = why.reason
             return loaded
         }
         do {
