@@ -170,6 +170,23 @@ import Testing
         #expect(try dynamic.first?.value(forKey: "text") as? String == "Call Müller about milk")
     }
 
+    @Test func batchUpdatesAndDeletesKeepTheIndexInStep() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open([Article.self])
+        let context = ModelContext(container)
+        for i in 0..<20 { context.insert(Article("draft \(i)", year: Int64(2000 + i))) }
+        try context.save()
+        try context.update(model: Article.self, where: #Predicate { $0.year < 2005 }) {
+            $0.title = "final version"
+        }
+        try context.delete(model: Article.self, where: #Predicate { $0.year >= 2015 })
+        let fresh = ModelContext(container)
+        #expect(try fresh.searchMatches(SearchDescriptor<Article>("final")).count == 5)
+        #expect(try fresh.searchMatches(SearchDescriptor<Article>("draft")).count == 10)
+        #expect(try container.textIndexProblems().isEmpty)
+    }
+
     @Test func anEntityWithoutSearchableAttributesSaysSo() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
