@@ -5,7 +5,8 @@ import Foundation
 enum LogbookBench {
     static var workloads: [Workload] {
         EngineWorkloads.all + SyncWorkloads.all + CompactWorkload.all + YCSBWorkloads.all
-            + ObjectWorkloads.all + IndexWorkloads.all + ResourceWorkloads.all + ToolWorkloads.all
+            + ObjectWorkloads.all + IndexWorkloads.all + QueryWorkloads.all + ResourceWorkloads.all
+            + ToolWorkloads.all
             + EnumerateMemoryWorkload.all
             + HistoryWorkloads.all + ContextSyncWorkloads.all + OrderedWorkloads.all
             + StudioWorkloads.all
