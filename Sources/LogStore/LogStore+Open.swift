@@ -10,6 +10,24 @@ struct OpenedStore {
     var lockFile: OpenFile?
     var writer: LogWriter?
     var report: RecoveryReport
+    /// The segment orders the directory listed, in replay order.
+    var listed: [UInt64] = []
+}
+
+/// Whether the segments a replay listed are a state of the store, given a listing taken after
+/// it (FORMAT.md, "Readers in other processes"). A directory listing is not atomic: one taken
+/// while a writer's compaction renames its outputs in and removes its inputs may miss both an
+/// output and an input, a set no moment had. The set is a moment's when the later listing holds
+/// every segment it holds, and besides them only ordinary segments after its newest (commits
+/// written since): a missed output would still be there, or its own outputs in its place, and
+/// they are never ordinary.
+enum ListingStability {
+    static func holds(listed: [UInt64], after: [UInt64]) -> Bool {
+        let before = Set(listed)
+        let newest = listed.max() ?? 0
+        return before.isSubset(of: after)
+            && after.allSatisfy { before.contains($0) || ($0 & 0xFFFF == 0 && $0 > newest) }
+    }
 }
 
 extension LogStore {
@@ -70,14 +88,24 @@ extension LogStore {
     }
 
     /// Replays the store; a read-only open lists the directory again if a writer's compaction
-    /// removed a file it listed (a few times, then it reports the error).
-    private static func replayListing(path: String, options: LogStoreOptions) throws -> OpenedStore
-    {
+    /// removed a file it listed, or changed the listing while it replayed (a few times, then it
+    /// reports the error).
+    static func replayListing(path: String, options: LogStoreOptions) throws -> OpenedStore {
         var attempt = 0
         while true {
             do {
-                return try replay(path: path, options: options)
-            } catch LogStoreError.io(_, _, ENOENT) where options.readOnly && attempt < 5 {
+                let opened = try replay(path: path, options: options)
+                guard options.readOnly else { return opened }
+                let after = try StoreFiles(storeAt: path, fileSystem: options.fileSystem)
+                if ListingStability.holds(listed: opened.listed, after: after.segments.map(\.order))
+                {
+                    return opened
+                }
+                guard attempt < 10 else {
+                    throw LogStoreError.io(operation: "open", path: path, errno: EAGAIN)
+                }
+                attempt += 1
+            } catch LogStoreError.io(_, _, ENOENT) where options.readOnly && attempt < 10 {
                 attempt += 1
             }
         }

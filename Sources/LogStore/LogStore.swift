@@ -24,6 +24,10 @@ public final class LogStore: Sendable {
     private let viewSegments: [Segment]
     /// Held while a compaction runs: one at a time.
     let compactionLock = Locked<Void>(())
+    /// Held while ``refresh()`` runs: one at a time.
+    let refreshLock = Locked<Void>(())
+    /// Whether this is a view made by ``snapshot(asOf:)``: a past state, never refreshed.
+    let isView: Bool
     let lastCompaction = Locked<CompactionReport?>(nil)
     /// The streaming commit holding the commit queue, if one is open.
     let openStreamingCommit = Locked<WeakStreamingCommit?>(nil)
@@ -57,6 +61,7 @@ public final class LogStore: Sendable {
         self.writer = opened.writer
         self.lockFile = opened.lockFile
         self.viewSegments = []
+        self.isView = false
     }
 
     /// A read-only view over `state`, which reads `segments` (``snapshot(asOf:)``).
@@ -73,6 +78,7 @@ public final class LogStore: Sendable {
         self.writer = nil
         self.lockFile = nil
         self.viewSegments = segments
+        self.isView = true
     }
 
     deinit {

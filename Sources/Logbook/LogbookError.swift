@@ -28,6 +28,10 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
     case incompatibleSchema(entity: String, attribute: String?, reason: String)
     /// The schema definition itself is invalid (duplicate names, reserved prefix, no attributes).
     case invalidSchema(String)
+    /// A model class has an `@Attribute` property of a type Logbook cannot store (a class, a
+    /// dictionary, a function…): refused when the container is created. `type` is the
+    /// property's Swift type, `reason` why it cannot be stored.
+    case unstorableAttribute(entity: String, attribute: String, type: String, reason: String)
     /// A stored record or schema does not decode: it is damaged or from a newer library.
     case corruptRecord(entity: String, key: String, reason: String)
     /// A string predicate does not parse; `line` and `column` (1-based) point at the problem.
@@ -99,6 +103,9 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
                 "the stored schema cannot become the new one at \(what): \(reason). Only new entities and new optional or defaulted attributes migrate automatically."
         case .invalidSchema(let reason):
             return "invalid schema: \(reason)."
+        case .unstorableAttribute(let entity, let attribute, let type, let reason):
+            return
+                "\(entity).\(attribute) is a \(type), which cannot be stored: \(reason). Change its type, or mark it @Transient to keep it out of the store."
         case .corruptRecord(let entity, let key, let reason):
             return
                 "the stored record \(entity)/\(key) does not decode: \(reason). Run `logbook verify`; the store may be damaged or written by a newer Logbook."

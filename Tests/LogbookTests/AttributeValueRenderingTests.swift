@@ -67,7 +67,8 @@ import Testing
                 == "'O''Brien, \"Annie\"\nline\r\n\ttab \\ \u{01} \u{7F} \u{85} é 李 🦊'")
         #expect(AttributeValue.string("plain").text(as: .csv) == "plain")
         #expect(AttributeValue.string("a\r\nb").text(as: .csv) == "\"a\r\nb\"")
-        #expect(AttributeValue.string("").text(as: .csv) == "")
+        // An empty string is quoted: the empty field is a null's.
+        #expect(AttributeValue.string("").text(as: .csv) == "\"\"")
     }
 
     /// Random strings of every kind of scalar: the JSON form parses back (with Foundation's

@@ -14,7 +14,8 @@ import Testing
     static func documentedBytes() throws -> (blocks: [[UInt8]], lastID: [UInt8]) {
         let text = try String(contentsOfFile: formatPath, encoding: .utf8)
         let start = try #require(text.range(of: "### Example: one Employee"))
-        let end = try #require(text.range(of: "\n## ", range: start.upperBound..<text.endIndex))
+        // To the next section, of either level.
+        let end = try #require(text.range(of: "\n##", range: start.upperBound..<text.endIndex))
         var blocks: [[UInt8]] = []
         var lastID: [UInt8] = []
         var inBlock = false

@@ -154,4 +154,16 @@ package final class FaultInjectingFileSystem: FileSystem, Sendable {
         try real.contents(ofDirectory: path)
     }
     package func kind(of path: String) -> PathKind { real.kind(of: path) }
+    package func link(_ from: String, to: String) throws {
+        try fail("link", to)
+        try real.link(from, to: to)
+    }
+    package func exchange(_ first: String, _ second: String) throws {
+        try fail("exchange", first)
+        try real.exchange(first, second)
+    }
+    package func removeDirectory(_ path: String) throws {
+        try fail("rmdir", path)
+        try real.removeDirectory(path)
+    }
 }

@@ -9,6 +9,7 @@ enum LogbookBench {
             + ToolWorkloads.all
             + EnumerateMemoryWorkload.all
             + HistoryWorkloads.all + ContextSyncWorkloads.all + OrderedWorkloads.all
+            + TypeWorkloads.all
             + StudioWorkloads.all
     }
 

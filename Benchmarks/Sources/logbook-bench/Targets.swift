@@ -48,6 +48,12 @@ struct Target {
                 name: "objects: predicate fetch, indexed ≥ 1.6× SQLite",
                 workload: "objects-fetch-engineers-indexed", rule: .ratioAtLeast(1.6)),
             Target(
+                name: "objects: fetch by enum value ≥ 2× SQLite", workload: "objects-fetch-enum",
+                rule: .ratioAtLeast(2)),
+            Target(
+                name: "objects: fetch through a composite's field ≥ 2× SQLite",
+                workload: "objects-fetch-composite", rule: .ratioAtLeast(2)),
+            Target(
                 name: "objects: update 10% + save ≥ 2× SQLite", workload: "objects-update",
                 rule: .ratioAtLeast(2)),
             Target(

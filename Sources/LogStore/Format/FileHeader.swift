@@ -1,7 +1,8 @@
 /// The 24-byte header that starts every segment and hint file (FORMAT.md, "File header").
 ///
 /// ```
-/// magic:         [8]u8  // "LBKSEG\r\n" (segment), "LBKHNT\r\n" (hint), "LBKDIR\r\n" (key directory)
+/// magic:         [8]u8  // "LBKSEG\r\n" (segment), "LBKHNT\r\n" (hint), "LBKDIR\r\n" (key directory),
+///                       // "LBKBAK\r\n" (backup manifest)
 /// formatVersion: u16    // segments 2 (1: no sync marks; still read); hints 3 (1, 2: no
 ///                       // packed entries; still read)
 /// flags:         u16    // 0; any bit set is refused as an unsupported version
@@ -10,13 +11,24 @@
 /// ```
 struct FileHeader: Equatable {
     enum Kind {
-        case segment, hint, keyDirectory
+        case segment, hint, keyDirectory, backupManifest
 
         var magic: [UInt8] {
             switch self {
             case .segment: return Array("LBKSEG\r\n".utf8)
             case .hint: return Array("LBKHNT\r\n".utf8)
             case .keyDirectory: return Array("LBKDIR\r\n".utf8)
+            case .backupManifest: return Array("LBKBAK\r\n".utf8)
+            }
+        }
+
+        /// What the kind is called in errors.
+        var noun: String {
+            switch self {
+            case .segment: return "segment"
+            case .hint: return "hint"
+            case .keyDirectory: return "key directory"
+            case .backupManifest: return "backup manifest"
             }
         }
     }
@@ -46,6 +58,7 @@ struct FileHeader: Equatable {
         case .segment: return currentVersion
         case .hint: return currentHintVersion
         case .keyDirectory: return KeyDirectoryFile.version
+        case .backupManifest: return BackupManifest.version
         }
     }
 
@@ -78,9 +91,7 @@ struct FileHeader: Equatable {
         guard bytes.prefix(8).elementsEqual(kind.magic) else {
             throw LogStoreError.corruption(
                 path: path, offset: 0,
-                reason:
-                    "not a Logbook \(kind == .segment ? "segment" : kind == .hint ? "hint" : "key directory") file (bad magic)"
-            )
+                reason: "not a Logbook \(kind.noun) file (bad magic)")
         }
         let stored = bytes.loadLE(at: 20, as: UInt32.self)
         let computed = Checksum.crc32c(UnsafeRawBufferPointer(rebasing: bytes[0..<20]))

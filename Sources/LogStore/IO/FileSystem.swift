@@ -71,6 +71,13 @@ package protocol FileSystem: Sendable {
     func syncDirectory(_ path: String) throws
     func contents(ofDirectory path: String) throws -> [String]
     func kind(of path: String) -> PathKind
+    /// Makes `to` a second name of the file `from` (a hard link).
+    func link(_ from: String, to: String) throws
+    /// Swaps two directories' names at once (`renameat2(RENAME_EXCHANGE)`, `renamex_np(RENAME_SWAP)`):
+    /// no moment exists where either name is missing. Throws `ENOTSUP` where the system cannot.
+    func exchange(_ first: String, _ second: String) throws
+    /// Removes the empty directory `path`.
+    func removeDirectory(_ path: String) throws
 }
 
 /// The real file system, through POSIX calls.
@@ -245,6 +252,30 @@ package struct PosixFileSystem: FileSystem {
         return names.sorted()
     }
 
+    package func link(_ from: String, to: String) throws {
+        #if canImport(Glibc)
+            let result = Glibc.link(from, to)
+        #else
+            let result = Darwin.link(from, to)
+        #endif
+        guard result == 0 else { throw LogStoreError.io(operation: "link", path: to, errno: errno) }
+    }
+
+    package func exchange(_ first: String, _ second: String) throws {
+        guard let swap = directorySwap else {
+            throw LogStoreError.io(operation: "exchange", path: first, errno: ENOTSUP)
+        }
+        guard swap(first, second) == 0 else {
+            throw LogStoreError.io(operation: "exchange", path: first, errno: errno)
+        }
+    }
+
+    package func removeDirectory(_ path: String) throws {
+        guard rmdir(path) == 0 else {
+            throw LogStoreError.io(operation: "rmdir", path: path, errno: errno)
+        }
+    }
+
     package func kind(of path: String) -> PathKind {
         var info = stat()
         guard lstat(path, &info) == 0 else { return .missing }
@@ -282,6 +313,35 @@ private func systemClose(_ fd: Int32) -> Int32 {
         return Darwin.close(fd)
     #endif
 }
+
+/// The system's atomic swap of two names, looked up at run time (the C library headers Swift
+/// imports do not declare it): `renameat2(…, RENAME_EXCHANGE)` on Linux (glibc 2.28 on),
+/// `renamex_np(…, RENAME_SWAP)` on macOS. `nil` where neither exists.
+private let directorySwap: (@Sendable (String, String) -> Int32)? = {
+    #if canImport(Glibc)
+        typealias RenameAt2 =
+            @convention(c) (
+                Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32
+            ) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else {
+            return nil
+        }
+        let call = unsafeBitCast(symbol, to: RenameAt2.self)
+        let renameExchange: UInt32 = 1 << 1
+        return { call(AT_FDCWD, $0, AT_FDCWD, $1, renameExchange) }
+    #else
+        typealias RenameXNP =
+            @convention(c) (
+                UnsafePointer<CChar>, UnsafePointer<CChar>, UInt32
+            ) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: -2), "renamex_np") else {
+            return nil
+        }
+        let call = unsafeBitCast(symbol, to: RenameXNP.self)
+        let renameSwap: UInt32 = 0x2
+        return { call($0, $1, renameSwap) }
+    #endif
+}()
 
 /// The C library's text for an `errno` value.
 func errnoDescription(_ code: Int32) -> String {
@@ -385,4 +445,19 @@ extension FileSystem {
         }
         try makeDirectory(path)
     }
+}
+
+extension FileSystem {
+    /// Without hard links: `ENOTSUP` (a backup then copies instead).
+    package func link(_ from: String, to: String) throws {
+        throw LogStoreError.io(operation: "link", path: to, errno: ENOTSUP)
+    }
+
+    /// Without an atomic swap: `ENOTSUP`.
+    package func exchange(_ first: String, _ second: String) throws {
+        throw LogStoreError.io(operation: "exchange", path: first, errno: ENOTSUP)
+    }
+
+    /// Through ``remove(_:)``, for file systems whose removal takes empty directories too.
+    package func removeDirectory(_ path: String) throws { try remove(path) }
 }

@@ -172,7 +172,56 @@ package final class MemoryFileSystem: FileSystem, @unchecked Sendable {  // stat
             guard let node = tree.removeValue(forKey: from) else {
                 throw .io(operation: "rename", path: from, errno: ENOENT)
             }
+            if let replaced = tree[to], replaced.isDirectory != node.isDirectory {
+                tree[from] = node
+                throw .io(
+                    operation: "rename", path: from, errno: replaced.isDirectory ? EISDIR : ENOTDIR)
+            }
             tree[to] = node
+            // A directory takes what is in it along.
+            if node.isDirectory { Self.move(children: from, to: to, in: &tree) }
+        }
+    }
+
+    package func link(_ from: String, to: String) throws {
+        try lock.withLock { tree throws(LogStoreError) in
+            guard let node = tree[from], !node.isDirectory else {
+                throw .io(operation: "link", path: from, errno: tree[from] == nil ? ENOENT : EPERM)
+            }
+            guard tree[to] == nil else { throw .io(operation: "link", path: to, errno: EEXIST) }
+            guard tree[parent(to)]?.isDirectory == true else {
+                throw .io(operation: "link", path: to, errno: ENOENT)
+            }
+            tree[to] = node
+        }
+    }
+
+    package func exchange(_ first: String, _ second: String) throws {
+        try lock.withLock { tree throws(LogStoreError) in
+            guard let a = tree[first], let b = tree[second] else {
+                throw .io(operation: "exchange", path: first, errno: ENOENT)
+            }
+            let parked = "\u{0}exchange"
+            Self.move(children: first, to: parked, in: &tree)
+            Self.move(children: second, to: first, in: &tree)
+            Self.move(children: parked, to: second, in: &tree)
+            tree[first] = b
+            tree[second] = a
+        }
+    }
+
+    package func removeDirectory(_ path: String) throws {
+        guard kind(of: path) == .directory else {
+            throw LogStoreError.io(operation: "rmdir", path: path, errno: ENOTDIR)
+        }
+        try remove(path)
+    }
+
+    /// Re-keys everything under the directory `from` to be under `to`.
+    private static func move(children from: String, to: String, in tree: inout [String: Node]) {
+        let prefix = from + "/"
+        for key in Array(tree.keys) where key.hasPrefix(prefix) {
+            tree[to + "/" + key.dropFirst(prefix.count)] = tree.removeValue(forKey: key)
         }
     }
 

@@ -28,9 +28,12 @@ final class Segment: @unchecked Sendable {
     var liveBytes: Int64 = 0
 
     /// Opens and maps an existing segment, or creates one with a header when `create` is set.
+    /// A `growing` segment is opened for writing; it and a `following` one (the newest segment
+    /// of a store opened read-only, which another process appends to) are mapped with room to
+    /// grow, so that ``grownBytes(to:)`` can read what is appended later.
     init(
         directory: String, order: UInt64, handle: UInt32, fileSystem: any FileSystem, growing: Bool,
-        create: Bool = false
+        following: Bool = false, create: Bool = false
     ) throws {
         // The index names a segment in 28 bits (`KeyDirectory.Entry`), and handles are never
         // reused within a session: past the last one, refuse instead of trapping in the index.
@@ -52,7 +55,7 @@ final class Segment: @unchecked Sendable {
                 try header.withUnsafeBytes { try fileSystem.writeAll(file, $0, at: 0) }
             }
             size = Int(try fileSystem.size(file))
-            mappedLength = growing ? Self.growingReservation : max(size, 1)
+            mappedLength = growing || following ? Self.growingReservation : max(size, 1)
             base = try fileSystem.map(file, length: mappedLength)
         } catch {
             try? fileSystem.close(file)
@@ -71,6 +74,15 @@ final class Segment: @unchecked Sendable {
     /// The segment's bytes up to `size` (or `limit`). Valid while the segment lives.
     func bytes(limit: Int? = nil) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: base, count: min(limit ?? size, size))
+    }
+
+    /// The segment's first `length` bytes, past ``size`` too: bytes another process appended
+    /// since, for a segment mapped with room to grow; `nil` if the mapping cannot cover them.
+    /// The caller checks `length` against the file's size.
+    func grownBytes(to length: Int) -> UnsafeRawBufferPointer? {
+        guard length <= mappedLength, mappedLength == Self.growingReservation || length <= size
+        else { return nil }
+        return UnsafeRawBufferPointer(start: base, count: length)
     }
 
     /// Drops the pages that open or compaction read from this process's memory.

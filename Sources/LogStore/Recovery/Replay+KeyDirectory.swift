@@ -82,7 +82,7 @@ extension Replay {
             let newest = i == files.segments.count - 1
             let segment = try Segment(
                 directory: self.path, order: listed.order, handle: UInt32(i), fileSystem: fs,
-                growing: newest && writable)
+                growing: newest && writable, following: newest && !writable)
             guard
                 case .valid(let header) = RecoveryRules.header(
                     of: segment.bytes(), order: listed.order, newest: newest, path: segment.path)

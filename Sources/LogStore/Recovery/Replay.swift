@@ -85,7 +85,9 @@ struct Replay {
                 state: state, reservedSize: max(fileSize, active.size),
                 zeroTail: options.zeroTail)
         }
-        return OpenedStore(state: state, lockFile: nil, writer: writer, report: report)
+        return OpenedStore(
+            state: state, lockFile: nil, writer: writer, report: report,
+            listed: files.segments.map(\.order))
     }
 
     /// Checks one segment's header and applies its commits, through its hint if usable.
@@ -94,7 +96,7 @@ struct Replay {
     ) throws {
         let segment = try Segment(
             directory: path, order: file.order, handle: UInt32(state.segments.count),
-            fileSystem: fs, growing: newest && writable)
+            fileSystem: fs, growing: newest && writable, following: newest && !writable)
         let bytes = segment.bytes()
         switch RecoveryRules.header(
             of: bytes, order: file.order, newest: newest, path: segment.path)

@@ -8,6 +8,14 @@ extension ModelContext {
         into writer: inout ByteWriter
     ) throws {
         let attributes = binding.stored.attributes
+        if let field = binding.unconvertibleField(object) {
+            throw LogbookError.typeMismatch(
+                entity: binding.entity.name, attribute: attributes[field].name,
+                expected: attributes[field].declaredType,
+                found:
+                    "a value that does not convert (its Codable conformance writes other fields than it reads, or it has no such raw value)"
+            )
+        }
         var missing: Int? = nil
         writer.bytes.removeAll(keepingCapacity: true)
         binding.codec.encode(objectVersion: version, into: &writer) { i, w in

@@ -282,12 +282,13 @@ struct UniqueCheck {
         }
     }
 
-    /// The entry prefix of the constrained values, or `nil` if one is `nil`.
+    /// The entry prefix of the constrained values, or `nil` if one is `nil` (for a whole
+    /// composite, if the composite is).
     func prefix(_ value: (Int) -> AttributeValue) -> [UInt8]? {
         var key: [UInt8] = []
-        for field in definition.fields {
+        for (f, field) in definition.fields.enumerated() {
             let v = value(field)
-            if v.isNull { return nil }
+            if v.isNull && (f == 0 || !definition.wholeComposite) { return nil }
             IndexKey.append(v, to: &key)
         }
         return key

@@ -35,6 +35,20 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     let attributeCount: Int
     /// Whether a relationship of the entity has the `.deny` delete rule.
     let hasDenyRule: Bool
+    /// For each stored field, the fields of the composite it is (empty for any other field).
+    let compositeFields: [[Int]]
+    /// For a class, the stored fields whose values are converted from Swift values that may
+    /// fail to convert (enums, arrays, composites…): checked before a record is encoded.
+    private let convertedFields: [Int]
+    /// For a class, each composite property not read in place: its marker's stored position,
+    /// the stored position of each of its fields (in ``StorableType/flatten(_:)`` order), and
+    /// the property. A record's values for them are gathered, then each composite is made once.
+    private let composites: [(marker: Int, fields: [Int], property: any CompositeProperty)]
+    /// Whether a record's composite fields must be gathered before each composite is made
+    /// (else each field is written in place as it is read).
+    private let gathersComposites: Bool
+    /// The stored fields of the composites in ``composites``.
+    private let gatheredFields: Set<Int>
 
     /// - Throws: ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` if the class lacks
     ///   a stored attribute or holds it with another type.
@@ -58,16 +72,19 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
             for attribute in entity.attributes {
                 guard let field = layout.fields.first(where: { $0.name == attribute.name }),
                     !(field is any RelationshipAccessor),
-                    field.type == attribute.type, field.isOptional == attribute.isOptional
+                    field.attribute.storesSameValues(as: attribute),
+                    field.isOptional == attribute.isOptional
                 else {
                     throw LogbookError.incompatibleSchema(
                         entity: entity.name, attribute: attribute.name,
                         reason:
-                            "the class \(layout.modelType) has no property of this type and optionality"
+                            "the class \(layout.modelType) has no property of this type (\(attribute.declaredType))"
                     )
                 }
-                adoptions.append(
-                    (field.entryOffset, field.infoOffset, nil, storedFields.count, 0))
+                if field.adoptsWrapper {
+                    adoptions.append(
+                        (field.entryOffset, field.infoOffset, nil, storedFields.count, 0))
+                }
                 storedFields.append(field)
             }
             for (r, relationship) in entity.relationships.enumerated() {
@@ -98,6 +115,29 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         self.relationshipSlots = slots
         attributeCount = stored.attributes.count
         hasDenyRule = entity.relationships.contains { $0.deleteRule == .deny }
+        compositeFields = stored.attributes.indices.map { stored.compositeFields(of: $0) }
+        var composites: [(marker: Int, fields: [Int], property: any CompositeProperty)] = []
+        for (i, field) in storedFields.enumerated() {
+            // A composite read in place (``CompositeProperty/isDirect``) is not gathered.
+            guard let marker = field as? any CompositeMarkerField,
+                !marker.compositeProperty.isDirect
+            else { continue }
+            let parts = storedFields.indices.compactMap { j -> (Int, Int)? in
+                guard let part = storedFields[j] as? CompositeFieldAccessor,
+                    part.property === marker.compositeProperty
+                else { return nil }
+                return (part.index, j)
+            }.sorted { $0.0 < $1.0 }
+            composites.append((i, parts.map(\.1), marker.compositeProperty))
+        }
+        self.composites = composites
+        gathersComposites = !composites.isEmpty
+        var gathers = Set<Int>()
+        for composite in composites { gathers.formUnion([composite.marker] + composite.fields) }
+        gatheredFields = gathers
+        convertedFields = storedFields.indices.filter {
+            storedFields[$0] is any ConvertedField && storedFields[$0].adoptsWrapper
+        }
         self.storedFields = storedFields
         self.adoptions = adoptions
         anchorOwner = layout?.anchor.ownerOffset ?? 0
@@ -144,7 +184,17 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         case .int: return .integer(Int64(raw.load(as: Int.self)))
         case .double: return .double(raw.load(as: Double.self))
         case .bool: return .bool(raw.load(as: Bool.self))
-        case .other, .toOne: return storedFields[index].read(object)
+        case .other, .toOne, .composite: return storedFields[index].read(object)
+        }
+    }
+
+    /// The first stored field of the object whose Swift value does not convert to a stored
+    /// value (a custom `Encodable` conformance that writes other fields than it reads, or a
+    /// raw value its enum does not have), or `nil`.
+    func unconvertibleField(_ object: AnyObject) -> Int? {
+        guard layout != nil else { return nil }
+        return convertedFields.first {
+            (storedFields[$0] as? any ConvertedField)?.converts(object) == false
         }
     }
 
@@ -167,7 +217,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         guard layout != nil else {
             let v = unsafeDowncast(object, to: ManagedObject.self).values[index]
             if v.isNull { return false }
-            w.value(v)
+            w.value(v, as: codec.shape(index))
             return true
         }
         let raw = base(object) + valueOffsets[index]
@@ -177,7 +227,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         case .int: w.zigzag(Int64(raw.load(as: Int.self)))
         case .double: w.double(raw.load(as: Double.self))
         case .bool: w.bytes.append(raw.load(as: Bool.self) ? 1 : 0)
-        case .other, .toOne: return storedFields[index].encode(object, into: &w)
+        case .other, .toOne, .composite: return storedFields[index].encode(object, into: &w)
         }
         return true
     }
@@ -187,7 +237,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     func decodeValue(_ object: AnyObject, _ index: Int, _ r: inout ByteReader) throws {
         guard layout != nil else {
             unsafeDowncast(object, to: ManagedObject.self).values[index] = try r.value(
-                stored.attributes[index].type)
+                codec.shape(index))
             return
         }
         let raw = base(object) + valueOffsets[index]
@@ -202,7 +252,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
             let b = try r.byte()
             guard b <= 1 else { throw ByteReader.Truncated() }
             raw.assumingMemoryBound(to: Bool.self).pointee = b == 1
-        case .other, .toOne: try storedFields[index].decode(&r, into: object)
+        case .other, .toOne, .composite: try storedFields[index].decode(&r, into: object)
         }
     }
 
@@ -237,6 +287,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     private func loadFields(_ buffer: UnsafeRawBufferPointer, into object: AnyObject)
         throws -> UInt64?
     {
+        if gathersComposites { return try loadGathering(buffer, into: object) }
         var r = ByteReader(buffer)
         let version = try r.varint()
         guard recordLayout.hasCurrentLayout(version) else { return nil }
@@ -266,10 +317,48 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
                 let b = try r.byte()
                 guard b <= 1 else { throw ByteReader.Truncated() }
                 raw.assumingMemoryBound(to: Bool.self).pointee = b == 1
-            case .other, .toOne: try storedFields[i].decode(&r, into: object)
+            case .other, .toOne, .composite: try storedFields[i].decode(&r, into: object)
             }
         }
         guard r.isAtEnd else { throw ByteReader.Truncated() }
+        return objectVersion
+    }
+
+    /// ``loadFields(_:into:)`` for a class with composite properties: their stored fields'
+    /// values are gathered, then each composite is made from them once.
+    private func loadGathering(_ buffer: UnsafeRawBufferPointer, into object: AnyObject)
+        throws -> UInt64?
+    {
+        var r = ByteReader(buffer)
+        let version = try r.varint()
+        guard recordLayout.hasCurrentLayout(version) else { return nil }
+        let objectVersion = try r.varint()
+        let bitmapStart = r.offset
+        guard buffer.count - bitmapStart >= recordLayout.bitmapBytes else {
+            throw ByteReader.Truncated()
+        }
+        r.offset += recordLayout.bitmapBytes
+        var gathered = [AttributeValue](repeating: .null, count: storedCount)
+        for i in 0..<storedCount {
+            let slot = recordLayout.optionalSlot[i]
+            let isNull =
+                slot >= 0 && buffer[bitmapStart + slot / 8] & (1 << UInt8(slot % 8)) != 0
+            if gatheredFields.contains(i) {
+                if !isNull { gathered[i] = try r.value(codec.shape(i)) }
+            } else if isNull {
+                _ = storedFields[i].write(object, .null)
+            } else {
+                try decodeValue(object, i, &r)
+            }
+        }
+        guard r.isAtEnd else { throw ByteReader.Truncated() }
+        for composite in composites {
+            let fields =
+                gathered[composite.marker].isNull ? nil : composite.fields.map { gathered[$0] }
+            guard composite.property.set(object, fields: fields) else {
+                throw ByteReader.Truncated()
+            }
+        }
         return objectVersion
     }
 
@@ -278,7 +367,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     func canHold(_ value: AttributeValue, at index: Int) -> Bool {
         let attribute = stored.attributes[index]
         if value.isNull { return layout == nil || attribute.isOptional }
-        return value.type == attribute.type
+        return attribute.holds(value)
     }
 
     func readAll(_ object: AnyObject) -> [AttributeValue] {

@@ -30,7 +30,7 @@ struct FieldSnapshot {
                 words[2 * i + 1] = (raw + 8).loadUnaligned(as: UInt64.self)
             case .int64, .int, .double: words[2 * i] = raw.loadUnaligned(as: UInt64.self)
             case .bool: words[2 * i] = UInt64(raw.load(as: UInt8.self))
-            case .other, .toOne: break
+            case .other, .toOne, .composite: break
             }
         }
     }
@@ -52,7 +52,7 @@ struct FieldSnapshot {
                     || words[2 * i + 1] != (raw + 8).loadUnaligned(as: UInt64.self)
             case .int64, .int, .double: differs = words[2 * i] != raw.loadUnaligned(as: UInt64.self)
             case .bool: differs = words[2 * i] != UInt64(raw.load(as: UInt8.self))
-            case .other, .toOne: differs = true
+            case .other, .toOne, .composite: differs = true
             }
             if differs { changed |= fieldBit(i) }
         }

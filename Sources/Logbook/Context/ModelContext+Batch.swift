@@ -128,7 +128,7 @@ extension ModelContext {
             writer.bytes.removeAll(keepingCapacity: true)
             binding.codec.encode(objectVersion: version + 1, into: &writer) { i, w in
                 if scratch[i].isNull { return false }
-                w.value(scratch[i])
+                w.value(scratch[i], as: binding.codec.shape(i))
                 return true
             }
             return changed
@@ -402,7 +402,7 @@ private struct BatchDeletion {
         var writer = ByteWriter(capacity: record.count)
         destination.codec.encode(objectVersion: version + 1, into: &writer) { i, w in
             if values[i].isNull { return false }
-            w.value(values[i])
+            w.value(values[i], as: destination.codec.shape(i))
             return true
         }
         rewritten[destination.index][pk] = writer.bytes

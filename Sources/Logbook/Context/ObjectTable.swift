@@ -223,6 +223,13 @@ final class ObjectTable {
         case .deleted: break
         case .inserted, .gone, .free: return
         }
+        noteChange(e, slot: slot, object: object)
+    }
+
+    /// Marks field `slot` of entry `e` changed and logs its saved value, the first time; for a
+    /// composite attribute, each of its fields too (assigning the property changes them all).
+    private func noteChange(_ e: Int32, slot: Int, object: AnyObject) {
+        let i = Int(e)
         let bit: UInt64 = slot < 63 ? 1 << UInt64(slot) : 1 << 63
         if entries[i].changedSlots & bit == 0 || slot >= 63 {
             if slot >= 63 && changeLog.contains(where: { $0.entry == e && $0.slot == slot }) {
@@ -230,12 +237,15 @@ final class ObjectTable {
             }
             entries[i].changedSlots |= bit
             // Unretained: the table's bindings outlive this call.
-            bindings.withUnsafeBufferPointer { bindings in
+            let fields = bindings.withUnsafeBufferPointer { bindings -> [Int] in
                 let binding = bindings[Int(entries[i].entity)]
                 if slot < binding.attributeCount {
                     changeLog.append((e, Int32(slot), binding.read(object, slot)))
+                    return binding.compositeFields[slot]
                 }
+                return []
             }
+            for field in fields { noteChange(e, slot: field, object: object) }
         }
     }
 

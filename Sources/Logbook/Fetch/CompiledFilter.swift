@@ -128,7 +128,7 @@ final class CompiledFilter {
                     ascii: utf8.allSatisfy { $0 < 0x80 }, negate: op == .notEqual,
                     general: general(filter))
             case .compare(.attribute(let i), let op, .value(.integer(let v)), _, _)
-            where types[i] == .integer:
+            where types[i].isInteger:
                 let test: IntegerTest? =
                     switch op {
                     case .equal: .equal

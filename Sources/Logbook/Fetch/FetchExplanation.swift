@@ -35,6 +35,10 @@ public struct FetchExplanation: Sendable, Hashable, CustomStringConvertible {
     public internal(set) var sortedByIndex = false
     /// Whether the fetch stopped reading once it had its limit (top-k).
     public internal(set) var stoppedEarly = false
+    /// Whether the predicate was evaluated on objects built from the records, because part of
+    /// it is not a comparison of stored values (a computed property, a method call), rather than
+    /// on the stored values themselves.
+    public internal(set) var predicateOnObjects = false
     /// Objects in the result (or the count).
     public internal(set) var results = 0
 
@@ -53,6 +57,7 @@ public struct FetchExplanation: Sendable, Hashable, CustomStringConvertible {
         if pendingObjects > 0 { text += ", \(pendingObjects) pending objects tested" }
         if sortedByIndex { text += ", sorted by index" }
         if stoppedEarly { text += ", stopped at the limit" }
+        if predicateOnObjects { text += ", predicate evaluated on objects" }
         return text + ", \(results) results"
     }
 

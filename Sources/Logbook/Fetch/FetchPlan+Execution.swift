@@ -24,6 +24,10 @@ extension ModelContext {
         var explanation = FetchExplanation()
         let access = accessPlan(plan)
         explanation.note(access, definitions: core.indexes.definitions[binding.index])
+        switch plan.matcher {
+        case .object, .registeredObject: explanation.predicateOnObjects = true
+        case .all, .filter: break
+        }
         // An exact index access finds only stored matches: their records need no test.
         var scanned = plan
         if access.exact && access.access.isIndex, case .filter = plan.matcher {

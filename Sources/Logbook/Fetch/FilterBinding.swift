@@ -1,8 +1,11 @@
 /// Binds a parsed string predicate to an entity: attribute names become stored-field
-/// positions, key paths through a to-one relationship (`company.name`) become
+/// positions (a composite's fields by their dotted names, `address.city`; an array's or set's
+/// size as `tags.@count`), key paths through a to-one relationship (`company.name`) become
 /// ``FilterNode/related(slot:destination:node:whenMissing:)`` nodes, and every constant is
 /// checked against the type of what it is compared with, so `salary == 'x'` is an error that
-/// points at `'x'` rather than a comparison that is silently false.
+/// points at `'x'` rather than a comparison that is silently false, then converted to it (`0.1`
+/// to a `Float` or the decimal 0.1). `tags CONTAINS 'x'` and `'x' IN tags` test an array's or
+/// set's elements.
 struct FilterBinder {
     /// Where relationships lead; `nil` when none may be followed (tools' decoded records).
     let schema: Schema?
@@ -38,7 +41,9 @@ struct FilterBinder {
 
     /// What a key names in an entity.
     private enum Resolved {
-        case attribute(Int, AttributeType)
+        case attribute(Int, AttributeDescription)
+        /// The number of elements of the array or set at a position.
+        case count(Int)
         /// A to-one relationship: its stored slot and destination entity.
         case relationship(Int, String)
         /// A key path through a to-one relationship: its slot, destination and the rest.
@@ -47,7 +52,15 @@ struct FilterBinder {
 
     private func resolve(_ name: String, in entity: Entity) throws -> Resolved {
         let stored = entity.storedFields
-        if let i = entity.attributeIndex(name) { return .attribute(i, entity.attributes[i].type) }
+        if let i = entity.attributeIndex(name) { return .attribute(i, entity.attributes[i]) }
+        if name.hasSuffix(".@count"), let i = entity.attributeIndex(String(name.dropLast(7))) {
+            guard entity.attributes[i].type.isCollection else {
+                throw LogbookError.unsupportedPredicate(
+                    "\(name) counts elements, and \(entity.name).\(entity.attributes[i].name) is a \(entity.attributes[i].declaredType), not an array or set"
+                )
+            }
+            return .count(i)
+        }
         if let relationship = entity.relationship(named: name) {
             guard !relationship.isToMany else { throw toMany(relationship, of: entity) }
             // Invariant: a to-one relationship is a stored field of its name.
@@ -81,6 +94,21 @@ struct FilterBinder {
     private func bindLeaf(_ node: FilterNode, to entity: Entity, _ position: PredicatePosition?)
         throws -> FilterNode
     {
+        var node = node
+        var position = position
+        // `'x' IN tags`: the collection holds the value.
+        if case .compare(let value, .in, .key(let name), let c, let d) = node,
+            case .attribute(_, let attribute)? = try? resolve(name, in: entity),
+            attribute.type.isCollection
+        {
+            node = .compare(
+                .key(name), .contains, value, caseInsensitive: c, diacriticInsensitive: d)
+            position = position.map {
+                PredicatePosition(
+                    lhsLine: $0.rhsLine, lhsColumn: $0.rhsColumn, rhsLine: $0.lhsLine,
+                    rhsColumn: $0.lhsColumn)
+            }
+        }
         // The operands, with which is a key.
         let operands: [FilterOperand]
         switch node {
@@ -123,11 +151,37 @@ struct FilterBinder {
         for (i, what) in resolved {
             switch what {
             case .attribute(let index, _), .relationship(let index, _): bound[i] = .attribute(index)
+            case .count(let index): bound[i] = .count(index)
             case .through: break
             }
         }
         try check(node, operands, resolved, entity, position)
+        // Constants take the type of what they are compared with (checked above).
+        var op: FilterOperator = .equal
+        if case .compare(_, let o, _, _, _) = node { op = o }
+        for (k, what) in resolved {
+            guard case .attribute(_, let attribute) = what else { continue }
+            let target =
+                op == .contains && attribute.type.isCollection
+                ? (attribute.members.first ?? attribute) : attribute
+            for c in bound.indices where c != k {
+                switch bound[c] {
+                case .value(let v): bound[c] = .value(Self.converted(v, to: target))
+                case .list(let vs): bound[c] = .list(vs.map { Self.converted($0, to: target) })
+                default: continue
+                }
+            }
+        }
         return rebuilt(node, bound)
+    }
+
+    /// `value` as a value of `attribute` where it converts (``AttributeValue/converted(to:)``),
+    /// else as it is.
+    private static func converted(_ value: AttributeValue, to attribute: AttributeDescription)
+        -> AttributeValue
+    {
+        if attribute.type.isCollection || attribute.type == .composite { return value }
+        return value.converted(to: attribute.type) ?? value
     }
 
     /// Throws if a list (`{…}`, or `%@` with an array) is anywhere but right of `IN`: refused
@@ -219,7 +273,16 @@ struct FilterBinder {
                             "\(keyName) is a relationship to \(destination); compare it with nil or an object (%@)"
                         )
                     }
-                case .attribute(_, let type):
+                case .count:
+                    if case .value(let v) = constant, v.type != .integer, !v.isNull {
+                        throw fail("\(keyName) is a number of elements, not \(v)")
+                    }
+                    continue
+                case .attribute(_, let attribute):
+                    // CONTAINS on an array or set compares with its elements.
+                    let collection = attribute.type.isCollection && op == .contains
+                    let type =
+                        collection ? (attribute.members.first?.type ?? attribute.type) : attribute.type
                     let values: [AttributeValue]
                     switch constant {
                     case .value(let v): values = [v]
@@ -229,7 +292,8 @@ struct FilterBinder {
                             "\(keyName) holds \(type) values; an object compares only with a relationship"
                         )
                     case .key(let other):
-                        if case .attribute(_, let otherType)? = resolved[c],
+                        if case .attribute(_, let description)? = resolved[c],
+                            case let otherType = description.type,
                             !Self.comparable(type, otherType)
                         {
                             throw fail(
@@ -239,9 +303,11 @@ struct FilterBinder {
                         continue
                     default: continue
                     }
-                    if [.beginsWith, .endsWith, .contains].contains(op) && type != .string {
+                    if [.beginsWith, .endsWith, .contains].contains(op) && !collection
+                        && !type.isText
+                    {
                         throw fail(
-                            "\(keyName) holds \(type) values; BEGINSWITH, ENDSWITH and CONTAINS compare strings"
+                            "\(keyName) holds \(attribute.declaredType) values; BEGINSWITH, ENDSWITH and CONTAINS compare strings (and CONTAINS an array's elements)"
                         )
                     }
                     for value in values {
@@ -260,7 +326,8 @@ struct FilterBinder {
     }
 
     private static func comparable(_ a: AttributeType, _ b: AttributeType) -> Bool {
-        a == b || (a == .integer && b == .double) || (a == .double && b == .integer)
+        a == b || (a.isNumeric && b.isNumeric) || (a.isText && b.isText)
+            || (a.isCollection && b == .array) || (a == .array && b.isCollection)
     }
 }
 

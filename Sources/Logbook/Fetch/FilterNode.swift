@@ -11,6 +11,8 @@ enum FilterOperator: Sendable, Hashable {
 enum FilterOperand: Sendable, Hashable {
     case key(String)
     case attribute(Int)
+    /// How many elements the array or set at stored position `Int` holds (`null` when it is).
+    case count(Int)
     case value(AttributeValue)
     case list([AttributeValue])
     /// The object's own identifier (`persistentModelID`).
@@ -71,7 +73,10 @@ indirect enum FilterNode: Sendable, Hashable {
     /// Marks in `mask` every attribute position the filter reads.
     func markAttributes(_ mask: inout [Bool]) {
         func mark(_ o: FilterOperand) {
-            if case .attribute(let i) = o, i < mask.count { mask[i] = true }
+            switch o {
+            case .attribute(let i), .count(let i): if i < mask.count { mask[i] = true }
+            default: break
+            }
         }
         switch self {
         case .constant: break
@@ -139,6 +144,9 @@ indirect enum FilterNode: Sendable, Hashable {
     {
         switch o {
         case .attribute(let i): return values.value(at: i)
+        case .count(let i):
+            guard case .array(let items) = values.value(at: i) else { return .null }
+            return .integer(Int64(items.count))
         case .value(let v): return v
         case .key(let k): return try values.value(forKey: k)
         case .list:
@@ -178,12 +186,9 @@ indirect enum FilterNode: Sendable, Hashable {
         case .equal: return equal(a, b, c, d)
         case .notEqual: return !equal(a, b, c, d)
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
-            if a.isNull || b.isNull { return false }
-            let comparable: Bool
-            switch (a, b) {
-            case (.integer, .double), (.double, .integer): comparable = true
-            default: comparable = a.type == b.type
-            }
+            if a.isNull || b.isNull || a.isBinaryNaN || b.isBinaryNaN { return false }
+            let comparable =
+                a.type == b.type || (a.type?.isNumeric == true && b.type?.isNumeric == true)
             guard comparable else {
                 throw LogbookError.unsupportedPredicate(
                     "cannot order \(a.type?.description ?? "nil") against \(b.type?.description ?? "nil") (\(a) and \(b))"
@@ -199,6 +204,10 @@ indirect enum FilterNode: Sendable, Hashable {
             case .greater: return result == .orderedDescending
             default: return result != .orderedAscending
             }
+        case .contains where a.type == .array:
+            // An array or set holding an element equal to `b`.
+            guard case .array(let items) = a else { return false }
+            return items.contains { equal($0, b, c, d) }
         case .beginsWith, .endsWith, .contains:
             if a.isNull || b.isNull { return false }
             guard case .string(let x) = a, case .string(let y) = b else {
@@ -214,6 +223,18 @@ indirect enum FilterNode: Sendable, Hashable {
             }
         case .in:
             return false
+        }
+    }
+}
+
+extension AttributeValue {
+    /// Whether this is a double's or float's NaN, which no ordering comparison holds for (as
+    /// in Swift).
+    var isBinaryNaN: Bool {
+        switch self {
+        case .double(let d): return d.isNaN
+        case .float(let f): return f.isNaN
+        default: return false
         }
     }
 }

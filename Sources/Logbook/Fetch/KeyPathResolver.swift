@@ -88,6 +88,11 @@ final class KeyPathResolver {
         {
             return .field(name)
         }
+        if record.slot != Int.min, record.keyPath == nil,
+            let field = compositeField(keyPath, slot: record.slot, record: record, probe: probe)
+        {
+            return .field(field)
+        }
         let type = type(of: keyPath).valueType
         if type == PersistentIdentifier?.self || type == PersistentIdentifier.self,
             keyPath == Self.identifierKeyPath(layout.modelType)
@@ -111,8 +116,10 @@ final class KeyPathResolver {
         guard slot >= 0, slot < binding.attributeCount, record.slots.allSatisfy({ $0 == slot })
         else { return false }
         let field = binding.storedField(slot)
-        guard type(of: keyPath).valueType == field.valueType else { return false }
-        for sentinel in Self.sentinels(binding.stored.attributes[slot].type) {
+        guard type(of: keyPath).valueType == field.valueType, let (a, b) = field.sentinels else {
+            return false
+        }
+        for sentinel in [a, b] {
             guard field.write(probe, sentinel), let result = (probe as Any)[keyPath: keyPath],
                 field.holds(result, in: probe)
             else { return false }
@@ -120,25 +127,33 @@ final class KeyPathResolver {
         return true
     }
 
-    /// Two different values of each type, unlikely to be any default.
-    static func sentinels(_ type: AttributeType) -> [AttributeValue] {
-        switch type {
-        case .string: return [.string("\u{1}logbook probe 1"), .string("\u{2}logbook probe 2")]
-        case .integer: return [.integer(0x5EED_0001_2345), .integer(-0x5EED_0002_6789)]
-        case .double: return [.double(1.5e300), .double(-2.25e-300)]
-        case .bool: return [.bool(true), .bool(false)]
-        case .date:
-            return [
-                .date(Date(timeIntervalSinceReferenceDate: 123_456_789.25)),
-                .date(Date(timeIntervalSinceReferenceDate: -98_765.5)),
-            ]
-        case .data: return [.data(Data([0x5E, 0xED, 1])), .data(Data([0x5E, 0xED, 2, 3]))]
-        case .uuid:
-            return [
-                .uuid(UUID(uuid: (0x5E, 0xED, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))),
-                .uuid(UUID(uuid: (0x5E, 0xED, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2))),
-            ]
+    /// The field of the composite attribute at `slot` that `keyPath` (which read only that
+    /// attribute) reads, if it reads exactly one (`\.address.city`): each field of the key
+    /// path's type is set to a value that differs from every other field's, twice over.
+    private func compositeField(_ keyPath: AnyKeyPath, slot: Int, record: ProbeRecord, probe: AnyObject)
+        -> String?
+    {
+        guard slot >= 0, slot < binding.attributeCount, record.slots.allSatisfy({ $0 == slot }),
+            binding.stored.attributes[slot].type == .composite,
+            let (wholeA, wholeB) = binding.storedField(slot).sentinels
+        else { return nil }
+        let marker = binding.storedField(slot)
+        let valueType = type(of: keyPath).valueType
+        for j in binding.stored.compositeFields(of: slot) {
+            let field = binding.storedField(j)
+            guard field.valueType == valueType, let (a, b) = field.sentinels else { continue }
+            var reads = true
+            for (whole, own) in [(wholeA, b), (wholeB, a)] {
+                guard marker.write(probe, whole), field.write(probe, own),
+                    let result = (probe as Any)[keyPath: keyPath], field.holds(result, in: probe)
+                else {
+                    reads = false
+                    break
+                }
+            }
+            if reads { return field.name }
         }
+        return nil
     }
 
     private static func identifierKeyPath<Model: PersistentModel>(_ type: Model.Type) -> AnyKeyPath
@@ -202,6 +217,35 @@ final class KeyPathResolver {
         else { return nil }
         return (binding.relationshipSlots[r], binding.entity.relationships[r].destination)
     }
+
+    /// Whether stored field `i` is a composite attribute (its marker).
+    func isComposite(_ i: Int) -> Bool {
+        i >= 0 && i < binding.attributeCount && binding.stored.attributes[i].type == .composite
+    }
+
+    /// The stored position of the field of the composite at `slot` that `keyPath` (rooted at
+    /// the composite's type: `\Address.city`) reads, or `nil`.
+    func compositeField(_ keyPath: AnyKeyPath, of slot: Int) -> Int? {
+        guard isComposite(slot), binding.layout != nil,
+            let marker = binding.storedField(slot) as? any CompositeMarker,
+            let key = marker.composite?.fieldKey(reachedBy: keyPath)
+        else { return nil }
+        return binding.stored.attributeIndex(binding.stored.attributes[slot].name + "." + key)
+    }
+
+    /// What `keyPath` (rooted at the array or set at stored field `i`) reads of it.
+    func collectionMember(_ keyPath: AnyKeyPath, of i: Int) -> CollectionMember? {
+        guard i >= 0, i < binding.attributeCount, binding.stored.attributes[i].type.isCollection,
+            binding.layout != nil,
+            let collection = binding.storedField(i).valueType as? any CollectionMarker.Type
+        else { return nil }
+        if keyPath == collection.countKeyPath { return .count }
+        if keyPath == collection.isEmptyKeyPath { return .isEmpty }
+        return nil
+    }
+
+    /// A member of a collection a predicate reads.
+    enum CollectionMember { case count, isEmpty }
 
     /// What reading `keyPath` on an object touches.
     enum Reads {

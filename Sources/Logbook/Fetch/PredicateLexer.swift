@@ -54,7 +54,7 @@ struct PredicateLexer {
             if c.isLetter || c == "_" || c == "$" {
                 while i < chars.count
                     && (chars[i].isLetter || chars[i].isNumber || chars[i] == "_" || chars[i] == "."
-                        || chars[i] == "$")
+                        || chars[i] == "$" || (chars[i] == "@" && chars[i - 1] == "."))
                 { i += 1 }
                 let word = String(chars[start..<i])
                 if keywords.contains(word.uppercased()) {

@@ -13,6 +13,13 @@ struct PredicatePosition: Sendable, Hashable {
         rhsLine = rhs.line
         rhsColumn = rhs.column
     }
+
+    init(lhsLine: Int, lhsColumn: Int, rhsLine: Int, rhsColumn: Int) {
+        self.lhsLine = lhsLine
+        self.lhsColumn = lhsColumn
+        self.rhsLine = rhsLine
+        self.rhsColumn = rhsColumn
+    }
 }
 
 /// Parses the Core Data predicate format subset into a ``FilterNode``.
@@ -334,6 +341,8 @@ struct PredicateParser {
                 at: token)
         }
         if let v = raw as? AttributeValue { return v }
+        // Any stored type as it is stored: an enum as its raw value, a UInt64, a Decimal…
+        if let v = StorableTypes.attributeValue(of: raw) { return v }
         for type in AttributeType.allCases {
             if let v = AttributeValue.converting(raw, to: type),
                 !(type == .double && raw is any BinaryInteger)
@@ -342,7 +351,7 @@ struct PredicateParser {
             }
         }
         throw error(
-            "the argument \(raw) (\(Swift.type(of: raw))) is not a String, number, Bool, Date, Data or UUID",
+            "the argument \(raw) (\(Swift.type(of: raw))) is not a value of a type Logbook stores",
             at: token)
     }
 }

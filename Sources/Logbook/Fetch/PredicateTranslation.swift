@@ -1,15 +1,20 @@
 import Foundation
 
 /// Turns a Foundation `#Predicate` into a ``FilterNode`` when every part of it is one we can
-/// evaluate on stored values directly: attribute key paths, constants, `==`, `!=`, `<`, `<=`,
-/// `>`, `>=`, `&&`, `||`, `!`, `nil`, `contains` on a constant array, ranges (`(a...b).contains`),
-/// `starts(with:)`, `persistentModelID`, and to-one relationships compared with `nil` or
-/// followed with `?.` (`$0.company?.name == "Acme"`). Anything else returns `nil`, and the fetch
-/// evaluates the predicate on objects instead (see ``PredicateInspection``).
+/// evaluate on stored values directly: attribute key paths, constants (of any stored type:
+/// enums, composites…), `==`, `!=`, `<`, `<=`, `>`, `>=`, `&&`, `||`, `!`, `nil`, `contains` on
+/// a constant array, ranges (`(a...b).contains`), `starts(with:)`, `persistentModelID`, to-one
+/// relationships compared with `nil` or followed with `?.` (`$0.company?.name == "Acme"`),
+/// fields of composites (`$0.address.city`, `$0.address?.city`), and `contains`, `count` and
+/// `isEmpty` of array and set attributes. Anything else returns `nil`, and the fetch evaluates
+/// the predicate on objects instead (see ``PredicateInspection``).
 struct PredicateTranslator {
     /// The resolver of each variable in scope: the predicate's input, and the objects a `?.`
     /// reaches.
     private var scopes: [PredicateExpressions.VariableID: KeyPathResolver]
+    /// Variables bound to a composite attribute's value by a `?.` (`$0.address?.city`): the
+    /// resolver of the object and the composite's stored position.
+    private var composites: [PredicateExpressions.VariableID: (KeyPathResolver, Int)] = [:]
     /// The container's bindings by entity name, for the destinations of relationships.
     let binding: (String) -> EntityBinding?
 
@@ -71,6 +76,25 @@ struct PredicateTranslator {
         (expression as? any PredicateVariableMarker).flatMap { scopes[$0.variableID] }
     }
 
+    /// The composite attribute `expression` yields (a key path to it, or a variable a `?.`
+    /// bound to it): its object's resolver and stored position.
+    func composite(_ expression: Any) -> (KeyPathResolver, Int)? {
+        if let variable = expression as? any PredicateVariableMarker {
+            return composites[variable.variableID]
+        }
+        guard let keyPath = expression as? any CompositeReachable else { return nil }
+        return keyPath.compositeAttribute(self)
+    }
+
+    /// This translator with `variable` bound to the composite at `slot` of `resolver`'s entity.
+    func entering(_ variable: PredicateExpressions.VariableID, composite: (KeyPathResolver, Int))
+        -> PredicateTranslator
+    {
+        var inner = self
+        inner.composites[variable] = composite
+        return inner
+    }
+
     /// This translator with `variable` bound to objects of `destination`.
     func entering(_ variable: PredicateExpressions.VariableID, destination: String)
         -> PredicateTranslator?
@@ -89,6 +113,10 @@ struct PredicateTranslator {
     }
 
     func compare(_ l: Operand, _ op: FilterOperator, _ r: Operand) -> FilterNode? {
+        // A whole composite compared with a composite value: evaluated on objects.
+        for case .plain(.value(.composite(let c))) in [l, r] where !c.fields.isEmpty {
+            return nil
+        }
         switch (l, r) {
         case (.plain(let a), .plain(let b)):
             return .compare(a, op, b, caseInsensitive: false, diacriticInsensitive: false)
@@ -152,12 +180,83 @@ extension PredicateExpressions.Variable: PredicateVariableMarker {
 
 extension PredicateExpressions.KeyPath: OperandTranslatable {
     func filterOperand(_ t: PredicateTranslator) -> PredicateTranslator.Operand? {
-        guard let resolver = t.resolver(of: root) else { return nil }
+        guard let resolver = t.resolver(of: root) else {
+            // A field of a composite (`$0.address.city`), or an array's `count`.
+            if let (resolver, slot) = t.composite(root),
+                let field = resolver.compositeField(keyPath, of: slot)
+            {
+                return .plain(.attribute(field))
+            }
+            if case .plain(.attribute(let i))? = t.operand(root),
+                let resolver = t.attributeResolver(root),
+                resolver.collectionMember(keyPath, of: i) == .count
+            {
+                return .plain(.count(i))
+            }
+            return nil
+        }
         if resolver.isIdentifier(keyPath) { return .plain(.primaryKey) }
         if let index = resolver.attributeIndex(keyPath) { return .plain(.attribute(index)) }
         // A to-one relationship itself (compared with nil).
         if let (slot, _) = resolver.toOne(keyPath) { return .plain(.attribute(slot)) }
         return nil
+    }
+}
+
+/// A key path expression that may reach a composite attribute.
+protocol CompositeReachable {
+    func compositeAttribute(_ t: PredicateTranslator) -> (KeyPathResolver, Int)?
+}
+
+extension PredicateExpressions.KeyPath: CompositeReachable {
+    /// `$0.address` or `$0.address.geo`: the composite attribute it reads, if it reads one.
+    func compositeAttribute(_ t: PredicateTranslator) -> (KeyPathResolver, Int)? {
+        let reached: (KeyPathResolver, Int)?
+        if let resolver = t.resolver(of: root) {
+            reached = resolver.attributeIndex(keyPath).map { (resolver, $0) }
+        } else if let (resolver, slot) = t.composite(root) {
+            reached = resolver.compositeField(keyPath, of: slot).map { (resolver, $0) }
+        } else {
+            reached = nil
+        }
+        guard let (resolver, i) = reached, resolver.isComposite(i) else { return nil }
+        return (resolver, i)
+    }
+}
+
+/// What a key path expression's root reaches: the resolver of the object it reads.
+protocol AttributeRootResolvable {
+    func attributeResolver(_ t: PredicateTranslator) -> KeyPathResolver?
+}
+
+extension PredicateExpressions.KeyPath: AttributeRootResolvable {
+    func attributeResolver(_ t: PredicateTranslator) -> KeyPathResolver? {
+        t.resolver(of: root) ?? t.composite(root)?.0
+    }
+}
+
+extension PredicateTranslator {
+    /// The resolver of the object whose attribute `expression` (a key path) reads.
+    func attributeResolver(_ expression: Any) -> KeyPathResolver? {
+        (expression as? any AttributeRootResolvable)?.attributeResolver(self)
+    }
+}
+
+extension PredicateExpressions.KeyPath: FilterTranslatable where Output == Bool {
+    /// `$0.active` (a Bool attribute) or `$0.tags.isEmpty`.
+    func filterNode(_ t: PredicateTranslator) -> FilterNode? {
+        if let resolver = t.attributeResolver(root) ?? t.resolver(of: root),
+            case .plain(.attribute(let i))? = t.operand(root),
+            resolver.collectionMember(keyPath, of: i) == .isEmpty
+        {
+            return .compare(
+                .count(i), .equal, .value(.integer(0)), caseInsensitive: false,
+                diacriticInsensitive: false)
+        }
+        guard case .plain(let operand)? = filterOperand(t) else { return nil }
+        return .compare(
+            operand, .equal, .value(.bool(true)), caseInsensitive: false,
+            diacriticInsensitive: false)
     }
 }
 
@@ -181,8 +280,12 @@ extension PredicateExpressions.OptionalFlatMap: RelationshipPathTranslatable {
 }
 
 extension PredicateExpressions.OptionalFlatMap: OperandTranslatable {
-    /// `$0.company?.name`: a value of the object the relationship reaches.
+    /// `$0.company?.name`: a value of the object the relationship reaches; `$0.address?.city`:
+    /// a field of an optional composite (`null` when the composite is).
     func filterOperand(_ t: PredicateTranslator) -> PredicateTranslator.Operand? {
+        if let composite = t.composite(wrapped) {
+            return t.entering(variable.key, composite: composite).operand(transform)
+        }
         guard let path = t.relationshipPath(wrapped), let last = path.last,
             let inner = t.entering(variable.key, destination: last.destination),
             let value = inner.operand(transform)
@@ -232,8 +335,12 @@ extension PredicateExpressions.Value: OperandTranslatable {
             return .plain(.value(.null))
         }
         if let id = value as? PersistentIdentifier? { return .plain(.identifier(id)) }
-        guard let storable = value as? any AttributeStorable else { return nil }
-        return .plain(.value(storable.attributeValue))
+        if let storable = value as? any AttributeStorable {
+            return .plain(.value(storable.attributeValue))
+        }
+        // An enum, an array, a composite…: as it is stored.
+        guard let converted = StorableTypes.attributeValue(of: value) else { return nil }
+        return .plain(.value(converted))
     }
 }
 
@@ -313,8 +420,15 @@ extension PredicateExpressions.Value: FilterTranslatable where Output == Bool {
 }
 
 extension PredicateExpressions.SequenceContains: FilterTranslatable {
-    /// `["a", "b"].contains($0.name)`: IN.
+    /// `["a", "b"].contains($0.name)`: IN; `$0.tags.contains("a")`: CONTAINS.
     func filterNode(_ t: PredicateTranslator) -> FilterNode? {
+        if case .plain(.attribute(let i))? = t.operand(sequence),
+            case .plain(.value(let v))? = t.operand(self.element)
+        {
+            return .compare(
+                .attribute(i), .contains, .value(v), caseInsensitive: false,
+                diacriticInsensitive: false)
+        }
         guard let values = (sequence as? any ConstantSequence)?.elements,
             case .plain(let element)? = t.operand(self.element)
         else { return nil }
@@ -324,7 +438,7 @@ extension PredicateExpressions.SequenceContains: FilterTranslatable {
                 element, .in, .identifiers(ids), caseInsensitive: false,
                 diacriticInsensitive: false)
         }
-        let converted = values.compactMap { ($0 as? any AttributeStorable)?.attributeValue }
+        let converted = values.compactMap { StorableTypes.attributeValue(of: $0) }
         guard converted.count == values.count else { return nil }
         return .compare(
             element, .in, .list(converted), caseInsensitive: false, diacriticInsensitive: false)

@@ -390,7 +390,7 @@ struct ColumnConstraints {
                 exact = exact && isExact
                 return (prefixes.map { bounded.apply(to: $0) }, covered, exact)
             case .prefix(let text):
-                guard type == .string, let bytes = IndexKey.stringPrefix(text) else { break }
+                guard type.isText, let bytes = IndexKey.stringPrefix(text) else { break }
                 covered.formUnion(terms)
                 return (prefixes.map { KeyRange.prefix($0 + bytes) }, covered, false)
             case .notNull:
@@ -438,6 +438,11 @@ struct ColumnConstraints {
             guard let bytes = encode(value, as: type) else { return nil }
             result.upper = bytes
             result.upperInclusive = inclusive
+        } else if type == .double || type == .float {
+            // NaN, after every number in the index, holds no ordering comparison.
+            var nan = [IndexKey.valueTag]
+            IndexKey.appendDouble(.nan, to: &nan)
+            result.upper = nan
         }
         return result
     }
@@ -460,17 +465,56 @@ struct ColumnConstraints {
         var v = value
         switch (value, type) {
         case (.null, _): break
-        case (.integer(let i), .double):
-            guard let d = Double(exactly: i) else { return false }
-            v = .double(d)
-        case (.double(let d), .integer):
-            guard let i = Int64(exactly: d) else { return false }
-            v = .integer(i)
-        case (.double(let d), .double) where d.isNaN: return false
-        default:
-            guard value.type == type || (type == .integer && value.type == .integer) else {
-                return false
+        case (_, _) where type.isInteger:
+            // Every integer width has the one encoding: a constant out of a narrow type's range
+            // still falls where it orders.
+            switch value {
+            case .integer: break
+            case .unsigned(let u):
+                guard let i = Int64(exactly: u) else { return false }
+                v = .integer(i)
+            case .double(let d):
+                guard let i = Int64(exactly: d) else { return false }
+                v = .integer(i)
+            default: return false
             }
+        case (_, .uint64):
+            switch value {
+            case .unsigned: break
+            case .integer(let i):
+                guard let u = UInt64(exactly: i) else { return false }
+                v = .unsigned(u)
+            case .double(let d):
+                guard let u = UInt64(exactly: d) else { return false }
+                v = .unsigned(u)
+            default: return false
+            }
+        case (_, .double), (_, .float):
+            // A float is stored in the index as the double of its value.
+            switch value {
+            case .double(let d) where !d.isNaN: break
+            case .float(let f) where !f.isNaN: v = .double(Double(f))
+            case .integer(let i):
+                guard let d = Double(exactly: i) else { return false }
+                v = .double(d)
+            case .unsigned(let u):
+                guard let d = Double(exactly: u) else { return false }
+                v = .double(d)
+            default: return false
+            }
+        case (_, .decimal):
+            // Exact: decimals, and integers as decimals (binary fractions are compared
+            // numerically as doubles, which the decimal order does not give).
+            switch value {
+            case .decimal: break
+            case .integer(let i): v = .decimal(Decimal(i))
+            case .unsigned(let u): v = .decimal(Decimal(u))
+            default: return false
+            }
+        case (.string, .url): break
+        case (.array, .set): break
+        default:
+            guard value.type == type else { return false }
         }
         IndexKey.append(v, to: &bytes)
         return true

@@ -11,6 +11,7 @@ struct RecordFilterValues: FilterValues {
     let buffer: UnsafeRawBufferPointer
     let offsets: UnsafeMutableBufferPointer<Int>
     let types: UnsafeBufferPointer<AttributeType>
+    let shapes: UnsafeBufferPointer<ValueShape>
     let primaryKey: UInt64
 
     /// Filters reaching here are bound to positions; a name means a bug in binding.
@@ -24,7 +25,9 @@ struct RecordFilterValues: FilterValues {
         if offset < 0 { return .null }
         var r = ByteReader(buffer)
         r.offset = offset
-        // Invariant: `locate` already walked this value, so it decodes.
+        // Invariant: `locate` already walked this value; one that does not decode is damage
+        // the full decode reports (a scan tests records it could locate only).
+        if types[index].isCollection { return (try? r.value(shapes[index])) ?? .null }
         return (try? r.value(types[index])) ?? .null
     }
 
@@ -76,7 +79,7 @@ struct RecordFilterValues: FilterValues {
                 return false
             }
             return nil
-        case (.integer, .integer(let wanted)):
+        case (let type, .integer(let wanted)) where type.isInteger:
             guard let stored = try? r.zigzag() else { return nil }
             return stored == wanted
         default:

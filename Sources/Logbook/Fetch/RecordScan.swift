@@ -46,6 +46,8 @@ final class RecordScan {
     private let locateCount: Int
     private let offsets: UnsafeMutableBufferPointer<Int>
     private let types: UnsafeMutableBufferPointer<AttributeType>
+    /// Each field's whole type (for arrays and sets).
+    private let shapes: UnsafeMutableBufferPointer<ValueShape>
     private let sortAttributes: UnsafeMutableBufferPointer<Int>
     private let sortCount: Int
     /// Whether the one sort key is an integer attribute: keys go to `integerKeys` as plain
@@ -99,6 +101,8 @@ final class RecordScan {
         offsets = .allocate(capacity: max(locateCount, 1))
         types = .allocate(capacity: max(entity.attributes.count, 1))
         _ = types.initialize(from: entity.attributes.map(\.type))
+        shapes = .allocate(capacity: max(entity.attributes.count, 1))
+        _ = shapes.initialize(from: entity.attributes.map(ValueShape.init))
         sortCount = plan.sortKeys.count
         sortAttributes = .allocate(capacity: max(sortCount, 1))
         _ = sortAttributes.initialize(from: plan.sortKeys.map(\.attribute))
@@ -114,7 +118,7 @@ final class RecordScan {
             (leafSkips.baseAddress! + f).initialize(to: layout.skips[f])
         }
         let sortField = sortCount == 1 ? plan.sortKeys[0].attribute : -1
-        integerSort = sortField >= 0 && entity.attributes[sortField].type == .integer
+        integerSort = sortField >= 0 && entity.attributes[sortField].type.isInteger
         sortDirect =
             integerSort && objectTest == nil && filter == nil
             && (0...sortField).allSatisfy { layout.optionalSlot[$0] < 0 }
@@ -137,6 +141,8 @@ final class RecordScan {
     deinit {
         offsets.deallocate()
         types.deallocate()
+        shapes.deinitialize()
+        shapes.deallocate()
         sortAttributes.deallocate()
         leafSkips.deallocate()
         sortSkips.deallocate()
@@ -199,7 +205,7 @@ final class RecordScan {
                 }
                 let record = RecordFilterValues(
                     buffer: value, offsets: offsets, types: UnsafeBufferPointer(types),
-                    primaryKey: pk)
+                    shapes: UnsafeBufferPointer(shapes), primaryKey: pk)
                 if !decided, let compiled, !(try compiled.evaluate(record)) { return }
                 for k in 0..<sortCount { appendKey(record.value(at: sortAttributes[k])) }
             }
@@ -240,8 +246,10 @@ final class RecordScan {
                 i += 1 + length
             case .varint: guard skipVarint() else { return -1 }
             case .eight: i += 8
+            case .four: i += 4
             case .one: i += 1
             case .sixteen: i += 16
+            case .none: break
             }
         }
         return i < end ? i : -1

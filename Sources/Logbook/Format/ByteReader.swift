@@ -76,28 +76,52 @@ struct ByteReader {
         return String(decoding: utf8, as: UTF8.self)
     }
 
-    /// Skips one value of `type` without building it.
+    /// Skips one value of `type` without building it (an array's or set's whole encoding; the
+    /// marker of an entity's composite takes none).
     @inline(__always)
     mutating func skip(_ type: AttributeType) throws {
         switch type {
-        case .string, .data: _ = try lengthPrefixed()
-        case .integer: _ = try varint()
+        case .string, .data, .url, .decimal, .array, .set: _ = try lengthPrefixed()
+        case .integer, .int8, .int16, .int32, .uint8, .uint16, .uint32, .uint64: _ = try varint()
         case .double, .date:
             guard buffer.count - offset >= 8 else { throw Truncated() }
             offset += 8
+        case .float:
+            guard buffer.count - offset >= 4 else { throw Truncated() }
+            offset += 4
         case .bool: _ = try byte()
         case .uuid:
             guard buffer.count - offset >= 16 else { throw Truncated() }
             offset += 16
+        case .composite: break
         }
     }
 
-    /// One value of `type`.
+    /// One value of the scalar type `type` (for an array or set, see ``value(_:)-(ValueShape)``;
+    /// an entity's composite attribute reads as present).
     mutating func value(_ type: AttributeType) throws -> AttributeValue {
         switch type {
         case .string: return .string(try string())
         case .integer: return .integer(try zigzag())
+        case .int8, .int16, .int32, .uint8, .uint16, .uint32:
+            let v = try zigzag()
+            // Invariant: integerRange is set for these types.
+            guard type.integerRange!.contains(v) else { throw Truncated() }
+            return .integer(v)
+        case .uint64: return .unsigned(try varint())
         case .double: return .double(try double())
+        case .float:
+            guard buffer.count - offset >= 4 else { throw Truncated() }
+            let bits = buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+            offset += 4
+            return .float(Float(bitPattern: UInt32(littleEndian: bits)))
+        case .decimal:
+            guard let v = DecimalBytes.decimal(try lengthPrefixed()) else { throw Truncated() }
+            return .decimal(v)
+        case .url:
+            let text = try string()
+            guard URL(string: text) != nil else { throw Truncated() }
+            return .string(text)
         case .bool:
             let b = try byte()
             guard b <= 1 else { throw Truncated() }
@@ -112,6 +136,67 @@ struct ByteReader {
             }
             offset += 16
             return .uuid(UUID(uuid: raw))
+        case .composite: return .composite(.present)
+        case .array, .set:
+            // Invariant: callers read collections through their shape.
+            throw Truncated()
         }
+    }
+
+    /// One value of `shape`.
+    mutating func value(_ shape: ValueShape) throws -> AttributeValue {
+        switch shape {
+        case .scalar(let type): return try value(type)
+        case .collection(let element, let optional, let isSet):
+            var body = ByteReader(try lengthPrefixed())
+            let count = try body.varint()
+            // Every element takes at least a byte unless it is null or takes none.
+            guard count <= UInt64(body.buffer.count) * 8 + 64 else { throw Truncated() }
+            let nulls = try body.nulls(Int(count), if: optional)
+            var items: [AttributeValue] = []
+            items.reserveCapacity(Int(count))
+            for i in 0..<Int(count) {
+                if let nulls, nulls[i / 8] & (1 << UInt8(i % 8)) != 0 {
+                    items.append(.null)
+                } else {
+                    items.append(try body.value(element))
+                }
+            }
+            guard body.isAtEnd else { throw Truncated() }
+            if isSet {
+                // A set's elements are stored ascending, each once: anything else is damage.
+                for (a, b) in zip(items, items.dropFirst())
+                where AttributeValue.compare(a, b) != .orderedAscending {
+                    throw Truncated()
+                }
+            }
+            return .array(items)
+        case .composite(let fields, let shapes, let optional):
+            let optionalCount = optional.filter { $0 }.count
+            let nulls = try self.nulls(optionalCount, if: optionalCount > 0)
+            var values: [AttributeValue] = []
+            values.reserveCapacity(shapes.count)
+            var slot = 0
+            for (shape, isOptional) in zip(shapes, optional) {
+                if isOptional {
+                    defer { slot += 1 }
+                    if let nulls, nulls[slot / 8] & (1 << UInt8(slot % 8)) != 0 {
+                        values.append(.null)
+                        continue
+                    }
+                }
+                values.append(try value(shape))
+            }
+            return .composite(CompositeValue(fields: fields, values: values))
+        }
+    }
+
+    /// A bitmap of `count` bits, when `present`.
+    private mutating func nulls(_ count: Int, if present: Bool) throws -> UnsafeRawBufferPointer? {
+        guard present, count > 0 else { return nil }
+        let bytes = (count + 7) / 8
+        guard buffer.count - offset >= bytes else { throw Truncated() }
+        defer { offset += bytes }
+        return UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + bytes])
     }
 }

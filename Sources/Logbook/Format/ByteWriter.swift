@@ -55,8 +55,10 @@ struct ByteWriter {
         pointer.pointee.withUTF8 { lengthPrefixed($0) }
     }
 
-    /// The value's encoding for its type (FORMAT.md Part 2, "Values"). `null` writes nothing.
-    mutating func value(_ value: AttributeValue) {
+    /// The value's encoding for a scalar type (FORMAT.md Part 2, "Values"): every type but an
+    /// array, a set or a composite inside one. `null` writes nothing.
+    /// Invariant: `value` is `null` or a value of `type` (``AttributeDescription/holds(_:)``).
+    mutating func value(_ value: AttributeValue, as type: AttributeType) {
         switch value {
         case .null: break
         case .string(let v): string(v)
@@ -68,6 +70,45 @@ struct ByteWriter {
         case .uuid(let v):
             var raw = v.uuid
             withUnsafeBytes(of: &raw) { bytes.append(contentsOf: $0) }
+        case .unsigned(let v): varint(v)
+        case .float(let v):
+            var bits = v.bitPattern.littleEndian
+            withUnsafeBytes(of: &bits) { bytes.append(contentsOf: $0) }
+        case .decimal(let v):
+            var form: [UInt8] = []
+            DecimalBytes.append(v, to: &form)
+            lengthPrefixed(form)
+        case .array, .composite:
+            // Invariant: scalar types only; the marker of an entity's composite takes no bytes.
+            break
         }
+    }
+
+    /// The value's encoding for `shape` (FORMAT.md Part 2, "Values"). `null` writes nothing.
+    /// Invariant: `value` is `null` or a value of the shape.
+    mutating func value(_ value: AttributeValue, as shape: ValueShape) {
+        switch (shape, value) {
+        case (.scalar(let type), _): self.value(value, as: type)
+        case (.collection(let element, let optional, _), .array(let items)):
+            var body = ByteWriter(capacity: 16 + items.count * 4)
+            body.varint(UInt64(items.count))
+            body.nulls(items.map(\.isNull), if: optional)
+            for item in items { body.value(item, as: element) }
+            lengthPrefixed(body.bytes)
+        case (.composite(_, let shapes, let optional), .composite(let composite)):
+            let present = optional.indices.filter { optional[$0] }
+            nulls(present.map { composite.values[$0].isNull }, if: !present.isEmpty)
+            for (item, shape) in zip(composite.values, shapes) { self.value(item, as: shape) }
+        default:
+            break
+        }
+    }
+
+    /// A bitmap with bit i set (LSB first) where `flags[i]` is true, when `written`.
+    private mutating func nulls(_ flags: [Bool], if written: Bool) {
+        guard written, !flags.isEmpty else { return }
+        var map = [UInt8](repeating: 0, count: (flags.count + 7) / 8)
+        for (i, flag) in flags.enumerated() where flag { map[i / 8] |= 1 << UInt8(i % 8) }
+        bytes.append(contentsOf: map)
     }
 }

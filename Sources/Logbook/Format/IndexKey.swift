@@ -13,9 +13,15 @@ import Foundation
 ///   double, date: u64 big-endian of the IEEE bits, sign bit flipped for positives, all bits
 ///                 flipped for negatives (-0 is stored as +0, every NaN as one NaN, after +inf)
 ///   bool:         u8 0 or 1
-///   string:       NFC-normalized UTF-8, each 0x00 byte as 0x00 0xFF, then 0x00 0x01
+///   string, url:  NFC-normalized UTF-8, each 0x00 byte as 0x00 0xFF, then 0x00 0x01
 ///   data:         the bytes, each 0x00 as 0x00 0xFF, then 0x00 0x01
 ///   uuid:         the 16 bytes
+///   Int8…UInt32:  as integer
+///   uint64:       u64 big-endian
+///   float:        as double (of the same value)
+///   decimal:      its ordered form (``DecimalBytes``)
+///   array, set:   (0x01 field(element))… 0x00
+///   composite:    field(member)…          (a composite inside an array or set)
 /// entry := field… primaryKey: u64 big-endian
 /// ```
 /// Every field's encoding is self-delimiting, so the entries of one value of the first fields
@@ -25,10 +31,30 @@ enum IndexKey {
     static let valueTag: UInt8 = 1
 
     /// Appends `value` (of the field's type, or `null`).
-    /// Invariant: `value` is `null` or of type `type` (an integer for a to-one relationship).
+    /// Invariant: `value` is `null` or of the field's type (an integer for a to-one
+    /// relationship), as ``AttributeDescription/holds(_:)`` says.
     static func append(_ value: AttributeValue, to out: inout [UInt8]) {
         switch value {
         case .null: out.append(nullTag)
+        case .unsigned(let v):
+            out.append(valueTag)
+            appendBigEndian(v, to: &out)
+        case .float(let v):
+            out.append(valueTag)
+            appendDouble(Double(v), to: &out)
+        case .decimal(let v):
+            out.append(valueTag)
+            DecimalBytes.append(v, to: &out)
+        case .array(let items):
+            out.append(valueTag)
+            for item in items {
+                out.append(1)
+                append(item, to: &out)
+            }
+            out.append(0)
+        case .composite(let composite):
+            out.append(valueTag)
+            for item in composite.values { append(item, to: &out) }
         case .integer(let v):
             out.append(valueTag)
             appendInteger(v, to: &out)
@@ -163,7 +189,7 @@ enum IndexKey {
     /// - Returns: `false` if the bytes there do not decode (a damaged record).
     @inline(__always)
     static func appendField(
-        _ record: UnsafeRawBufferPointer, at offset: Int, type: AttributeType,
+        _ record: UnsafeRawBufferPointer, at offset: Int, shape: ValueShape,
         to out: inout [UInt8]
     ) -> Bool {
         if offset < 0 {
@@ -172,12 +198,23 @@ enum IndexKey {
         }
         var r = ByteReader(record)
         r.offset = offset
+        guard case .scalar(let type) = shape else {
+            guard let v = try? r.value(shape) else { return false }
+            append(v, to: &out)
+            return true
+        }
         switch type {
-        case .integer:
+        case .integer, .int8, .int16, .int32, .uint8, .uint16, .uint32:
             guard let v = try? r.zigzag() else { return false }
             out.append(valueTag)
             appendInteger(v, to: &out)
-        case .string:
+        case .decimal:
+            guard let bytes = try? r.lengthPrefixed(), DecimalBytes.decimal(bytes) != nil else {
+                return false
+            }
+            out.append(valueTag)
+            out.append(contentsOf: bytes)
+        case .string, .url:
             guard let bytes = try? r.lengthPrefixed() else { return false }
             out.append(valueTag)
             if bytes.allSatisfy({ $0 < 0x80 }) {
@@ -190,7 +227,7 @@ enum IndexKey {
             guard let v = try? r.double() else { return false }
             out.append(valueTag)
             appendDouble(v, to: &out)
-        case .bool, .data, .uuid:
+        case .bool, .data, .uuid, .uint64, .float, .array, .set, .composite:
             guard let v = try? r.value(type) else { return false }
             append(v, to: &out)
         }

@@ -9,6 +9,8 @@ final class RecordCodec: Sendable {
     /// One schema version's layout of the entity.
     private struct Layout: Sendable, Equatable {
         var types: [AttributeType]
+        /// Each stored attribute's whole type (an array's element, …).
+        var shapes: [ValueShape]
         /// For each stored attribute, its position among the optional ones, or -1.
         var optionalSlot: [Int]
         var bitmapBytes: Int
@@ -17,6 +19,7 @@ final class RecordCodec: Sendable {
 
         init(_ entity: Entity, current: Entity) {
             types = entity.attributes.map(\.type)
+            shapes = entity.attributes.map(ValueShape.init)
             var slots: [Int] = []
             var next = 0
             for attribute in entity.attributes {
@@ -132,6 +135,9 @@ final class RecordCodec: Sendable {
             reason: "the record ends early or holds an invalid value")
     }
 
+    /// The whole type of stored field `i` in the current layout.
+    func shape(_ i: Int) -> ValueShape { layout.shapes[i] }
+
     /// Whether records of schema version `version` have the current layout.
     @inline(__always)
     func hasCurrentLayout(_ version: UInt64) -> Bool {
@@ -147,11 +153,13 @@ final class RecordCodec: Sendable {
         _ = skips.initialize(
             from: layout.types.map { type -> ScanLayout.Skip in
                 switch type {
-                case .string, .data: .lengthPrefixed
-                case .integer: .varint
+                case .string, .data, .url, .decimal, .array, .set: .lengthPrefixed
+                case .integer, .int8, .int16, .int32, .uint8, .uint16, .uint32, .uint64: .varint
                 case .double, .date: .eight
+                case .float: .four
                 case .bool: .one
                 case .uuid: .sixteen
+                case .composite: .none
                 }
             })
         let slots = UnsafeMutableBufferPointer<Int>.allocate(
@@ -166,7 +174,7 @@ final class RecordCodec: Sendable {
     /// The current layout as raw buffers (no reference counting in scan loops).
     struct ScanLayout {
         /// How to step over a value of a field's type.
-        enum Skip: UInt8 { case varint, lengthPrefixed, eight, one, sixteen }
+        enum Skip: UInt8 { case varint, lengthPrefixed, eight, four, one, sixteen, none }
 
         let schemaVersion: UInt64
         /// As ``RecordCodec/hasCurrentLayout(_:)``.
@@ -258,8 +266,10 @@ final class RecordCodec: Sendable {
                 }
                 i += length
             case .eight: i += 8
+            case .four: i += 4
             case .one: i += 1
             case .sixteen: i += 16
+            case .none: break
             }
             guard i <= end else { return false }
         }
@@ -394,10 +404,14 @@ final class RecordCodec: Sendable {
                 continue
             }
             if layout.currentIndex[i] >= relationshipStart { references = true }
-            if layout.types[i] == .bool {
+            switch layout.types[i] {
+            case .bool:
                 guard try r.byte() <= 1 else { throw ByteReader.Truncated() }
-            } else {
+            case .string, .integer, .double, .date, .data, .uuid, .composite:
                 try r.skip(layout.types[i])
+            default:
+                // Types whose bytes can be invalid beyond their length: read them whole.
+                _ = try r.value(layout.shapes[i])
             }
         }
         return references
@@ -421,7 +435,7 @@ final class RecordCodec: Sendable {
                 continue
             }
             if target >= 0 && (needed?[target] ?? true) {
-                try body(target, try r.value(layout.types[i]))
+                try body(target, try r.value(layout.shapes[i]))
             } else {
                 try r.skip(layout.types[i])
             }

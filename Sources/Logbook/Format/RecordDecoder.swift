@@ -101,9 +101,8 @@ public struct RecordDecoder: Sendable {
                 entity: keyspace, key: key.map { String($0, radix: 16) }.joined(),
                 reason: "a key has 8 bytes")
         }
-        let attributes = codec.entity.attributes
         if let version = try codec.decodeCurrent(
-            value, primaryKey: pk, field: { i, r in field(i, try r.value(attributes[i].type)) },
+            value, primaryKey: pk, field: { i, r in field(i, try r.value(codec.shape(i))) },
             null: { field($0, .null) })
         {
             return (pk, version)

@@ -1,19 +1,24 @@
 /// Encodes and decodes a ``Schema`` (FORMAT.md Part 2, "Schema records").
 enum SchemaCodec {
     /// The encoding's own format number, first byte of every schema record: 1; 2 for a schema
-    /// that declares compound indexes or a unique policy; ``searchableFormat`` for one with a
-    /// searchable attribute. Each is written only when needed, so a schema keeps the bytes and
-    /// fingerprint of the oldest format that holds it.
+    /// that declares compound indexes or a unique policy; 3 for one with an attribute of a type
+    /// format 2 does not know, an enum or composite type name, members, or a searchable attribute.
+    /// Each format is the lowest that holds the schema, so a schema without what a format added
+    /// keeps its older bytes and fingerprint.
     static let formatVersion: UInt8 = 3
     /// The first format whose attribute flags have the searchable bit (bit 4).
     static let searchableFormat: UInt8 = 3
 
+    /// The deepest nesting of members a reader accepts (`[[[Int]]]` is 3).
+    static let maxDepth = 16
+
     static func encode(_ schema: Schema) -> [UInt8] {
         let searchable = schema.entities.contains { $0.attributes.contains(where: \.isSearchable) }
         let format: UInt8 =
-            searchable
-            ? searchableFormat
-            : schema.entities.contains { !$0.indexes.isEmpty || $0.uniquePolicy != .error } ? 2 : 1
+            searchable || schema.entities.contains { $0.attributes.contains(where: \.needsTypeDetail) }
+            ? 3
+            : schema.entities.contains { !$0.indexes.isEmpty || $0.uniquePolicy != .error }
+                ? 2 : 1
         var w = ByteWriter(capacity: 256)
         w.bytes.append(format)
         w.varint(UInt64(schema.version))
@@ -32,7 +37,10 @@ enum SchemaCodec {
                 if hasDefault { flags |= 8 }
                 if attribute.isSearchable { flags |= 16 }
                 w.bytes.append(flags)
-                if hasDefault, let value = attribute.defaultValue { w.value(value) }
+                if format >= 3 { encodeDetail(attribute, into: &w) }
+                if hasDefault, let value = attribute.defaultValue {
+                    w.value(value, as: ValueShape(attribute))
+                }
             }
         }
         // Relationships: a trailing section, present only when some entity has any (or in
@@ -97,16 +105,27 @@ enum SchemaCodec {
                         throw corrupt(
                             "unknown attribute type \(rawType) for \(name).\(attributeName)")
                     }
+                    guard format >= 3 || rawType <= AttributeType.uuid.rawValue else {
+                        throw corrupt(
+                            "attribute type \(rawType) of \(name).\(attributeName) needs format 3")
+                    }
                     let flags = try r.byte()
                     let known: UInt8 = format >= searchableFormat ? 0x1F : 0x0F
                     guard flags & ~known == 0 else { throw corrupt("unknown flags \(flags)") }
-                    let defaultValue = flags & 8 != 0 ? try r.value(type) : nil
-                    attributes.append(
-                        AttributeDescription(
-                            attributeName, type, optional: flags & 1 != 0,
-                            defaultValue: defaultValue,
-                            indexed: flags & 2 != 0, unique: flags & 4 != 0,
-                            searchable: flags & 16 != 0))
+                    var attribute = AttributeDescription(
+                        attributeName, type, optional: flags & 1 != 0,
+                        indexed: flags & 2 != 0, unique: flags & 4 != 0, searchable: flags & 16 != 0)
+                    if format >= 3 {
+                        try decodeDetail(into: &attribute, &r, depth: 0, corrupt: corrupt)
+                    }
+                    if flags & 8 != 0 {
+                        let value = try r.value(ValueShape(attribute))
+                        guard attribute.holds(value) else {
+                            throw corrupt("the default of \(name).\(attributeName) is not of its type")
+                        }
+                        attribute.defaultValue = value
+                    }
+                    attributes.append(attribute)
                 }
                 entities.append(Entity(name: name, attributes: attributes))
             }
@@ -165,6 +184,50 @@ enum SchemaCodec {
             return Schema(entities, version: UInt32(version))
         } catch is ByteReader.Truncated {
             throw corrupt("the record ends early")
+        }
+    }
+
+    /// Format 3's detail of an attribute or member: its type name (empty: none), then its
+    /// members, each `name: string, type: u8, flags: u8 (bit 0 optional), detail`.
+    private static func encodeDetail(_ attribute: AttributeDescription, into w: inout ByteWriter) {
+        w.string(attribute.typeName ?? "")
+        w.varint(UInt64(attribute.members.count))
+        for member in attribute.members {
+            w.string(member.name)
+            w.bytes.append(member.type.rawValue)
+            w.bytes.append(member.isOptional ? 1 : 0)
+            encodeDetail(member, into: &w)
+        }
+    }
+
+    private static func decodeDetail(
+        into attribute: inout AttributeDescription, _ r: inout ByteReader, depth: Int,
+        corrupt: (String) -> LogbookError
+    ) throws {
+        guard depth < maxDepth else { throw corrupt("members nested over \(maxDepth) deep") }
+        let typeName = try r.string()
+        attribute.typeName = typeName.isEmpty ? nil : typeName
+        let count = try r.varint()
+        guard count <= UInt64(r.buffer.count - r.offset) else {
+            throw corrupt("member count \(count) too large")
+        }
+        for _ in 0..<count {
+            let name = try r.string()
+            let rawType = try r.byte()
+            guard let type = AttributeType(rawValue: rawType) else {
+                throw corrupt("unknown type \(rawType) of the member \(name) of \(attribute.name)")
+            }
+            let flags = try r.byte()
+            guard flags <= 1 else { throw corrupt("unknown member flags \(flags)") }
+            var member = AttributeDescription(name, type, optional: flags == 1)
+            try decodeDetail(into: &member, &r, depth: depth + 1, corrupt: corrupt)
+            attribute.members.append(member)
+        }
+        let collection = attribute.type == .array || attribute.type == .set
+        guard collection ? attribute.members.count == 1 : attribute.type == .composite
+            || attribute.members.isEmpty
+        else {
+            throw corrupt("\(attribute.name) has \(attribute.members.count) members for a \(attribute.type)")
         }
     }
 

@@ -186,6 +186,44 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         }
     }
 
+    /// For a read-only container: takes in the commits another process made since
+    /// (`LogStore.refresh(observing:)`, each whole) and, if any came, builds the indexes again
+    /// from the records, all under the lock, so that no reader sees the records and the indexes
+    /// of different states. `observe` sees each commit before it is applied.
+    /// - Throws: ``LogbookError/store(_:)``; an entity whose indexes cannot be built has none
+    ///   (its fetches scan), as at open.
+    func refresh(observing observe: ((LoggedCommit) throws -> Void)?) throws -> RefreshReport {
+        try lock.withLock { _ in
+            let report = try wrapStoreErrors { try store.refresh(observing: observe) }
+            guard report.commits > 0 || report.reloaded else { return report }
+            for binding in bindings where !definitions[binding.index].isEmpty {
+                let e = binding.index
+                checks[e] = nil
+                do {
+                    let (built, highest) = try build(binding, from: store)
+                    if let current = indexes[e] {
+                        for (index, rebuilt) in zip(current, built) {
+                            index.replaceContents(with: rebuilt)
+                        }
+                    } else {
+                        indexes[e] = built
+                    }
+                    maxStoredKey[e] = max(maxStoredKey[e], highest)
+                    failures[e] = nil
+                    unavailable[e] = false
+                } catch {
+                    indexes[e]?.forEach { $0.replaceContents(with: OrderedIndex()) }
+                    unavailable[e] = true
+                    failures[e] =
+                        (error as? LogbookError)
+                        ?? .unsupportedPredicate(
+                            "the indexes of \(binding.entity.name) could not be built: \(error)")
+                }
+            }
+            return report
+        }
+    }
+
     /// Checks every loaded chunk not checked yet, and settles what they find.
     private func checkAllLoaded() {
         for entity in checks.indices where checks[entity] != nil {

@@ -10,30 +10,48 @@ struct IndexDefinition: Sendable, Hashable {
     /// Their names and types.
     let names: [String]
     let types: [AttributeType]
+    /// Their whole types (an array's element…).
+    let shapes: [ValueShape]
     let isUnique: Bool
+    /// Whether the index stands for a whole composite (its marker, then its fields): then only
+    /// an absent composite (a `null` first field) is left out of a unique constraint, and a
+    /// `null` field of a present one is a value like any other.
+    let wholeComposite: Bool
     /// `Employee(designation, salary)`.
     let name: String
 
     init(
         entity: Int, entityName: String, fields: [Int], names: [String], types: [AttributeType],
-        isUnique: Bool
+        shapes: [ValueShape], isUnique: Bool, wholeComposite: Bool = false
     ) {
         self.entity = entity
         self.entityName = entityName
         self.fields = fields
         self.names = names
         self.types = types
+        self.shapes = shapes
+        self.wholeComposite = wholeComposite
         self.isUnique = isUnique
         name = "\(entityName)(\(names.joined(separator: ", ")))"
     }
 
     /// The indexes of `entity` (binding `index`): one per attribute marked indexed or unique,
     /// one per declared index, one per to-one relationship; duplicates merged (unique if any
-    /// of them is).
+    /// of them is). A composite attribute in an index stands for itself and its fields, in
+    /// stored order (so a unique composite is a compound unique constraint over its whole
+    /// value).
     static func all(of entity: Entity, binding index: Int) -> [IndexDefinition] {
         let stored = entity.storedFields
         var declared: [(fields: [Int], unique: Bool)] = []
+        var whole = Set<[Int]>()
         func add(_ fields: [Int], unique: Bool) {
+            func parts(_ field: Int) -> [Int] {
+                field < entity.attributes.count ? entity.compositeFields(of: field) : []
+            }
+            let fields = fields.flatMap { [$0] + parts($0) }
+            if fields.count > 1, fields.count == 1 + parts(fields[0]).count {
+                whole.insert(fields)
+            }
             if let i = declared.firstIndex(where: { $0.fields == fields }) {
                 declared[i].unique = declared[i].unique || unique
             } else {
@@ -58,7 +76,9 @@ struct IndexDefinition: Sendable, Hashable {
             IndexDefinition(
                 entity: index, entityName: entity.name, fields: fields,
                 names: fields.map { stored.attributes[$0].name },
-                types: fields.map { stored.attributes[$0].type }, isUnique: unique)
+                types: fields.map { stored.attributes[$0].type },
+                shapes: fields.map { ValueShape(stored.attributes[$0]) }, isUnique: unique,
+                wholeComposite: whole.contains(fields))
         }
     }
 }

@@ -39,7 +39,7 @@ final class IndexEntryMaker: @unchecked Sendable {  // raw buffers below are wri
                 for (f, field) in definition.fields.enumerated() {
                     guard
                         IndexKey.appendField(
-                            record, at: offsets[field], type: definition.types[f],
+                            record, at: offsets[field], shape: definition.shapes[f],
                             to: &out[i].bytes)
                     else {
                         // A value `locate` stepped over but that does not decode: let the full

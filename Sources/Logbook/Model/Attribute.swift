@@ -12,11 +12,17 @@ public enum AttributeOption: Sendable, Hashable {
 /// A stored property of a ``PersistentModel`` class:
 /// `@Attribute var salary: Int64 = 0`, `@Attribute(.unique) var email = ""`.
 ///
+/// It holds the built-in types (``AttributeStorable``), enums with a storable raw value, arrays
+/// and sets of storable values, `Codable` structs (stored as structured fields that predicates,
+/// sorts and indexes reach: `address.city`), and optionals of all of these. A type that cannot
+/// be stored is refused when the container is created
+/// (``LogbookError/unstorableAttribute(entity:attribute:type:reason:)``).
+///
 /// Reading it is a plain read. Assigning it, once the object is in a context, marks the object
 /// changed there (and keeps the saved value for ``ModelContext/rollback()``); no other call is
 /// needed. Only usable in classes conforming to ``PersistentModel``.
 @propertyWrapper
-public struct Attribute<Value: AttributeStorable> {
+public struct Attribute<Value> {
     /// The current value.
     @usableFromInline var value: Value
     /// The context's object table; set only in the object's first field (its anchor), so an
@@ -99,11 +105,63 @@ extension Attribute: CustomReflectable {
 
 /// Type-erased access to ``Attribute`` fields, for reflection.
 protocol AttributeField {
-    static func makeAccessor(name: String, offset: Int) -> (any FieldAccessor)?
+    /// The stored fields of the property `name` at `offset` of `prototype` (an instance made
+    /// with `init()`): one, or a composite's marker and fields; `nil` if the wrapper's layout
+    /// cannot be determined.
+    /// - Throws: ``StorableTypes/Refusal`` if the property's type cannot be stored.
+    static func makeAccessors(name: String, offset: Int, prototype: AnyObject) throws
+        -> [any FieldAccessor]?
+}
+
+/// An ``Attribute`` of an ``AttributeStorable`` type: read and written without conversions.
+protocol TypedAttributeField {
+    static func makeTypedAccessor(name: String, offset: Int) throws -> (any FieldAccessor)?
+}
+
+extension Attribute: TypedAttributeField where Value: AttributeStorable {
+    static func makeTypedAccessor(name: String, offset: Int) throws -> (any FieldAccessor)? {
+        if let optional = Value.self as? any OptionalMarker.Type,
+            optional.wrappedType is any OptionalMarker.Type
+        {
+            throw StorableTypes.Refusal(reason: "an optional of an optional cannot be stored")
+        }
+        switch Value.attributeType {
+        case .array, .set, .composite:
+            throw StorableTypes.Refusal(
+                reason:
+                    "it conforms to AttributeStorable with the type \(Value.attributeType), which needs members; remove the conformance and Logbook stores it"
+            )
+        default: return TypedFieldAccessor<Value>(name: name, offset: offset)
+        }
+    }
 }
 
 extension Attribute: AttributeField {
-    static func makeAccessor(name: String, offset: Int) -> (any FieldAccessor)? {
-        TypedFieldAccessor<Value>(name: name, offset: offset)
+    static func makeAccessors(name: String, offset: Int, prototype: AnyObject) throws
+        -> [any FieldAccessor]?
+    {
+        if let typed = Self.self as? any TypedAttributeField.Type {
+            return try typed.makeTypedAccessor(name: name, offset: offset).map { [$0] }
+        }
+        guard let valueOffset = MemoryLayout<Self>.offset(of: \Self.value) else { return nil }
+        let template = unsafeBitCast(prototype, to: UnsafeRawPointer.self)
+            .advanced(by: offset + valueOffset).assumingMemoryBound(to: Value.self).pointee
+        let storable = try StorableTypes.shape(of: Value.self, template: template)
+        guard storable.fieldLayout != nil else {
+            return DynamicFieldAccessor<Value>(name: name, offset: offset, storable: storable)
+                .map { [$0] }
+        }
+        guard let marker = CompositeMarkerAccessor<Value>(
+            name: name, offset: offset, storable: storable)
+        else { return nil }
+        var accessors: [any FieldAccessor] = [marker]
+        let types = storable.unwrapped.flatSwiftTypes(optional: storable.isOptional)
+        for (i, (attribute, type)) in zip(marker.fieldAttributes, types).enumerated() {
+            accessors.append(
+                CompositeFieldAccessor(
+                    marker: marker, index: i, attribute: attribute,
+                    fieldType: StorableTypes.known(type), valueType: type))
+        }
+        return accessors
     }
 }

@@ -1,7 +1,12 @@
 import Foundation
 
-/// A Swift type an ``Attribute`` can hold: `String`, `Int`, `Int64`, `Double`, `Bool`, `Date`,
-/// `Data`, `UUID`, and an `Optional` of any of them.
+/// A Swift type stored as one value of a scalar ``AttributeType``: `String`, `Int`, `Int8` …
+/// `Int64`, `UInt8` … `UInt64`, `Double`, `Float`, `Decimal`, `Bool`, `Date`, `Data`, `UUID`,
+/// `URL`, and an `Optional` of any of them.
+///
+/// An ``Attribute`` holds these and more without any conformance: enums, `Codable` structs,
+/// arrays and sets. Conform a type of your own only to store it as one of the scalar types
+/// (its ``attributeType`` must not be an array, a set or a composite).
 public protocol AttributeStorable {
     /// The stored type.
     static var attributeType: AttributeType { get }
@@ -91,6 +96,113 @@ extension UUID: AttributeStorable {
     public init?(attributeValue: AttributeValue) {
         guard case .uuid(let v) = attributeValue else { return nil }
         self = v
+    }
+}
+
+/// Stored as an ``AttributeValue/integer(_:)`` in its range.
+extension Int8: AttributeStorable {
+    public static var attributeType: AttributeType { .int8 }
+    public var attributeValue: AttributeValue { .integer(Int64(self)) }
+    public init?(attributeValue: AttributeValue) {
+        guard case .integer(let v) = attributeValue, let i = Int8(exactly: v) else { return nil }
+        self = i
+    }
+}
+
+/// Stored as an ``AttributeValue/integer(_:)`` in its range.
+extension Int16: AttributeStorable {
+    public static var attributeType: AttributeType { .int16 }
+    public var attributeValue: AttributeValue { .integer(Int64(self)) }
+    public init?(attributeValue: AttributeValue) {
+        guard case .integer(let v) = attributeValue, let i = Int16(exactly: v) else { return nil }
+        self = i
+    }
+}
+
+/// Stored as an ``AttributeValue/integer(_:)`` in its range.
+extension Int32: AttributeStorable {
+    public static var attributeType: AttributeType { .int32 }
+    public var attributeValue: AttributeValue { .integer(Int64(self)) }
+    public init?(attributeValue: AttributeValue) {
+        guard case .integer(let v) = attributeValue, let i = Int32(exactly: v) else { return nil }
+        self = i
+    }
+}
+
+/// Stored as an ``AttributeValue/integer(_:)`` in its range.
+extension UInt8: AttributeStorable {
+    public static var attributeType: AttributeType { .uint8 }
+    public var attributeValue: AttributeValue { .integer(Int64(self)) }
+    public init?(attributeValue: AttributeValue) {
+        guard case .integer(let v) = attributeValue, let i = UInt8(exactly: v) else { return nil }
+        self = i
+    }
+}
+
+/// Stored as an ``AttributeValue/integer(_:)`` in its range.
+extension UInt16: AttributeStorable {
+    public static var attributeType: AttributeType { .uint16 }
+    public var attributeValue: AttributeValue { .integer(Int64(self)) }
+    public init?(attributeValue: AttributeValue) {
+        guard case .integer(let v) = attributeValue, let i = UInt16(exactly: v) else { return nil }
+        self = i
+    }
+}
+
+/// Stored as an ``AttributeValue/integer(_:)`` in its range.
+extension UInt32: AttributeStorable {
+    public static var attributeType: AttributeType { .uint32 }
+    public var attributeValue: AttributeValue { .integer(Int64(self)) }
+    public init?(attributeValue: AttributeValue) {
+        guard case .integer(let v) = attributeValue, let i = UInt32(exactly: v) else { return nil }
+        self = i
+    }
+}
+
+/// Its whole range: order and equality hold past `Int64.max` (``AttributeValue/unsigned(_:)``).
+extension UInt64: AttributeStorable {
+    public static var attributeType: AttributeType { .uint64 }
+    public var attributeValue: AttributeValue { .unsigned(self) }
+    public init?(attributeValue: AttributeValue) {
+        switch attributeValue {
+        case .unsigned(let v): self = v
+        case .integer(let v):
+            guard let u = UInt64(exactly: v) else { return nil }
+            self = u
+        default: return nil
+        }
+    }
+}
+
+extension Float: AttributeStorable {
+    public static var attributeType: AttributeType { .float }
+    public var attributeValue: AttributeValue { .float(self) }
+    public init?(attributeValue: AttributeValue) {
+        guard case .float(let v) = attributeValue else { return nil }
+        self = v
+    }
+}
+
+/// Stored exactly, and compared and sorted as a decimal (never through `Double`).
+extension Decimal: AttributeStorable {
+    public static var attributeType: AttributeType { .decimal }
+    public var attributeValue: AttributeValue { .decimal(self) }
+    public init?(attributeValue: AttributeValue) {
+        switch attributeValue {
+        case .decimal(let v): self = v
+        case .integer(let v): self = Decimal(v)
+        default: return nil
+        }
+    }
+}
+
+/// Stored as its `absoluteString`.
+extension URL: AttributeStorable {
+    public static var attributeType: AttributeType { .url }
+    public var attributeValue: AttributeValue { .string(absoluteString) }
+    public init?(attributeValue: AttributeValue) {
+        guard case .string(let v) = attributeValue, let url = URL(string: v) else { return nil }
+        self = url
     }
 }
 

@@ -2,128 +2,6 @@ import LogStore
 @_spi(Reflection) import Swift
 import Synchronization
 
-/// How a stored field's value is held, for the encode and decode loops: the common types are
-/// read and written in place; the rest go through their accessor.
-enum FieldKind: UInt8 {
-    case string, int64, int, double, bool
-    /// Any other type (optionals, dates, data, UUIDs), through ``FieldAccessor``.
-    case other
-    /// A to-one relationship, stored as the destination's primary key.
-    case toOne
-}
-
-/// Reads and writes one ``Attribute`` or ``Relationship`` field of model objects of one class,
-/// by its offset.
-///
-/// Invariant: `object` passed to any method is an instance of the class the accessor was made
-/// for (callers check the class before using a layout).
-protocol FieldAccessor: AnyObject, Sendable {
-    var name: String { get }
-    var type: AttributeType { get }
-    var isOptional: Bool { get }
-    var kind: FieldKind { get }
-    /// Offsets in the object of the value and of the wrapper's `owner`, `entry` and `info`.
-    var valueOffset: Int { get }
-    var ownerOffset: Int { get }
-    var entryOffset: Int { get }
-    var infoOffset: Int { get }
-    func read(_ object: AnyObject) -> AttributeValue
-    /// Returns `false` (and writes nothing) if `value` has another type.
-    func write(_ object: AnyObject, _ value: AttributeValue) -> Bool
-    /// Appends the value's encoding; `false` (nothing appended) for `nil`.
-    func encode(_ object: AnyObject, into w: inout ByteWriter) -> Bool
-    /// Reads a non-null value of the field's type from `r` into the field.
-    func decode(_ r: inout ByteReader, into object: AnyObject) throws
-    /// The Swift type of the property (`String`, `Int64?`, …).
-    var valueType: Any.Type { get }
-    /// Whether `result` has exactly the property's type and equals the field's value in
-    /// `object` (how ``KeyPathResolver`` tells a key path that is the property itself).
-    func holds(_ result: Any, in object: AnyObject) -> Bool
-}
-
-extension FieldAccessor {
-    /// Options given at the declaration.
-    func options(_ object: AnyObject) -> Set<AttributeOption> {
-        FieldInfo.options(
-            unsafeBitCast(object, to: UnsafeRawPointer.self).load(
-                fromByteOffset: infoOffset, as: UInt32.self))
-    }
-}
-
-/// A ``FieldAccessor`` for an `Attribute<Value>` at a fixed offset in the object.
-///
-/// The offsets of the wrapper's own fields are computed once, so access needs no metadata
-/// of `Attribute<Value>` (which unspecialized generic code would look up on every call).
-final class TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
-    let name: String
-    let valueOffset: Int
-    let ownerOffset: Int
-    let entryOffset: Int
-    let infoOffset: Int
-    let kind: FieldKind
-    var type: AttributeType { Value.attributeType }
-    var isOptional: Bool { Value.isOptionalAttribute }
-
-    /// `nil` if the wrapper's layout cannot be determined.
-    init?(name: String, offset: Int) {
-        typealias Wrapper = Attribute<Value>
-        guard let value = MemoryLayout<Wrapper>.offset(of: \Wrapper.value),
-            let owner = MemoryLayout<Wrapper>.offset(of: \Wrapper.owner),
-            let entry = MemoryLayout<Wrapper>.offset(of: \Wrapper.entry),
-            let info = MemoryLayout<Wrapper>.offset(of: \Wrapper.info)
-        else { return nil }
-        self.name = name
-        valueOffset = offset + value
-        ownerOffset = offset + owner
-        entryOffset = offset + entry
-        infoOffset = offset + info
-        kind =
-            Value.self == String.self
-            ? .string
-            : Value.self == Int64.self
-                ? .int64
-                : Value.self == Int.self
-                    ? .int
-                    : Value.self == Double.self ? .double : Value.self == Bool.self ? .bool : .other
-    }
-
-    @inline(__always)
-    private func value(_ object: AnyObject) -> UnsafeMutablePointer<Value> {
-        // A bit cast, not `Unmanaged<AnyObject>`: a class reference is the object's address.
-        unsafeBitCast(object, to: UnsafeMutableRawPointer.self).advanced(by: valueOffset)
-            .assumingMemoryBound(to: Value.self)
-    }
-
-    func read(_ object: AnyObject) -> AttributeValue { value(object).pointee.attributeValue }
-
-    func write(_ object: AnyObject, _ newValue: AttributeValue) -> Bool {
-        guard let v = Value(attributeValue: newValue) else { return false }
-        value(object).pointee = v
-        return true
-    }
-
-    func encode(_ object: AnyObject, into w: inout ByteWriter) -> Bool {
-        let v = read(object)
-        if v.isNull { return false }
-        w.value(v)
-        return true
-    }
-
-    func decode(_ r: inout ByteReader, into object: AnyObject) throws {
-        guard let v = Value(attributeValue: try r.value(Value.attributeType)) else {
-            throw ByteReader.Truncated()
-        }
-        value(object).pointee = v
-    }
-
-    var valueType: Any.Type { Value.self }
-
-    func holds(_ result: Any, in object: AnyObject) -> Bool {
-        guard let v = result as? Value else { return false }
-        return v.attributeValue == read(object)
-    }
-}
-
 /// The fields of a ``PersistentModel`` class, found once by reflection and cached: the
 /// `@Attribute` and `@Relationship` stored properties in declaration order (`_salary` gives
 /// `salary`), with the defaults and options of a prototype made with `init()`.
@@ -211,29 +89,46 @@ final class ModelLayout: @unchecked Sendable {
     private static func reflect(_ type: any PersistentModel.Type) throws -> ModelLayout {
         var fields: [any FieldAccessor] = []
         var unreadable: String?
+        var unstorable: (String, Any.Type, String)?
         var plain: [String] = []
+        // The instance whose values show composites' fields (see ``AttributeField``).
+        let reflected = type.init()
         // Fields of superclasses come first: a subclass stores what it inherits.
         let complete = _forEachField(of: type, options: classTypeOption) {
             name, offset, fieldType, _ in
             var label = String(cString: name)
             if label.hasPrefix("_") { label.removeFirst() }
-            let made: (any FieldAccessor)??
+            let made: [any FieldAccessor]??
             if let attributeType = fieldType as? any AttributeField.Type {
-                made = attributeType.makeAccessor(name: label, offset: offset)
+                do {
+                    made = try attributeType.makeAccessors(
+                        name: label, offset: offset, prototype: reflected)
+                } catch let refusal as StorableTypes.Refusal {
+                    unstorable = unstorable ?? (label, fieldType, refusal.reason)
+                    made = .none
+                } catch {
+                    unstorable = unstorable ?? (label, fieldType, String(describing: error))
+                    made = .none
+                }
             } else if let relationshipType = fieldType as? any RelationshipField.Type {
-                made = relationshipType.makeAccessor(name: label, offset: offset)
+                made = relationshipType.makeAccessor(name: label, offset: offset).map { [$0] }
             } else {
                 if !(fieldType is any TransientField.Type) { plain.append(label) }
                 made = .none
             }
             switch made {
-            case .some(.some(let accessor)): fields.append(accessor)
+            case .some(.some(let accessors)): fields += accessors
             case .some(.none): unreadable = label
             case .none: break
             }
             return true
         }
         let entityName = type.entityName
+        if let (label, fieldType, reason) = unstorable {
+            throw LogbookError.unstorableAttribute(
+                entity: entityName, attribute: label, type: Self.valueTypeName(fieldType),
+                reason: reason)
+        }
         guard complete, unreadable == nil else {
             throw LogbookError.invalidSchema(
                 "the class of entity \(entityName) cannot be reflected")
@@ -260,13 +155,17 @@ final class ModelLayout: @unchecked Sendable {
         let prototype = type.init()
         let second = type.init()
         let attributes = fields.filter { !($0 is any RelationshipAccessor) }.map { field in
-            let options = field.options(prototype)
             let value = field.read(prototype)
             let constant = !value.isNull && value == field.read(second)
-            return AttributeDescription(
-                field.name, field.type, optional: field.isOptional,
-                defaultValue: constant ? value : nil, indexed: options.contains(.indexed),
-                unique: options.contains(.unique), searchable: options.contains(.searchable))
+            var attribute = field.attribute
+            attribute.defaultValue = constant ? value : nil
+            if field.adoptsWrapper {
+                let options = field.options(prototype)
+                attribute.isIndexed = options.contains(.indexed)
+                attribute.isUnique = options.contains(.unique)
+                attribute.isSearchable = options.contains(.searchable)
+            }
+            return attribute
         }
         let relationships = fields.compactMap { $0 as? any RelationshipAccessor }.map { field in
             RelationshipDescription(
@@ -280,6 +179,17 @@ final class ModelLayout: @unchecked Sendable {
 }
 
 extension ModelLayout {
+    /// `Int32?` for the wrapper type `Attribute<Optional<Int32>>`.
+    fileprivate static func valueTypeName(_ wrapper: Any.Type) -> String {
+        let name = String(describing: wrapper)
+        guard name.hasPrefix("Attribute<"), name.hasSuffix(">") else { return name }
+        var inner = String(name.dropFirst("Attribute<".count).dropLast())
+        while inner.hasPrefix("Optional<") && inner.hasSuffix(">") {
+            inner = String(inner.dropFirst("Optional<".count).dropLast()) + "?"
+        }
+        return inner
+    }
+
     /// The property a stored field belongs to (`$__lazy_storage_$_x` is the lazy `x`).
     fileprivate static func propertyName(_ field: String) -> String {
         let lazy = "$__lazy_storage_$_"

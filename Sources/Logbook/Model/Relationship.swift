@@ -236,7 +236,7 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
     func encode(_ object: AnyObject, into w: inout ByteWriter) -> Bool {
         let v = read(object)
         if v.isNull { return false }
-        w.value(v)
+        w.value(v, as: .integer)
         return true
     }
 

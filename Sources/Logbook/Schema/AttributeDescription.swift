@@ -2,12 +2,22 @@
 /// options.
 ///
 /// A non-optional attribute without a default must be given a value before the object is
-/// saved. A value type, `Sendable`.
+/// saved. A composite attribute (a `Codable` struct) is an attribute of type
+/// ``AttributeType/composite`` followed by one attribute per field, named `address.city`. A
+/// value type, `Sendable`.
 public struct AttributeDescription: Sendable, Hashable {
     /// The attribute's name, as used by key-value access and string predicates.
     public var name: String
     /// The type of its values.
     public var type: AttributeType
+    /// The name of the Swift type the attribute was declared with when the type does not say
+    /// it: an enum's (stored as its raw value's type) or a composite's (`"Status"`,
+    /// `"Address"`); `nil` otherwise.
+    public var typeName: String?
+    /// For an array or set, one member: its element (named `element`). For a composite inside
+    /// an array or set, its fields in order. Empty otherwise (an entity's composite attribute
+    /// has its fields as attributes of their own).
+    public var members: [AttributeDescription]
     /// Whether the attribute may hold `nil`.
     public var isOptional: Bool
     /// The value of a new object, and of objects stored before the attribute existed.
@@ -25,7 +35,7 @@ public struct AttributeDescription: Sendable, Hashable {
     public init(
         _ name: String, _ type: AttributeType, optional: Bool = false,
         defaultValue: AttributeValue? = nil, indexed: Bool = false, unique: Bool = false,
-        searchable: Bool = false
+        searchable: Bool = false, typeName: String? = nil, members: [AttributeDescription] = []
     ) {
         self.name = name
         self.type = type
@@ -34,10 +44,49 @@ public struct AttributeDescription: Sendable, Hashable {
         self.isIndexed = indexed
         self.isUnique = unique
         self.isSearchable = searchable
+        self.typeName = typeName
+        self.members = members
+    }
+
+    /// Describes the elements of an array or set attribute: its one member.
+    public static func element(
+        _ type: AttributeType, optional: Bool = false, typeName: String? = nil,
+        members: [AttributeDescription] = []
+    ) -> AttributeDescription {
+        AttributeDescription(
+            "element", type, optional: optional, typeName: typeName, members: members)
+    }
+
+    /// The type as declared in Swift: `String`, `Int32`, `Status`, `[String]`, `Set<Status>`,
+    /// `Address`, with `?` for an optional (`[Tag?]?`).
+    public var declaredType: String {
+        var text: String
+        switch type {
+        case .array: text = "[" + (members.first?.declaredType ?? "?") + "]"
+        case .set: text = "Set<" + (members.first?.declaredType ?? "?") + ">"
+        default: text = typeName ?? type.description
+        }
+        if isOptional { text += "?" }
+        return text
     }
 
     /// The value a new object starts with: the default, else `null`.
     var initialValue: AttributeValue { defaultValue ?? .null }
+
+    /// Whether values of this attribute and of `other` have the same bytes: the same type and
+    /// the same members (names, types, optionality), whatever the names of the types.
+    func storesSameValues(as other: AttributeDescription) -> Bool {
+        type == other.type && members.count == other.members.count
+            && zip(members, other.members).allSatisfy {
+                $0.name == $1.name && $0.isOptional == $1.isOptional && $0.storesSameValues(as: $1)
+            }
+    }
+
+    /// Whether the schema records more than format 2 can hold for it: a type added by
+    /// format 3, a type name or members.
+    var needsTypeDetail: Bool {
+        type.rawValue > AttributeType.uuid.rawValue || typeName != nil || !members.isEmpty
+    }
 }
 
 /// An entity: a named kind of object with ordered attributes. Its records live in the
@@ -94,5 +143,30 @@ public struct Entity: Sendable, Hashable {
     /// - Complexity: O(attributes).
     public func attributeIndex(_ name: String) -> Int? {
         attributes.firstIndex { $0.name == name }
+    }
+
+    /// The positions of the fields of the composite attribute at `index` (the attributes named
+    /// `<its name>.<field>`, nested composites' fields too), in stored order; empty for another
+    /// attribute.
+    /// - Complexity: O(attributes).
+    public func compositeFields(of index: Int) -> [Int] {
+        guard attributes[index].type == .composite else { return [] }
+        let prefix = attributes[index].name + "."
+        return attributes.indices.filter { attributes[$0].name.hasPrefix(prefix) }
+    }
+
+    /// The position of the composite attribute the attribute at `index` is a field of (the
+    /// innermost, for a field of a nested composite), or `nil` for a top-level attribute.
+    func enclosingComposite(of index: Int) -> Int? {
+        var name = attributes[index].name[...]
+        while let dot = name.lastIndex(of: ".") {
+            name = name[..<dot]
+            if let i = attributes.firstIndex(where: { $0.name == name }),
+                attributes[i].type == .composite
+            {
+                return i
+            }
+        }
+        return nil
     }
 }

@@ -1,6 +1,11 @@
 import Foundation
 
-/// The type of an attribute's values, as stored (FORMAT.md Part 2, "Values").
+/// The type of an attribute's values, as stored (FORMAT.md Part 2, "Values"). The raw value is
+/// the type's code in schema records.
+///
+/// An enum (`RawRepresentable`) is stored as its raw value's type, a `Codable` struct as a
+/// ``composite`` with one attribute per field; ``AttributeDescription/typeName`` keeps the name
+/// they were declared with.
 public enum AttributeType: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// UTF-8 text.
     case string = 1
@@ -16,6 +21,38 @@ public enum AttributeType: UInt8, Sendable, Hashable, CaseIterable, CustomString
     case data = 6
     /// A 16-byte UUID.
     case uuid = 7
+    /// `Int8`: an ``AttributeValue/integer(_:)`` from -128 to 127.
+    case int8 = 8
+    /// `Int16`: an ``AttributeValue/integer(_:)`` in its range.
+    case int16 = 9
+    /// `Int32`: an ``AttributeValue/integer(_:)`` in its range.
+    case int32 = 10
+    /// `UInt8`: an ``AttributeValue/integer(_:)`` from 0 to 255.
+    case uint8 = 11
+    /// `UInt16`: an ``AttributeValue/integer(_:)`` in its range.
+    case uint16 = 12
+    /// `UInt32`: an ``AttributeValue/integer(_:)`` in its range.
+    case uint32 = 13
+    /// `UInt64`, its whole range: an ``AttributeValue/unsigned(_:)``.
+    case uint64 = 14
+    /// A 32-bit IEEE 754 number: an ``AttributeValue/float(_:)``.
+    case float = 15
+    /// A Foundation `Decimal`, stored exactly and compared as a decimal: an
+    /// ``AttributeValue/decimal(_:)``.
+    case decimal = 16
+    /// A `URL`, stored as the text of its `absoluteString` (an ``AttributeValue/string(_:)``).
+    case url = 17
+    /// An ordered list of values of the one type ``AttributeDescription/members`` describes:
+    /// an ``AttributeValue/array(_:)``.
+    case array = 18
+    /// A set of values of the one type ``AttributeDescription/members`` describes: an
+    /// ``AttributeValue/array(_:)`` whose elements are in ascending order, no two equal.
+    case set = 19
+    /// A `Codable` value stored as structured fields. As an attribute of an entity it marks the
+    /// composite (present or `nil`) and its fields are the attributes that follow it under
+    /// dotted names (`address.city`); inside an array or set it is a value whose fields
+    /// ``AttributeDescription/members`` lists (an ``AttributeValue/composite(_:)``).
+    case composite = 20
 
     public var description: String {
         switch self {
@@ -26,166 +63,56 @@ public enum AttributeType: UInt8, Sendable, Hashable, CaseIterable, CustomString
         case .date: return "Date"
         case .data: return "Data"
         case .uuid: return "UUID"
+        case .int8: return "Int8"
+        case .int16: return "Int16"
+        case .int32: return "Int32"
+        case .uint8: return "UInt8"
+        case .uint16: return "UInt16"
+        case .uint32: return "UInt32"
+        case .uint64: return "UInt64"
+        case .float: return "Float"
+        case .decimal: return "Decimal"
+        case .url: return "URL"
+        case .array: return "Array"
+        case .set: return "Set"
+        case .composite: return "Composite"
         }
     }
-}
 
-/// One attribute value, or `null` for an optional attribute without one.
-///
-/// This is the currency of the dynamic API (``ManagedObject``, decoded records, string
-/// predicates). Ordering (``compare(_:_:)``) puts `null` first, then compares like values;
-/// integers and doubles compare numerically with each other.
-public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
-    /// No value.
-    case null
-    /// A ``AttributeType/string`` value.
-    case string(String)
-    /// An ``AttributeType/integer`` value.
-    case integer(Int64)
-    /// A ``AttributeType/double`` value.
-    case double(Double)
-    /// A ``AttributeType/bool`` value.
-    case bool(Bool)
-    /// A ``AttributeType/date`` value.
-    case date(Date)
-    /// A ``AttributeType/data`` value.
-    case data(Data)
-    /// A ``AttributeType/uuid`` value.
-    case uuid(UUID)
+    /// The type whose ``description`` is `name`, or `nil`.
+    public init?(named name: String) {
+        guard let found = Self.allCases.first(where: { $0.description == name }) else {
+            return nil
+        }
+        self = found
+    }
 
-    /// The value's type, or `nil` for `null`.
-    public var type: AttributeType? {
+    /// The values of a type stored as ``AttributeValue/integer(_:)`` (a zigzag varint): every
+    /// signed and unsigned width but `UInt64`, with its range.
+    var integerRange: ClosedRange<Int64>? {
         switch self {
-        case .null: return nil
-        case .string: return .string
-        case .integer: return .integer
-        case .double: return .double
-        case .bool: return .bool
-        case .date: return .date
-        case .data: return .data
-        case .uuid: return .uuid
+        case .integer: return Int64.min...Int64.max
+        case .int8: return Int64(Int8.min)...Int64(Int8.max)
+        case .int16: return Int64(Int16.min)...Int64(Int16.max)
+        case .int32: return Int64(Int32.min)...Int64(Int32.max)
+        case .uint8: return 0...Int64(UInt8.max)
+        case .uint16: return 0...Int64(UInt16.max)
+        case .uint32: return 0...Int64(UInt32.max)
+        default: return nil
         }
     }
 
-    /// Whether this is `null`.
-    public var isNull: Bool {
-        if case .null = self { return true }
-        return false
+    /// Whether values of the type are stored as ``AttributeValue/integer(_:)``.
+    var isInteger: Bool { integerRange != nil }
+
+    /// Whether values are numbers (compared with each other numerically).
+    var isNumeric: Bool {
+        isInteger || self == .uint64 || self == .double || self == .float || self == .decimal
     }
 
-    /// The value as a plain Swift value (`String`, `Int64`, `Double`, `Bool`, `Date`, `Data`,
-    /// `UUID`), or `nil` for `null`.
-    public var anyValue: Any? {
-        switch self {
-        case .null: return nil
-        case .string(let v): return v
-        case .integer(let v): return v
-        case .double(let v): return v
-        case .bool(let v): return v
-        case .date(let v): return v
-        case .data(let v): return v
-        case .uuid(let v): return v
-        }
-    }
+    /// Whether values are ``AttributeValue/string(_:)``.
+    var isText: Bool { self == .string || self == .url }
 
-    /// Converts a plain Swift value to a value of `type`: integers of any width, `Double`,
-    /// `Float`, `String`, `Bool`, `Date`, `Data`, `UUID`, `AttributeValue`, or `nil`.
-    /// Integers convert to doubles; nothing else converts.
-    /// - Returns: `nil` if `value` cannot be a value of `type`.
-    public static func converting(_ value: Any?, to type: AttributeType) -> AttributeValue? {
-        guard let value else { return .null }
-        if let direct = value as? AttributeValue {
-            if direct.isNull || direct.type == type { return direct }
-            if case .integer(let i) = direct, type == .double { return .double(Double(i)) }
-            return nil
-        }
-        if let optional = value as? any OptionalProtocol, optional.isNone { return .null }
-        switch type {
-        case .string: return (value as? String).map { .string($0) }
-        case .integer:
-            if let v = value as? any BinaryInteger, let i = Int64(exactly: v) { return .integer(i) }
-            return nil
-        case .double:
-            if let v = value as? Double { return .double(v) }
-            if let v = value as? Float { return .double(Double(v)) }
-            if let v = value as? any BinaryInteger, let d = Double(exactly: v) { return .double(d) }
-            return nil
-        case .bool: return (value as? Bool).map { .bool($0) }
-        case .date: return (value as? Date).map { .date($0) }
-        case .data:
-            if let v = value as? Data { return .data(v) }
-            if let v = value as? [UInt8] { return .data(Data(v)) }
-            return nil
-        case .uuid: return (value as? UUID).map { .uuid($0) }
-        }
-    }
-
-    /// Orders two values: `null` first; numbers numerically (`-0` as `0`, and every NaN the
-    /// same, after `+infinity`, as the indexes order them: a total order, so a sort is one);
-    /// strings by Unicode scalar values; `false` before `true`; values of unrelated types by type.
-    public static func compare(_ a: AttributeValue, _ b: AttributeValue) -> ComparisonResult {
-        switch (a, b) {
-        case (.null, .null): return .orderedSame
-        case (.null, _): return .orderedAscending
-        case (_, .null): return .orderedDescending
-        case (.string(let x), .string(let y)): return order(x, y)
-        case (.integer(let x), .integer(let y)): return order(x, y)
-        case (.double(let x), .double(let y)): return orderNumbers(x, y)
-        case (.integer(let x), .double(let y)): return orderNumbers(Double(x), y)
-        case (.double(let x), .integer(let y)): return orderNumbers(x, Double(y))
-        case (.bool(let x), .bool(let y)): return order(x ? 1 : 0, y ? 1 : 0)
-        case (.date(let x), .date(let y)):
-            return orderNumbers(x.timeIntervalSinceReferenceDate, y.timeIntervalSinceReferenceDate)
-        case (.data(let x), .data(let y)):
-            return x.lexicographicallyPrecedes(y)
-                ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
-        case (.uuid(let x), .uuid(let y)): return order(x.uuidString, y.uuidString)
-        default: return order(a.type?.rawValue ?? 0, b.type?.rawValue ?? 0)
-        }
-    }
-
-    /// Whether two values are equal, with integers and doubles compared numerically.
-    public static func equal(_ a: AttributeValue, _ b: AttributeValue) -> Bool {
-        switch (a, b) {
-        case (.integer(let x), .double(let y)): return Double(x) == y
-        case (.double(let x), .integer(let y)): return x == Double(y)
-        default: return a == b
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .null: return "nil"
-        case .string(let v): return "\"\(v)\""
-        case .integer(let v): return String(v)
-        case .double(let v): return String(v)
-        case .bool(let v): return String(v)
-        case .date(let v): return v.formatted(.iso8601)
-        case .data(let v): return "<\(v.count) bytes>"
-        case .uuid(let v): return v.uuidString
-        }
-    }
-}
-
-@inline(__always)
-private func order<T: Comparable>(_ x: T, _ y: T) -> ComparisonResult {
-    x < y ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
-}
-
-/// Doubles in the indexes' order: numerically (so `-0` and `0` are the same), every NaN the same
-/// and after everything else. (`<` alone is no order with a NaN: a sort of values holding one
-/// came out in any order.)
-@inline(__always)
-private func orderNumbers(_ x: Double, _ y: Double) -> ComparisonResult {
-    guard x.isNaN || y.isNaN else { return order(x, y) }
-    return x.isNaN ? (y.isNaN ? .orderedSame : .orderedDescending) : .orderedAscending
-}
-
-/// Lets code ask an `Any` whether it holds an `Optional.none`.
-protocol OptionalProtocol {
-    var isNone: Bool { get }
-}
-
-extension Optional: OptionalProtocol {
-    var isNone: Bool { self == nil }
+    /// An array or a set.
+    var isCollection: Bool { self == .array || self == .set }
 }

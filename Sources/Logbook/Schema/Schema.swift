@@ -67,17 +67,52 @@ public struct Schema: Sendable, Hashable {
                         "\(entity.name).\(attribute.name) is searchable, but only String attributes can be (it holds \(attribute.type))"
                     )
                 }
-                if let value = attribute.defaultValue, !value.isNull, value.type != attribute.type {
+                if let value = attribute.defaultValue, !value.isNull, !attribute.holds(value) {
                     throw LogbookError.typeMismatch(
                         entity: entity.name, attribute: attribute.name,
-                        expected: attribute.type.description,
+                        expected: attribute.declaredType,
                         found: value.type?.description ?? "nil")
                 }
+                try validateType(of: attribute, in: entity)
             }
             for relationship in entity.relationships {
                 try validate(relationship, of: entity, names: &names)
             }
             for index in entity.indexes { try validate(index, of: entity) }
+        }
+    }
+
+    /// An array or set has one member, its element; a composite's fields are named after it
+    /// and follow it; a dotted name is a composite's field.
+    private func validateType(of attribute: AttributeDescription, in entity: Entity) throws {
+        let what = "\(entity.name).\(attribute.name)"
+        func check(_ d: AttributeDescription, depth: Int) throws {
+            guard depth < SchemaCodec.maxDepth else {
+                throw LogbookError.invalidSchema("\(what) nests types over \(SchemaCodec.maxDepth) deep")
+            }
+            switch d.type {
+            case .array, .set:
+                guard d.members.count == 1 else {
+                    throw LogbookError.invalidSchema(
+                        "\(what) is a collection whose description has \(d.members.count) members; give it one, its element")
+                }
+            case .composite: break
+            default:
+                guard d.members.isEmpty else {
+                    throw LogbookError.invalidSchema("\(what) is a \(d.type) with members")
+                }
+            }
+            for member in d.members { try check(member, depth: depth + 1) }
+        }
+        try check(attribute, depth: 0)
+        if let dot = attribute.name.lastIndex(of: ".") {
+            let owner = String(attribute.name[..<dot])
+            guard let i = entity.attributeIndex(owner), entity.attributes[i].type == .composite,
+                i < entity.attributeIndex(attribute.name) ?? 0
+            else {
+                throw LogbookError.invalidSchema(
+                    "\(what) is named as a field of \(owner), which is not a composite attribute before it")
+            }
         }
     }
 
@@ -155,10 +190,11 @@ public struct Schema: Sendable, Hashable {
                         entity: old.name, attribute: oldAttribute.name,
                         reason: "the attribute was removed")
                 }
-                if newAttribute.type != oldAttribute.type {
+                if !newAttribute.storesSameValues(as: oldAttribute) {
                     throw LogbookError.incompatibleSchema(
                         entity: old.name, attribute: oldAttribute.name,
-                        reason: "its type changed from \(oldAttribute.type) to \(newAttribute.type)"
+                        reason:
+                            "its type changed from \(oldAttribute.declaredType) to \(newAttribute.declaredType)"
                     )
                 }
                 if oldAttribute.isOptional && !newAttribute.isOptional {

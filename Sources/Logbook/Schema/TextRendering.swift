@@ -98,9 +98,12 @@ package enum TextRendering {
     static func appendCSVField(_ text: String, to output: inout [UInt8]) {
         var text = text
         text.withUTF8 { bytes in
-            let needsQuotes = bytes.contains {
-                $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D
-            }
+            // An empty string is quoted, so that it is not the empty field of a null.
+            let needsQuotes =
+                bytes.isEmpty
+                || bytes.contains {
+                    $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D
+                }
             if needsQuotes {
                 appendQuoted(bytes, quote: UInt8(ascii: "\""), to: &output)
             } else {
@@ -204,5 +207,40 @@ package enum TextRendering {
             }
         }
         return bytes
+    }
+
+    /// Parses a decimal number exactly: `[-+]digits[.digits][e[-+]digits]` (digits on at least
+    /// one side of the point), or `nan` in any case; `nil` for anything else or a number out of
+    /// `Decimal`'s range.
+    static func parseDecimal(_ text: some StringProtocol) -> Decimal? {
+        if text.lowercased() == "nan" { return Decimal.nan }
+        var digits = 0
+        var sawPoint = false
+        var sawExponent = false
+        var exponentDigits = 0
+        var previous: UInt8 = 0
+        for (i, byte) in text.utf8.enumerated() {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if sawExponent { exponentDigits += 1 } else { digits += 1 }
+            case UInt8(ascii: "-"), UInt8(ascii: "+"):
+                guard i == 0 || previous == UInt8(ascii: "e") || previous == UInt8(ascii: "E")
+                else { return nil }
+            case UInt8(ascii: "."):
+                guard !sawPoint, !sawExponent else { return nil }
+                sawPoint = true
+            case UInt8(ascii: "e"), UInt8(ascii: "E"):
+                guard !sawExponent, digits > 0 else { return nil }
+                sawExponent = true
+            default: return nil
+            }
+            previous = byte
+        }
+        guard digits > 0, !sawExponent || exponentDigits > 0, digits <= 200, exponentDigits <= 4
+        else { return nil }
+        guard let value = Decimal(string: String(text), locale: nil), !value.isNaN else {
+            return nil
+        }
+        return value
     }
 }

@@ -139,13 +139,17 @@ struct ChangeFeedWriter {
                 append("INSERT INTO \(table) (\"id\"", to: &out)
                 for name in names { append(", " + name, to: &out) }
                 append(") VALUES\n", to: &out)
+                let fields = schema.entity(named: entity)?.fieldDescriptions ?? []
                 for k in start..<end {
                     let change = changes[group[k]]
                     append(k == start ? "(" : ",\n(", to: &out)
                     out.appendNumber(change.identifier.primaryKey)
-                    for (_, value) in change.record!.attributes {
+                    for (f, (name, value)) in change.record!.attributes.enumerated() {
                         append(", ", to: &out)
-                        PostgreSQLLiteral.append(value, to: &out)
+                        let field =
+                            f < fields.count && fields[f].name == name
+                            ? fields[f] : AttributeDescription(name, value.type ?? .string)
+                        PostgreSQLLiteral.append(value, as: field, to: &out)
                     }
                     append(")", to: &out)
                 }
@@ -166,8 +170,9 @@ struct ChangeFeedWriter {
 
     /// The names of `entity`'s unique attributes.
     private func unique(_ entity: String) -> [String] {
-        schema.entities.first { $0.name == entity }?.attributes.filter(\.isUnique).map(\.name)
-            ?? []
+        // A unique composite is a constraint over its fields, not over its marker column.
+        schema.entities.first { $0.name == entity }?.attributes
+            .filter { $0.isUnique && $0.type != .composite }.map(\.name) ?? []
     }
 
     /// `DELETE FROM table WHERE "attribute" IN (values) AND "id" NOT IN (ids)` for each of

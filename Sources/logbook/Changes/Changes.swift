@@ -28,8 +28,9 @@ enum Changes: Subcommand {
         save; each delete names the object. Applied in order, from any token at or before the \
         last one applied, they leave the target with exactly the store's objects.
         sql: CREATE TABLE IF NOT EXISTS for every entity, as `logbook export --format sql` \
-        makes it (BIGINT, DOUBLE PRECISION, BOOLEAN, TEXT, TIMESTAMPTZ, BYTEA, UUID; UNIQUE \
-        checked at commit), then per save BEGIN; DELETE …; INSERT … ON CONFLICT ("id") DO \
+        makes it (BIGINT, DOUBLE PRECISION, BOOLEAN, TEXT, TIMESTAMPTZ, BYTEA, UUID; NUMERIC \
+        for Decimal, arrays of scalars as arrays, other arrays as JSONB, a composite as a \
+        column per field; UNIQUE checked at commit), then per save BEGIN; DELETE …; INSERT … ON CONFLICT ("id") DO \
         UPDATE …; COMMIT; and a `-- token TOKEN` line. The last line is `-- resume TOKEN`.
         jsonl: per change {"_op": "upsert"|"delete", "_entity": …, "_id": …, fields…}, per save \
         {"_token": …, "_sequence": …, "_time": …, "_author": …}; the last line {"_resume": TOKEN}.

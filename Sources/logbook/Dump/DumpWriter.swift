@@ -153,8 +153,7 @@ struct DumpWriter {
     /// delete rule unless it is nullify.
     private static func describe(_ entity: Entity) -> String {
         var properties: [String] = entity.attributes.map { attribute in
-            var text = attribute.name + ": " + attribute.type.description
-            if attribute.isOptional { text += "?" }
+            var text = attribute.name + ": " + attribute.declaredType
             if attribute.isIndexed { text += " indexed" }
             if attribute.isUnique { text += " unique" }
             if attribute.isSearchable { text += " searchable" }

@@ -24,7 +24,9 @@ enum Export: Subcommand {
         header row (id, then the attributes), RFC 4180 quoting.
         sql: CREATE TABLE and INSERT statements in one transaction, with the column types and \
         literals of `logbook changes --format sql` (BIGINT, DOUBLE PRECISION, BOOLEAN, TEXT, \
-        TIMESTAMPTZ to the microsecond, BYTEA, UUID; UNIQUE checked at commit), so a change \
+        TIMESTAMPTZ to the microsecond, BYTEA, UUID; NUMERIC for Decimal, arrays of scalars as \
+        arrays, other arrays as JSONB, a composite as a column per field; UNIQUE checked at \
+        commit), so a change \
         feed applies to the tables: the last line, `-- resume TOKEN`, is the token for \
         `logbook changes --since`. SQLite reads it too (Data as '\\x…' hex text there).
         Objects come entity by entity in schema order, by id. The store is opened read-only.

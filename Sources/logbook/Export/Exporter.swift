@@ -90,6 +90,7 @@ struct Exporter {
         for entity in entities {
             if format == .sql { output.write(Self.createTable(entity)) }
             let prefixes = Self.prefixes(of: entity, format)
+            let fields = entity.fieldDescriptions
             let meter = ProgressMeter(
                 "export: \(entity.name)", total: try store.count(in: entity.name))
             var done = 0
@@ -103,7 +104,7 @@ struct Exporter {
                         i, value in
                         out.append(contentsOf: prefixes.fields[i])
                         if sql {
-                            PostgreSQLLiteral.append(value, to: &out)
+                            PostgreSQLLiteral.append(value, as: fields[i], to: &out)
                         } else {
                             value.append(as: valueFormat, to: &out)
                         }

@@ -48,11 +48,13 @@ struct CSVSource: ImportSource {
                 throw fail("\(row.fields.count) fields, but the header has \(columns.count)")
             }
             var values = [AttributeValue?](repeating: nil, count: entity.attributes.count)
-            for (field, column) in zip(row.fields, columns) {
+            for (f, (field, column)) in zip(row.fields, columns).enumerated() {
                 guard let (index, attribute) = column else { continue }
-                guard let value = AttributeValue(csvField: field, as: attribute) else {
+                let quoted = f < row.quoted.count && row.quoted[f]
+                guard let value = AttributeValue(csvField: field, quoted: quoted, as: attribute)
+                else {
                     throw fail(
-                        "\(entity.name).\(attribute.name) holds \(attribute.type), not "
+                        "\(entity.name).\(attribute.name) holds \(attribute.declaredType), not "
                             + Formatting.quoted(String(field.prefix(40))))
                 }
                 values[index] = value
@@ -73,9 +75,14 @@ struct CSVSource: ImportSource {
 }
 
 extension AttributeValue {
-    /// Reads a CSV field as a value of `attribute`: empty is `nil` (optional) or `""` (required
-    /// string); else the plain text of ``init(text:as:)``. `nil` if the text is none of these.
-    init?(csvField text: String, as attribute: AttributeDescription) {
+    /// Reads a CSV field as a value of `attribute`: `""` (quoted) is an empty string; empty is
+    /// `nil` (optional) or `""` (required string); an array, set or composite is its JSON; else
+    /// the plain text of ``init(text:as:)``. `nil` if the text is none of these.
+    init?(csvField text: String, quoted: Bool = false, as attribute: AttributeDescription) {
+        if text.isEmpty && quoted && (attribute.type == .string || attribute.type == .url) {
+            self.init(text: text, as: attribute.type)
+            return
+        }
         if text.isEmpty {
             if attribute.isOptional {
                 self = .null
@@ -86,7 +93,15 @@ extension AttributeValue {
             }
             return
         }
-        self.init(text: text, as: attribute.type)
+        switch attribute.type {
+        case .array, .set, .composite:
+            var text = text
+            let json = text.withUTF8 { try? JSONParser.parse($0) }
+            guard let json else { return nil }
+            self.init(json: json, as: attribute)
+        default:
+            self.init(text: text, as: attribute.type)
+        }
     }
 }
 
@@ -97,6 +112,8 @@ struct CSVRows {
     struct Row {
         /// The fields, unquoted.
         var fields: [String]
+        /// Whether each field was in quotes (`""` is an empty string, an empty field `null`).
+        var quoted: [Bool] = []
         /// The 1-based line the row starts on.
         var line: Int
     }
@@ -114,6 +131,7 @@ struct CSVRows {
         let start = line
         var current = line
         var fields: [String] = []
+        var quoted: [Bool] = []
         var position = 0
         func fail(_ message: String, at line: Int) -> LineError {
             LineError(file: file, line: line, message: message)
@@ -144,6 +162,7 @@ struct CSVRows {
                     position += 1
                 }
                 fields.append(String(decoding: field, as: UTF8.self))
+                quoted.append(true)
                 // After the closing quote: a comma, a line end or the end.
                 if position + 1 < bytes.count && bytes[position] == 0x0D
                     && bytes[position + 1] == 0x0A
@@ -170,19 +189,20 @@ struct CSVRows {
                     }
                 }
                 fields.append(String(decoding: bytes.part(begin..<end), as: UTF8.self))
+                quoted.append(false)
                 position = end
                 if position < bytes.count && bytes[position] == 0x0D { position += 1 }
             }
             guard position < bytes.count else {
                 guard isLast else { return nil }
                 line = current
-                return (Row(fields: fields, line: start), position)
+                return (Row(fields: fields, quoted: quoted, line: start), position)
             }
             let delimiter = bytes[position]
             position += 1
             if delimiter == 0x0A {
                 line = current + 1
-                return (Row(fields: fields, line: start), position)
+                return (Row(fields: fields, quoted: quoted, line: start), position)
             }
         }
     }

@@ -127,13 +127,15 @@ struct JSONLinesSource: ImportSource {
                     : "no entity \"\(entityName)\" in the schema")
         }
         var values = [AttributeValue?](repeating: nil, count: entity.attributes.count)
-        for (key, value) in members where key != "_entity" && key != "_id" {
+        for (key, value) in Self.flattened(members, of: entity)
+        where key != "_entity" && key != "_id" {
             guard let index = entity.attributeIndex(key) else {
                 throw fail("\(entityName) has no attribute \"\(key)\"")
             }
             let attribute = entity.attributes[index]
-            guard let field = AttributeValue(json: value, as: attribute.type) else {
-                throw fail("\(entityName).\(key) holds \(attribute.type), not \(value.summary)")
+            guard let field = AttributeValue(json: value, as: attribute) else {
+                throw fail(
+                    "\(entityName).\(key) holds \(attribute.declaredType), not \(value.summary)")
             }
             if field == .null && !attribute.isOptional {
                 throw fail("\(entityName).\(key) is required and cannot be null")
@@ -145,6 +147,26 @@ struct JSONLinesSource: ImportSource {
             throw fail("\(entityName).\(attribute.name) is required but missing")
         }
         return ImportedObject(entity: entity, values: values, line: lineNumber)
+    }
+
+    /// The members with each composite given as an object of its fields
+    /// (`"address":{"city":"Pune"}`) written as its marker and dotted fields
+    /// (`"address":{},"address.city":"Pune"`), as export writes them.
+    static func flattened(_ members: [(key: String, value: JSONValue)], of entity: Entity)
+        -> [(key: String, value: JSONValue)]
+    {
+        var result: [(key: String, value: JSONValue)] = []
+        for (key, value) in members {
+            guard case .object(let fields) = value, !fields.isEmpty,
+                let i = entity.attributeIndex(key), entity.attributes[i].type == .composite
+            else {
+                result.append((key, value))
+                continue
+            }
+            result.append((key, .object([])))
+            result += flattened(fields.map { (key + "." + $0.key, $0.value) }, of: entity)
+        }
+        return result
     }
 
     private func fail(_ message: String) -> LineError {

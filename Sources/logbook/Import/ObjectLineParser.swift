@@ -60,7 +60,7 @@ struct ObjectLineParser {
             }
             next = index + 1
             let attribute = attributes[index]
-            guard let value = cursor.value(of: attribute.type),
+            guard let value = cursor.value(of: attribute),
                 !value.isNull || attribute.isOptional
             else { return nil }
             if index < values.count {
@@ -161,11 +161,26 @@ private struct Cursor {
         return value
     }
 
-    /// A value of `type` in the form ``AttributeValue/TextFormat/json`` writes, or `null`.
-    mutating func value(of type: AttributeType) -> AttributeValue? {
+    /// A value of `attribute` in the form ``AttributeValue/TextFormat/json`` writes, or `null`;
+    /// `nil` for what the full parser reads instead (arrays, sets, composites, a non-finite
+    /// float, a decimal NaN).
+    mutating func value(of attribute: AttributeDescription) -> AttributeValue? {
         if take("null") { return .null }
+        let type = attribute.type
         switch type {
         case .integer: return integer().map { .integer($0) }
+        case .int8, .int16, .int32, .uint8, .uint16, .uint32:
+            return integer().flatMap { AttributeValue.converting(AttributeValue.integer($0), to: type) }
+        case .uint64, .float, .decimal:
+            let start = position
+            while position < bytes.count, bytes[position] != UInt8(ascii: ","),
+                bytes[position] != UInt8(ascii: "}"), bytes[position] != UInt8(ascii: "\"")
+            {
+                position += 1
+            }
+            let text = String(decoding: bytes.part(start..<position), as: UTF8.self)
+            return AttributeValue(text: text, as: type)
+        case .array, .set, .composite: return nil
         case .bool:
             if take("true") { return .bool(true) }
             return take("false") ? .bool(false) : nil
@@ -182,7 +197,7 @@ private struct Cursor {
                 let value = Double(String(decoding: token, as: UTF8.self)), value.isFinite
             else { return nil }
             return .double(value)
-        case .string, .date, .data, .uuid:
+        case .string, .date, .data, .uuid, .url:
             guard let raw = plainString(), let text = String(validatingUTF8: raw) else {
                 return nil
             }

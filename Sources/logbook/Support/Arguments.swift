@@ -76,7 +76,8 @@ struct ParsedArguments {
 /// `--` ends the options; `-` alone is a positional.
 enum ArgumentParser {
     /// Parses `arguments` (without the subcommand's name).
-    /// `positionals` names the required positional arguments (`PATH`, `FILE`), in order.
+    /// `positionals` names the positional arguments (`PATH`, `FILE`), in order; a name in
+    /// brackets (`[DST]`) may be left out.
     /// - Throws: ``CommandError/usage(_:)`` for an unknown option, a missing value, or a
     ///   missing or extra positional.
     static func parse(
@@ -117,7 +118,7 @@ enum ArgumentParser {
             }
         }
         let count = parsed.positionals.count
-        if count < positionals.count {
+        if count < positionals.count(where: { !$0.hasPrefix("[") }) {
             throw CommandError.usage(
                 "`logbook \(command)` needs \(positionals[count]) "
                     + "(usage: logbook \(command) \(positionals.joined(separator: " ")) …)")

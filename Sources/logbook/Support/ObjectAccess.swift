@@ -37,6 +37,15 @@ extension Entity {
     var fieldNames: [String] {
         attributes.map(\.name) + relationships.filter { !$0.isToMany }.map(\.name)
     }
+
+    /// The stored fields' descriptions: the attributes, then each to-one relationship as an
+    /// optional integer (the related object's id).
+    var fieldDescriptions: [AttributeDescription] {
+        attributes
+            + relationships.filter { !$0.isToMany }.map {
+                AttributeDescription($0.name, .integer, optional: true)
+            }
+    }
 }
 
 /// A parsed `--where` predicate.

@@ -24,23 +24,33 @@ enum PostgreSQLTable {
     /// key, which stays immediate). SQLite takes the clause and ignores it.
     static func create(_ entity: Entity, ifNotExists: Bool) -> String {
         var columns = ["  \"id\" BIGINT PRIMARY KEY"]
-        for attribute in entity.attributes {
-            var column = "  \(identifier(attribute.name)) \(PostgreSQLLiteral.type(attribute.type))"
+        let exists = ifNotExists ? "IF NOT EXISTS " : ""
+        var indexes = ""
+        for (i, attribute) in entity.attributes.enumerated() {
+            var column = "  \(identifier(attribute.name)) \(PostgreSQLLiteral.type(attribute))"
             if !attribute.isOptional { column += " NOT NULL" }
-            if attribute.isUnique { column += " UNIQUE DEFERRABLE INITIALLY DEFERRED" }
+            // A composite's marker stands for its fields: its constraint and index are theirs.
+            let fields = entity.compositeFields(of: i).map { identifier(entity.attributes[$0].name) }
+            if attribute.isUnique && fields.isEmpty {
+                column += " UNIQUE DEFERRABLE INITIALLY DEFERRED"
+            }
             columns.append(column)
+            if attribute.isUnique && !fields.isEmpty {
+                indexes += "CREATE UNIQUE INDEX \(exists)\(identifier(entity.name + "_" + attribute.name)) ON "
+                indexes += "\(identifier(entity.name)) (\(fields.joined(separator: ", ")));\n"
+            } else if attribute.isIndexed && !attribute.isUnique {
+                indexes += "CREATE INDEX \(exists)\(identifier(entity.name + "_" + attribute.name)) ON "
+                indexes += "\(identifier(entity.name)) ("
+                indexes += (fields.isEmpty ? [identifier(attribute.name)] : fields).joined(separator: ", ")
+                indexes += ");\n"
+            }
         }
         for relationship in entity.relationships where !relationship.isToMany {
             columns.append("  \(identifier(relationship.name)) BIGINT")
         }
-        let exists = ifNotExists ? "IF NOT EXISTS " : ""
         var text = "CREATE TABLE \(exists)\(identifier(entity.name)) (\n"
         text += columns.joined(separator: ",\n") + "\n);\n"
-        for attribute in entity.attributes where attribute.isIndexed && !attribute.isUnique {
-            text += "CREATE INDEX \(exists)\(identifier(entity.name + "_" + attribute.name)) ON "
-            text += "\(identifier(entity.name)) (\(identifier(attribute.name)));\n"
-        }
-        return text
+        return text + indexes
     }
 
     /// A double-quoted SQL identifier.
@@ -49,20 +59,92 @@ enum PostgreSQLTable {
     }
 }
 
-/// Values as PostgreSQL literals that read back to the same value: doubles quoted (so `-0.0`
-/// stays negative; `NaN`, `Infinity`), dates to the microsecond in UTC, data as `bytea` hex
-/// (`'\x…'`), UUIDs as `uuid`, strings with quotes doubled (standard-conforming strings).
+/// Values as PostgreSQL literals that read back to the same value: doubles and floats quoted
+/// (so `-0.0` stays negative; `NaN`, `Infinity`), decimals with all their digits, dates to the
+/// microsecond in UTC, data as `bytea` hex (`'\x…'`), UUIDs as `uuid`, strings with quotes
+/// doubled (standard-conforming strings), arrays and sets of scalars as array literals
+/// (`'{"a","b"}'`), other arrays as `jsonb`, a composite's marker as `TRUE`.
 enum PostgreSQLLiteral {
-    /// The column type of `type`.
-    static func type(_ type: AttributeType) -> String {
+    /// The column type of `attribute`: PostgreSQL's own for each type (`SMALLINT` for `Int8`,
+    /// `UInt8` and `Int16`, `INTEGER` for `Int32` and `UInt16`, `BIGINT` for `UInt32`,
+    /// `NUMERIC(20, 0)` for `UInt64`, `REAL` for `Float`, `NUMERIC` for `Decimal`, `TEXT` for a
+    /// URL); an array or set of scalars as an array of the element's type (`TEXT[]`), of
+    /// arrays or composites as `JSONB`; a composite attribute as `BOOLEAN` (its fields are
+    /// columns of their own).
+    static func type(_ attribute: AttributeDescription) -> String {
+        switch attribute.type {
+        case .array, .set:
+            guard let element = attribute.members.first, isScalar(element.type) else {
+                return "JSONB"
+            }
+            return type(element) + "[]"
+        default: return type(attribute.type)
+        }
+    }
+
+    private static func isScalar(_ type: AttributeType) -> Bool {
+        type != .array && type != .set && type != .composite
+    }
+
+    private static func type(_ type: AttributeType) -> String {
         switch type {
-        case .string: return "TEXT"
-        case .integer: return "BIGINT"
+        case .string, .url: return "TEXT"
+        case .integer, .uint32: return "BIGINT"
+        case .int8, .int16, .uint8: return "SMALLINT"
+        case .int32, .uint16: return "INTEGER"
+        case .uint64: return "NUMERIC(20, 0)"
         case .double: return "DOUBLE PRECISION"
-        case .bool: return "BOOLEAN"
+        case .float: return "REAL"
+        case .decimal: return "NUMERIC"
+        case .bool, .composite: return "BOOLEAN"
         case .date: return "TIMESTAMP WITH TIME ZONE"
         case .data: return "BYTEA"
         case .uuid: return "UUID"
+        case .array, .set: return "JSONB"
+        }
+    }
+
+    /// Appends `value`, a value of `attribute` (a to-one relationship's an integer).
+    static func append(_ value: AttributeValue, as attribute: AttributeDescription, to out: inout [UInt8]) {
+        if case .array(let items) = value {
+            if type(attribute).hasSuffix("[]") {
+                var literal: [UInt8] = [UInt8(ascii: "{")]
+                for (i, item) in items.enumerated() {
+                    if i > 0 { literal.append(UInt8(ascii: ",")) }
+                    appendArrayElement(item, to: &literal)
+                }
+                literal.append(UInt8(ascii: "}"))
+                AttributeValue.string(String(decoding: literal, as: UTF8.self)).append(as: .sql, to: &out)
+            } else {
+                value.append(as: .sql, to: &out)  // the JSON text, quoted
+            }
+            return
+        }
+        append(value, to: &out)
+    }
+
+    /// An element of an array literal: `NULL`, a number or `t`/`f` as it is, anything else
+    /// double-quoted with `"` and `\` escaped.
+    private static func appendArrayElement(_ value: AttributeValue, to out: inout [UInt8]) {
+        switch value {
+        case .null: out.append(contentsOf: "NULL".utf8)
+        case .integer, .unsigned: value.append(as: .csv, to: &out)
+        case .decimal(let d) where !d.isNaN: value.append(as: .csv, to: &out)
+        case .bool(let b): out.append(b ? UInt8(ascii: "t") : UInt8(ascii: "f"))
+        default:
+            var text: [UInt8] = []
+            append(value, to: &text)
+            // The scalar literal without its SQL quotes.
+            if text.first == UInt8(ascii: "'") && text.last == UInt8(ascii: "'") {
+                text = Array(text.dropFirst().dropLast())
+                text = Array(String(decoding: text, as: UTF8.self).replacingOccurrences(of: "''", with: "'").utf8)
+            }
+            out.append(UInt8(ascii: "\""))
+            for byte in text {
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { out.append(UInt8(ascii: "\\")) }
+                out.append(byte)
+            }
+            out.append(UInt8(ascii: "\""))
         }
     }
 
@@ -73,6 +155,13 @@ enum PostgreSQLLiteral {
                 d.isNaN
                 ? "NaN" : d == .infinity ? "Infinity" : d == -.infinity ? "-Infinity" : "\(d)"
             out.append(contentsOf: "'\(text)'".utf8)
+        case .float(let f):
+            let text =
+                f.isNaN
+                ? "NaN" : f == .infinity ? "Infinity" : f == -.infinity ? "-Infinity" : "\(f)"
+            out.append(contentsOf: "'\(text)'".utf8)
+        case .decimal(let d) where d.isNaN: out.append(contentsOf: "'NaN'".utf8)
+        case .composite: out.append(contentsOf: "TRUE".utf8)
         case .date(let date):
             out.append(contentsOf: "'\(timestamp(date))'".utf8)
         case .data(let data):

@@ -14,7 +14,7 @@ enum SchemaJSON {
                 "{\"name\":\(Formatting.quoted(a.name)),\"type\":\(Formatting.quoted(a.type.description)),"
                     + "\"optional\":\(a.isOptional),\"indexed\":\(a.isIndexed),"
                     + "\"unique\":\(a.isUnique),\"default\":\((a.defaultValue ?? .null).text(as: .json))"
-                    + (a.isSearchable ? ",\"searchable\":true}" : "}")
+                    + detail(a) + (a.isSearchable ? ",\"searchable\":true}" : "}")
             }
             var text =
                 "{\"name\":\(Formatting.quoted(entity.name)),\"attributes\":["
@@ -33,6 +33,41 @@ enum SchemaJSON {
         }
         return "{\"version\":\(schema.version),\"entities\":[" + entities.joined(separator: ",")
             + "]}"
+    }
+
+    /// `,"declaredType":…,"typeName":…,"members":[…]` for an attribute of a type schema
+    /// format 3 added or with a type name or members (so a schema without them keeps its text).
+    private static func detail(_ a: AttributeDescription) -> String {
+        guard a.type.rawValue > AttributeType.uuid.rawValue || a.typeName != nil
+            || !a.members.isEmpty
+        else { return "" }
+        var text = ",\"declaredType\":\(Formatting.quoted(a.declaredType))"
+        if let name = a.typeName { text += ",\"typeName\":\(Formatting.quoted(name))" }
+        if !a.members.isEmpty {
+            text +=
+                ",\"members\":["
+                + a.members.map { m in
+                    "{\"name\":\(Formatting.quoted(m.name)),\"type\":\(Formatting.quoted(m.type.description)),"
+                        + "\"optional\":\(m.isOptional)" + detail(m) + "}"
+                }.joined(separator: ",") + "]"
+        }
+        return text
+    }
+
+    /// The type name and members of an attribute's (or member's) JSON.
+    private static func decodeDetail(_ json: JSONValue, into attribute: inout AttributeDescription)
+        throws
+    {
+        attribute.typeName = json["typeName"]?.string
+        guard case .array(let members)? = json["members"] else { return }
+        attribute.members = try members.map { m in
+            guard let name = m["name"]?.string,
+                let type = m["type"]?.string.flatMap(AttributeType.init(named:))
+            else { throw CommandError.failed("a member of \(attribute.name) lacks a name or a known type") }
+            var member = AttributeDescription(name, type, optional: m["optional"] == .bool(true))
+            try decodeDetail(m, into: &member)
+            return member
+        }
     }
 
     /// Decodes what ``encode(_:)`` writes (the version is not kept: a store numbers its own).
@@ -58,18 +93,19 @@ enum SchemaJSON {
                     throw CommandError.failed(
                         "an attribute of \(name) lacks a name or a known type")
                 }
-                var defaultValue: AttributeValue?
-                if let json = a["default"], json != .null {
-                    guard let value = AttributeValue(json: json, as: type) else {
-                        throw CommandError.failed(
-                            "the default of \(name).\(attributeName) is not a \(type)")
-                    }
-                    defaultValue = value
-                }
-                return AttributeDescription(
+                var attribute = AttributeDescription(
                     attributeName, type, optional: a["optional"] == .bool(true),
-                    defaultValue: defaultValue, indexed: a["indexed"] == .bool(true),
-                    unique: a["unique"] == .bool(true), searchable: a["searchable"] == .bool(true))
+                    indexed: a["indexed"] == .bool(true), unique: a["unique"] == .bool(true),
+                    searchable: a["searchable"] == .bool(true))
+                try decodeDetail(a, into: &attribute)
+                if let json = a["default"], json != .null {
+                    guard let value = AttributeValue(json: json, as: attribute) else {
+                        throw CommandError.failed(
+                            "the default of \(name).\(attributeName) is not a \(attribute.declaredType)")
+                    }
+                    attribute.defaultValue = value
+                }
+                return attribute
             },
             relationships: try relationships.map { r in
                 guard let relationshipName = r["name"]?.string,
@@ -87,14 +123,6 @@ enum SchemaJSON {
     }
 }
 
-extension AttributeType {
-    /// The type called `name` (its ``description``: `String`, `Int64`, …), or `nil`.
-    init?(named name: String) {
-        guard let type = Self.allCases.first(where: { $0.description == name }) else { return nil }
-        self = type
-    }
-}
-
 extension DeleteRule {
     /// The rule called `name` (`nullify`, `cascade`, `deny`), or `nil`.
     init?(named name: String) {
@@ -108,22 +136,79 @@ extension DeleteRule {
 }
 
 extension AttributeValue {
-    /// Reads a value of `type` from its JSON form (``AttributeValue/TextFormat/json``); `nil` if
-    /// `json` is not one. Integers convert to doubles; nothing else converts.
-    init?(json: JSONValue, as type: AttributeType) {
+    /// Reads a value of `attribute` from its JSON form (``AttributeValue/TextFormat/json``);
+    /// `nil` if `json` is not one. Integers convert to every number type, a set's elements are
+    /// put in order; nothing else converts. An entity's composite attribute is `{}` (present)
+    /// or `null`.
+    init?(json: JSONValue, as attribute: AttributeDescription) {
+        let type = attribute.type
         switch (json, type) {
         case (.null, _): self = .null
         case (.bool(let value), .bool): self = .bool(value)
-        case (.number(let text), .integer), (.number(let text), .double):
-            self.init(text: text, as: type)
-        case (.string(let text), .double):
-            // Only the non-finite doubles are strings.
-            guard let value = Double(text), !value.isFinite else { return nil }
-            self = .double(value)
+        case (.number(let text), _) where type.isNumber:
+            if let value = AttributeValue(text: text, as: type) {
+                self = value
+            } else if let integer = AttributeValue(text: text, as: .integer),
+                let converted = AttributeValue.converting(integer, to: type)
+            {
+                self = converted
+            } else {
+                return nil
+            }
+        case (.string(let text), .double), (.string(let text), .float):
+            // Only the non-finite numbers are strings.
+            guard let value = AttributeValue(text: text, as: type) else { return nil }
+            if case .double(let d) = value, d.isFinite { return nil }
+            if case .float(let f) = value, f.isFinite { return nil }
+            self = value
+        case (.string(let text), .decimal):
+            guard text.lowercased() == "nan" else { return nil }
+            self = .decimal(.nan)
         case (.string(let text), .string), (.string(let text), .date), (.string(let text), .data),
-            (.string(let text), .uuid):
+            (.string(let text), .uuid), (.string(let text), .url):
             self.init(text: text, as: type)
+        case (.array(let items), .array), (.array(let items), .set):
+            guard let element = attribute.members.first else { return nil }
+            var values: [AttributeValue] = []
+            for item in items {
+                guard let value = AttributeValue(json: item, as: element),
+                    !value.isNull || element.isOptional
+                else { return nil }
+                values.append(value)
+            }
+            guard let converted = AttributeValue.converting(AttributeValue.array(values), to: attribute)
+            else { return nil }
+            self = converted
+        case (.object(let members), .composite):
+            if attribute.members.isEmpty {
+                guard members.isEmpty else { return nil }
+                self = .composite(CompositeValue(fields: [], values: []))
+                return
+            }
+            var values: [AttributeValue] = []
+            for member in attribute.members {
+                let found = members.first { $0.key == member.name }?.value ?? .null
+                guard let value = AttributeValue(json: found, as: member),
+                    !value.isNull || member.isOptional
+                else { return nil }
+                values.append(value)
+            }
+            guard members.allSatisfy({ m in attribute.members.contains { $0.name == m.key } })
+            else { return nil }
+            self = .composite(CompositeValue(fields: attribute.members.map(\.name), values: values))
         default: return nil
+        }
+    }
+}
+
+extension AttributeType {
+    /// Whether JSON writes values of the type as numbers.
+    var isNumber: Bool {
+        switch self {
+        case .integer, .int8, .int16, .int32, .uint8, .uint16, .uint32, .uint64, .double, .float,
+            .decimal:
+            return true
+        default: return false
         }
     }
 }

@@ -49,7 +49,7 @@ enum LogbookTool {
         [
             Dump.self, Verify.self, Stats.self, Query.self, Compact.self, Export.self, Import.self,
             History.self,
-            Changes.self, Studio.self,
+            Changes.self, Studio.self, Backup.self,
         ]
     }
 

@@ -1,0 +1,243 @@
+import Foundation
+import LogStore
+import Logbook
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `logbook backup SRC DST` while this process writes the store: each copy verifies clean
+/// (`logbook backup --verify`), opens as a store, and holds exactly the saves up to the token it
+/// printed; a backup killed at any moment leaves the previous backup or the new one.
+@Suite struct BackupCommandTests {
+    static func options(readOnly: Bool = false) -> LogStoreOptions {
+        var options = LogStoreOptions()
+        options.segmentSize = 64 << 10
+        options.autoCompactionDeadFraction = nil
+        options.readOnly = readOnly
+        return options
+    }
+
+    /// The token a `logbook backup` (or `--verify`) line printed.
+    static func token(in output: String) -> HistoryToken? {
+        guard let range = output.range(of: "token ") else { return nil }
+        return HistoryToken(String(output[range.upperBound...].prefix { !$0.isWhitespace }))
+    }
+
+    /// The names of the employees in the store at `path`, opened read-only, and its token.
+    static func names(at path: String) throws -> (Set<String>, HistoryToken) {
+        let container = try ModelContainer(
+            for: [Employee.self], at: URL(fileURLWithPath: path), options: options(readOnly: true))
+        defer { try? container.close() }
+        let names = Set(try ModelContext(container).fetch(FetchDescriptor<Employee>()).map(\.name))
+        return (names, try container.currentHistoryToken)
+    }
+
+    /// Saves `count` employees named `prefix0`… in saves of 500.
+    static func fill(_ container: ModelContainer, _ count: Int, prefix: String) throws {
+        let context = ModelContext(container)
+        for i in 0..<count {
+            context.insert(Employee(name: "\(prefix)\(i)", designation: "d\(i % 7)", salary: 1))
+            if i % 500 == 499 || i == count - 1 { try context.save() }
+        }
+    }
+
+    @Test func aBackupWhileAnotherProcessWritesHoldsExactlyTheSavesUpToItsToken() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let (source, destination) = (dir.child("s"), dir.child("backup"))
+        let container = try ModelContainer(
+            for: [Employee.self], at: URL(fileURLWithPath: source), options: Self.options())
+        let writer = SavingThread(container)
+        defer { writer.finish() }
+        var tokens: [HistoryToken] = []
+        for round in 0..<4 {
+            writer.wait(forSaves: (round + 1) * 40)
+            let made = try CLI.run(["backup", source, destination])
+            #expect(made.status == 0, "round \(round): \(made.stderr)")
+            #expect(made.stdout.contains(round == 0 ? "whole" : "incremental"), "\(made.stdout)")
+            let token = try #require(Self.token(in: made.stdout), "\(made.stdout)")
+            let verified = try CLI.run(["backup", "--verify", destination])
+            #expect(verified.status == 0, "round \(round): \(verified.stdout)")
+            #expect(Self.token(in: verified.stdout) == token)
+            let (names, copyToken) = try Self.names(at: destination)
+            #expect(copyToken == token)
+            #expect(names == writer.names(upTo: token.sequence), "round \(round)")
+            #expect(!names.isEmpty)
+            tokens.append(token)
+        }
+        #expect(tokens == tokens.sorted() && Set(tokens).count == tokens.count)
+        #expect(writer.failure.withLock { $0 } == nil)
+    }
+
+    /// `timeout -s KILL` at a random moment of each of several whole backups (each after a
+    /// compaction, so it copies the store again) while this process saves: afterwards the
+    /// destination verifies clean, at the previous backup's token or a later one, and holds
+    /// exactly the saves up to its token; a backup run to the end cleans up what the killed
+    /// ones left.
+    @Test func aBackupKilledAtAnyMomentLeavesThePreviousOrTheNewBackup() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let (source, destination) = (dir.child("s"), dir.child("backup"))
+        var rng = SeededGenerator(seed: testSeed("backup kill"))
+        let container = try ModelContainer(
+            for: [Employee.self], at: URL(fileURLWithPath: source), options: Self.options())
+        try Self.fill(container, 20_000, prefix: "a")
+        let filled = Set((0..<20_000).map { "a\($0)" })
+        let first = try CLI.run(["backup", source, destination])
+        var previous = try #require(Self.token(in: first.stdout), "\(first.stderr)")
+        // How long a whole backup takes here: the kills fall within it, and some after.
+        let started = Date()
+        #expect(try CLI.run(["backup", source, dir.child("probe")]).status == 0)
+        let duration = Date().timeIntervalSince(started)
+        let writer = SavingThread(container)
+        var killed = 0
+        var kept = 0
+        for round in 0..<8 {
+            writer.wait(forSaves: (round + 1) * 20)
+            _ = try container.store.compact()
+            let delay = Double.random(in: 0.0...(duration * 2.5), using: &rng)
+            let run = try ChildProcess.shared.run(
+                "/usr/bin/timeout",
+                ["-s", "KILL", String(format: "%.3f", delay), try #require(CLI.executable)]
+                    + ["backup", source, destination])
+            if run.status == 137 || run.crashed { killed += 1 }
+            let verified = try CLI.run(["backup", "--verify", destination])
+            #expect(verified.status == 0, "round \(round): \(verified.stdout)")
+            let token = try #require(Self.token(in: verified.stdout))
+            #expect(token >= previous, "round \(round): \(token)")
+            if token == previous { kept += 1 }
+            let (names, copyToken) = try Self.names(at: destination)
+            #expect(copyToken == token)
+            #expect(names == filled.union(writer.names(upTo: token.sequence)), "round \(round)")
+            previous = token
+        }
+        writer.finish()
+        #expect(writer.failure.withLock { $0 } == nil)
+        let last = try CLI.run(["backup", source, destination])
+        #expect(last.status == 0, "\(last.stderr)")
+        #expect(try CLI.run(["backup", "--verify", destination]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: destination + ".incoming"))
+        #expect(try Self.names(at: destination).0.count == 20_000 + writer.count)
+        try container.close()
+        print(
+            "backup kill: \(killed) of 8 killed (\(kept) left the previous backup), "
+                + "a whole backup takes \(duration) s")
+        #expect(killed > 0)
+    }
+
+    /// A second backup into a destination a running backup holds fails with one line and exit
+    /// status 1, and leaves it as it was.
+    @Test func aSecondBackupAtOnceIsRefused() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let (source, destination) = (dir.child("s"), dir.child("backup"))
+        let container = try ModelContainer(
+            for: [Employee.self], at: URL(fileURLWithPath: source), options: Self.options())
+        try Self.fill(container, 100, prefix: "a")
+        let first = try CLI.run(["backup", source, destination])
+        let token = try #require(Self.token(in: first.stdout))
+        try Self.fill(container, 100, prefix: "b")
+        let holder = open(destination + "/LOCK", O_RDONLY)
+        try #require(holder >= 0 && flock(holder, LOCK_EX | LOCK_NB) == 0)
+        let second = try CLI.run(["backup", source, destination])
+        close(holder)
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("another backup into"), "\(second.stderr)")
+        let verified = try CLI.run(["backup", "--verify", destination])
+        #expect(verified.status == 0 && Self.token(in: verified.stdout) == token)
+        try container.close()
+    }
+
+    @Test func usageAndBadDestinations() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let source = dir.child("s")
+        let container = try ModelContainer(
+            for: [Employee.self], at: URL(fileURLWithPath: source), options: Self.options())
+        try Self.fill(container, 10, prefix: "a")
+        try container.close()
+        #expect(try CLI.run(["backup", source]).status == 2)
+        #expect(try CLI.run(["backup", "--verify"]).status == 2)
+        #expect(try CLI.run(["backup", dir.child("none"), dir.child("d")]).status == 2)
+        let notBackup = try CLI.run(["backup", "--verify", source])
+        #expect(notBackup.status == 1, "\(notBackup.stdout)")
+        writeFile(dir.child("file"), b("x"))
+        let under = try CLI.run(["backup", source, dir.child("file") + "/d"])
+        #expect(under.status == 1 && !under.stderr.isEmpty)
+        try FileManager.default.createDirectory(
+            atPath: dir.child("other"), withIntermediateDirectories: false)
+        writeFile(dir.child("other") + "/mine", b("x"))
+        let other = try CLI.run(["backup", source, dir.child("other")])
+        #expect(other.status == 1 && other.stderr.contains("is not a backup"))
+        #expect(readFile(dir.child("other") + "/mine") == b("x"))
+    }
+}
+
+/// A backup that runs out of space (a real `ENOSPC`, on a small tmpfs) fails with one line and
+/// exit status 1, removes what it wrote, and leaves the previous backup whole. Needs root (to
+/// mount a tmpfs); without it the suite is skipped, and says why.
+@Suite(.enabled(if: getuid() == 0, "mounting a tmpfs (for a real ENOSPC) needs root"))
+struct BackupDiskFullTests {
+    private static func run(_ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Bytes in use on the file system of `path`.
+    private static func used(_ path: String) -> UInt64 {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return 0 }
+        return UInt64(info.f_blocks - info.f_bfree) * UInt64(info.f_frsize)
+    }
+
+    /// Whole (after a compaction of the source) and incremental.
+    @Test(arguments: [false, true])
+    func aBackupThatFillsTheDiskLeavesThePreviousOne(compacted: Bool) throws {
+        let dir = TemporaryDirectory("backup-enospc")
+        defer { dir.remove() }
+        let mountPoint = dir.child("mnt")
+        try FileManager.default.createDirectory(
+            atPath: mountPoint, withIntermediateDirectories: false)
+        try #require(
+            Self.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint]) == 0,
+            "mount -t tmpfs failed although running as root")
+        defer { _ = Self.run(["umount", mountPoint]) }
+        let (source, destination) = (dir.child("s"), mountPoint + "/backup")
+        let container = try ModelContainer(
+            for: [Employee.self], at: URL(fileURLWithPath: source),
+            options: BackupCommandTests.options())
+        defer { try? container.close() }
+        var round = 0
+        while try container.store.stats().fileBytes < 300 << 10 {
+            try BackupCommandTests.fill(container, 500, prefix: "a\(round)-")
+            round += 1
+        }
+        let first = try CLI.run(["backup", source, destination])
+        let token = try #require(BackupCommandTests.token(in: first.stdout), "\(first.stderr)")
+        let usedAfterFirst = Self.used(mountPoint)
+        while try container.store.stats().fileBytes < 1_500 << 10 {
+            try BackupCommandTests.fill(container, 500, prefix: "b\(round)-")
+            round += 1
+        }
+        if compacted { _ = try container.store.compact() }
+        let full = try CLI.run(["backup", source, destination])
+        #expect(full.status == 1, "\(full.stdout)")
+        #expect(full.stderr.contains("errno \(ENOSPC)"), "\(full.stderr)")
+        #expect(full.stderr.split(separator: "\n").count == 1)
+        let verified = try CLI.run(["backup", "--verify", destination])
+        #expect(verified.status == 0, "\(verified.stdout)")
+        #expect(BackupCommandTests.token(in: verified.stdout) == token)
+        #expect(try BackupCommandTests.names(at: destination).1 == token)
+        #expect(!FileManager.default.fileExists(atPath: destination + ".incoming"))
+        #expect(Self.used(mountPoint) <= usedAfterFirst + (16 << 10))
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Logbook
+import Synchronization
+
+/// Saves one ``Employee`` per save, named `e0`, `e1`, …, on a thread of its own until
+/// ``finish()``, recording each save's sequence number: what a store must hold at a token.
+public final class SavingThread: Sendable {
+    /// Each save's employee and the sequence number of its commit, in order.
+    package let saved = Locked<[(name: String, sequence: UInt64)]>([])
+    /// The first error a save threw, which stopped the thread.
+    package let failure = Locked<String?>(nil)
+    private let stop = Atomic<Bool>(false)
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Starts saving into `container`, `perSave` employees a save, compacting the store after
+    /// every `compactEvery` saves if given.
+    public init(_ container: ModelContainer, perSave: Int = 1, compactEvery: Int? = nil) {
+        Thread.detachNewThread { [self] in
+            let context = ModelContext(container)
+            var i = 0
+            var saves = 0
+            while !stop.load(ordering: .relaxed) {
+                let names = (i..<(i + perSave)).map { "e\($0)" }
+                for (n, name) in zip(i..., names) {
+                    context.insert(Employee(name: name, designation: "d\(n % 7)", salary: Int64(n)))
+                }
+                do {
+                    try context.save()
+                    let sequence = try container.currentHistoryToken.sequence
+                    saved.withLock { $0 += names.map { ($0, sequence) } }
+                    saves += 1
+                    if let compactEvery, saves % compactEvery == 0 {
+                        _ = try container.store.compact()
+                    }
+                } catch {
+                    failure.withLock { $0 = "save \(saves): \(error)" }
+                    break
+                }
+                i += perSave
+            }
+            done.signal()
+        }
+    }
+
+    /// Employees saved so far.
+    public var count: Int { saved.withLock { $0.count } }
+
+    /// Waits until at least `count` employees were saved (or a save failed).
+    public func wait(forSaves count: Int) {
+        while self.count < count && failure.withLock({ $0 }) == nil { usleep(1000) }
+    }
+
+    /// The names saved at or before `sequence`.
+    public func names(upTo sequence: UInt64) -> Set<String> {
+        Set(saved.withLock { $0.filter { $0.sequence <= sequence }.map(\.name) })
+    }
+
+    /// Stops the thread and waits for it.
+    public func finish() {
+        stop.store(true, ordering: .relaxed)
+        done.wait()
+    }
+}
