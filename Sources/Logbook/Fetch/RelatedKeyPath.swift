@@ -48,7 +48,8 @@ enum RelatedKeyPath {
             field >= 0, field < probe.destination.attributeCount
         else { return nil }
         let accessor = probe.destination.storedField(field)
-        for sentinel in KeyPathResolver.sentinels(probe.destination.stored.attributes[field].type) {
+        guard let (a, b) = accessor.sentinels else { return nil }
+        for sentinel in [a, b] {
             guard accessor.write(probe.object, sentinel),
                 let result = (source as Any)[keyPath: keyPath],
                 accessor.holds(result, in: probe.object)

@@ -234,6 +234,15 @@ enum IndexKey {
         return true
     }
 
+    /// Whether ``fieldEnd(_:at:type:)`` and ``decodeField(_:at:type:)`` read fields of `type`:
+    /// the types of schema formats 1 and 2. An index of another type answers by its records.
+    static func decodesField(_ type: AttributeType) -> Bool {
+        switch type {
+        case .integer, .double, .date, .bool, .string, .data, .uuid: return true
+        default: return false
+        }
+    }
+
     /// The offset just past the field of type `type` at `offset` of an index entry, without
     /// decoding it; `nil` if the bytes there are not such a field.
     @inline(__always)
@@ -259,6 +268,7 @@ enum IndexKey {
                 }
             }
             return nil
+        default: return nil
         }
         return i <= entry.count ? i : nil
     }
@@ -326,6 +336,7 @@ enum IndexKey {
             guard entry.count - i >= 16 else { return nil }
             value = .uuid(UUID(uuid: entry.loadUnaligned(fromByteOffset: i, as: uuid_t.self)))
             i += 16
+        default: return nil
         }
         offset = i
         return value

@@ -15,7 +15,8 @@ enum SchemaCodec {
     static func encode(_ schema: Schema) -> [UInt8] {
         let searchable = schema.entities.contains { $0.attributes.contains(where: \.isSearchable) }
         let format: UInt8 =
-            searchable || schema.entities.contains { $0.attributes.contains(where: \.needsTypeDetail) }
+            searchable
+                || schema.entities.contains { $0.attributes.contains(where: \.needsTypeDetail) }
             ? 3
             : schema.entities.contains { !$0.indexes.isEmpty || $0.uniquePolicy != .error }
                 ? 2 : 1
@@ -114,14 +115,16 @@ enum SchemaCodec {
                     guard flags & ~known == 0 else { throw corrupt("unknown flags \(flags)") }
                     var attribute = AttributeDescription(
                         attributeName, type, optional: flags & 1 != 0,
-                        indexed: flags & 2 != 0, unique: flags & 4 != 0, searchable: flags & 16 != 0)
+                        indexed: flags & 2 != 0, unique: flags & 4 != 0, searchable: flags & 16 != 0
+                    )
                     if format >= 3 {
                         try decodeDetail(into: &attribute, &r, depth: 0, corrupt: corrupt)
                     }
                     if flags & 8 != 0 {
                         let value = try r.value(ValueShape(attribute))
                         guard attribute.holds(value) else {
-                            throw corrupt("the default of \(name).\(attributeName) is not of its type")
+                            throw corrupt(
+                                "the default of \(name).\(attributeName) is not of its type")
                         }
                         attribute.defaultValue = value
                     }
@@ -224,10 +227,14 @@ enum SchemaCodec {
             attribute.members.append(member)
         }
         let collection = attribute.type == .array || attribute.type == .set
-        guard collection ? attribute.members.count == 1 : attribute.type == .composite
-            || attribute.members.isEmpty
+        guard
+            collection
+                ? attribute.members.count == 1
+                : attribute.type == .composite
+                    || attribute.members.isEmpty
         else {
-            throw corrupt("\(attribute.name) has \(attribute.members.count) members for a \(attribute.type)")
+            throw corrupt(
+                "\(attribute.name) has \(attribute.members.count) members for a \(attribute.type)")
         }
     }
 

@@ -88,13 +88,15 @@ public struct Schema: Sendable, Hashable {
         let what = "\(entity.name).\(attribute.name)"
         func check(_ d: AttributeDescription, depth: Int) throws {
             guard depth < SchemaCodec.maxDepth else {
-                throw LogbookError.invalidSchema("\(what) nests types over \(SchemaCodec.maxDepth) deep")
+                throw LogbookError.invalidSchema(
+                    "\(what) nests types over \(SchemaCodec.maxDepth) deep")
             }
             switch d.type {
             case .array, .set:
                 guard d.members.count == 1 else {
                     throw LogbookError.invalidSchema(
-                        "\(what) is a collection whose description has \(d.members.count) members; give it one, its element")
+                        "\(what) is a collection whose description has \(d.members.count) members; give it one, its element"
+                    )
                 }
             case .composite: break
             default:
@@ -111,7 +113,8 @@ public struct Schema: Sendable, Hashable {
                 i < entity.attributeIndex(attribute.name) ?? 0
             else {
                 throw LogbookError.invalidSchema(
-                    "\(what) is named as a field of \(owner), which is not a composite attribute before it")
+                    "\(what) is named as a field of \(owner), which is not a composite attribute before it"
+                )
             }
         }
     }

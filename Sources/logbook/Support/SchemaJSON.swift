@@ -38,8 +38,9 @@ enum SchemaJSON {
     /// `,"declaredType":…,"typeName":…,"members":[…]` for an attribute of a type schema
     /// format 3 added or with a type name or members (so a schema without them keeps its text).
     private static func detail(_ a: AttributeDescription) -> String {
-        guard a.type.rawValue > AttributeType.uuid.rawValue || a.typeName != nil
-            || !a.members.isEmpty
+        guard
+            a.type.rawValue > AttributeType.uuid.rawValue || a.typeName != nil
+                || !a.members.isEmpty
         else { return "" }
         var text = ",\"declaredType\":\(Formatting.quoted(a.declaredType))"
         if let name = a.typeName { text += ",\"typeName\":\(Formatting.quoted(name))" }
@@ -63,7 +64,10 @@ enum SchemaJSON {
         attribute.members = try members.map { m in
             guard let name = m["name"]?.string,
                 let type = m["type"]?.string.flatMap(AttributeType.init(named:))
-            else { throw CommandError.failed("a member of \(attribute.name) lacks a name or a known type") }
+            else {
+                throw CommandError.failed(
+                    "a member of \(attribute.name) lacks a name or a known type")
+            }
             var member = AttributeDescription(name, type, optional: m["optional"] == .bool(true))
             try decodeDetail(m, into: &member)
             return member
@@ -101,7 +105,8 @@ enum SchemaJSON {
                 if let json = a["default"], json != .null {
                     guard let value = AttributeValue(json: json, as: attribute) else {
                         throw CommandError.failed(
-                            "the default of \(name).\(attributeName) is not a \(attribute.declaredType)")
+                            "the default of \(name).\(attributeName) is not a \(attribute.declaredType)"
+                        )
                     }
                     attribute.defaultValue = value
                 }
@@ -176,7 +181,9 @@ extension AttributeValue {
                 else { return nil }
                 values.append(value)
             }
-            guard let converted = AttributeValue.converting(AttributeValue.array(values), to: attribute)
+            guard
+                let converted = AttributeValue.converting(
+                    AttributeValue.array(values), to: attribute)
             else { return nil }
             self = converted
         case (.object(let members), .composite):

@@ -42,7 +42,7 @@ final class AggregateScan {
     private let binding: EntityBinding
     private let groupFields: [Int]
     private let functions: [AggregatePlan.Function]
-    private let types: [AttributeType]
+    private let shapes: [ValueShape]
     private let locateCount: Int
     private let offsets: UnsafeMutableBufferPointer<Int>
     private let layout: RecordCodec.ScanLayout
@@ -55,7 +55,7 @@ final class AggregateScan {
         groupFields = plan.groups.map(\.storedField)
         functions = plan.functions
         let stored = plan.binding.stored.attributes
-        types = stored.map(\.type)
+        shapes = stored.map { ValueShape($0) }
         let fields = groupFields + plan.functions.map(\.field)
         locateCount = (fields.max() ?? -1) + 1
         offsets = .allocate(capacity: max(locateCount, 1))
@@ -87,7 +87,8 @@ final class AggregateScan {
         if !groupFields.isEmpty {
             key.removeAll(keepingCapacity: true)
             for f in groupFields {
-                guard IndexKey.appendField(record, at: offsets[f], type: types[f], to: &key) else {
+                guard IndexKey.appendField(record, at: offsets[f], shape: shapes[f], to: &key)
+                else {
                     return try visitDecoded(record, pk)
                 }
             }
@@ -122,7 +123,7 @@ final class AggregateScan {
         var r = ByteReader(record)
         r.offset = offsets[f]
         // Invariant: `locate` stepped over this value and `appendField` decoded it.
-        return (try? r.value(types[f])) ?? .null
+        return (try? r.value(shapes[f])) ?? .null
     }
 
     /// Records of an older schema version (or damaged ones, which decode reports).

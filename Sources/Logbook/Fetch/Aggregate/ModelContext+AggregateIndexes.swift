@@ -28,6 +28,11 @@ extension ModelContext {
             return groups
         }
         guard case .all = plan.fetch.matcher else { return nil }
+        let attributes = plan.binding.stored.attributes
+        let involved = plan.groups.map(\.storedField) + plan.functions.map(\.field)
+        guard involved.allSatisfy({ IndexKey.decodesField(attributes[$0].type) }) else {
+            return nil
+        }
         let (skip, pending) = pendingEntries(plan.fetch)
         let covered = {
             skip.isEmpty && pending.isEmpty && !plan.groups.isEmpty
@@ -96,6 +101,7 @@ extension ModelContext {
         // Invariant: every function's field is among `fields` (checked above).
         let positions = plan.functions.map { function in fields.firstIndex(of: function.field)! }
         let located = max(keys.count, (positions.max() ?? -1) + 1)
+        guard types.prefix(located).allSatisfy(IndexKey.decodesField) else { return nil }
         return core.indexes.withIndexes(of: binding.index) { indexes -> AggregateGroups? in
             guard let index = indexes?[i] else { return nil }
             var groups = AggregateGroups()
