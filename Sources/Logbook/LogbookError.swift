@@ -57,6 +57,14 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
     case historyNotRecorded(path: String)
     /// A context that shows a past state (``ModelContainer/context(asOf:)``) cannot save.
     case pastStateIsReadOnly(token: HistoryToken)
+    /// An integer sum does not fit in 64 bits (an aggregate never wraps around); `attribute` is
+    /// the one summed.
+    case aggregateOverflow(entity: String, attribute: String)
+    /// The entity has no searchable attribute, so it cannot be searched.
+    case notSearchable(entity: String)
+    /// An aggregate or a search asks for something it cannot do (a sum of text, a group key
+    /// that is not an attribute, a sort by a value it does not compute); the reason says what.
+    case invalidQuery(String)
     /// The engine failed; the wrapped error says how.
     case store(LogStoreError)
     /// Talking to PostgreSQL failed; the wrapped error says how (and carries the SQLSTATE of an
@@ -127,6 +135,14 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
         case .pastStateIsReadOnly(let token):
             return
                 "this context shows the store as of \(token), so it cannot save; make changes in a context of the container."
+        case .aggregateOverflow(let entity, let attribute):
+            return
+                "the sum of \(entity).\(attribute) does not fit in a 64-bit integer; sum fewer objects, or store the attribute as a Double."
+        case .notSearchable(let entity):
+            return
+                "\(entity) has no searchable attribute; mark its String attributes @Attribute(.searchable) (or list them in `indexes` as .searchable) to search it."
+        case .invalidQuery(let reason):
+            return "the query cannot run: \(reason)."
         case .store(let error):
             return error.description
         case .postgreSQL(let error):

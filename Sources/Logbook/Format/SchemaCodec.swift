@@ -2,22 +2,26 @@
 enum SchemaCodec {
     /// The encoding's own format number, first byte of every schema record: 1; 2 for a schema
     /// that declares compound indexes or a unique policy; 3 for one with an attribute of a type
-    /// format 2 does not know, an enum or composite type name, or members, or with a
-    /// many-to-many relationship (its storing side is flagged 2), or with a superentity (a
-    /// trailing section names each entity's). Each format is the lowest that
+    /// format 2 does not know, an enum or composite type name, or members, or a searchable
+    /// attribute, or with a many-to-many relationship (its storing side is flagged 2), or with a
+    /// superentity (a trailing section names each entity's). Each format is the lowest that
     /// holds the schema, so a schema without what a format added keeps its older bytes and
     /// fingerprint.
     static let formatVersion: UInt8 = 3
+    /// The first format whose attribute flags have the searchable bit (bit 4).
+    static let searchableFormat: UInt8 = 3
 
     /// The deepest nesting of members a reader accepts (`[[[Int]]]` is 3).
     static let maxDepth = 16
 
     static func encode(_ schema: Schema) -> [UInt8] {
+        let searchable = schema.entities.contains { $0.attributes.contains(where: \.isSearchable) }
         let linked = schema.entities.contains {
             $0.relationships.contains(where: \.storesLinks) || $0.superentity != nil
         }
         let format: UInt8 =
-            linked || schema.entities.contains { $0.attributes.contains(where: \.needsTypeDetail) }
+            linked || searchable
+                || schema.entities.contains { $0.attributes.contains(where: \.needsTypeDetail) }
             ? 3
             : schema.entities.contains { !$0.indexes.isEmpty || $0.uniquePolicy != .error }
                 ? 2 : 1
@@ -37,6 +41,7 @@ enum SchemaCodec {
                 if attribute.isIndexed { flags |= 2 }
                 if attribute.isUnique { flags |= 4 }
                 if hasDefault { flags |= 8 }
+                if attribute.isSearchable { flags |= 16 }
                 w.bytes.append(flags)
                 if format >= 3 { encodeDetail(attribute, into: &w) }
                 if hasDefault, let value = attribute.defaultValue {
@@ -114,10 +119,12 @@ enum SchemaCodec {
                             "attribute type \(rawType) of \(name).\(attributeName) needs format 3")
                     }
                     let flags = try r.byte()
-                    guard flags & 0xF0 == 0 else { throw corrupt("unknown flags \(flags)") }
+                    let known: UInt8 = format >= searchableFormat ? 0x1F : 0x0F
+                    guard flags & ~known == 0 else { throw corrupt("unknown flags \(flags)") }
                     var attribute = AttributeDescription(
                         attributeName, type, optional: flags & 1 != 0,
-                        indexed: flags & 2 != 0, unique: flags & 4 != 0)
+                        indexed: flags & 2 != 0, unique: flags & 4 != 0, searchable: flags & 16 != 0
+                    )
                     if format >= 3 {
                         try decodeDetail(into: &attribute, &r, depth: 0, corrupt: corrupt)
                     }

@@ -4,6 +4,9 @@ public enum AttributeOption: Sendable, Hashable {
     case indexed
     /// No two objects of the entity may share a value (checked at save).
     case unique
+    /// Keep a full-text index of the attribute (a `String`): ``ModelContext/search(_:)-(SearchDescriptor<Model>)``
+    /// finds objects by the words it holds, ranked by relevance.
+    case searchable
 }
 
 /// A stored property of a ``PersistentModel`` class:

@@ -163,6 +163,7 @@ final class ModelLayout: @unchecked Sendable {
                 let options = field.options(prototype)
                 attribute.isIndexed = options.contains(.indexed)
                 attribute.isUnique = options.contains(.unique)
+                attribute.isSearchable = options.contains(.searchable)
             }
             return attribute
         }

@@ -229,6 +229,9 @@ protocol RelationshipAccessor: FieldAccessor {
     func setTarget(_ object: AnyObject, _ target: AnyObject?)
     /// Storing side of a many-to-many: makes `members` the linked objects.
     func setMembers(_ object: AnyObject, _ members: [AnyObject])
+    /// To-one: points a key-path probe's field at `target`, another probe (whose identifier is
+    /// not read).
+    func setProbeTarget(_ object: AnyObject, _ target: AnyObject)
     /// To-many: members assigned before the owner was inserted (then cleared).
     func takeEarlyMembers(_ object: AnyObject) -> [AnyObject]
 }
@@ -347,6 +350,12 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
         field(object).pointee.value = Value(relatedObjects: typed)
         field(object).pointee.isResolved = true
         field(object).pointee.links = []
+    }
+
+    func setProbeTarget(_ object: AnyObject, _ target: AnyObject) {
+        guard !Value.isToMany, let typed = target as? Value.Destination else { return }
+        field(object).pointee.value = Value(relatedObjects: [typed])
+        field(object).pointee.isResolved = true
     }
 
     func takeEarlyMembers(_ object: AnyObject) -> [AnyObject] {

@@ -27,12 +27,15 @@ public struct AttributeDescription: Sendable, Hashable {
     public var isIndexed: Bool
     /// Whether two objects of the entity may not share a value (checked at save).
     public var isUnique: Bool
+    /// Whether the entity's full-text index holds the attribute's words (a `String` only;
+    /// recorded in the schema).
+    public var isSearchable: Bool
 
     /// Describes an attribute.
     public init(
         _ name: String, _ type: AttributeType, optional: Bool = false,
         defaultValue: AttributeValue? = nil, indexed: Bool = false, unique: Bool = false,
-        typeName: String? = nil, members: [AttributeDescription] = []
+        searchable: Bool = false, typeName: String? = nil, members: [AttributeDescription] = []
     ) {
         self.name = name
         self.type = type
@@ -40,6 +43,7 @@ public struct AttributeDescription: Sendable, Hashable {
         self.defaultValue = defaultValue
         self.isIndexed = indexed
         self.isUnique = unique
+        self.isSearchable = searchable
         self.typeName = typeName
         self.members = members
     }
@@ -141,6 +145,10 @@ public struct Entity: Sendable, Hashable {
                 }
         )
     }
+
+    /// The positions of the searchable attributes, in stored order: what the entity's text
+    /// index holds (none: it has no text index).
+    var searchableAttributes: [Int] { attributes.indices.filter { attributes[$0].isSearchable } }
 
     /// The position of the attribute called `name`, or `nil`.
     /// - Complexity: O(attributes).

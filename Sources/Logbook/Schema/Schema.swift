@@ -91,6 +91,11 @@ public struct Schema: Sendable, Hashable {
                     throw LogbookError.invalidSchema(
                         "\(entity.name) has two attributes named \"\(attribute.name)\"")
                 }
+                if attribute.isSearchable && attribute.type != .string {
+                    throw LogbookError.invalidSchema(
+                        "\(entity.name).\(attribute.name) is searchable, but only String attributes can be (it holds \(attribute.type))"
+                    )
+                }
                 if let value = attribute.defaultValue, !value.isNull, !attribute.holds(value) {
                     throw LogbookError.typeMismatch(
                         entity: entity.name, attribute: attribute.name,

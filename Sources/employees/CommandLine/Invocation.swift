@@ -16,6 +16,8 @@ struct Invocation: Sendable, Equatable {
         /// `company delete COMPANY [--reassign-to OTHER | --force]`.
         case deleteCompany(String, CompanyDeletion)
         case demo
+        /// `report [--json]`: headcount, total and average salary per company and designation.
+        case report(json: Bool)
     }
 
     /// `list`'s options.

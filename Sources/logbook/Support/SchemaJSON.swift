@@ -6,7 +6,7 @@ import Logbook
 /// relationships also has `"relationships":[{"name":…,"destination":…,"toMany":false,
 /// "inverse":… or null,"deleteRule":"nullify"}]` (or `"cascade"`, `"deny"`), plus
 /// `"storesLinks":true` on the side of a many-to-many that stores the links. A sub-entity has
-/// `"superentity":…` after its name.
+/// `"superentity":…` after its name. A searchable attribute also has `"searchable":true`.
 enum SchemaJSON {
     /// Encodes `schema`.
     static func encode(_ schema: Schema) -> String {
@@ -15,7 +15,7 @@ enum SchemaJSON {
                 "{\"name\":\(Formatting.quoted(a.name)),\"type\":\(Formatting.quoted(a.type.description)),"
                     + "\"optional\":\(a.isOptional),\"indexed\":\(a.isIndexed),"
                     + "\"unique\":\(a.isUnique),\"default\":\((a.defaultValue ?? .null).text(as: .json))"
-                    + detail(a) + "}"
+                    + detail(a) + (a.isSearchable ? ",\"searchable\":true}" : "}")
             }
             var text =
                 "{\"name\":\(Formatting.quoted(entity.name)),"
@@ -103,7 +103,8 @@ enum SchemaJSON {
                 }
                 var attribute = AttributeDescription(
                     attributeName, type, optional: a["optional"] == .bool(true),
-                    indexed: a["indexed"] == .bool(true), unique: a["unique"] == .bool(true))
+                    indexed: a["indexed"] == .bool(true), unique: a["unique"] == .bool(true),
+                    searchable: a["searchable"] == .bool(true))
                 try decodeDetail(a, into: &attribute)
                 if let json = a["default"], json != .null {
                     guard let value = AttributeValue(json: json, as: attribute) else {

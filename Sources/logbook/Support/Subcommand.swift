@@ -47,7 +47,7 @@ enum LogbookTool {
     /// Every subcommand, in the order `--help` lists them.
     static var commands: [any Subcommand.Type] {
         [
-            Dump.self, Verify.self, Stats.self, Compact.self, Export.self, Import.self,
+            Dump.self, Verify.self, Stats.self, Query.self, Compact.self, Export.self, Import.self,
             History.self, Changes.self, Studio.self, Backup.self, Sync.self,
         ]
     }
