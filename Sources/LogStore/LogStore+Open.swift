@@ -88,11 +88,13 @@ extension LogStore {
     }
 
     /// Replays the store; a read-only open lists the directory again if a writer's compaction
-    /// removed a file it listed, or changed the listing while it replayed (a few times, then it
-    /// reports the error).
+    /// removed a file it listed, or changed the listing while it replayed, waiting a little
+    /// longer each time so that a compaction in progress can end (``listingAttempts`` times,
+    /// then it reports the error).
     static func replayListing(path: String, options: LogStoreOptions) throws -> OpenedStore {
         var attempt = 0
         while true {
+            if attempt > 0 { usleep(UInt32(min(attempt, 20)) * 1_000) }
             do {
                 let opened = try replay(path: path, options: options)
                 guard options.readOnly else { return opened }
@@ -101,15 +103,21 @@ extension LogStore {
                 {
                     return opened
                 }
-                guard attempt < 10 else {
+                guard attempt < listingAttempts else {
                     throw LogStoreError.io(operation: "open", path: path, errno: EAGAIN)
                 }
                 attempt += 1
-            } catch LogStoreError.io(_, _, ENOENT) where options.readOnly && attempt < 10 {
+            } catch LogStoreError.io(_, _, ENOENT)
+                where options.readOnly && attempt < listingAttempts
+            {
                 attempt += 1
             }
         }
     }
+
+    /// How many times a read-only open lists the directory before it gives up on a writer that
+    /// keeps compacting: about three quarters of a second of waiting in all.
+    static let listingAttempts = 50
 
     private static func replay(path: String, options: LogStoreOptions) throws -> OpenedStore {
         var replay = Replay(path: path, options: options)
