@@ -40,9 +40,13 @@ final class ContainerCore: Sendable {
     /// that state's token, and the core of the container it was made from.
     let pastState: (token: HistoryToken, of: ContainerCore)?
 
-    /// Opens the store and settles its schema (see ``ModelContainer``).
+    /// Opens the store and settles its schema (see ``ModelContainer``): a stored schema is
+    /// migrated, lightweight, through each of `steps` and then to `requested`, all in one
+    /// commit. With `versionIdentifier` (a migration plan's newest version), that is recorded
+    /// as the version the store is at.
     init(
-        schema requested: Schema?, layouts: [ModelLayout], url: URL?, options: LogStoreOptions
+        schema requested: Schema?, layouts: [ModelLayout], url: URL?, options: LogStoreOptions,
+        through steps: [Schema] = [], versionIdentifier: String? = nil
     ) throws {
         let url = url ?? ModelContainer.defaultURL
         try requested?.validate()
@@ -51,25 +55,37 @@ final class ContainerCore: Sendable {
             // parent may not exist yet). A failure here shows up as the engine's open error.
             try? options.fileSystem.makeDirectories(url.deletingLastPathComponent().path)
         }
-        var options = options
-        if options.historyRetention == nil {
-            options.historyRetention = { try HistoryRetention.retainedSequence(in: $0) }
-        }
+        let options = Self.withHistoryRetention(options)
         let store = try wrapStoreErrors { try LogStore(path: url.path, options: options) }
         var history = try SchemaHistory.read(from: store)
         let isNew = history.current == nil
+        var setup = WriteBatch()
         var schema: Schema
         if let current = history.current {
-            schema = try requested.map { try current.migrated(to: $0) } ?? current
-            if schema.fingerprint != current.fingerprint {
+            schema = current
+            for step in steps + (requested.map { [$0] } ?? []) {
+                var (next, renames) = try schema.migrated(to: step)
+                guard next.fingerprint != schema.fingerprint || !renames.isEmpty else { continue }
                 guard !options.readOnly else {
                     throw LogbookError.incompatibleSchema(
-                        entity: requested?.entities.first?.name ?? "", attribute: nil,
+                        entity: step.entities.first?.name ?? "", attribute: nil,
                         reason: "the store was opened read-only, so its schema cannot be migrated")
                 }
-                schema.version = current.version + 1
-            } else {
-                schema = current
+                next.version = schema.version + 1
+                history.add(next, renames: renames)
+                setup.put(
+                    SchemaCodec.encode(next), for: Keyspaces.schemaKey(version: next.version),
+                    in: Keyspaces.schema)
+                if !renames.isEmpty {
+                    setup.put(
+                        FieldRename.encode(renames),
+                        for: Keyspaces.renamesKey(version: next.version), in: Keyspaces.meta)
+                }
+                schema = next
+            }
+            if schema.version != current.version {
+                try Self.checkNewUniqueConstraints(
+                    from: current, to: schema, history: history, store: store)
             }
         } else {
             guard let requested else {
@@ -78,15 +94,22 @@ final class ContainerCore: Sendable {
             }
             schema = requested
             schema.version = 1
-        }
-        // The schema and the store's identity (history) are written in one commit.
-        var setup = WriteBatch()
-        if history.versions[schema.version] == nil {
             history.add(schema)
             setup.put(
                 SchemaCodec.encode(schema), for: Keyspaces.schemaKey(version: schema.version),
                 in: Keyspaces.schema)
         }
+        if let versionIdentifier, !options.readOnly,
+            try wrapStoreErrors({
+                try store.get(Keyspaces.versionIdentifierKey, in: Keyspaces.meta)
+            })
+                != Array(versionIdentifier.utf8)
+        {
+            setup.put(
+                Array(versionIdentifier.utf8), for: Keyspaces.versionIdentifierKey,
+                in: Keyspaces.meta)
+        }
+        // The schema and the store's identity (history) are written in one commit.
         (storeIdentifier, historySince) = try Self.settleIdentity(
             of: store, isNew: isNew, readOnly: options.readOnly, writing: &setup)
         if !setup.isEmpty { try wrapStoreErrors { _ = try store.commit(setup) } }
@@ -124,6 +147,15 @@ final class ContainerCore: Sendable {
     }
 
     deinit { if pastState == nil { persistIndexes() } }
+
+    /// `options`, with the history retention every container opens its store with.
+    static func withHistoryRetention(_ options: LogStoreOptions) -> LogStoreOptions {
+        var options = options
+        if options.historyRetention == nil {
+            options.historyRetention = { try HistoryRetention.retainedSequence(in: $0) }
+        }
+        return options
+    }
 
     /// The core of a read-only context over `store`, a snapshot of `core`'s store at `token`.
     init(pastOf core: ContainerCore, store: LogStore, token: HistoryToken) {

@@ -16,8 +16,14 @@ final class RecordCodec: Sendable {
         var bitmapBytes: Int
         /// For each stored attribute, its position in the current layout (or -1: dropped).
         var currentIndex: [Int]
+        /// For each stored attribute, the current type its values are widened to (an `Int32`
+        /// become an `Int64`, an `Int` a `Double`), or `nil` when the type is the same.
+        var widenedTo: [AttributeType?]
+        var widens: Bool
 
-        init(_ entity: Entity, current: Entity) {
+        /// The layout of `entity`, a version whose field names `currentName` maps to the
+        /// current version's.
+        init(_ entity: Entity, current: Entity, currentName: (String) -> String = { $0 }) {
             types = entity.attributes.map(\.type)
             shapes = entity.attributes.map(ValueShape.init)
             var slots: [Int] = []
@@ -28,7 +34,14 @@ final class RecordCodec: Sendable {
             }
             optionalSlot = slots
             bitmapBytes = (next + 7) / 8
-            currentIndex = entity.attributes.map { current.attributeIndex($0.name) ?? -1 }
+            currentIndex = entity.attributes.map {
+                current.attributeIndex(currentName($0.name)) ?? -1
+            }
+            widenedTo = zip(entity.attributes, currentIndex).map { attribute, i in
+                i >= 0 && current.attributes[i].type != attribute.type
+                    && attribute.members.isEmpty ? current.attributes[i].type : nil
+            }
+            widens = widenedTo.contains { $0 != nil }
         }
     }
 
@@ -60,7 +73,9 @@ final class RecordCodec: Sendable {
         var older: [UInt32: Layout] = [:]
         for (version, schema) in history.versions where version != schemaVersion {
             if let old = schema.entity(named: entity.name) {
-                older[version] = Layout(old.storedFields, current: entity)
+                older[version] = Layout(old.storedFields, current: entity) {
+                    history.name(of: $0, in: entity.name, from: version, to: schemaVersion)
+                }
             }
         }
         self.older = older
@@ -71,7 +86,9 @@ final class RecordCodec: Sendable {
         currentLayoutVersions = same
         initialValues = entity.attributes.map(\.initialValue)
         prefixVersions = Set(
-            older.filter { $0.value.currentIndex == Array(0..<$0.value.currentIndex.count) }.keys)
+            older.filter {
+                !$0.value.widens && $0.value.currentIndex == Array(0..<$0.value.currentIndex.count)
+            }.keys)
     }
 
     /// Encodes a record: `value(i, &w)` appends attribute i's value and returns `true`, or
@@ -304,7 +321,8 @@ final class RecordCodec: Sendable {
                 var seen = [Bool](repeating: false, count: initialValues.count)
                 try decodeValues(&r, old, nil) { i, v in
                     seen[i] = true
-                    try body(i, v)
+                    // An attribute that became required takes its default where it was nil.
+                    try body(i, v.isNull && !entity.attributes[i].isOptional ? initialValues[i] : v)
                 }
                 for (i, present) in seen.enumerated() where !present {
                     try body(i, initialValues[i])
@@ -435,7 +453,12 @@ final class RecordCodec: Sendable {
                 continue
             }
             if target >= 0 && (needed?[target] ?? true) {
-                try body(target, try r.value(layout.shapes[i]))
+                let value = try r.value(layout.shapes[i])
+                if layout.widens, let type = layout.widenedTo[i] {
+                    try body(target, value.converted(to: type) ?? value)
+                } else {
+                    try body(target, value)
+                }
             } else {
                 try r.skip(layout.types[i])
             }

@@ -83,13 +83,15 @@ public struct Schema: Sendable, Hashable {
         let what = "\(entity.name).\(attribute.name)"
         func check(_ d: AttributeDescription, depth: Int) throws {
             guard depth < SchemaCodec.maxDepth else {
-                throw LogbookError.invalidSchema("\(what) nests types over \(SchemaCodec.maxDepth) deep")
+                throw LogbookError.invalidSchema(
+                    "\(what) nests types over \(SchemaCodec.maxDepth) deep")
             }
             switch d.type {
             case .array, .set:
                 guard d.members.count == 1 else {
                     throw LogbookError.invalidSchema(
-                        "\(what) is a collection whose description has \(d.members.count) members; give it one, its element")
+                        "\(what) is a collection whose description has \(d.members.count) members; give it one, its element"
+                    )
                 }
             case .composite: break
             default:
@@ -106,7 +108,8 @@ public struct Schema: Sendable, Hashable {
                 i < entity.attributeIndex(attribute.name) ?? 0
             else {
                 throw LogbookError.invalidSchema(
-                    "\(what) is named as a field of \(owner), which is not a composite attribute before it")
+                    "\(what) is named as a field of \(owner), which is not a composite attribute before it"
+                )
             }
         }
     }
@@ -161,77 +164,5 @@ public struct Schema: Sendable, Hashable {
                 "\(what) and its inverse are both \(inverse.isToMany ? "to-many" : "to-one"); one-to-many is supported, one-to-one and many-to-many are not"
             )
         }
-    }
-
-    /// The schema to store when a store holding `self` is opened with `requested`: the stored
-    /// entities in their order, each extended by the requested new attributes, then the
-    /// requested new entities. Entities the request leaves out are kept.
-    /// - Throws: ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` when an
-    ///   attribute changes type, becomes required, disappears, or is added as required without
-    ///   a default.
-    func migrated(to requested: Schema) throws -> Schema {
-        var result: [Entity] = []
-        for old in entities {
-            guard let new = requested.entity(named: old.name) else {
-                result.append(old)
-                continue
-            }
-            var merged = old
-            for (i, oldAttribute) in old.attributes.enumerated() {
-                guard
-                    let newAttribute = new.attributes.first(where: { $0.name == oldAttribute.name })
-                else {
-                    throw LogbookError.incompatibleSchema(
-                        entity: old.name, attribute: oldAttribute.name,
-                        reason: "the attribute was removed")
-                }
-                if !newAttribute.storesSameValues(as: oldAttribute) {
-                    throw LogbookError.incompatibleSchema(
-                        entity: old.name, attribute: oldAttribute.name,
-                        reason:
-                            "its type changed from \(oldAttribute.declaredType) to \(newAttribute.declaredType)"
-                    )
-                }
-                if oldAttribute.isOptional && !newAttribute.isOptional {
-                    throw LogbookError.incompatibleSchema(
-                        entity: old.name, attribute: oldAttribute.name,
-                        reason: "it became required")
-                }
-                merged.attributes[i] = newAttribute
-            }
-            for attribute in new.attributes where old.attributeIndex(attribute.name) == nil {
-                if !attribute.isOptional && attribute.defaultValue == nil {
-                    throw LogbookError.incompatibleSchema(
-                        entity: old.name, attribute: attribute.name,
-                        reason: "a new required attribute needs a default value")
-                }
-                merged.attributes.append(attribute)
-            }
-            for relationship in old.relationships {
-                guard let changed = new.relationship(named: relationship.name) else {
-                    throw LogbookError.incompatibleSchema(
-                        entity: old.name, attribute: relationship.name,
-                        reason: "the relationship was removed")
-                }
-                if changed.destination != relationship.destination
-                    || changed.isToMany != relationship.isToMany
-                {
-                    throw LogbookError.incompatibleSchema(
-                        entity: old.name, attribute: relationship.name,
-                        reason: "the relationship's destination or cardinality changed")
-                }
-            }
-            merged.relationships =
-                old.relationships.map { new.relationship(named: $0.name) ?? $0 }
-                + new.relationships.filter { old.relationship(named: $0.name) == nil }
-            // Indexes are derived data: the requested ones replace the stored ones.
-            merged.indexes = new.indexes
-            merged.uniquePolicy = new.uniquePolicy
-            result.append(merged)
-        }
-        for entity in requested.entities where self.entity(named: entity.name) == nil {
-            result.append(entity)
-        }
-        return Schema(result, version: version)
     }
 }

@@ -1,0 +1,156 @@
+import Foundation
+import LogStore
+
+extension ModelContainer {
+    /// Opens (creating if needed) a store for the model classes `types`, migrating it through
+    /// `migrationPlan` from the version it is at: SwiftData's
+    /// `ModelContainer(for:migrationPlan:configurations:)`.
+    ///
+    /// A new store starts at the plan's newest version. A store at an older version runs the
+    /// stages from it to the newest, all or nothing: lightweight stages write only the new
+    /// schema (records are read through it as they are, and rewritten in the newest version by
+    /// compaction); a chain with a custom stage runs on a copy of the store in memory and
+    /// reaches the store in one commit, so a crash leaves it at the old version or the new one,
+    /// and a stage that throws leaves it byte for byte as it was. The store records the
+    /// version it is at (FORMAT.md Part 2, "Versions"); a store without that record (written
+    /// without a plan) is at the newest version whose schema it holds. After a custom
+    /// migration, the store's recorded history starts over: ``history(after:)`` of a token
+    /// from before it throws ``LogbookError/historyUnavailable(requested:oldest:)``.
+    /// - Parameters:
+    ///   - types: the model classes: those of the plan's newest version.
+    ///   - migrationPlan: the versions and stages; `nil` opens as ``init(for:configuration:)``.
+    /// - Throws: ``LogbookError/invalidMigrationPlan(_:)``,
+    ///   ``LogbookError/storeNewerThanModel(stored:newest:)`` (nothing is written; the store
+    ///   opens read-only with ``ModelConfiguration/allowsSave`` `false`),
+    ///   ``LogbookError/migrationStageFailed(stage:reason:)``,
+    ///   ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` for a lightweight stage
+    ///   that cannot be inferred, and what `init(for:at:options:)` throws.
+    /// - Complexity: a custom migration holds a copy of the store in memory while it runs.
+    public convenience init(
+        for types: [any PersistentModel.Type], migrationPlan: (any SchemaMigrationPlan.Type)?,
+        configurations configuration: ModelConfiguration = ModelConfiguration()
+    ) throws {
+        guard let migrationPlan else {
+            try self.init(for: types, configuration: configuration)
+            return
+        }
+        let plan = try PlannedMigration(migrationPlan, types: types)
+        self.init(core: try Self.migrate(plan, configuration: configuration))
+    }
+
+    /// Opens a store for the model classes `types`, listed one by one, through `migrationPlan`.
+    /// - Throws: as ``init(for:migrationPlan:configurations:)``.
+    public convenience init(
+        for types: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)?,
+        configurations configuration: ModelConfiguration = ModelConfiguration()
+    ) throws {
+        try self.init(for: types, migrationPlan: migrationPlan, configurations: configuration)
+    }
+
+    /// Brings the store to the plan's newest version and opens it.
+    private static func migrate(_ plan: PlannedMigration, configuration: ModelConfiguration)
+        throws -> ContainerCore
+    {
+        let url = configuration.url
+        let options = ContainerCore.withHistoryRetention(configuration.storeOptions)
+        let newest = plan.newest
+        func open(through steps: [Schema] = []) throws -> ContainerCore {
+            try ContainerCore(
+                schema: newest.schema, layouts: newest.layouts, url: url, options: options,
+                through: steps, versionIdentifier: "\(newest.identifier)")
+        }
+        if !options.readOnly && options.createIfMissing {
+            try? options.fileSystem.makeDirectories(url.deletingLastPathComponent().path)
+        }
+        let store = try wrapStoreErrors { try LogStore(path: url.path, options: options) }
+        var isOpen = true
+        defer { if isOpen { try? store.close() } }
+        guard let stored = try SchemaHistory.read(from: store).current else {
+            try wrapStoreErrors { try store.close() }
+            isOpen = false
+            return try open()
+        }
+        let marker = try wrapStoreErrors {
+            try store.get(Keyspaces.versionIdentifierKey, in: Keyspaces.meta)
+        }
+        let start: Int
+        do {
+            start = try plan.position(of: stored, marker: marker)
+        } catch LogbookError.storeNewerThanModel(let version, let known)
+            where options.readOnly
+        {
+            // A newer store, read-only: its own schema, the app's classes where they fit.
+            _ = (version, known)
+            try wrapStoreErrors { try store.close() }
+            isOpen = false
+            return try ContainerCore(
+                schema: nil, layouts: newest.layouts, url: url, options: options)
+        }
+        let path = plan.stages[start...]
+        if start < plan.versions.count - 1 && options.readOnly {
+            throw LogbookError.incompatibleSchema(
+                entity: stored.entities.first?.name ?? "", attribute: nil,
+                reason:
+                    "the store is at version \(plan.versions[start].identifier) and was opened read-only, so it cannot be migrated to \(newest.identifier)"
+            )
+        }
+        if path.contains(where: \.isCustom) {
+            try runStages(of: plan, from: start, on: store, url: url, options: options)
+        }
+        try wrapStoreErrors { try store.close() }
+        isOpen = false
+        // Lightweight stages: every intermediate version's schema, in the one opening commit.
+        let steps = plan.versions.indices.filter { $0 > start && $0 < plan.versions.count - 1 }
+            .map { plan.versions[$0].schema }
+        return try open(through: path.contains(where: \.isCustom) ? [] : steps)
+    }
+
+    /// Runs the stages from version `start` on a copy of `store` in memory, then makes `store`
+    /// what the copy became, in one commit.
+    private static func runStages(
+        of plan: PlannedMigration, from start: Int, on store: LogStore, url: URL,
+        options: LogStoreOptions
+    ) throws {
+        let copy = try StoreCopy(of: url.path, from: options.fileSystem, options: options)
+        for i in start..<plan.stages.count {
+            let stage = plan.stages[i]
+            var will: (@Sendable (ModelContext) throws -> Void)?
+            var did: (@Sendable (ModelContext) throws -> Void)?
+            if case .custom(_, _, let w, let d) = stage { (will, did) = (w, d) }
+            if let will {
+                let old = plan.versions[i]
+                try run(will, named: "\(stage.name), willMigrate") {
+                    try ContainerCore(
+                        schema: old.schema, layouts: old.layouts, url: url, options: copy.options)
+                }
+            }
+            let new = plan.versions[i + 1]
+            try run(did, named: "\(stage.name), didMigrate") {
+                try ContainerCore(
+                    schema: new.schema, layouts: new.layouts, url: url, options: copy.options,
+                    versionIdentifier: "\(new.identifier)")
+            }
+        }
+        _ = try copy.apply(to: store)
+    }
+
+    /// Opens a container on the copy, runs `body` (if any) with a context of it, saves what the
+    /// context has pending and closes the container.
+    /// - Throws: ``LogbookError/migrationStageFailed(stage:reason:)`` for what `body` or the
+    ///   save throws; what opening throws, as it is.
+    private static func run(
+        _ body: (@Sendable (ModelContext) throws -> Void)?, named name: String,
+        opening: () throws -> ContainerCore
+    ) throws {
+        let container = ModelContainer(core: try opening())
+        defer { try? container.close() }
+        guard let body else { return }
+        let context = ModelContext(container)
+        do {
+            try body(context)
+            if context.hasChanges { try context.save() }
+        } catch {
+            throw LogbookError.migrationStageFailed(stage: name, reason: "\(error)")
+        }
+    }
+}
