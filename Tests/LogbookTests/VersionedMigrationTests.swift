@@ -224,6 +224,52 @@ enum SeedMigrationPlan: SchemaMigrationPlan {
         #expect(try again.mainContext.fetchCount(FetchDescriptor<SeedModelV2.Employee>()) == 1)
     }
 
+    @Test func aThrowingDidMigrateLeavesTheStoreAsItWas() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        try writeSeedStore(fixture, salaries: ["10", "20"])
+        let before = storeBytes(fixture)
+        #expect(
+            throws: LogbookError.migrationStageFailed(
+                stage: "custom 1.0.0 → 2.0.0, didMigrate",
+                reason: "the new objects were half converted")
+        ) {
+            try ModelContainer(
+                for: SeedModelV2.models, migrationPlan: FailingAfterWritesPlan.self,
+                configurations: ModelConfiguration(url: fixture.url))
+        }
+        #expect(storeBytes(fixture) == before)
+        let old = try ModelContainer(
+            for: SeedModelV1.models, configuration: ModelConfiguration(url: fixture.url))
+        let names = try old.mainContext.fetch(FetchDescriptor<SeedModelV1.Employee>()).map(
+            \.employee_Name)
+        #expect(names.sorted() == ["Employee 0", "Employee 1"])
+    }
+
+    @Test func historyFromBeforeACustomMigrationIsRefused() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        try writeSeedStore(fixture, salaries: ["10"])
+        let old = try ModelContainer(
+            for: SeedModelV1.models, configuration: ModelConfiguration(url: fixture.url))
+        let token = try #require(try HistoryToken.current(of: old.store))
+        try old.close()
+        let container = try openV2(fixture)
+        #expect {
+            try container.history(after: token)
+        } throws: { error in
+            guard case LogbookError.historyUnavailable(let requested, _) = error else {
+                return false
+            }
+            return requested == token
+        }
+        // History after the migration is recorded as usual.
+        let after = try #require(try HistoryToken.current(of: container.store))
+        container.mainContext.insert(SeedModelV2.Employee())
+        try container.mainContext.save()
+        #expect(try container.history(after: after).count == 1)
+    }
+
     private func storeBytes(_ fixture: LogbookFixture) -> [String: [UInt8]] {
         var files: [String: [UInt8]] = [:]
         for file in segmentFiles(fixture.url.path) { files[file] = readFile(file) }
@@ -232,6 +278,31 @@ enum SeedMigrationPlan: SchemaMigrationPlan {
 
     private func countLoggedBytes(_ fixture: LogbookFixture) throws -> Int {
         segmentFiles(fixture.url.path).map { readFile($0).count }.reduce(0, +)
+    }
+}
+
+struct HalfConverted: Error, CustomStringConvertible {
+    var description: String { "the new objects were half converted" }
+}
+
+enum FailingAfterWritesPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [SeedModelV1.self, SeedModelV2.self] }
+    static var stages: [MigrationStage] {
+        [
+            .custom(
+                fromVersion: SeedModelV1.self, toVersion: SeedModelV2.self,
+                willMigrate: { context in
+                    for employee in try context.fetch(FetchDescriptor<SeedModelV1.Employee>()) {
+                        context.delete(employee)
+                    }
+                    try context.save()
+                },
+                didMigrate: { context in
+                    context.insert(SeedModelV2.Employee())
+                    try context.save()
+                    throw HalfConverted()
+                })
+        ]
     }
 }
 
