@@ -79,7 +79,7 @@ struct PlannedMigration {
 
     /// The position in ``versions`` of the version a store is at: the one its marker names, or
     /// for a store without one (written without a plan), the newest whose schema is the
-    /// stored one.
+    /// stored one, else the newest if a lightweight migration reaches it.
     /// - Throws: ``LogbookError/storeNewerThanModel(stored:newest:)`` for a marker newer than the
     ///   newest version; ``LogbookError/invalidMigrationPlan(_:)`` for one the plan does not list,
     ///   or a stored schema that is none of the plan's versions.
@@ -101,9 +101,14 @@ struct PlannedMigration {
                 return i
             }
         }
-        throw LogbookError.invalidMigrationPlan(
-            "the store's schema is none of its versions (it records no version, and its entities and attributes match none)"
-        )
+        // Written without a plan by other means (a tool's import, an earlier release): at the
+        // newest version if it gets there by a lightweight migration, as without a plan.
+        guard (try? stored.migrated(to: newest.schema)) != nil else {
+            throw LogbookError.invalidMigrationPlan(
+                "the store's schema is none of its versions (it records no version, its entities and attributes match none, and a lightweight migration does not reach the newest)"
+            )
+        }
+        return versions.count - 1
     }
 }
 
