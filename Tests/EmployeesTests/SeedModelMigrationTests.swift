@@ -74,6 +74,43 @@ import Testing
         #expect(try fileBytes(employees.storePath) == before)
     }
 
+    @Test func aDryRunPrintsTheStagesAndChangesNothing() throws {
+        let employees = try EmployeesProcess()
+        defer { employees.removeDirectory() }
+        try FileManager.default.copyItem(
+            at: Self.fixture, to: URL(fileURLWithPath: employees.storePath))
+        let before = try fileBytes(employees.storePath)
+        let result = try employees.runInStore("migrate", "--dry-run")
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(
+            result.standardOutput == """
+                store at version 1.0.0, newest version 3.0.0
+                stage custom 1.0.0 → 2.0.0: change 4 Employee
+                stage lightweight 2.0.0 → 3.0.0: rewrites no object
+
+                """)
+        #expect(try fileBytes(employees.storePath) == before)
+        // Then the migration itself, and a dry run with nothing left to do.
+        #expect(try employees.runInStore("migrate").status == 0)
+        let again = try employees.runInStore("migrate", "--dry-run")
+        #expect(again.standardOutput.contains("store at version 3.0.0"))
+        #expect(again.standardOutput.contains("nothing to migrate"))
+    }
+
+    @Test func aDryRunSaysWhatWouldRefuse() throws {
+        let employees = try EmployeesProcess()
+        defer { employees.removeDirectory() }
+        var rows = SeedModelFixture.rows
+        rows[1].salary = "-5"
+        try SeedModelFixture.write(to: employees.storePath, rows: rows)
+        let before = try fileBytes(employees.storePath)
+        let result = try employees.runInStore("migrate", "--dry-run")
+        #expect(result.status == 1)
+        #expect(result.standardOutput.contains("refused: "), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("Employee/2 has the salary \"-5\""))
+        #expect(try fileBytes(employees.storePath) == before)
+    }
+
     /// Set `LOGBOOK_WRITE_FIXTURES=1` to write `Fixtures/SeedModel.logbook` anew.
     @Test func writeTheFixture() throws {
         guard ProcessInfo.processInfo.environment["LOGBOOK_WRITE_FIXTURES"] == "1" else { return }

@@ -270,6 +270,38 @@ enum SeedMigrationPlan: SchemaMigrationPlan {
         #expect(try container.history(after: after).count == 1)
     }
 
+    @Test func aDryRunReportsTheStagesAndTheirObjectsWithoutChangingAByte() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        try writeSeedStore(fixture, salaries: ["1", "2", "3"])
+        let before = try fixture.directory.allFileBytes()
+        let report = try ModelContainer.migrationReport(
+            for: SeedModelV2.models, migrationPlan: SeedMigrationPlan.self,
+            configurations: ModelConfiguration(url: fixture.url))
+        #expect(report.storedVersion == Schema.Version(1, 0, 0))
+        #expect(report.newestVersion == Schema.Version(2, 0, 0))
+        #expect(
+            report.stages == [
+                MigrationReport.Stage(
+                    name: "custom 1.0.0 → 2.0.0", inserted: [:], updated: ["Employee": 3],
+                    deleted: [:])
+            ])
+        #expect(report.refusal == nil)
+        #expect(try fixture.directory.allFileBytes() == before)
+        // A refusal is reported, not thrown.
+        let bad = LogbookFixture()
+        defer { bad.remove() }
+        try writeSeedStore(bad, salaries: ["x"])
+        let refused = try ModelContainer.migrationReport(
+            for: SeedModelV2.models, migrationPlan: SeedMigrationPlan.self,
+            configurations: ModelConfiguration(url: bad.url))
+        guard case .migrationStageFailed(let stage, _) = refused.refusal else {
+            Issue.record("expected a refused stage, got \(String(describing: refused.refusal))")
+            return
+        }
+        #expect(stage == "custom 1.0.0 → 2.0.0, willMigrate")
+    }
+
     private func storeBytes(_ fixture: LogbookFixture) -> [String: [UInt8]] {
         var files: [String: [UInt8]] = [:]
         for file in segmentFiles(fixture.url.path) { files[file] = readFile(file) }

@@ -21,9 +21,18 @@ final class RecordCodec: Sendable {
         var widenedTo: [AttributeType?]
         var widens: Bool
 
+        /// The schema version it is the layout of (not compared: versions can share a layout).
+        var version: UInt32 = 0
+
+        static func == (a: Layout, b: Layout) -> Bool {
+            a.types == b.types && a.shapes == b.shapes && a.optionalSlot == b.optionalSlot
+                && a.bitmapBytes == b.bitmapBytes && a.currentIndex == b.currentIndex
+                && a.widenedTo == b.widenedTo
+        }
+
         /// The layout of `entity`, a version whose field names `currentName` maps to the
         /// current version's.
-        init(_ entity: Entity, current: Entity, currentName: (String) -> String = { $0 }) {
+        init(_ entity: Entity, current: Entity, currentName: (String) -> String? = { $0 }) {
             types = entity.attributes.map(\.type)
             shapes = entity.attributes.map(ValueShape.init)
             var slots: [Int] = []
@@ -35,7 +44,7 @@ final class RecordCodec: Sendable {
             optionalSlot = slots
             bitmapBytes = (next + 7) / 8
             currentIndex = entity.attributes.map {
-                current.attributeIndex(currentName($0.name)) ?? -1
+                currentName($0.name).flatMap { current.attributeIndex($0) } ?? -1
             }
             widenedTo = zip(entity.attributes, currentIndex).map { attribute, i in
                 i >= 0 && current.attributes[i].type != attribute.type
@@ -57,6 +66,10 @@ final class RecordCodec: Sendable {
     private let currentLayoutVersions: UInt64
     /// For each current attribute, the value records of older versions lack it get.
     private let initialValues: [AttributeValue]
+    /// For each older version, the value each current field its records lack reads as: the
+    /// default the field had in the version that added it (widened since, if it was), so a
+    /// default changed later does not change objects stored before the field existed.
+    private let missingValues: [UInt32: [AttributeValue]]
     /// Older versions whose stored fields are the current ones' first fields, in order (a
     /// version before attributes or to-ones were appended): their records decode in field
     /// order, as current ones do, without collecting their values first.
@@ -76,6 +89,7 @@ final class RecordCodec: Sendable {
                 older[version] = Layout(old.storedFields, current: entity) {
                     history.name(of: $0, in: entity.name, from: version, to: schemaVersion)
                 }
+                older[version]?.version = version
             }
         }
         self.older = older
@@ -84,7 +98,29 @@ final class RecordCodec: Sendable {
             same |= 1 << UInt64(version)
         }
         currentLayoutVersions = same
-        initialValues = entity.attributes.map(\.initialValue)
+        let initialValues = entity.attributes.map(\.initialValue)
+        self.initialValues = initialValues
+        missingValues = older.mapValues { [entity] old in
+            var values = initialValues
+            var assigned = Set(old.currentIndex.filter { $0 >= 0 })
+            for (version, schema) in history.versions.sorted(by: { $0.key < $1.key })
+            where version > old.version && version <= schemaVersion {
+                for added in schema.entity(named: entity.name)?.storedFields.attributes ?? [] {
+                    guard
+                        let name = history.name(
+                            of: added.name, in: entity.name, from: version, to: schemaVersion),
+                        let i = entity.attributeIndex(name), assigned.insert(i).inserted
+                    else { continue }
+                    let now = entity.attributes[i]
+                    var value = added.initialValue
+                    if !value.isNull && added.type != now.type {
+                        value = value.converted(to: now.type) ?? initialValues[i]
+                    }
+                    values[i] = value.isNull && !now.isOptional ? initialValues[i] : value
+                }
+            }
+            return values
+        }
         prefixVersions = Set(
             older.filter {
                 !$0.value.widens && $0.value.currentIndex == Array(0..<$0.value.currentIndex.count)
@@ -324,8 +360,9 @@ final class RecordCodec: Sendable {
                     // An attribute that became required takes its default where it was nil.
                     try body(i, v.isNull && !entity.attributes[i].isOptional ? initialValues[i] : v)
                 }
+                let missing = missingValues[UInt32(version)] ?? initialValues
                 for (i, present) in seen.enumerated() where !present {
-                    try body(i, initialValues[i])
+                    try body(i, missing[i])
                 }
             } else {
                 throw LogbookError.corruptRecord(
@@ -361,7 +398,8 @@ final class RecordCodec: Sendable {
             else { return nil }
             let objectVersion = try r.varint()
             try decodeValues(&r, old, nil, body)
-            for i in old.currentIndex.count..<initialValues.count { try body(i, initialValues[i]) }
+            let missing = missingValues[UInt32(version)] ?? initialValues
+            for i in old.currentIndex.count..<initialValues.count { try body(i, missing[i]) }
             guard r.isAtEnd else {
                 throw LogbookError.corruptRecord(
                     entity: entity.name, key: String(primaryKey),

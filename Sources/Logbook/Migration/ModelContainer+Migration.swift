@@ -95,7 +95,9 @@ extension ModelContainer {
             )
         }
         if path.contains(where: \.isCustom) {
-            try runStages(of: plan, from: start, on: store, url: url, options: options)
+            let copy = try StoreCopy(of: url.path, from: options.fileSystem, options: options)
+            try plan.runStages(from: start, url: url, on: copy)
+            _ = try copy.apply(to: store)
         }
         try wrapStoreErrors { try store.close() }
         isOpen = false
@@ -103,54 +105,5 @@ extension ModelContainer {
         let steps = plan.versions.indices.filter { $0 > start && $0 < plan.versions.count - 1 }
             .map { plan.versions[$0].schema }
         return try open(through: path.contains(where: \.isCustom) ? [] : steps)
-    }
-
-    /// Runs the stages from version `start` on a copy of `store` in memory, then makes `store`
-    /// what the copy became, in one commit.
-    private static func runStages(
-        of plan: PlannedMigration, from start: Int, on store: LogStore, url: URL,
-        options: LogStoreOptions
-    ) throws {
-        let copy = try StoreCopy(of: url.path, from: options.fileSystem, options: options)
-        for i in start..<plan.stages.count {
-            let stage = plan.stages[i]
-            var will: (@Sendable (ModelContext) throws -> Void)?
-            var did: (@Sendable (ModelContext) throws -> Void)?
-            if case .custom(_, _, let w, let d) = stage { (will, did) = (w, d) }
-            if let will {
-                let old = plan.versions[i]
-                try run(will, named: "\(stage.name), willMigrate") {
-                    try ContainerCore(
-                        schema: old.schema, layouts: old.layouts, url: url, options: copy.options)
-                }
-            }
-            let new = plan.versions[i + 1]
-            try run(did, named: "\(stage.name), didMigrate") {
-                try ContainerCore(
-                    schema: new.schema, layouts: new.layouts, url: url, options: copy.options,
-                    versionIdentifier: "\(new.identifier)")
-            }
-        }
-        _ = try copy.apply(to: store)
-    }
-
-    /// Opens a container on the copy, runs `body` (if any) with a context of it, saves what the
-    /// context has pending and closes the container.
-    /// - Throws: ``LogbookError/migrationStageFailed(stage:reason:)`` for what `body` or the
-    ///   save throws; what opening throws, as it is.
-    private static func run(
-        _ body: (@Sendable (ModelContext) throws -> Void)?, named name: String,
-        opening: () throws -> ContainerCore
-    ) throws {
-        let container = ModelContainer(core: try opening())
-        defer { try? container.close() }
-        guard let body else { return }
-        let context = ModelContext(container)
-        do {
-            try body(context)
-            if context.hasChanges { try context.save() }
-        } catch {
-            throw LogbookError.migrationStageFailed(stage: name, reason: "\(error)")
-        }
     }
 }

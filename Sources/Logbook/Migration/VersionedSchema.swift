@@ -56,7 +56,9 @@ public protocol VersionedSchema {
 /// ``MigrationStage/lightweight(fromVersion:toVersion:)`` one for changes Logbook infers (see
 /// ``ModelContainer``), a ``MigrationStage/custom(fromVersion:toVersion:willMigrate:didMigrate:)``
 /// one to transform, split, merge, delete or insert objects. A migration is all or nothing:
-/// if any stage throws, the store is left exactly as it was.
+/// if any stage throws, the store is left exactly as it was. Migrations in one process run
+/// one at a time, so a custom stage may hand values from its `willMigrate` (which reads the old
+/// model) to its `didMigrate` (which writes the new one) through a static of the plan.
 public protocol SchemaMigrationPlan {
     /// The versions, oldest first; the last is the one the app's model classes are.
     static var schemas: [any VersionedSchema.Type] { get }

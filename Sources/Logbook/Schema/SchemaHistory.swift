@@ -46,16 +46,22 @@ struct SchemaHistory: Sendable {
     }
 
     /// The name in version `target` of the field `entity` called `name` in version `version`:
-    /// the renames of the versions after `version`, up to `target`, applied in order.
+    /// the renames of the versions after `version`, up to `target`, applied in order; `nil` if a
+    /// version in between does not have the field (it was removed, and perhaps added anew:
+    /// then it is another field, whose values older records do not hold).
     func name(of name: String, in entity: String, from version: UInt32, to target: UInt32)
-        -> String
+        -> String?
     {
         guard version < target else { return name }
         var name = name
-        for v in renames.keys.sorted() where v > version && v <= target {
+        for v in versions.keys.sorted() where v > version && v <= target {
             if let rename = renames[v]?.first(where: { $0.entity == entity && $0.from == name }) {
                 name = rename.to
             }
+            guard let described = versions[v]?.entity(named: entity),
+                described.attributeIndex(name) != nil
+                    || described.relationship(named: name).map({ !$0.isToMany }) == true
+            else { return nil }
         }
         return name
     }
