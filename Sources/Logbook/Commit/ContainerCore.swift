@@ -43,11 +43,18 @@ final class ContainerCore: Sendable {
     /// Opens the store and settles its schema (see ``ModelContainer``): a stored schema is
     /// migrated, lightweight, through each of `steps` and then to `requested`, all in one
     /// commit. With `versionIdentifier` (a migration plan's newest version), that is recorded
-    /// as the version the store is at.
+    /// as the version the store is at. With `plan`, the steps are the schemas of the plan's
+    /// versions after the one the store is at.
+    /// - Throws: ``CustomStagesNeeded`` (having closed the store) when the plan's stages from
+    ///   the store's version include custom code; what ``PlannedMigration/position(of:marker:)``
+    ///   throws.
     init(
         schema requested: Schema?, layouts: [ModelLayout], url: URL?, options: LogStoreOptions,
-        through steps: [Schema] = [], versionIdentifier: String? = nil
+        through steps: [Schema] = [], versionIdentifier: String? = nil,
+        plan: PlannedMigration? = nil
     ) throws {
+        var steps = steps
+        let versionIdentifier = versionIdentifier ?? plan.map { "\($0.newest.identifier)" }
         let url = url ?? ModelContainer.defaultURL
         try requested?.validate()
         if !options.readOnly && options.createIfMissing {
@@ -59,6 +66,14 @@ final class ContainerCore: Sendable {
         let store = try wrapStoreErrors { try LogStore(path: url.path, options: options) }
         var history = try SchemaHistory.read(from: store)
         let isNew = history.current == nil
+        if let plan, let current = history.current {
+            do {
+                steps = try Self.steps(of: plan, from: current, in: store, options: options)
+            } catch {
+                try? store.close()
+                throw error
+            }
+        }
         var setup = WriteBatch()
         var schema: Schema
         if let current = history.current {
@@ -99,19 +114,20 @@ final class ContainerCore: Sendable {
                 SchemaCodec.encode(schema), for: Keyspaces.schemaKey(version: schema.version),
                 in: Keyspaces.schema)
         }
-        if let versionIdentifier, !options.readOnly,
+        // The schema and the store's identity (history) are written in one commit.
+        (storeIdentifier, historySince) = try Self.settleIdentity(
+            of: store, isNew: isNew, readOnly: options.readOnly, writing: &setup)
+        // The version goes with a commit the open makes anyway: an open that changes nothing
+        // writes nothing (which would make the index sidecar stale).
+        if let versionIdentifier, !setup.isEmpty,
             try wrapStoreErrors({
                 try store.get(Keyspaces.versionIdentifierKey, in: Keyspaces.meta)
-            })
-                != Array(versionIdentifier.utf8)
+            }) != Array(versionIdentifier.utf8)
         {
             setup.put(
                 Array(versionIdentifier.utf8), for: Keyspaces.versionIdentifierKey,
                 in: Keyspaces.meta)
         }
-        // The schema and the store's identity (history) are written in one commit.
-        (storeIdentifier, historySince) = try Self.settleIdentity(
-            of: store, isNew: isNew, readOnly: options.readOnly, writing: &setup)
         if !setup.isEmpty { try wrapStoreErrors { _ = try store.commit(setup) } }
         var bindings: [EntityBinding] = []
         var byType: [ObjectIdentifier: Int] = [:]
@@ -147,6 +163,34 @@ final class ContainerCore: Sendable {
     }
 
     deinit { if pastState == nil { persistIndexes() } }
+
+    /// The schemas of `plan`'s versions between the one a store holding `current` is at and the
+    /// newest (which the caller opens with).
+    /// - Throws: ``CustomStagesNeeded`` when the stages from there include custom code;
+    ///   ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` when there are stages to
+    ///   run and the store is read-only; what ``PlannedMigration/position(of:marker:)`` throws.
+    private static func steps(
+        of plan: PlannedMigration, from current: Schema, in store: LogStore,
+        options: LogStoreOptions
+    ) throws -> [Schema] {
+        let marker = try wrapStoreErrors {
+            try store.get(Keyspaces.versionIdentifierKey, in: Keyspaces.meta)
+        }
+        let start = try plan.position(of: current, marker: marker)
+        let last = plan.versions.count - 1
+        guard start < last else { return [] }
+        if options.readOnly {
+            throw LogbookError.incompatibleSchema(
+                entity: current.entities.first?.name ?? "", attribute: nil,
+                reason:
+                    "the store is at version \(plan.versions[start].identifier) and was opened read-only, so it cannot be migrated to \(plan.newest.identifier)"
+            )
+        }
+        if plan.stages[start...].contains(where: \.isCustom) {
+            throw CustomStagesNeeded(start: start)
+        }
+        return plan.versions[(start + 1)..<last].map(\.schema)
+    }
 
     /// `options`, with the history retention every container opens its store with.
     static func withHistoryRetention(_ options: LogStoreOptions) -> LogStoreOptions {

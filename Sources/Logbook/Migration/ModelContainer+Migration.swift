@@ -47,63 +47,42 @@ extension ModelContainer {
         try self.init(for: types, migrationPlan: migrationPlan, configurations: configuration)
     }
 
-    /// Brings the store to the plan's newest version and opens it.
+    /// Brings the store to the plan's newest version and opens it: the container's own open
+    /// settles a store that is new, at the newest version, or lightweight stages from it;
+    /// stages with custom code run first, on a copy, and reach the store in one commit.
     private static func migrate(_ plan: PlannedMigration, configuration: ModelConfiguration)
         throws -> ContainerCore
     {
         let url = configuration.url
         let options = ContainerCore.withHistoryRetention(configuration.storeOptions)
         let newest = plan.newest
-        func open(through steps: [Schema] = []) throws -> ContainerCore {
+        func open() throws -> ContainerCore {
             try ContainerCore(
                 schema: newest.schema, layouts: newest.layouts, url: url, options: options,
-                through: steps, versionIdentifier: "\(newest.identifier)")
+                plan: plan)
         }
-        if !options.readOnly && options.createIfMissing {
-            try? options.fileSystem.makeDirectories(url.deletingLastPathComponent().path)
-        }
-        let store = try wrapStoreErrors { try LogStore(path: url.path, options: options) }
-        var isOpen = true
-        defer { if isOpen { try? store.close() } }
-        guard let stored = try SchemaHistory.read(from: store).current else {
-            try wrapStoreErrors { try store.close() }
-            isOpen = false
-            return try open()
-        }
-        let marker = try wrapStoreErrors {
-            try store.get(Keyspaces.versionIdentifierKey, in: Keyspaces.meta)
-        }
-        let start: Int
         do {
-            start = try plan.position(of: stored, marker: marker)
-        } catch LogbookError.storeNewerThanModel(let version, let known)
-            where options.readOnly
-        {
+            return try open()
+        } catch LogbookError.storeNewerThanModel where options.readOnly {
             // A newer store, read-only: its own schema, the app's classes where they fit.
-            _ = (version, known)
-            try wrapStoreErrors { try store.close() }
-            isOpen = false
             return try ContainerCore(
                 schema: nil, layouts: newest.layouts, url: url, options: options)
-        }
-        let path = plan.stages[start...]
-        if start < plan.versions.count - 1 && options.readOnly {
-            throw LogbookError.incompatibleSchema(
-                entity: stored.entities.first?.name ?? "", attribute: nil,
-                reason:
-                    "the store is at version \(plan.versions[start].identifier) and was opened read-only, so it cannot be migrated to \(newest.identifier)"
-            )
-        }
-        if path.contains(where: \.isCustom) {
+        } catch let needed as CustomStagesNeeded {
+            let store = try wrapStoreErrors { try LogStore(path: url.path, options: options) }
+            defer { try? store.close() }
             let copy = try StoreCopy(of: url.path, from: options.fileSystem, options: options)
-            try plan.runStages(from: start, url: url, on: copy)
+            try plan.runStages(from: needed.start, url: url, on: copy)
             _ = try copy.apply(to: store)
+            try wrapStoreErrors { try store.close() }
+            return try open()
         }
-        try wrapStoreErrors { try store.close() }
-        isOpen = false
-        // Lightweight stages: every intermediate version's schema, in the one opening commit.
-        let steps = plan.versions.indices.filter { $0 > start && $0 < plan.versions.count - 1 }
-            .map { plan.versions[$0].schema }
-        return try open(through: path.contains(where: \.isCustom) ? [] : steps)
     }
+}
+
+/// Thrown by a container's open when the stages from the store's version include custom code,
+/// which runs on a copy of the store before the container opens it (see
+/// ``ModelContainer/init(for:migrationPlan:configurations:)``).
+struct CustomStagesNeeded: Error {
+    /// The position of the store's version in the plan.
+    var start: Int
 }

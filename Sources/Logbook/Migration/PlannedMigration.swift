@@ -103,9 +103,18 @@ struct PlannedMigration {
         }
         // Written without a plan by other means (a tool's import, an earlier release): at the
         // newest version if it gets there by a lightweight migration, as without a plan.
-        guard (try? stored.migrated(to: newest.schema)) != nil else {
+        // Not if that would drop a field: the store may be of a newer model than the plan knows.
+        guard let (migrated, renames) = try? stored.migrated(to: newest.schema),
+            stored.entities.allSatisfy({ entity in
+                let kept = migrated.entity(named: entity.name)?.storedFields
+                return entity.storedFields.attributes.allSatisfy { field in
+                    kept?.attributeIndex(field.name) != nil
+                        || renames.contains { $0.entity == entity.name && $0.from == field.name }
+                }
+            })
+        else {
             throw LogbookError.invalidMigrationPlan(
-                "the store's schema is none of its versions (it records no version, its entities and attributes match none, and a lightweight migration does not reach the newest)"
+                "the store's schema is none of its versions (it records no version, its entities and attributes match none, and a lightweight migration to the newest would drop fields: it may be of a newer model)"
             )
         }
         return versions.count - 1
