@@ -63,7 +63,7 @@ public struct MigrationReport: Sendable, CustomStringConvertible {
 }
 
 extension ModelContainer {
-    /// What ``init(for:migrationPlan:configurations:)`` would do to the store, without changing
+    /// What `init(for:migrationPlan:configurations:)` would do to the store, without changing
     /// a byte of it: the store is opened read-only and the stages run on a copy in memory.
     /// - Throws: ``LogbookError/invalidMigrationPlan(_:)`` for a plan that is wrong whatever the
     ///   store; ``LogbookError/store(_:)`` if the store cannot be read. What would refuse the

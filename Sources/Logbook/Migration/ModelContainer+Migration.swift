@@ -19,6 +19,7 @@ extension ModelContainer {
     /// - Parameters:
     ///   - types: the model classes: those of the plan's newest version.
     ///   - migrationPlan: the versions and stages; `nil` opens as ``init(for:configuration:)``.
+    ///   - configuration: where and how the store is kept.
     /// - Throws: ``LogbookError/invalidMigrationPlan(_:)``,
     ///   ``LogbookError/storeNewerThanModel(stored:newest:)`` (nothing is written; the store
     ///   opens read-only with ``ModelConfiguration/allowsSave`` `false`),
@@ -39,7 +40,7 @@ extension ModelContainer {
     }
 
     /// Opens a store for the model classes `types`, listed one by one, through `migrationPlan`.
-    /// - Throws: as ``init(for:migrationPlan:configurations:)``.
+    /// - Throws: as `init(for:migrationPlan:configurations:)`.
     public convenience init(
         for types: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)?,
         configurations configuration: ModelConfiguration = ModelConfiguration()
@@ -81,7 +82,7 @@ extension ModelContainer {
 
 /// Thrown by a container's open when the stages from the store's version include custom code,
 /// which runs on a copy of the store before the container opens it (see
-/// ``ModelContainer/init(for:migrationPlan:configurations:)``).
+/// `ModelContainer(for:migrationPlan:configurations:)`).
 struct CustomStagesNeeded: Error {
     /// The position of the store's version in the plan.
     var start: Int

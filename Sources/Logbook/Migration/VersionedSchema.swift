@@ -50,7 +50,7 @@ public protocol VersionedSchema {
 
 /// How a store moves from each version of an app's model to the next: SwiftData's
 /// `SchemaMigrationPlan`. Open the store with
-/// ``ModelContainer/init(for:migrationPlan:configurations:)``.
+/// `ModelContainer(for:migrationPlan:configurations:)`.
 ///
 /// Every version in ``schemas`` but the last needs one stage to the next version: a
 /// ``MigrationStage/lightweight(fromVersion:toVersion:)`` one for changes Logbook infers (see
