@@ -161,6 +161,14 @@ enum SeedMigrationPlan: SchemaMigrationPlan {
                 configurations: ModelConfiguration(url: fixture.url))
         }
         #expect(storeBytes(fixture) == before)
+        // Read-only, it opens under the store's own schema, by entity name.
+        let reader = try ModelContainer(
+            for: SeedModelV1.models, migrationPlan: OnlyV1Plan.self,
+            configurations: ModelConfiguration(url: fixture.url, allowsSave: false))
+        #expect(reader.schema.entity(named: "Employee")?.attributeIndex("salary") != nil)
+        #expect(try ModelContext(reader).fetch(entity: "Employee").count == 1)
+        try reader.close()
+        #expect(storeBytes(fixture) == before)
     }
 
     @Test func aPlanThatSkipsAVersionIsRefused() throws {

@@ -21,8 +21,9 @@ extension ModelContainer {
     ///   - migrationPlan: the versions and stages; `nil` opens as ``init(for:configuration:)``.
     ///   - configuration: where and how the store is kept.
     /// - Throws: ``LogbookError/invalidMigrationPlan(_:)``,
-    ///   ``LogbookError/storeNewerThanModel(stored:newest:)`` (nothing is written; the store
-    ///   opens read-only with ``ModelConfiguration/allowsSave`` `false`),
+    ///   ``LogbookError/storeNewerThanModel(stored:newest:)`` (nothing is written; with
+    ///   ``ModelConfiguration/allowsSave`` `false` the store opens read-only, under its own
+    ///   schema, its objects reached by entity name),
     ///   ``LogbookError/migrationStageFailed(stage:reason:)``,
     ///   ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` for a lightweight stage
     ///   that cannot be inferred, and what `init(for:at:options:)` throws.
@@ -65,9 +66,9 @@ extension ModelContainer {
         do {
             return try open()
         } catch LogbookError.storeNewerThanModel where options.readOnly {
-            // A newer store, read-only: its own schema, the app's classes where they fit.
-            return try ContainerCore(
-                schema: nil, layouts: newest.layouts, url: url, options: options)
+            // A newer store, read-only: its own schema, its objects by entity name (the app's
+            // classes are of an older model).
+            return try ContainerCore(schema: nil, layouts: [], url: url, options: options)
         } catch let needed as CustomStagesNeeded {
             let store = try wrapStoreErrors { try LogStore(path: url.path, options: options) }
             defer { try? store.close() }
