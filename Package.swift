@@ -27,8 +27,12 @@ let package = Package(
         // The process `CrashTests.ProcessKillTests` kills; not a product.
         .executableTarget(
             name: "logbook-crash-child", dependencies: ["TestSupport"], path: "Tests/CrashChild"),
+        // The process the replica's convergence tests run and kill; not a product.
+        .executableTarget(
+            name: "logbook-sync-child", dependencies: ["TestSupport"], path: "Tests/SyncChild"),
         .testTarget(name: "LogStoreTests", dependencies: ["LogStore", "TestSupport"]),
-        .testTarget(name: "LogbookTests", dependencies: ["Logbook", "TestSupport"]),
+        .testTarget(
+            name: "LogbookTests", dependencies: ["Logbook", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "LogbookCLITests", dependencies: ["Logbook", "LogStore", "TestSupport"]),
         .testTarget(name: "CrashTests", dependencies: ["LogStore", "Logbook", "TestSupport"]),

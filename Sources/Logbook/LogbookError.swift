@@ -68,11 +68,21 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A custom migration stage threw: nothing of the migration is in the store. `stage` names
     /// it (`custom 1.0.0 → 2.0.0, willMigrate`), `reason` is what it threw, in words.
     case migrationStageFailed(stage: String, reason: String)
+    /// An integer sum does not fit in 64 bits (an aggregate never wraps around); `attribute` is
+    /// the one summed.
+    case aggregateOverflow(entity: String, attribute: String)
+    /// The entity has no searchable attribute, so it cannot be searched.
+    case notSearchable(entity: String)
+    /// An aggregate or a search asks for something it cannot do (a sum of text, a group key
+    /// that is not an attribute, a sort by a value it does not compute); the reason says what.
+    case invalidQuery(String)
     /// The engine failed; the wrapped error says how.
     case store(LogStoreError)
     /// Talking to PostgreSQL failed; the wrapped error says how (and carries the SQLSTATE of an
     /// error the server reported).
     case postgreSQL(PostgreSQLError)
+    /// Syncing with PostgreSQL cannot go on; the wrapped error says why and what to do.
+    case sync(SyncError)
 
     public var description: String {
         switch self {
@@ -144,9 +154,19 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
         case .migrationStageFailed(let stage, let reason):
             return
                 "the migration stage \(stage) failed, so the store was left as it was: \(reason)."
+        case .aggregateOverflow(let entity, let attribute):
+            return
+                "the sum of \(entity).\(attribute) does not fit in a 64-bit integer; sum fewer objects, or store the attribute as a Double."
+        case .notSearchable(let entity):
+            return
+                "\(entity) has no searchable attribute; mark its String attributes @Attribute(.searchable) (or list them in `indexes` as .searchable) to search it."
+        case .invalidQuery(let reason):
+            return "the query cannot run: \(reason)."
         case .store(let error):
             return error.description
         case .postgreSQL(let error):
+            return error.description
+        case .sync(let error):
             return error.description
         }
     }

@@ -231,4 +231,45 @@ import Testing
         #expect(try store.repository.all().count == 4)
         #expect(try store.repository.companies().map(\.id) == ["Company/1", "Company/2"])
     }
+
+    @Test func reportAnswersTheSeedsQuestions() throws {
+        let store = try sample()
+        _ = try run(
+            "add", "--name", "Zoe Ray", "--designation", "Engineer", "--salary", "1000000",
+            on: store)
+        #expect(
+            try run("report", on: store) == [
+                "              EMPLOYEES  TOTAL SALARY  AVERAGE SALARY",
+                "All           4          5400000              1350000",
+                "",
+                "COMPANY       EMPLOYEES  TOTAL SALARY  AVERAGE SALARY",
+                "Acme          2          3500000              1750000",
+                "(no company)  1          1000000              1000000",
+                "Globex        1          900000                900000",
+                "",
+                "DESIGNATION   EMPLOYEES  TOTAL SALARY  AVERAGE SALARY",
+                "Engineer      2          3000000              1500000",
+                "Designer      1          1500000              1500000",
+                "Support       1          900000                900000",
+            ])
+        // The same numbers as the records give, computed by the app itself.
+        #expect(try store.repository.report() == EmployeeReport(store.repository.all()))
+        let json = try run("report", "--json", on: store).joined(separator: "\n")
+        #expect(json.contains("\"totalSalary\" : 5400000"))
+    }
+
+    @Test func listSearchFindsNamesIgnoringCaseAndAccents() throws {
+        let store = try sample()
+        _ = try run("add", "--name", "José Müller", "--salary", "10", on: store)
+        let found = try run("list", "--search", "jose", on: store)
+        #expect(found.count == 2 && found[1].hasPrefix("Employee/4  José Müller"), "\(found)")
+        let ids = { (lines: [String]) in lines.dropFirst().map { String($0.prefix(10)) } }
+        #expect(ids(try run("list", "--search", "MULLER", on: store)) == ["Employee/4"])
+        #expect(ids(try run("list", "--search", "mar*", on: store)) == ["Employee/3"])
+        #expect(ids(try run("list", "--search", "\"ann lee\"", on: store)) == ["Employee/1"])
+        #expect(
+            ids(try run("list", "--search", "a*", "--where", "salary > 1000000", on: store))
+                == ["Employee/1"])
+        #expect(try run("list", "--search", "nobody", on: store) == ["(no employees)"])
+    }
 }

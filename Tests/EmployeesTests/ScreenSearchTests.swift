@@ -69,6 +69,21 @@ import Testing
         #expect(screen.isFinished, "Esc without a search quits, as before")
     }
 
+    @Test func plainWordsSearchNamesAsTyped() throws {
+        let (screen, _) = try makeScreen()
+        press([.character("/")] + Key.typing("mar") + [.enter], on: screen)
+        #expect(screen.status.isError == false)
+        #expect(names(screen) == ["Maria Garcia"])
+        press([.character("/"), .clearLine] + Key.typing("KEV park") + [.enter], on: screen)
+        #expect(names(screen) == ["Kevin Park"])
+        press([.character("/"), .clearLine] + Key.typing("nobody") + [.enter], on: screen)
+        #expect(names(screen).isEmpty)
+        // An expression still filters.
+        press(
+            [.character("/"), .clearLine] + Key.typing("salary > 1_000_000") + [.enter], on: screen)
+        #expect(names(screen) == ["Ann Lee", "Kevin Park"])
+    }
+
     @Test func aBadSearchSaysWhyAndKeepsTheField() throws {
         let (screen, _) = try makeScreen()
         press([.character("/")] + Key.typing("salary >") + [.enter], on: screen)

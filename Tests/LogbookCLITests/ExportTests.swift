@@ -44,16 +44,14 @@ private let psql = ProcessInfo.processInfo.environment["LOGBOOK_TEST_PSQL"].flat
     }
 
     /// Runs only when `LOGBOOK_TEST_PSQL` holds `psql` connection arguments (for example
-    /// `-h /tmp/pg -p 5432 -U postgres postgres`) of a scratch database: it creates and drops
-    /// the tables `Contact` and `Employee` there.
+    /// `-h /tmp/pg -p 5432 -U postgres -d postgres`) of a scratch server: it loads the tables
+    /// `Contact` and `Employee` into a database of its own there.
     @Test(
         .enabled(
             if: psql != nil,
             "set LOGBOOK_TEST_PSQL to psql's connection arguments, with psql installed"))
     func sqlLoadsIntoPostgreSQL() throws {
-        let psql = try #require(psql)
-        let connection = ProcessInfo.processInfo.environment["LOGBOOK_TEST_PSQL"] ?? ""
-        let arguments = connection.split(separator: " ").map(String.init)
+        let database = try #require(try ScratchDatabase())
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         try ObjectStores.contacts(at: dir.child("contacts"))
@@ -62,8 +60,8 @@ private let psql = ProcessInfo.processInfo.environment["LOGBOOK_TEST_PSQL"].flat
             let export = try CLI.run(["export", dir.child(name), "--format", "sql"])
             writeFile(dir.child("\(name).sql"), b(export.stdout))
             let load = try Shell.run(
-                psql,
-                arguments + [
+                database.psql,
+                database.arguments + [
                     "-v", "ON_ERROR_STOP=1", "-q", "-c", "DROP TABLE IF EXISTS \"\(table)\"", "-f",
                     dir.child("\(name).sql"), "-t", "-A", "-c", "SELECT count(*) FROM \"\(table)\"",
                     "-c", "DROP TABLE \"\(table)\"",

@@ -4,21 +4,26 @@ import Logbook
 import TestSupport
 import Testing
 
-/// `psql` and its connection arguments, when `LOGBOOK_TEST_PSQL` holds them (`.ci/postgres`
-/// starts a scratch server and sets it; CI runs the tests through it).
-private let psql: (path: String, arguments: [String])? = ProcessInfo.processInfo.environment[
-    "LOGBOOK_TEST_PSQL"
-].flatMap { connection in
-    ["/usr/bin/psql", "/usr/local/bin/psql"].first {
+/// Whether `LOGBOOK_TEST_PSQL` names a server (`.ci/postgres` starts a scratch server and sets
+/// it; CI runs the tests through it) and `psql` is installed.
+private let psqlAvailable =
+    ProcessInfo.processInfo.environment["LOGBOOK_TEST_PSQL"] != nil
+    && ["/usr/bin/psql", "/usr/local/bin/psql"].contains {
         FileManager.default.isExecutableFile(atPath: $0)
-    }.map { ($0, connection.split(separator: " ").map(String.init)) }
-}
+    }
 
 /// `logbook changes --format sql | psql` (issue 15): a feed started, or resumed, from any token
 /// of a run leaves PostgreSQL with exactly the store's objects, every value read back the same.
 @Suite(
-    .enabled(if: psql != nil, "needs LOGBOOK_TEST_PSQL (run through .ci/postgres)"), .serialized)
+    .enabled(if: psqlAvailable, "needs LOGBOOK_TEST_PSQL (run through .ci/postgres)"), .serialized)
 struct PostgreSQLReplicationTests {
+    /// This test's own database: no other suite's tables are there.
+    let database: ScratchDatabase
+
+    init() throws {
+        database = try #require(try ScratchDatabase())
+    }
+
     /// The Contact rows as both sides print them, every value in an exact text form: strings as
     /// UTF-8 hex, doubles as their bits, dates in microseconds since 1970.
     static let query = """
@@ -65,19 +70,17 @@ struct PostgreSQLReplicationTests {
     }
 
     /// Runs `sql` (a file) then ``query`` in psql; returns the rows.
-    static func apply(_ files: [String]) throws -> String {
-        let (path, connection) = try #require(psql)
-        var arguments = connection + ["-X", "-q", "-v", "ON_ERROR_STOP=1"]
+    func apply(_ files: [String]) throws -> String {
+        var arguments = database.arguments + ["-X", "-q", "-v", "ON_ERROR_STOP=1"]
         for file in files { arguments += ["-f", file] }
-        let run = try Shell.run(path, arguments + ["-t", "-A", "-c", query])
+        let run = try Shell.run(database.psql, arguments + ["-t", "-A", "-c", Self.query])
         #expect(run.status == 0, "\(run.stderr)")
         return run.stdout
     }
 
-    static func dropTable() throws {
-        let (path, connection) = try #require(psql)
+    func dropTable() throws {
         let run = try Shell.run(
-            path, connection + ["-q", "-c", "DROP TABLE IF EXISTS \"Contact\""])
+            database.psql, database.arguments + ["-q", "-c", "DROP TABLE IF EXISTS \"Contact\""])
         #expect(run.status == 0, "\(run.stderr)")
     }
 
@@ -165,15 +168,15 @@ struct PostgreSQLReplicationTests {
             return file
         }
         let full = try feed(since: tokens[0], "full.sql")
-        try Self.dropTable()
-        #expect(try Self.apply([full]) == expected)
+        try dropTable()
+        #expect(try apply([full]) == expected)
         // Resumed from each token of the run, over the state the full feed left (replaying
         // saves already applied is harmless), and from scratch up to a token then on from it.
         for (i, token) in tokens.enumerated() {
             let rest = try feed(since: token, "from-\(i).sql")
-            #expect(try Self.apply([rest]) == expected, "resumed from token \(i)")
+            #expect(try apply([rest]) == expected, "resumed from token \(i)")
         }
-        try Self.dropTable()
+        try dropTable()
     }
 
     /// Runs `arguments` of the tool and writes its standard output to `name` in `dir`.
@@ -221,10 +224,10 @@ struct PostgreSQLReplicationTests {
         #expect(
             lines.filter { $0.hasPrefix("DELETE FROM \"Contact\" WHERE \"id\" IN (") }.count == 2)
         #expect(lines.filter { $0.hasPrefix("ON CONFLICT (\"id\") DO UPDATE SET") }.count == 5)
-        try Self.dropTable()
-        #expect(try Self.apply([file]) == expected)
-        #expect(try Self.apply([file, file]) == expected, "replayed")
-        try Self.dropTable()
+        try dropTable()
+        #expect(try apply([file]) == expected)
+        #expect(try apply([file, file]) == expected, "replayed")
+        try dropTable()
     }
 
     /// `logbook export --format sql` builds the tables the feed writes to, with the same types
@@ -250,8 +253,8 @@ struct PostgreSQLReplicationTests {
         let export = try Self.write(["export", path, "--format", "sql"], to: "export.sql", in: dir)
         #expect(export.text.contains("\"avatar\" BYTEA"))
         #expect(export.text.contains("\"token\" UUID"))
-        try Self.dropTable()
-        #expect(try Self.apply([export.file]) == exported)
+        try dropTable()
+        #expect(try apply([export.file]) == exported)
 
         let reopened = try ModelContainer(for: [Contact.self], at: URL(fileURLWithPath: path))
         let again = ModelContext(reopened)
@@ -274,8 +277,8 @@ struct PostgreSQLReplicationTests {
         let feed = try Self.write(
             ["changes", path, "--since", token.description, "--format", "sql"], to: "feed.sql",
             in: dir)
-        #expect(try Self.apply([feed.file]) == expected)
-        try Self.dropTable()
+        #expect(try apply([feed.file]) == expected)
+        try dropTable()
     }
 
     /// Unique values that move between objects: a save that swaps two emails, one that takes
@@ -330,20 +333,20 @@ struct PostgreSQLReplicationTests {
             ).file
         }
         let afterExport = try feed(since: tokens[1], "after-export.sql")
-        try Self.dropTable()
-        #expect(try Self.apply([export.file, afterExport]) == expected, "export, then the feed")
+        try dropTable()
+        #expect(try apply([export.file, afterExport]) == expected, "export, then the feed")
         for (i, token) in tokens.enumerated() {
             let rest = try feed(since: token, "from-\(i).sql")
-            #expect(try Self.apply([rest]) == expected, "replayed from token \(i) over the export")
+            #expect(try apply([rest]) == expected, "replayed from token \(i) over the export")
         }
-        try Self.dropTable()
+        try dropTable()
         let full = try feed(since: tokens[0], "full.sql")
-        #expect(try Self.apply([full]) == expected, "the feed's own tables")
+        #expect(try apply([full]) == expected, "the feed's own tables")
         for (i, token) in tokens.enumerated() {
             let rest = try feed(since: token, "again-\(i).sql")
-            #expect(try Self.apply([rest]) == expected, "replayed from token \(i)")
+            #expect(try apply([rest]) == expected, "replayed from token \(i)")
         }
-        try Self.dropTable()
+        try dropTable()
     }
 
     /// Feed throughput against `psql`'s own `COPY` (issue 15's figure): 100,000 Contacts inserted
@@ -356,7 +359,7 @@ struct PostgreSQLReplicationTests {
             if: ProcessInfo.processInfo.environment["LOGBOOK_FEED_BENCH"] != nil,
             "set LOGBOOK_FEED_BENCH to a directory to measure the feed against COPY"))
     func feedThroughputAgainstCOPY() throws {
-        let (psqlPath, connection) = try #require(psql)
+        let (psqlPath, connection) = (database.psql, database.arguments)
         let out = ProcessInfo.processInfo.environment["LOGBOOK_FEED_BENCH"]!
         var rng = SeededGenerator(seed: 15)
         let dir = TemporaryDirectory()
@@ -390,7 +393,7 @@ struct PostgreSQLReplicationTests {
         #expect(feed.status == 0)
         let file = out + "/feed.sql"
         writeFile(file, b(feed.stdout))
-        try Self.dropTable()
+        try dropTable()
         func timed(_ arguments: [String]) throws -> Double {
             let start = Date()
             let run = try Shell.run(
@@ -403,7 +406,7 @@ struct PostgreSQLReplicationTests {
         _ = try timed(["-c", "\\copy \"Contact\" TO '\(copyFile)'"])
         _ = try timed(["-c", "TRUNCATE \"Contact\""])
         let copy = try timed(["-c", "\\copy \"Contact\" FROM '\(copyFile)'"])
-        try Self.dropTable()
+        try dropTable()
         print(
             "feed: \(rows) rows in 34 saves: rendered in \(render) s; applied in \(apply) s, "
                 + "\(Int(Double(rows) / apply)) rows/s; COPY of the \(live.count) rows left: "

@@ -10,16 +10,23 @@ struct ParcelBox: Codable {
     var h: UInt8? = nil
 }
 
-/// The model of FORMAT.md Part 2, "Example: the types of format 3, byte by byte".
+/// The models of FORMAT.md Part 2, "Example: schema format 3, byte by byte".
 final class Parcel: PersistentModel {
     @Attribute var price: Decimal = 0
     @Attribute var size = ParcelSize.small
     @Attribute var box = ParcelBox()
     @Attribute var tags: [String] = []
+    @Relationship(inverse: \Route.parcels) var routes: [Route] = []
     init() {}
 }
 
-/// FORMAT.md Part 2, "Example: the types of format 3, byte by byte", checked byte for byte.
+final class Route: PersistentModel {
+    @Attribute var name = ""
+    @Relationship var parcels: [Parcel] = []
+    init() {}
+}
+
+/// FORMAT.md Part 2, "Example: schema format 3, byte by byte", checked byte for byte.
 @MainActor @Suite struct TypedFormatExampleTests {
     static let formatPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../FORMAT.md").standardized.path
@@ -28,7 +35,7 @@ final class Parcel: PersistentModel {
     /// words before the first word that is not one (the comment).
     static func documentedBlocks() throws -> [[UInt8]] {
         let text = try String(contentsOfFile: formatPath, encoding: .utf8)
-        let start = try #require(text.range(of: "### Example: the types of format 3"))
+        let start = try #require(text.range(of: "### Example: schema format 3"))
         let end = try #require(text.range(of: "\n##", range: start.upperBound..<text.endIndex))
         var blocks: [[UInt8]] = []
         var inBlock = false
@@ -57,13 +64,20 @@ final class Parcel: PersistentModel {
     @Test func oneParcelByteForByte() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
-        let container = try fixture.open([Parcel.self])
+        let container = try fixture.open([Parcel.self, Route.self])
+        let north = Route()
+        north.name = "north"
+        let south = Route()
+        south.name = "south"
+        container.mainContext.insert(north)
+        container.mainContext.insert(south)
         let parcel = Parcel()
         parcel.price = Decimal(string: "12.5")!
         parcel.size = .large
         parcel.box = ParcelBox(w: 3)
         parcel.tags = ["a", "bc"]
         container.mainContext.insert(parcel)
+        parcel.routes = [south, north]
         try container.mainContext.save()
         let schema = try #require(try container.store.get([0, 0, 0, 1], in: "logbook.schema"))
         let record = try #require(

@@ -5,11 +5,10 @@ import Foundation
 enum LogbookBench {
     static var workloads: [Workload] {
         EngineWorkloads.all + SyncWorkloads.all + CompactWorkload.all + YCSBWorkloads.all
-            + ObjectWorkloads.all + IndexWorkloads.all + ResourceWorkloads.all + ToolWorkloads.all
-            + EnumerateMemoryWorkload.all
+            + ObjectWorkloads.all + IndexWorkloads.all + QueryWorkloads.all + ResourceWorkloads.all
+            + ToolWorkloads.all + EnumerateMemoryWorkload.all + BackupWorkload.all
             + HistoryWorkloads.all + ContextSyncWorkloads.all + OrderedWorkloads.all
-            + TypeWorkloads.all
-            + StudioWorkloads.all
+            + ManyToManyWorkloads.all + TypeWorkloads.all + StudioWorkloads.all
     }
 
     static func main() {

@@ -96,7 +96,7 @@ struct Target {
             Target(
                 name: "tools: stats ≤ 0.1 s", workload: "tools-stats",
                 rule: .millisecondsAtMost(100)),
-        ] + StudioWorkloads.targets
+        ] + StudioWorkloads.targets + QueryWorkloads.targets
 
     /// `(figure, met)` from `results`, or `nil` if the run did not measure it.
     func evaluate(_ results: [BenchResult]) -> (figure: String, met: Bool)? {

@@ -1,10 +1,13 @@
 import LogStore
 
-/// What committing a batch changes beyond the log: the index entries it removes and adds, and,
-/// when the container's changes are observed, the objects it inserts, updates and deletes.
+/// What committing a batch changes beyond the log: the index entries and text postings it
+/// removes and adds, and, when the container's changes are observed, the objects it inserts,
+/// updates and deletes.
 struct CommitDelta {
     /// `nil` when no entity has an index.
     var index: IndexDelta?
+    /// `nil` when no entity has a text index.
+    var text: TextDelta?
     /// `nil` when nobody observes the container's changes.
     var changes: PendingChanges?
 }
@@ -23,10 +26,10 @@ struct PendingChanges {
 
 extension ContainerCore {
     /// The ``CommitDelta`` of `batch`, found in one walk of it: each operation in an entity
-    /// keyspace reads the stored record it replaces at most once, for the indexes and the
-    /// observers both, and not at all when neither needs it (nothing observed, and a put above
-    /// every stored key). Call it under the save lock, right before the commit, so the store
-    /// cannot move in between.
+    /// keyspace reads the stored record it replaces at most once, for the indexes, the text
+    /// indexes and the observers alike, and not at all when none needs it (nothing observed,
+    /// and a put above every stored key). Call it under the save lock, right before the
+    /// commit, so the store cannot move in between.
     ///
     /// For observers, the last operation on each key decides: a put over an existing record is
     /// an update (named by the fields whose decoded values differ), a put of a new key an
@@ -38,8 +41,9 @@ extension ContainerCore {
     ///   decodes per observed update.
     func delta(of batch: WriteBatch) throws -> CommitDelta {
         var index = indexes.deltaBuilder()
+        var text = indexes.textDeltaBuilder()
         var observer = changeHub.isObserved ? ChangeCollector() : nil
-        guard index != nil || observer != nil else { return CommitDelta() }
+        guard index != nil || text != nil || observer != nil else { return CommitDelta() }
         var lastKeyspace = ""
         var entity = -1
         try batch.forEachOperation { keyspace, key, value in
@@ -49,26 +53,31 @@ extension ContainerCore {
             }
             guard entity >= 0, let pk = Keyspaces.primaryKey(ofObjectKey: key) else { return }
             let indexNeedsReplaced = index?.needsReplaced(entity, pk) ?? false
+            let textNeedsReplaced = text?.needsReplaced(entity, pk) ?? false
+            func add(_ replaced: UnsafeRawBufferPointer?) throws {
+                try index?.add(
+                    entity: entity, pk: pk, replaced: indexNeedsReplaced ? replaced : nil,
+                    value: value)
+                try text?.add(
+                    entity: entity, pk: pk, replaced: textNeedsReplaced ? replaced : nil,
+                    value: value)
+            }
             let id =
                 observer == nil
                 ? nil
                 : PersistentIdentifier(entityName: bindings[entity].entity.name, primaryKey: pk)
             // An earlier operation of the batch on the same key read the stored record already.
             if let id, let replaced = observer?.replaced(id) {
-                try replaced.withUnsafeBytes {
-                    try index?.add(
-                        entity: entity, pk: pk, replaced: indexNeedsReplaced ? $0 : nil,
-                        value: value)
-                }
+                try replaced.withUnsafeBytes { try add($0) }
                 observer?.add(id, entity: entity, replaced: replaced, value: value)
                 return
             }
             var replaced: [UInt8]?
-            var indexed = false
-            if indexNeedsReplaced {
-                indexed = try wrapStoreErrors {
+            var found = false
+            if indexNeedsReplaced || textNeedsReplaced {
+                found = try wrapStoreErrors {
                     try store.readValue(forKey: key, in: keyspace) { record in
-                        try index?.add(entity: entity, pk: pk, replaced: record, value: value)
+                        try add(record)
                         if observer != nil { replaced = Array(record) }
                     }
                 }
@@ -77,10 +86,11 @@ extension ContainerCore {
                 // absent rather than failing the save.
                 replaced = (try? store.get(Array(key), in: keyspace)) ?? nil
             }
-            if !indexed { try index?.add(entity: entity, pk: pk, replaced: nil, value: value) }
+            if !found { try add(nil) }
             if let id { observer?.add(id, entity: entity, replaced: replaced, value: value) }
         }
-        return CommitDelta(index: index?.delta, changes: observer?.changes(bindings))
+        return CommitDelta(
+            index: index?.delta, text: text?.delta, changes: observer?.changes(bindings))
     }
 }
 

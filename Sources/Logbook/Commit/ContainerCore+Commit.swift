@@ -10,8 +10,10 @@ extension ContainerCore {
     @discardableResult
     func commit(_ batch: WriteBatch) throws -> UInt64 {
         let delta = try delta(of: batch)
-        let sequence = try indexes.commit(batch, applying: delta.index, to: store)
+        let sequence = try indexes.commit(
+            batch, applying: delta.index, text: delta.text, to: store)
         if let changes = delta.changes { changeHub.publish(changes.saved(sequence: sequence)) }
+        commitSignal.bump()
         return sequence
     }
 
@@ -35,8 +37,9 @@ extension ContainerCore {
         }
         let delta = try delta(of: batch)
         let sequence = try indexes.commit(
-            batch, applying: delta.index, to: store, durability: .buffered)
+            batch, applying: delta.index, text: delta.text, to: store, durability: .buffered)
         if let changes = delta.changes { changeHub.publish(changes.saved(sequence: sequence)) }
+        commitSignal.bump()
         return sequence
     }
 

@@ -15,12 +15,19 @@ final class ContainerCore: Sendable {
     let indexes: ContainerIndexes
     private let bindingByName: [String: Int]
     private let bindingByType: [ObjectIdentifier: Int]
-    /// Last primary key handed out, per entity.
+    /// Last primary key handed out, per entity (a sub-entity's is its hierarchy root's).
     private let counters: Locked<[UInt64]>
+    /// For each entity, the entity whose sequence its primary keys come from: the top of its
+    /// hierarchy (itself, for an entity without a superentity).
+    let keyRoots: [Int]
+    /// For each entity, the entities that inherit from it (directly or not), in schema order.
+    let descendants: [[Int]]
     /// Held while a save checks versions and commits.
     let saveLock = Locked<Void>(())
     /// Where commits are published to observers (``ModelContainer/changes()``).
     let changeHub = ChangeHub()
+    /// Counts commits, for a replica waiting for the app's next save.
+    let commitSignal = CommitSignal()
     /// The contexts whose pending changes ``ModelContainer/close()`` saves.
     let autosaves = AutosaveRegistry()
     /// Save bookkeeping that lets a save skip reading stored versions when no other context
@@ -136,7 +143,9 @@ final class ContainerCore: Sendable {
             if let layout { byType[ObjectIdentifier(layout.modelType)] = i }
             let codec = RecordCodec(entity: entity, schemaVersion: schema.version, history: history)
             bindings.append(
-                try EntityBinding(index: i, entity: entity, codec: codec, layout: layout))
+                try EntityBinding(
+                    index: i, entity: entity, codec: codec, layout: layout,
+                    schema: schema.entities))
         }
         var counters: [UInt64] = []
         for entity in schema.entities {
@@ -147,6 +156,10 @@ final class ContainerCore: Sendable {
                 stored.flatMap { $0.withUnsafeBytes { Keyspaces.primaryKey(ofObjectKey: $0) } } ?? 0
             )
         }
+        let keyRoots = schema.entities.indices.map { schema.hierarchyRoot(of: $0) }
+        for (i, root) in keyRoots.enumerated() { counters[root] = max(counters[root], counters[i]) }
+        self.keyRoots = keyRoots
+        descendants = schema.entities.indices.map { schema.descendants(of: $0) }
         pastState = nil
         self.url = url
         self.schema = schema
@@ -209,6 +222,8 @@ final class ContainerCore: Sendable {
         bindings = core.bindings
         bindingByName = core.bindingByName
         bindingByType = core.bindingByType
+        keyRoots = core.keyRoots
+        descendants = core.descendants
         counters = Locked(core.counters.withLock { $0 })
         // Built from the past state's records (the sidecar describes the present).
         indexes = ContainerIndexes(
@@ -255,15 +270,37 @@ final class ContainerCore: Sendable {
         return bindings[i]
     }
 
-    /// A new primary key for the entity, never handed out before in this store.
+    /// A new primary key for the entity, never handed out before in this store nor to another
+    /// entity of its hierarchy.
     func nextPrimaryKey(_ entity: Int) -> UInt64 {
-        counters.withLock {
-            $0[entity] += 1
-            return $0[entity]
+        let root = keyRoots[entity]
+        return counters.withLock {
+            $0[root] += 1
+            return $0[root]
         }
     }
 
-    func lastPrimaryKey(_ entity: Int) -> UInt64 { counters.withLock { $0[entity] } }
+    /// The last primary key handed out in the sequence of `entity` (a hierarchy root).
+    func lastPrimaryKey(_ entity: Int) -> UInt64 { counters.withLock { $0[keyRoots[entity]] } }
+
+    /// Raises every entity's counter to at least `floor` (call under the save lock, with
+    /// `batch` committed next): a replica's new objects get identifiers from its own block.
+    /// Adds the raised counters to `batch`.
+    func raiseCounters(to floor: UInt64, into batch: inout WriteBatch) {
+        let raised = counters.withLock { counters -> [Int] in
+            var raised: [Int] = []
+            for e in counters.indices where counters[e] < floor {
+                counters[e] = floor
+                raised.append(e)
+            }
+            return raised
+        }
+        for e in raised {
+            batch.put(
+                Keyspaces.objectKey(floor), for: Keyspaces.counterKey(bindings[e].entity.name),
+                in: Keyspaces.meta)
+        }
+    }
 
     /// A number naming a new context as a saver.
     func makeContextSerial() -> UInt64 { nextContextSerial.add(1, ordering: .relaxed).newValue }

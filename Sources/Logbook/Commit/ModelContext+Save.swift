@@ -89,11 +89,15 @@ extension ModelContext {
             }
             savedEntities[Int(entry.entity)] = true
         }
+        var countersWritten = Set<Int>()
         for (entity, inserted) in insertedEntities.enumerated() where inserted {
             savedEntities[entity] = true
+            // A hierarchy's keys are one sequence, its root's.
+            let root = core.keyRoots[entity]
+            guard countersWritten.insert(root).inserted else { continue }
             batch.put(
-                Keyspaces.objectKey(core.lastPrimaryKey(entity)),
-                for: Keyspaces.counterKey(core.bindings[entity].entity.name),
+                Keyspaces.objectKey(core.lastPrimaryKey(root)),
+                for: Keyspaces.counterKey(core.bindings[root].entity.name),
                 in: Keyspaces.meta)
         }
         if !batch.isEmpty {

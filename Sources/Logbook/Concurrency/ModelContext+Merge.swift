@@ -59,7 +59,10 @@ extension ModelContext {
             // Gone since (a later commit's changes say so), or unreadable: nothing to take.
             guard let version, version > table.entries[Int(e)].version else { continue }
             guard table.entries[Int(e)].isChanged else {
-                for (i, value) in stored.enumerated() { binding.write(object, i, value) }
+                for (i, value) in stored.enumerated() {
+                    binding.write(object, i, value)
+                    table.noteChanged(e, slot: i)
+                }
                 table.entries[Int(e)].version = version
                 table.entries[Int(e)].readGeneration = generation
                 continue
@@ -75,6 +78,7 @@ extension ModelContext {
                     if conflicting[i] == nil || conflicts == .contextWins { continue }
                 }
                 binding.write(object, i, value)
+                table.noteChanged(e, slot: i)
             }
             if conflicts == .storeWins && !conflicting.isEmpty {
                 table.dropEdits(e, slots: Set(conflicting.keys))

@@ -39,6 +39,7 @@ extension ModelContext {
                 let bit: UInt64 = i < 63 ? 1 << UInt64(i) : 1 << 63
                 if edited & bit == 0 {
                     binding.write(object, i, value)
+                    table.noteChanged(e, slot: i)
                 } else {
                     table.replaceSavedValue(e, slot: i, with: value)
                 }

@@ -6,7 +6,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     /// The entity's position in the container's schema.
     let index: Int
     let entity: Entity
-    /// What records store: the attributes, then the to-one relationships' keys.
+    /// What records store: the attributes, then the stored relationships (to-one keys, links).
     let stored: Entity
     let codec: RecordCodec
     let layout: ModelLayout?
@@ -29,12 +29,17 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     let uniqueAttributes: [Int]
     /// For a class, the accessor of each relationship (by position in `entity.relationships`).
     let relationshipFields: [any RelationshipAccessor]
-    /// For each relationship, its stored position (to-one) or -1 (to-many).
+    /// For each relationship, its stored position (to-one, storing side of a many-to-many) or
+    /// -1 (derived to-many).
     let relationshipSlots: [Int]
     /// How many attributes records store (stored positions below it are attributes).
     let attributeCount: Int
     /// Whether a relationship of the entity has the `.deny` delete rule.
     let hasDenyRule: Bool
+    /// The key paths observation hears of, by property (``ObservedProperties``).
+    let observedKeyPaths: [KeyPath<ObservedProperties, Int>]
+    /// For each stored field, the derived inverse a change of it changes too (observation).
+    let derivedInverses: [(entity: Int, property: Int)?]
     /// For each stored field, the fields of the composite it is (empty for any other field).
     let compositeFields: [[Int]]
     /// For a class, the stored fields whose values are converted from Swift values that may
@@ -52,7 +57,12 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
 
     /// - Throws: ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` if the class lacks
     ///   a stored attribute or holds it with another type.
-    init(index: Int, entity: Entity, codec: RecordCodec, layout: ModelLayout?) throws {
+    /// - Parameter schema: the container's entities, in binding order (for observation of
+    ///   derived inverses; none for a binding used alone).
+    init(
+        index: Int, entity: Entity, codec: RecordCodec, layout: ModelLayout?,
+        schema: [Entity] = []
+    ) throws {
         self.index = index
         self.entity = entity
         let stored = entity.storedFields
@@ -65,8 +75,8 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         var storedFields: [any FieldAccessor] = []
         var adoptions: [(entry: Int, info: Int, slot: Int?, position: Int, slotValue: Int32)] = []
         for relationship in entity.relationships {
-            slots.append(relationship.isToMany ? -1 : nextToOne)
-            if !relationship.isToMany { nextToOne += 1 }
+            slots.append(relationship.isStored ? nextToOne : -1)
+            if relationship.isStored { nextToOne += 1 }
         }
         if let layout {
             for attribute in entity.attributes {
@@ -99,15 +109,14 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
                         reason: "the class \(layout.modelType) has no such relationship")
                 }
                 relationshipFields.append(field)
-                let slotValue = relationship.isToMany ? Int32(-(2 + r)) : Int32(slots[r])
+                let slotValue = relationship.isStored ? Int32(slots[r]) : Int32(-(2 + r))
                 adoptions.append(
                     (
                         field.entryOffset, field.infoOffset, field.slotOffset, max(slots[r], 0),
                         slotValue
                     ))
             }
-            for (r, relationship) in entity.relationships.enumerated() where !relationship.isToMany
-            {
+            for (r, relationship) in entity.relationships.enumerated() where relationship.isStored {
                 storedFields.append(relationshipFields[r])
             }
         }
@@ -115,6 +124,9 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         self.relationshipSlots = slots
         attributeCount = stored.attributes.count
         hasDenyRule = entity.relationships.contains { $0.deleteRule == .deny }
+        derivedInverses = Self.derivedInverses(of: entity, in: schema)
+        observedKeyPaths = ObservedProperties.keyPaths(
+            entity: index, count: stored.attributes.count + entity.relationships.count)
         compositeFields = stored.attributes.indices.map { stored.compositeFields(of: $0) }
         var composites: [(marker: Int, fields: [Int], property: any CompositeProperty)] = []
         for (i, field) in storedFields.enumerated() {

@@ -67,6 +67,27 @@ extension ModelContainer {
         try self.init(for: types, configuration: configuration)
     }
 
+    /// Opens a store for the model classes of `schema` (`Schema([Employee.self])`),
+    /// as `configurations` says: SwiftData's `ModelContainer(for: schema, configurations: [config])`.
+    /// Logbook opens one store per container, so at most one configuration is taken (none:
+    /// the default one).
+    /// - Throws: ``LogbookError/invalidSchema(_:)`` for more than one configuration or a schema
+    ///   not made from classes (open one by name with `init(schema:at:options:)`), and as
+    ///   `init(for:at:options:)`.
+    public convenience init(for schema: Schema, configurations: [ModelConfiguration]) throws {
+        guard configurations.count <= 1 else {
+            throw LogbookError.invalidSchema(
+                "a container opens one store, so it takes one configuration, not \(configurations.count)"
+            )
+        }
+        guard let types = try schema.modelTypes() else {
+            throw LogbookError.invalidSchema(
+                "the schema was not made from model classes: open it with ModelContainer(schema:at:options:)"
+            )
+        }
+        try self.init(for: types, configuration: configurations.first ?? ModelConfiguration())
+    }
+
     /// Opens a store for the entities of `types`, as `configuration` says.
     /// - Throws: as `init(for:at:options:)`.
     public convenience init(

@@ -11,8 +11,9 @@ extension ModelContext {
     /// (nullify, cascade, deny). Objects registered here whose records are deleted report
     /// ``ModelObject/isDeleted``, and their unsaved changes are dropped. Durable when it returns
     /// (with the store's default `.sync` durability); other contexts that later save a deleted
-    /// object get a conflict, as after a ``save()`` that deleted it.
-    /// - Returns: the number of objects of `model` deleted.
+    /// object get a conflict, as after a ``save()`` that deleted it. For a class with
+    /// subclasses among the schema's, their objects are matched too, one commit per entity.
+    /// - Returns: the number of objects of `model` (and its subclasses) deleted.
     /// - Throws: ``LogbookError/unknownEntity(_:)``,
     ///   ``LogbookError/deleteDenied(entity:relationship:object:)`` (then nothing is deleted),
     ///   errors the predicate throws, ``LogbookError/corruptRecord(entity:key:reason:)``,
@@ -23,7 +24,12 @@ extension ModelContext {
     public func delete<Model: PersistentModel>(
         model: Model.Type, where predicate: Predicate<Model>? = nil
     ) throws -> Int {
-        try batchDelete(try makePlan(FetchDescriptor<Model>(predicate: predicate)))
+        let descriptor = FetchDescriptor<Model>(predicate: predicate)
+        var deleted = 0
+        for binding in hierarchy(of: try core.binding(for: Model.self), as: Model.self) {
+            deleted += try batchDelete(try makePlan(descriptor, binding: binding))
+        }
+        return deleted
     }
 
     /// Deletes every stored object of `entity` that the string predicate matches, as
@@ -59,7 +65,9 @@ extension ModelContext {
     /// Objects registered in this context take the new values, except attributes with an
     /// unsaved change here: that change wins, and is what the next ``save()`` writes (a
     /// ``rollback()`` goes back to the updated value). Unique attributes are checked as at a
-    /// save. Durable when it returns (with the store's default `.sync` durability).
+    /// save. Durable when it returns (with the store's default `.sync` durability). For a
+    /// class with subclasses among the schema's, their objects are changed too (`change` gets
+    /// each as its own class), one commit per entity.
     /// - Returns: the number of objects updated.
     /// - Throws: ``LogbookError/uniqueConstraint(entity:attribute:value:object:existing:)``,
     ///   ``LogbookError/conflict(entity:object:expectedVersion:foundVersion:)`` if another
@@ -70,17 +78,22 @@ extension ModelContext {
         model: Model.Type, where predicate: Predicate<Model>? = nil,
         set change: (Model) throws -> Void
     ) throws -> Int {
-        let plan = try makePlan(FetchDescriptor<Model>(predicate: predicate))
-        let binding = plan.binding
-        let scratch = binding.makeObject()
-        var snapshot = FieldSnapshot(binding)
-        return try batchUpdate(plan) { buffer, pk, writer in
-            let version = try binding.load(buffer, into: scratch, primaryKey: pk)
-            snapshot.take(scratch)
-            try change(unsafeDowncast(scratch, to: Model.self))
-            try encodeRecord(of: scratch, binding, pk: pk, version: version + 1, into: &writer)
-            return snapshot.changedFields(scratch)
+        let descriptor = FetchDescriptor<Model>(predicate: predicate)
+        var updated = 0
+        // The entity's objects, then each sub-entity's (a commit each).
+        for binding in hierarchy(of: try core.binding(for: Model.self), as: Model.self) {
+            let plan = try makePlan(descriptor, binding: binding)
+            let scratch = binding.makeObject()
+            var snapshot = FieldSnapshot(binding)
+            updated += try batchUpdate(plan) { buffer, pk, writer in
+                let version = try binding.load(buffer, into: scratch, primaryKey: pk)
+                snapshot.take(scratch)
+                try change(unsafeDowncast(scratch, to: Model.self))
+                try encodeRecord(of: scratch, binding, pk: pk, version: version + 1, into: &writer)
+                return snapshot.changedFields(scratch)
+            }
         }
+        return updated
     }
 
     /// Sets attributes, by name, of every stored object of `entity` that the string predicate
@@ -348,47 +361,118 @@ private struct BatchDeletion {
         let core = context.core
         let binding = core.bindings[entity]
         let targets = Set(fresh)
-        for relationship in binding.entity.relationships where relationship.isToMany {
+        for (index, relationship) in binding.entity.relationships.enumerated()
+        where relationship.isToMany {
             guard let inverse = relationship.inverse,
-                let destination = try? core.binding(named: relationship.destination),
-                let r = destination.entity.relationships.firstIndex(where: { $0.name == inverse })
+                let base = try? core.binding(named: relationship.destination)
             else { continue }
-            let slot = destination.relationshipSlots[r]
-            var pointing: [(pk: UInt64, target: UInt64)] = []
-            try wrapStoreErrors {
-                try core.store.forEach(in: destination.keyspace) { key, value in
-                    guard let pk = Keyspaces.primaryKey(ofObjectKey: key),
-                        !deletedSets[destination.index].contains(pk)
-                    else { return }
-                    var target: UInt64 = 0
-                    _ = try destination.codec.decode(value, key: String(pk)) { i, v in
-                        if i == slot, case .integer(let k) = v { target = UInt64(bitPattern: k) }
-                    }
-                    if target != 0 && targets.contains(target) { pointing.append((pk, target)) }
+            if relationship.storesLinks {
+                guard base.entity.relationships.contains(where: { $0.name == inverse }) else {
+                    continue
                 }
+                try addLinked(fresh, binding, index, relationship, base, context: context)
+                continue
             }
-            guard let first = pointing.first else { continue }
-            switch relationship.deleteRule {
-            case .deny:
-                throw LogbookError.deleteDenied(
-                    entity: binding.entity.name, relationship: relationship.name,
-                    object: PersistentIdentifier(
-                        entityName: binding.entity.name, primaryKey: first.target
-                    ).description)
-            case .cascade:
-                try add(pointing.map(\.pk), of: destination.index, context: context)
-            case .nullify:
-                for (pk, _) in pointing {
-                    try nullify(slot, of: pk, destination, store: core.store)
+            // The destination's records, then each sub-entity's (they inherit the inverse).
+            for destination in [base] + core.descendants[base.index].map({ core.bindings[$0] }) {
+                guard
+                    let r = destination.entity.relationships.firstIndex(where: {
+                        $0.name == inverse
+                    })
+                else { continue }
+                let slot = destination.relationshipSlots[r]
+                // The destination objects whose to-one, or links, reach a deleted object.
+                var pointing: [(pk: UInt64, target: UInt64)] = []
+                try wrapStoreErrors {
+                    try core.store.forEach(in: destination.keyspace) { key, value in
+                        guard let pk = Keyspaces.primaryKey(ofObjectKey: key),
+                            !deletedSets[destination.index].contains(pk)
+                        else { return }
+                        var reached: [UInt64] = []
+                        _ = try destination.codec.decode(value, key: String(pk)) { i, v in
+                            guard i == slot else { return }
+                            if case .integer(let k) = v {
+                                reached = [UInt64(bitPattern: k)]
+                            } else {
+                                reached = LinkList.keys(v) ?? []
+                            }
+                        }
+                        for target in reached where targets.contains(target) {
+                            pointing.append((pk, target))
+                        }
+                    }
+                }
+                guard let first = pointing.first else { continue }
+                switch relationship.deleteRule {
+                case .deny:
+                    throw LogbookError.deleteDenied(
+                        entity: binding.entity.name, relationship: relationship.name,
+                        object: PersistentIdentifier(
+                            entityName: binding.entity.name, primaryKey: first.target
+                        ).description)
+                case .cascade:
+                    try add(pointing.map(\.pk), of: destination.index, context: context)
+                case .nullify:
+                    for (pk, _) in pointing {
+                        try nullify(slot, of: pk, destination, removing: targets, store: core.store)
+                    }
                 }
             }
         }
     }
 
-    /// Rewrites record `pk` of `destination` with stored field `slot` null (the next version),
-    /// starting from an earlier rewrite of this batch if there is one.
+    /// The delete rules of the side of a many-to-many that stores the links: deny while a
+    /// deleted object links to an existing one, cascade to the linked objects; nullify needs
+    /// nothing, the links going with the records.
+    private mutating func addLinked(
+        _ pks: [UInt64], _ binding: EntityBinding, _ r: Int,
+        _ relationship: RelationshipDescription, _ destination: EntityBinding,
+        context: ModelContext
+    ) throws {
+        guard relationship.deleteRule != .nullify else { return }
+        let store = context.core.store
+        let slot = binding.relationshipSlots[r]
+        var linked: [UInt64] = []
+        var first: (owner: UInt64, target: UInt64)?
+        for pk in pks {
+            guard
+                let record = try wrapStoreErrors({
+                    try store.get(Keyspaces.objectKey(pk), in: binding.keyspace)
+                })
+            else { continue }
+            var links: [UInt64] = []
+            _ = try record.withUnsafeBytes { raw in
+                try binding.codec.decode(raw, key: String(pk)) { i, v in
+                    if i == slot { links = LinkList.keys(v) ?? [] }
+                }
+            }
+            for target in links where !deletedSets[destination.index].contains(target) {
+                let exists = try wrapStoreErrors {
+                    try store.contains(Keyspaces.objectKey(target), in: destination.keyspace)
+                }
+                guard exists else { continue }
+                linked.append(target)
+                if first == nil { first = (pk, target) }
+            }
+        }
+        guard let first else { return }
+        if relationship.deleteRule == .deny {
+            throw LogbookError.deleteDenied(
+                entity: binding.entity.name, relationship: relationship.name,
+                object: PersistentIdentifier(
+                    entityName: binding.entity.name, primaryKey: first.owner
+                )
+                .description)
+        }
+        try add(Array(Set(linked)).sorted(), of: destination.index, context: context)
+    }
+
+    /// Rewrites record `pk` of `destination` with stored field `slot` null, or for links
+    /// without the keys `removing` (the next version), starting from an earlier rewrite of this
+    /// batch if there is one.
     private mutating func nullify(
-        _ slot: Int, of pk: UInt64, _ destination: EntityBinding, store: LogStore
+        _ slot: Int, of pk: UInt64, _ destination: EntityBinding, removing: Set<UInt64>,
+        store: LogStore
     ) throws {
         let record =
             try rewritten[destination.index][pk]
@@ -398,7 +482,9 @@ private struct BatchDeletion {
         let version = try record.withUnsafeBytes { raw in
             try destination.codec.decode(raw, key: String(pk)) { values[$0] = $1 }
         }
-        values[slot] = .null
+        values[slot] =
+            LinkList.keys(values[slot]).map { LinkList.value(Set($0).subtracting(removing)) }
+            ?? .null
         var writer = ByteWriter(capacity: record.count)
         destination.codec.encode(objectVersion: version + 1, into: &writer) { i, w in
             if values[i].isNull { return false }

@@ -29,7 +29,15 @@ extension ModelContext {
     func fetchAnyObjects<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
         -> [AnyObject]
     {
-        try fetchObjects(makePlan(descriptor))
+        let binding = try core.binding(for: Model.self)
+        let objects =
+            core.descendants[binding.index].isEmpty
+            ? try fetchObjects(makePlan(descriptor, binding: binding))
+            : try fetchHierarchy(descriptor, of: binding)
+        for keyPath in descriptor.relationshipKeyPathsForPrefetching {
+            for object in objects { _ = unsafeDowncast(object, to: Model.self)[keyPath: keyPath] }
+        }
+        return objects
     }
 
     /// The number of objects `descriptor` would fetch, without building any.
@@ -37,20 +45,30 @@ extension ModelContext {
     public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
         -> Int
     {
-        var plan = try makePlan(descriptor)
+        let binding = try core.binding(for: Model.self)
+        guard core.descendants[binding.index].isEmpty else {
+            return try countHierarchy(descriptor, of: binding)
+        }
+        var plan = try makePlan(descriptor, binding: binding)
         plan.objectOrder = nil
         plan.sortKeys = []
         return try count(plan).count
     }
 
     /// The identifiers of the objects `descriptor` would fetch, in order, without building them
-    /// (unless a sort key is not an attribute).
+    /// (unless a sort key is not an attribute, or `Model` has subclasses in the schema).
     /// - Throws: as ``fetch(_:)-(FetchDescriptor<Model>)``.
     public func fetchIdentifiers<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>)
         throws
         -> [PersistentIdentifier]
     {
-        let plan = try makePlan(descriptor)
+        let binding = try core.binding(for: Model.self)
+        guard core.descendants[binding.index].isEmpty else {
+            return try fetchHierarchy(descriptor, of: binding).compactMap {
+                ($0 as? any ModelObject)?.persistentModelID
+            }
+        }
+        let plan = try makePlan(descriptor, binding: binding)
         let name = plan.binding.entity.name
         if plan.objectOrder != nil {
             return try fetchObjects(plan).compactMap { ($0 as? any ModelObject)?.persistentModelID }
@@ -63,7 +81,7 @@ extension ModelContext {
     /// The object with identifier `id`: the registered instance if any, else read from the
     /// store and registered. `nil` if there is no such object (or its deletion is pending here).
     /// - Throws: ``LogbookError/entityMismatch(expected:found:)`` if `id` is of another entity
-    ///   than `Model`, ``LogbookError/unknownEntity(_:)``,
+    ///   than `Model`'s or a subclass's, ``LogbookError/unknownEntity(_:)``,
     ///   ``LogbookError/corruptRecord(entity:key:reason:)``, ``LogbookError/store(_:)``.
     /// - Complexity: one hash lookup, or one store read and decode.
     @inlinable
@@ -84,13 +102,23 @@ extension ModelContext {
         try object(for: id)
     }
 
-    /// The object with identifier `id`, checked to be an instance of `type`.
+    /// Whether `type` is `base` or one of its subclasses.
+    static func isClass(_ type: AnyClass, orSubclassOf base: AnyClass) -> Bool {
+        var next: AnyClass? = type
+        while let c = next {
+            if ObjectIdentifier(c) == ObjectIdentifier(base) { return true }
+            next = _getSuperclass(c)
+        }
+        return false
+    }
+
+    /// The object with identifier `id`, checked to be an instance of `type` (or a subclass).
     @usableFromInline
     func objectReference(for id: PersistentIdentifier, as type: any PersistentModel.Type) throws
         -> AnyObject?
     {
         let binding = try binding(named: id.entityName)
-        guard let layout = binding.layout, layout.modelType == type else {
+        guard let layout = binding.layout, Self.isClass(layout.modelType, orSubclassOf: type) else {
             throw LogbookError.entityMismatch(expected: type.entityName, found: id.entityName)
         }
         return try object(binding, id.primaryKey)
@@ -185,10 +213,12 @@ extension ModelContext {
         return registered(binding.index, id.primaryKey)?.object as? Model
     }
 
-    func makePlan<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
-        -> FetchPlan
-    {
-        let binding = try core.binding(for: Model.self)
+    /// The plan of `descriptor` over the entity of `binding` (`Model`'s, or one of its
+    /// sub-entities': `Model`'s key paths reach a subclass's inherited fields).
+    func makePlan<Model: PersistentModel>(
+        _ descriptor: FetchDescriptor<Model>, binding: EntityBinding? = nil
+    ) throws -> FetchPlan {
+        let binding = try binding ?? core.binding(for: Model.self)
         var plan = FetchPlan(binding: binding)
         plan.limit = descriptor.fetchLimit
         plan.offset = descriptor.fetchOffset
@@ -205,7 +235,14 @@ extension ModelContext {
         if let predicate = descriptor.predicate {
             let core = self.core
             if let node = PredicateTranslator.translate(
-                predicate, resolver: resolver, binding: { try? core.binding(named: $0) },
+                predicate, resolver: resolver,
+                // A destination with sub-entities is not one entity's records: such a
+                // predicate is evaluated on objects.
+                binding: {
+                    guard let b = try? core.binding(named: $0), core.descendants[b.index].isEmpty
+                    else { return nil }
+                    return b
+                },
                 cache: planCache)
             {
                 plan.matcher = .filter(node)

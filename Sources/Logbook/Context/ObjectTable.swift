@@ -1,3 +1,5 @@
+import Observation
+
 /// What a context knows of one registered object.
 struct ObjectEntry {
     var primaryKey: UInt64
@@ -98,6 +100,8 @@ final class ObjectTable {
     @exclusivity(unchecked) private var pruneThreshold = ObjectTable.minimumPrune
     /// Set while a fetch builds objects only the table holds yet.
     @exclusivity(unchecked) private var pruningPaused = 0
+    /// Hears of reads and changes of the context's objects (``ObservedProperties``).
+    let registrar = ObservationRegistrar()
     /// Set while the context wants to hear of the next change (to schedule an autosave).
     @exclusivity(unchecked) var reportsNextChange = false
 
@@ -213,6 +217,7 @@ final class ObjectTable {
         let i = Int(e)
         // The saved value of a field not fetched is needed: fault the object in first.
         if entries[i].isPartial { fulfill(e, object) }
+        noteChanged(e, slot: slot)
         switch entries[i].state {
         case .persisted:
             if !entries[i].isChanged {
@@ -391,6 +396,7 @@ final class ObjectTable {
             let i = Int(change.entry)
             guard entries[i].state != .free, let object = objects[i] else { continue }
             bindings[Int(entries[i].entity)].write(object, Int(change.slot), change.value)
+            noteChanged(change.entry, slot: Int(change.slot))
         }
         for e in changed where entries[Int(e)].isChanged {
             entries[Int(e)].isChanged = false

@@ -36,6 +36,11 @@ public struct FetchDescriptor<Model: PersistentModel> {
     /// fetched; key paths that are not attributes are ignored. The predicate and sort read
     /// the stored values whatever this lists. Saving a partial object writes its whole record.
     public var propertiesToFetch: [PartialKeyPath<Model>]
+    /// Relationships to load with the fetched objects (SwiftData's and Core Data's
+    /// prefetching): each is read once for every fetched object during the fetch, so later
+    /// reads find the related objects registered. Key paths that are not relationships are
+    /// read too, which loads nothing more.
+    public var relationshipKeyPathsForPrefetching: [PartialKeyPath<Model>]
 
     /// A descriptor with `predicate` and `sortBy`.
     public init(predicate: Predicate<Model>? = nil, sortBy: [SortDescriptor<Model>] = []) {
@@ -45,6 +50,7 @@ public struct FetchDescriptor<Model: PersistentModel> {
         self.fetchOffset = nil
         self.includePendingChanges = true
         self.propertiesToFetch = []
+        self.relationshipKeyPathsForPrefetching = []
     }
 }
 

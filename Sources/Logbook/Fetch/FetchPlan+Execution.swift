@@ -9,13 +9,16 @@ extension ModelContext {
     /// (its candidate names the object's entry) if the matches come in result order (no sort,
     /// or the order of the index read), and its bytes are kept otherwise
     /// (``ScanResult/built``).
+    ///
+    /// With `consume` set (and no sort), each stored match is handed to it instead of becoming a
+    /// candidate; the result then holds only the pending matches.
     func execute(
         _ plan: FetchPlan, keepRecords: Bool = true,
-        build: ((UnsafeRawBufferPointer, UInt64) throws -> Int32)? = nil
+        build: ((UnsafeRawBufferPointer, UInt64) throws -> Int32)? = nil,
+        consume: ((UnsafeRawBufferPointer, UInt64) throws -> Void)? = nil
     ) throws -> ScanResult {
         let plan = try resolved(plan)
         let binding = plan.binding
-        let entity = binding.stored
         let keyCount = plan.sortKeys.count
         let (skip, pending) = pendingEntries(plan)
         var explanation = FetchExplanation()
@@ -38,7 +41,8 @@ extension ModelContext {
         // Employees cost more than fetching them, most of it glibc coalescing their freed
         // blocks out of address order). The caller builds those from the kept bytes instead.
         let buildNow = scanned.sortKeys.isEmpty ? build : nil
-        let scan = RecordScan(plan: scanned, keepRecords: keepRecords, skip: skip, build: buildNow)
+        let scan = RecordScan(
+            plan: scanned, keepRecords: keepRecords, skip: skip, build: buildNow, consume: consume)
         try wrapStoreErrors {
             switch access.access {
             case .nothing:
@@ -76,23 +80,7 @@ extension ModelContext {
         for e in pending {
             guard let object = table.objects[Int(e)] else { continue }
             explanation.pendingObjects += 1
-            if let test = plan.pendingTest {
-                if !(try test(object)) { continue }
-            } else {
-                switch plan.matcher {
-                case .all: break
-                case .filter(let node):
-                    if !(try node.evaluate(
-                        ArrayFilterValues(
-                            values: binding.readAll(object), entity: entity,
-                            primaryKey: table.entries[Int(e)].primaryKey)))
-                    {
-                        continue
-                    }
-                case .object(let test), .registeredObject(let test):
-                    if !(try test(object)) { continue }
-                }
-            }
+            guard try matchesPending(plan, object, e) else { continue }
             if scan.integerSort {
                 if case .integer(let key) = binding.read(object, plan.sortKeys[0].attribute) {
                     integerKeys.append(key)
@@ -195,9 +183,27 @@ extension ModelContext {
         return (result.order.count, result.explanation)
     }
 
+    /// Whether the pending object `object` (entry `e`) matches the resolved plan.
+    /// - Throws: errors of the predicate.
+    func matchesPending(_ plan: FetchPlan, _ object: AnyObject, _ e: Int32) throws -> Bool {
+        if let test = plan.pendingTest { return try test(object) }
+        switch plan.matcher {
+        case .all:
+            return true
+        case .filter(let node):
+            return try node.evaluate(
+                ArrayFilterValues(
+                    values: plan.binding.readAll(object), entity: plan.binding.stored,
+                    primaryKey: table.entries[Int(e)].primaryKey))
+        case .object(let test), .registeredObject(let test):
+            return try test(object)
+        }
+    }
+
     /// The pending changes of the plan's entity: the stored keys they hide (changed and
-    /// deleted objects) and the entries to test (inserted and changed objects).
-    private func pendingEntries(_ plan: FetchPlan) -> (skip: Set<UInt64>, pending: [Int32]) {
+    /// deleted objects) and the entries to test (inserted and changed objects); none when the
+    /// plan leaves pending changes out.
+    func pendingEntries(_ plan: FetchPlan) -> (skip: Set<UInt64>, pending: [Int32]) {
         var skip = Set<UInt64>()
         var pending: [Int32] = []
         guard plan.includePendingChanges else { return (skip, pending) }

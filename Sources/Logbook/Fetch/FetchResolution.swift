@@ -33,8 +33,12 @@ extension ModelContext {
         throws -> FilterNode
     {
         switch node {
-        case .constant, .keyIn, .identifierIn:
+        case .constant, .keyIn, .identifierIn, .linkCount:
             return node
+        case .reachesAny(let r, _, let inner):
+            return try reachingAny(r, inner, binding, includePending: includePending)
+        case .reachCount(let r, _, let op, let count):
+            return try reachingCount(r, op, count, binding, includePending: includePending)
         case .and(let a, let b):
             return .and(
                 try resolve(a, binding, includePending: includePending),
@@ -109,6 +113,74 @@ extension ModelContext {
         default:
             return node
         }
+    }
+
+    /// `reachesAny`: the objects whose to-many relationship `r` reaches a destination object
+    /// matching `inner`. Found by a fetch of the destination; then, where the relationship is
+    /// stored here, the link index answers which objects hold those links; where it is derived,
+    /// the matching objects' inverse fields name the objects.
+    private func reachingAny(
+        _ r: Int, _ inner: FilterNode, _ binding: EntityBinding, includePending: Bool
+    ) throws -> FilterNode {
+        let relationship = binding.entity.relationships[r]
+        let destination = try core.binding(named: relationship.destination)
+        var sub = FetchPlan(binding: destination)
+        sub.matcher = .filter(inner)
+        sub.includePendingChanges = includePending
+        if relationship.isStored {
+            let keys = Set(try execute(sub, keepRecords: false).candidates.map(\.primaryKey))
+            return .keyIn(binding.relationshipSlots[r], keys)
+        }
+        guard let back = inverseIndex(of: relationship, in: destination) else {
+            return .constant(false)
+        }
+        var owners = Set<UInt64>()
+        for object in try fetchObjects(sub) {
+            owners.formUnion(
+                Self.reachedKeys(destination.read(object, destination.relationshipSlots[back])))
+        }
+        return .identifierIn(owners)
+    }
+
+    /// `reachCount`: a count of links where the relationship is stored here; where it is
+    /// derived, the objects whose count passes, from one fetch of every destination object.
+    private func reachingCount(
+        _ r: Int, _ op: FilterOperator, _ count: Int, _ binding: EntityBinding,
+        includePending: Bool
+    ) throws -> FilterNode {
+        let relationship = binding.entity.relationships[r]
+        if relationship.isStored { return .linkCount(binding.relationshipSlots[r], op, count) }
+        let destination = try core.binding(named: relationship.destination)
+        guard let back = inverseIndex(of: relationship, in: destination) else {
+            return .constant(false)
+        }
+        var sub = FetchPlan(binding: destination)
+        sub.matcher = .all
+        sub.includePendingChanges = includePending
+        var counts: [UInt64: Int] = [:]
+        for object in try fetchObjects(sub) {
+            for key in Self.reachedKeys(
+                destination.read(object, destination.relationshipSlots[back]))
+            {
+                counts[key, default: 0] += 1
+            }
+        }
+        func passes(_ n: Int) -> Bool {
+            let test = FilterNode.compare(
+                .value(.integer(Int64(n))), op, .value(.integer(Int64(count))),
+                caseInsensitive: false, diacriticInsensitive: false)
+            return (try? test.evaluate(ArrayFilterValues(values: [], entity: binding.entity)))
+                ?? false
+        }
+        // Objects no destination reaches have the count 0.
+        if passes(0) { return .not(.identifierIn(Set(counts.filter { !passes($0.value) }.keys))) }
+        return .identifierIn(Set(counts.filter { passes($0.value) }.keys))
+    }
+
+    /// The keys a stored relationship field holds: a to-one's key, or a list of links.
+    private static func reachedKeys(_ value: AttributeValue) -> [UInt64] {
+        if case .integer(let key) = value { return [UInt64(bitPattern: key)] }
+        return LinkList.keys(value) ?? []
     }
 
     /// A comparison of the object's identifier with `other`, as a set of primary keys.

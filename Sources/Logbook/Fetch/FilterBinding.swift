@@ -24,7 +24,8 @@ struct FilterBinder {
     ///   type, ``LogbookError/unsupportedPredicate(_:)`` for key paths that cannot be followed.
     mutating func bind(_ node: FilterNode, to entity: Entity) throws -> FilterNode {
         switch node {
-        case .constant, .keyIn, .identifierIn, .related: return node
+        case .constant, .keyIn, .identifierIn, .related, .reachesAny, .reachCount, .linkCount:
+            return node
         case .and(let a, let b):
             let left = try bind(a, to: entity)
             return .and(left, try bind(b, to: entity))
@@ -135,6 +136,13 @@ struct FilterBinder {
             else {
                 throw LogbookError.unsupportedPredicate(
                     "a comparison through a relationship must compare it with constants")
+            }
+            if let schema, let d = schema.entities.firstIndex(where: { $0.name == destination }),
+                !schema.descendants(of: d).isEmpty
+            {
+                throw LogbookError.unsupportedPredicate(
+                    "\(destination) has sub-entities, so a string predicate cannot compare through a relationship to it; use #Predicate"
+                )
             }
             var inner = operands
             inner[i] = .key(rest)
@@ -282,7 +290,8 @@ struct FilterBinder {
                     // CONTAINS on an array or set compares with its elements.
                     let collection = attribute.type.isCollection && op == .contains
                     let type =
-                        collection ? (attribute.members.first?.type ?? attribute.type) : attribute.type
+                        collection
+                        ? (attribute.members.first?.type ?? attribute.type) : attribute.type
                     let values: [AttributeValue]
                     switch constant {
                     case .value(let v): values = [v]

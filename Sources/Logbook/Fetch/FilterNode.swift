@@ -56,10 +56,20 @@ indirect enum FilterNode: Sendable, Hashable {
     /// satisfies `node`, or reaches none and `whenMissing` is true. A fetch resolves it into
     /// ``keyIn(_:_:)`` (through a fetch of the destination) before evaluating anything.
     case related(slot: Int, destination: String, node: FilterNode, whenMissing: Bool)
-    /// Stored field `field` (an integer: a to-one relationship's key) is one of `keys`.
+    /// Stored field `field` (an integer: a to-one relationship's key) is one of `keys`, or
+    /// (links: the storing side of a many-to-many) holds one of `keys`.
     case keyIn(Int, Set<UInt64>)
     /// The object's primary key is one of `keys`.
     case identifierIn(Set<UInt64>)
+    /// The to-many relationship `relationship` (its position among the entity's
+    /// relationships) reaches an object of `destination` that satisfies `node`. A fetch
+    /// resolves it into ``keyIn(_:_:)`` or ``identifierIn(_:)`` before evaluating anything.
+    case reachesAny(relationship: Int, destination: String, node: FilterNode)
+    /// The number of objects the to-many relationship `relationship` reaches, compared with
+    /// `count` by `op`. A fetch resolves it into ``linkCount(_:_:_:)`` or ``identifierIn(_:)``.
+    case reachCount(relationship: Int, destination: String, FilterOperator, Int)
+    /// The number of links stored field `field` holds, compared with `count` by `op`.
+    case linkCount(Int, FilterOperator, Int)
 
     /// The same filter with attribute names replaced by positions in `entity` (see
     /// ``FilterBinder``; no relationships can be followed without a schema).
@@ -92,8 +102,8 @@ indirect enum FilterNode: Sendable, Hashable {
             mark(lo)
             mark(hi)
         case .related(let slot, _, _, _): mark(.attribute(slot))
-        case .keyIn(let field, _): mark(.attribute(field))
-        case .identifierIn: break
+        case .keyIn(let field, _), .linkCount(let field, _, _): mark(.attribute(field))
+        case .identifierIn, .reachesAny, .reachCount: break
         }
     }
 
@@ -131,10 +141,22 @@ indirect enum FilterNode: Sendable, Hashable {
                 "a comparison through a relationship to \(destination) can only be evaluated by a fetch"
             )
         case .keyIn(let field, let keys):
-            guard case .integer(let key) = values.value(at: field) else { return false }
-            return keys.contains(UInt64(bitPattern: key))
+            switch values.value(at: field) {
+            case .integer(let key): return keys.contains(UInt64(bitPattern: key))
+            case .data(let links):
+                return LinkList.keys(links)?.contains(where: keys.contains) ?? false
+            default: return false
+            }
         case .identifierIn(let keys):
             return keys.contains(values.primaryKey)
+        case .reachesAny(_, let destination, _), .reachCount(_, let destination, _, _):
+            throw LogbookError.unsupportedPredicate(
+                "a test of a to-many relationship to \(destination) can only be evaluated by a fetch"
+            )
+        case .linkCount(let field, let op, let count):
+            let links = LinkList.keys(values.value(at: field))?.count ?? 0
+            return try Self.compare(
+                .integer(Int64(links)), op, .integer(Int64(count)), false, false)
         }
     }
 

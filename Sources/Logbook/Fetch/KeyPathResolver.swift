@@ -130,7 +130,9 @@ final class KeyPathResolver {
     /// The field of the composite attribute at `slot` that `keyPath` (which read only that
     /// attribute) reads, if it reads exactly one (`\.address.city`): each field of the key
     /// path's type is set to a value that differs from every other field's, twice over.
-    private func compositeField(_ keyPath: AnyKeyPath, slot: Int, record: ProbeRecord, probe: AnyObject)
+    private func compositeField(
+        _ keyPath: AnyKeyPath, slot: Int, record: ProbeRecord, probe: AnyObject
+    )
         -> String?
     {
         guard slot >= 0, slot < binding.attributeCount, record.slots.allSatisfy({ $0 == slot }),
@@ -216,6 +218,16 @@ final class KeyPathResolver {
             !binding.entity.relationships[r].isToMany
         else { return nil }
         return (binding.relationshipSlots[r], binding.entity.relationships[r].destination)
+    }
+
+    /// The position among the entity's relationships, and the destination, of the to-many
+    /// relationship `keyPath` reads, or `nil`.
+    func toMany(_ keyPath: AnyKeyPath) -> (relationship: Int, destination: String)? {
+        guard let name = fieldName(keyPath),
+            let r = binding.entity.relationships.firstIndex(where: { $0.name == name }),
+            binding.entity.relationships[r].isToMany
+        else { return nil }
+        return (r, binding.entity.relationships[r].destination)
     }
 
     /// Whether stored field `i` is a composite attribute (its marker).

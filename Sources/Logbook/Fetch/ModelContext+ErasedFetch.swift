@@ -11,6 +11,7 @@ extension ModelContext {
     {
         // The predicate's parts, not a copy of it (a copy goes through its value witnesses).
         guard descriptor.propertiesToFetch.isEmpty,
+            descriptor.relationshipKeyPathsForPrefetching.isEmpty,
             let (expression, variable) = descriptor.predicate.map({
                 ($0.expression, $0.variable.key)
             })
@@ -55,6 +56,8 @@ extension ModelContext {
         offset: Int?, includePendingChanges: Bool
     ) throws -> [AnyObject]? {
         let binding = try core.binding(for: model)
+        // A fetch of a superentity reads its sub-entities too: the descriptor's way.
+        guard core.descendants[binding.index].isEmpty else { return nil }
         let resolver = planCache.resolver(for: binding)
         guard let direct = planCache.directType(of: expression) else { return nil }
         let translation = DirectTranslation(resolver: resolver, variable: variable)

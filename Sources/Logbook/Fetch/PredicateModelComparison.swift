@@ -88,3 +88,34 @@ extension PredicateExpressions.RelationshipIdentity: FilterTranslatable {
             relationship, isEqual ? .equal : .notEqual, .plain(.identifier(identifier)))
     }
 }
+
+extension PredicateExpressions {
+    /// Whether a to-many relationship reaches a given object (`$0.courses.contains(math)`),
+    /// compared by identifier as ``RelationshipIdentity`` is.
+    public struct RelationshipMembership<Related: PredicateExpression, Model: PersistentModel>:
+        PredicateExpression
+    where Related.Output: Sequence, Related.Output.Element == Model {
+        /// The to-many relationship (`$0.courses`).
+        public let related: Related
+        /// The object's identifier.
+        public let identifier: PersistentIdentifier
+
+        /// Whether the relationship reaches the object.
+        public func evaluate(_ bindings: PredicateBindings) throws -> Bool {
+            try related.evaluate(bindings).contains { $0.persistentModelID == identifier }
+        }
+    }
+
+    /// `$0.courses.contains(math)`.
+    public static func build_contains<Related: PredicateExpression, Model: PersistentModel>(
+        _ related: Related, _ element: ModelValue<Model>
+    ) -> RelationshipMembership<Related, Model>
+    where Related.Output: Sequence, Related.Output.Element == Model {
+        RelationshipMembership(related: related, identifier: element.identifier)
+    }
+}
+
+extension PredicateExpressions.RelationshipMembership: Sendable where Related: Sendable {}
+extension PredicateExpressions.RelationshipMembership: Codable where Related: Codable {}
+extension PredicateExpressions.RelationshipMembership: StandardPredicateExpression
+where Related: StandardPredicateExpression {}

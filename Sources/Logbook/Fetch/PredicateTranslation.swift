@@ -65,6 +65,8 @@ struct PredicateTranslator {
         case plain(FilterOperand)
         /// A value of the object a to-one relationship (stored field `slot`) reaches.
         case through(slot: Int, destination: String, Operand)
+        /// The number of objects a to-many relationship reaches (`$0.courses.count`).
+        case count(relationship: Int, destination: String)
     }
 
     func operand(_ expression: Any) -> Operand? {
@@ -130,7 +132,22 @@ struct PredicateTranslator {
             return .related(
                 slot: slot, destination: destination, node: node,
                 whenMissing: Self.missing(op, a, nullOnLeft: false))
-        case (.through, .through):
+        case (.count(let r, let destination), .plain(.value(.integer(let n)))):
+            return .reachCount(relationship: r, destination: destination, op, Int(n))
+        case (.plain(.value(.integer(let n))), .count(let r, let destination)):
+            let flipped: FilterOperator? =
+                switch op {
+                case .equal, .notEqual: op
+                case .less: .greater
+                case .lessOrEqual: .greaterOrEqual
+                case .greater: .less
+                case .greaterOrEqual: .lessOrEqual
+                default: nil
+                }
+            return flipped.map {
+                .reachCount(relationship: r, destination: destination, $0, Int(n))
+            }
+        case (.through, .through), (.count, _), (_, .count):
             return nil
         }
     }
@@ -149,6 +166,11 @@ struct PredicateTranslator {
             (try? node.evaluate(
                 ArrayFilterValues(values: [], entity: Entity(name: "", attributes: []))))
             ?? false
+    }
+
+    /// The to-many relationship an expression reads (`$0.courses`), or `nil`.
+    func toMany(_ expression: Any) -> (relationship: Int, destination: String)? {
+        (expression as? any ToManyTranslatable)?.toMany(self)
     }
 
     /// The hops of a chain of to-one relationships (`$0.company`, `$0.company?.parent`), or `nil`.
@@ -180,6 +202,11 @@ extension PredicateExpressions.Variable: PredicateVariableMarker {
 
 extension PredicateExpressions.KeyPath: OperandTranslatable {
     func filterOperand(_ t: PredicateTranslator) -> PredicateTranslator.Operand? {
+        if let many = Root.Output.self as? any ToManyCollection.Type,
+            keyPath == many.countKeyPath, let (r, destination) = t.toMany(root)
+        {
+            return .count(relationship: r, destination: destination)
+        }
         guard let resolver = t.resolver(of: root) else {
             // A field of a composite (`$0.address.city`), or an array's `count`.
             if let (resolver, slot) = t.composite(root),
@@ -200,6 +227,62 @@ extension PredicateExpressions.KeyPath: OperandTranslatable {
         // A to-one relationship itself (compared with nil).
         if let (slot, _) = resolver.toOne(keyPath) { return .plain(.attribute(slot)) }
         return nil
+    }
+}
+
+/// An expression that may read a to-many relationship.
+protocol ToManyTranslatable {
+    func toMany(_ t: PredicateTranslator) -> (relationship: Int, destination: String)?
+}
+
+extension PredicateExpressions.KeyPath: ToManyTranslatable {
+    func toMany(_ t: PredicateTranslator) -> (relationship: Int, destination: String)? {
+        t.resolver(of: root)?.toMany(keyPath)
+    }
+}
+
+/// The array of a to-many relationship, whose `count` and `isEmpty` predicates can test.
+protocol ToManyCollection {
+    static var countKeyPath: AnyKeyPath { get }
+    static var isEmptyKeyPath: AnyKeyPath { get }
+}
+
+extension Array: ToManyCollection where Element: PersistentModel {
+    static var countKeyPath: AnyKeyPath { \Self.count }
+    static var isEmptyKeyPath: AnyKeyPath { \Self.isEmpty }
+}
+
+extension PredicateExpressions.RelationshipMembership: FilterTranslatable {
+    /// `$0.courses.contains(math)`.
+    func filterNode(_ t: PredicateTranslator) -> FilterNode? {
+        guard let (r, destination) = t.toMany(related) else { return nil }
+        guard identifier.entityName == destination, !identifier.isTemporary else {
+            return .constant(false)
+        }
+        return .reachesAny(
+            relationship: r, destination: destination, node: .identifierIn([identifier.primaryKey]))
+    }
+}
+
+extension PredicateExpressions.SequenceContainsWhere: FilterTranslatable {
+    /// `$0.courses.contains { $0.title == "Math" }`.
+    func filterNode(_ t: PredicateTranslator) -> FilterNode? {
+        guard let (r, destination) = t.toMany(sequence),
+            let inner = t.entering(variable.key, destination: destination),
+            let node = inner.node(test)
+        else { return nil }
+        return .reachesAny(relationship: r, destination: destination, node: node)
+    }
+}
+
+extension PredicateExpressions.SequenceAllSatisfy: FilterTranslatable {
+    /// `$0.courses.allSatisfy { … }`: no reached object fails the test.
+    func filterNode(_ t: PredicateTranslator) -> FilterNode? {
+        guard let (r, destination) = t.toMany(sequence),
+            let inner = t.entering(variable.key, destination: destination),
+            let node = inner.node(test)
+        else { return nil }
+        return .not(.reachesAny(relationship: r, destination: destination, node: .not(node)))
     }
 }
 
@@ -243,8 +326,13 @@ extension PredicateTranslator {
 }
 
 extension PredicateExpressions.KeyPath: FilterTranslatable where Output == Bool {
-    /// `$0.active` (a Bool attribute) or `$0.tags.isEmpty`.
+    /// `$0.active` (a Bool attribute), `$0.tags.isEmpty` or `$0.courses.isEmpty`.
     func filterNode(_ t: PredicateTranslator) -> FilterNode? {
+        if let many = Root.Output.self as? any ToManyCollection.Type,
+            keyPath == many.isEmptyKeyPath, let (r, destination) = t.toMany(root)
+        {
+            return .reachCount(relationship: r, destination: destination, .equal, 0)
+        }
         if let resolver = t.attributeResolver(root) ?? t.resolver(of: root),
             case .plain(.attribute(let i))? = t.operand(root),
             resolver.collectionMember(keyPath, of: i) == .isEmpty

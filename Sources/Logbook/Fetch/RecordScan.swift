@@ -23,6 +23,9 @@ final class RecordScan {
     /// When set, a match is turned into a registered object at once, from its bytes in the
     /// log (it returns the object's entry), instead of its bytes being kept.
     private let build: ((UnsafeRawBufferPointer, UInt64) throws -> Int32)?
+    /// When set, a match is handed to it (its bytes in the log and its primary key) and
+    /// neither kept nor counted as a candidate: for aggregates.
+    private let consume: ((UnsafeRawBufferPointer, UInt64) throws -> Void)?
     private let skip: Set<UInt64>
     private let checkSkip: Bool
     /// For predicates evaluated on objects: the test and the reused object.
@@ -59,11 +62,13 @@ final class RecordScan {
 
     init(
         plan: FetchPlan, keepRecords: Bool, skip: Set<UInt64>,
-        build: ((UnsafeRawBufferPointer, UInt64) throws -> Int32)? = nil
+        build: ((UnsafeRawBufferPointer, UInt64) throws -> Int32)? = nil,
+        consume: ((UnsafeRawBufferPointer, UInt64) throws -> Void)? = nil
     ) {
         binding = plan.binding
         self.keepRecords = keepRecords
         self.build = build
+        self.consume = consume
         self.skip = skip
         checkSkip = !skip.isEmpty
         let entity = plan.binding.stored
@@ -147,7 +152,9 @@ final class RecordScan {
     /// Forgets every match and visit, to read again from the start. Only for scans that build
     /// no objects.
     func reset() {
-        precondition(build == nil, "a scan that built objects cannot start again")
+        precondition(
+            build == nil && consume == nil,
+            "a scan that built or handed out matches cannot start again")
         candidates.removeAll(keepingCapacity: true)
         keys.removeAll(keepingCapacity: true)
         integerKeys.removeAll(keepingCapacity: true)
@@ -263,6 +270,7 @@ final class RecordScan {
     /// Keeps a match: builds its object, or keeps its bytes.
     @inline(__always)
     private func keep(_ value: UnsafeRawBufferPointer, _ pk: UInt64) throws {
+        if let consume { return try consume(value, pk) }
         if let build {
             candidates.append(
                 FetchCandidate(

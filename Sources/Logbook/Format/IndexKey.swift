@@ -233,4 +233,112 @@ enum IndexKey {
         }
         return true
     }
+
+    /// Whether ``fieldEnd(_:at:type:)`` and ``decodeField(_:at:type:)`` read fields of `type`:
+    /// the types of schema formats 1 and 2. An index of another type answers by its records.
+    static func decodesField(_ type: AttributeType) -> Bool {
+        switch type {
+        case .integer, .double, .date, .bool, .string, .data, .uuid: return true
+        default: return false
+        }
+    }
+
+    /// The offset just past the field of type `type` at `offset` of an index entry, without
+    /// decoding it; `nil` if the bytes there are not such a field.
+    @inline(__always)
+    static func fieldEnd(_ entry: UnsafeRawBufferPointer, at offset: Int, type: AttributeType)
+        -> Int?
+    {
+        guard offset < entry.count else { return nil }
+        if entry[offset] == nullTag { return offset + 1 }
+        guard entry[offset] == valueTag else { return nil }
+        var i = offset + 1
+        switch type {
+        case .integer, .double, .date: i += 8
+        case .bool: i += 1
+        case .uuid: i += 16
+        case .string, .data:
+            // Up to the terminator 0x00 0x01 (a zero byte of the value is 0x00 0xFF).
+            while i + 1 < entry.count {
+                if entry[i] == 0 {
+                    if entry[i + 1] == 1 { return i + 2 }
+                    i += 2
+                } else {
+                    i += 1
+                }
+            }
+            return nil
+        default: return nil
+        }
+        return i <= entry.count ? i : nil
+    }
+
+    /// Decodes the field of type `type` at `offset` of an index entry (what ``append(_:to:)``
+    /// wrote), moving `offset` past it: how an index answers a minimum, a maximum or a group
+    /// key without reading records. Strings come back as stored (NFC).
+    /// - Returns: `nil` if the bytes there are not such a field.
+    static func decodeField(
+        _ entry: UnsafeRawBufferPointer, at offset: inout Int, type: AttributeType
+    ) -> AttributeValue? {
+        guard offset < entry.count else { return nil }
+        let tag = entry[offset]
+        if tag == nullTag {
+            offset += 1
+            return .null
+        }
+        guard tag == valueTag else { return nil }
+        var i = offset + 1
+        func bigEndian() -> UInt64? {
+            guard entry.count - i >= 8 else { return nil }
+            defer { i += 8 }
+            return UInt64(bigEndian: entry.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+        }
+        func unescaped() -> [UInt8]? {
+            var bytes: [UInt8] = []
+            while i + 1 < entry.count {
+                let byte = entry[i]
+                if byte == 0 {
+                    let next = entry[i + 1]
+                    i += 2
+                    if next == 1 { return bytes }
+                    guard next == 0xFF else { return nil }
+                    bytes.append(0)
+                } else {
+                    bytes.append(byte)
+                    i += 1
+                }
+            }
+            return nil
+        }
+        let value: AttributeValue
+        switch type {
+        case .integer:
+            guard let bits = bigEndian() else { return nil }
+            value = .integer(Int64(bitPattern: bits ^ (1 << 63)))
+        case .double, .date:
+            guard let bits = bigEndian() else { return nil }
+            let double = Double(bitPattern: bits & (1 << 63) != 0 ? bits & ~(1 << 63) : ~bits)
+            value =
+                type == .date
+                ? .date(Date(timeIntervalSinceReferenceDate: double)) : .double(double)
+        case .bool:
+            guard i < entry.count, entry[i] <= 1 else { return nil }
+            value = .bool(entry[i] == 1)
+            i += 1
+        case .string:
+            guard let bytes = unescaped(), let text = String(validating: bytes, as: UTF8.self)
+            else { return nil }
+            value = .string(text)
+        case .data:
+            guard let bytes = unescaped() else { return nil }
+            value = .data(Data(bytes))
+        case .uuid:
+            guard entry.count - i >= 16 else { return nil }
+            value = .uuid(UUID(uuid: entry.loadUnaligned(fromByteOffset: i, as: uuid_t.self)))
+            i += 16
+        default: return nil
+        }
+        offset = i
+        return value
+    }
 }

@@ -22,6 +22,30 @@ import LogStore
 /// has one entry per stored object. Otherwise the entity's indexes are built from records.
 /// Each chunk is checked before its first use (``IndexChunk``).
 enum IndexSnapshot {
+    /// The sidecar `name` of `store`, mapped, if it describes the store's last commit and
+    /// recovery skipped nothing; else why not (`called` names the file in the reason).
+    static func current(named name: String, in store: LogStore, called: String) -> Result<
+        MappedSidecar, Stale
+    > {
+        let mapped: MappedSidecar
+        do {
+            guard let found = try store.mapSidecar(named: name) else {
+                return .failure(Stale(reason: "no \(called)"))
+            }
+            mapped = found
+        } catch {
+            return .failure(Stale(reason: "the \(called) was not used: \(error)"))
+        }
+        guard mapped.sequence == store.lastSequence, store.recovery.skipped.isEmpty else {
+            return .failure(
+                Stale(
+                    reason:
+                        "the \(called) describes commit \(mapped.sequence), the store is at \(store.lastSequence)"
+                ))
+        }
+        return .success(mapped)
+    }
+
     /// The name LogStore's sidecar calls take (the file is `logbook-indexes.sidecar`).
     static let sidecarName = "logbook-indexes"
     static let format: UInt8 = 2
@@ -155,19 +179,10 @@ enum IndexSnapshot {
             maxStoredKeys: Array(repeating: 0, count: definitions.count),
             checks: Array(repeating: nil, count: definitions.count))
         let mapped: MappedSidecar
-        do {
-            guard let found = try store.mapSidecar(named: IndexSnapshot.sidecarName) else {
-                loaded.note = "no index sidecar"
-                return loaded
-            }
-            mapped = found
-        } catch {
-            loaded.note = "the index sidecar was not used: \(error)"
-            return loaded
-        }
-        guard mapped.sequence == store.lastSequence, store.recovery.skipped.isEmpty else {
-            loaded.note =
-                "the index sidecar describes commit \(mapped.sequence), the store is at \(store.lastSequence)"
+        switch current(named: sidecarName, in: store, called: "index sidecar") {
+        case .success(let found): mapped = found
+        case .failure(let why):
+            loaded.note = why.reason
             return loaded
         }
         parse(
@@ -307,7 +322,7 @@ enum IndexSnapshot {
             guard
                 let found = read.first(where: {
                     $0.header.names == definition.names && $0.header.types == definition.types
-                }), found.index.count == count
+                }), found.index.count == count || definition.isLinks
             else { return }  // this entity's indexes are built from its records
             matched.append(found.index)
         }

@@ -2,17 +2,26 @@
 enum SchemaCodec {
     /// The encoding's own format number, first byte of every schema record: 1; 2 for a schema
     /// that declares compound indexes or a unique policy; 3 for one with an attribute of a type
-    /// format 2 does not know, an enum or composite type name, or members. Each format is the
-    /// lowest that holds the schema, so a schema without what a format added keeps its older
-    /// bytes and fingerprint.
+    /// format 2 does not know, an enum or composite type name, or members, or a searchable
+    /// attribute, or with a many-to-many relationship (its storing side is flagged 2), or with a
+    /// superentity (a trailing section names each entity's). Each format is the lowest that
+    /// holds the schema, so a schema without what a format added keeps its older bytes and
+    /// fingerprint.
     static let formatVersion: UInt8 = 3
+    /// The first format whose attribute flags have the searchable bit (bit 4).
+    static let searchableFormat: UInt8 = 3
 
     /// The deepest nesting of members a reader accepts (`[[[Int]]]` is 3).
     static let maxDepth = 16
 
     static func encode(_ schema: Schema) -> [UInt8] {
+        let searchable = schema.entities.contains { $0.attributes.contains(where: \.isSearchable) }
+        let linked = schema.entities.contains {
+            $0.relationships.contains(where: \.storesLinks) || $0.superentity != nil
+        }
         let format: UInt8 =
-            schema.entities.contains { $0.attributes.contains(where: \.needsTypeDetail) }
+            linked || searchable
+                || schema.entities.contains { $0.attributes.contains(where: \.needsTypeDetail) }
             ? 3
             : schema.entities.contains { !$0.indexes.isEmpty || $0.uniquePolicy != .error }
                 ? 2 : 1
@@ -32,6 +41,7 @@ enum SchemaCodec {
                 if attribute.isIndexed { flags |= 2 }
                 if attribute.isUnique { flags |= 4 }
                 if hasDefault { flags |= 8 }
+                if attribute.isSearchable { flags |= 16 }
                 w.bytes.append(flags)
                 if format >= 3 { encodeDetail(attribute, into: &w) }
                 if hasDefault, let value = attribute.defaultValue {
@@ -47,7 +57,7 @@ enum SchemaCodec {
                 for relationship in entity.relationships {
                     w.string(relationship.name)
                     w.string(relationship.destination)
-                    w.bytes.append(relationship.isToMany ? 1 : 0)
+                    w.bytes.append(relationship.storesLinks ? 2 : relationship.isToMany ? 1 : 0)
                     w.string(relationship.inverse ?? "")
                     w.bytes.append(relationship.deleteRule.rawValue)
                 }
@@ -63,6 +73,9 @@ enum SchemaCodec {
                     for field in index.fields { w.string(field) }
                 }
             }
+        }
+        if format >= 3 {
+            for entity in schema.entities { w.string(entity.superentity ?? "") }
         }
         return w.bytes
     }
@@ -106,17 +119,20 @@ enum SchemaCodec {
                             "attribute type \(rawType) of \(name).\(attributeName) needs format 3")
                     }
                     let flags = try r.byte()
-                    guard flags & 0xF0 == 0 else { throw corrupt("unknown flags \(flags)") }
+                    let known: UInt8 = format >= searchableFormat ? 0x1F : 0x0F
+                    guard flags & ~known == 0 else { throw corrupt("unknown flags \(flags)") }
                     var attribute = AttributeDescription(
                         attributeName, type, optional: flags & 1 != 0,
-                        indexed: flags & 2 != 0, unique: flags & 4 != 0)
+                        indexed: flags & 2 != 0, unique: flags & 4 != 0, searchable: flags & 16 != 0
+                    )
                     if format >= 3 {
                         try decodeDetail(into: &attribute, &r, depth: 0, corrupt: corrupt)
                     }
                     if flags & 8 != 0 {
                         let value = try r.value(ValueShape(attribute))
                         guard attribute.holds(value) else {
-                            throw corrupt("the default of \(name).\(attributeName) is not of its type")
+                            throw corrupt(
+                                "the default of \(name).\(attributeName) is not of its type")
                         }
                         attribute.defaultValue = value
                     }
@@ -134,7 +150,7 @@ enum SchemaCodec {
                         let name = try r.string()
                         let destination = try r.string()
                         let flags = try r.byte()
-                        guard flags <= 1 else {
+                        guard flags <= (format >= 3 ? 2 : 1) else {
                             throw corrupt("unknown relationship flags \(flags)")
                         }
                         let inverse = try r.string()
@@ -144,8 +160,9 @@ enum SchemaCodec {
                         }
                         entities[e].relationships.append(
                             RelationshipDescription(
-                                name, destination: destination, toMany: flags == 1,
-                                inverse: inverse.isEmpty ? nil : inverse, deleteRule: rule))
+                                name, destination: destination, toMany: flags != 0,
+                                inverse: inverse.isEmpty ? nil : inverse, deleteRule: rule,
+                                storesLinks: flags == 2))
                     }
                 }
             }
@@ -171,6 +188,12 @@ enum SchemaCodec {
                         for _ in 0..<fieldCount { fields.append(try r.string()) }
                         entities[e].indexes.append(IndexDescription(fields, unique: unique == 1))
                     }
+                }
+            }
+            if format >= 3 {
+                for e in entities.indices {
+                    let superentity = try r.string()
+                    entities[e].superentity = superentity.isEmpty ? nil : superentity
                 }
             }
             guard r.isAtEnd else {
@@ -219,10 +242,14 @@ enum SchemaCodec {
             attribute.members.append(member)
         }
         let collection = attribute.type == .array || attribute.type == .set
-        guard collection ? attribute.members.count == 1 : attribute.type == .composite
-            || attribute.members.isEmpty
+        guard
+            collection
+                ? attribute.members.count == 1
+                : attribute.type == .composite
+                    || attribute.members.isEmpty
         else {
-            throw corrupt("\(attribute.name) has \(attribute.members.count) members for a \(attribute.type)")
+            throw corrupt(
+                "\(attribute.name) has \(attribute.members.count) members for a \(attribute.type)")
         }
     }
 

@@ -36,8 +36,14 @@ public enum HistoryRetention: Sendable, Hashable {
     /// compacts a Logbook store through `LogStore` alone should too.
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``, ``LogbookError/store(_:)``.
     /// - Complexity: O(bytes of the commits the store holds since its last compaction).
+    ///
+    /// A replica's store (``PostgreSQLReplica``) also keeps every save PostgreSQL has not
+    /// confirmed, whatever the policy: they must still go up.
     public static func retainedSequence(in store: LogStore) throws -> UInt64? {
-        try retainedSequence(in: store, policy: stored(in: store), now: Date())
+        let kept = try retainedSequence(in: store, policy: stored(in: store), now: Date())
+        guard try SyncRecords.replica(in: store) != nil else { return kept }
+        let pin = try SyncRecords.down(in: store)?.acknowledged ?? 0
+        return min(kept ?? pin, pin)
     }
 
     /// The sequence number `policy` keeps from in `store` at `now`.

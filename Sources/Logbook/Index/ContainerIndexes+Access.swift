@@ -51,10 +51,13 @@ extension ContainerIndexes {
     }
 
     /// The number of entries `access` finds when that is the number of distinct objects (one
-    /// index's ranges, which never overlap), by counting entries without visiting them; `nil`
+    /// index's ranges, which never overlap, and of one link only), by counting entries without
+    /// visiting them; `nil`
     /// for other accesses.
     func entryCount(_ access: StoredAccess, entity: Int) -> Int? {
-        guard case .ranges(let i, let ranges) = access else { return nil }
+        guard case .ranges(let i, let ranges) = access,
+            ranges.count == 1 || !definitions[entity][i].isLinks  // an object has many links
+        else { return nil }
         return withIndexes(of: entity) { indexes in
             guard let index = indexes?[i] else { return nil }
             return QueryPlanner.count(ranges, in: index)

@@ -72,6 +72,8 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
 
     /// Whether any entity has an index.
     var isEmpty: Bool { makers.allSatisfy { $0 == nil } }
+    /// The text indexes (``TextIndexSet``), guarded by the same lock.
+    let text: TextIndexSet
 
     /// The indexes of `bindings`, read from the store's sidecar where it still describes the
     /// store, else built from the records.
@@ -94,6 +96,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         checks = Array(repeating: nil, count: bindings.count)
         unavailable = Array(repeating: false, count: bindings.count)
         maxStoredKey = counters
+        text = TextIndexSet(bindings: bindings, store: store, schemaVersion: schemaVersion)
         guard !isEmpty else { return }
         let snapshot = IndexSnapshot.load(
             from: store, definitions: definitions, schemaVersion: schemaVersion)
@@ -269,23 +272,62 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         of entity: Int, keyspace: String, in store: LogStore,
         _ body: ([OrderedIndex]?, LogStore.KeyspaceView) throws -> R
     ) throws -> R {
+        try withConsistentView(of: keyspace, in: store) { view in
+            // Found again if a loaded chunk failed its check meanwhile.
+            let result: R
+            do {
+                result = try body(available(entity), view)
+            } catch {
+                if settle(entity) { return try body(available(entity), view) }
+                throw error
+            }
+            return settle(entity) ? try body(available(entity), view) : result
+        }
+    }
+
+    /// ``withView(of:keyspace:in:_:)`` for the text index of `entity` (`nil` when it has
+    /// none available).
+    /// - Throws: ``LogbookError/store(_:)``, what `body` throws.
+    func withTextView<R>(
+        of entity: Int, keyspace: String, in store: LogStore,
+        _ body: (TextIndex?, LogStore.KeyspaceView) throws -> R
+    ) throws -> R {
+        try withConsistentView(of: keyspace, in: store) { view in
+            let result: R
+            do {
+                result = try body(text.available(entity), view)
+            } catch {
+                if text.settle(entity) { return try body(text.available(entity), view) }
+                throw error
+            }
+            return text.settle(entity) ? try body(text.available(entity), view) : result
+        }
+    }
+
+    /// Runs `read` under the lock with a view of `keyspace` in the state the indexes describe,
+    /// waiting for a commit in the store that they do not have yet.
+    private func withConsistentView<R>(
+        of keyspace: String, in store: LogStore, _ read: (LogStore.KeyspaceView) throws -> R
+    ) throws -> R {
         while true {
             let result: R? = try lock.withLock { _ in
                 let view = try wrapStoreErrors { try store.view(of: keyspace) }
                 if let before = sequenceBeforeCommit, view.sequence != before { return nil }
-                // Found again if a loaded chunk failed its check meanwhile.
-                let result: R
-                do {
-                    result = try body(available(entity), view)
-                } catch {
-                    if settle(entity) { return .some(try body(available(entity), view)) }
-                    throw error
-                }
-                return .some(settle(entity) ? try body(available(entity), view) : result)
+                return .some(try read(view))
             }
             if let result { return result }
             usleep(20)
         }
+    }
+
+    /// Why the text index of `entity` is unavailable, if it is.
+    func textFailure(of entity: Int) -> LogbookError? {
+        lock.withLock { _ in text.failures[entity] }
+    }
+
+    /// Runs `body` with the text indexes under the lock.
+    func withLockedText<R>(_ body: (TextIndexSet) throws -> R) rethrows -> R {
+        try lock.withLock { _ in try body(text) }
     }
 
     /// Whether `entity` has a unique constraint.
@@ -328,16 +370,17 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
 
     // MARK: Writing
 
-    /// Commits `batch` to `store` and applies `delta` (``IndexDeltaBuilder``, made from the
-    /// same batch against the store as it is now) once the commit is visible. Call under the
-    /// container's save lock, so the store cannot move between the delta and the commit.
+    /// Commits `batch` to `store` and applies `delta` and `text` (``IndexDeltaBuilder``,
+    /// ``TextDeltaBuilder``, made from the same batch against the store as it is now) once the
+    /// commit is visible. Call under the container's save lock, so the store cannot move
+    /// between the deltas and the commit.
     /// - Returns: the commit's sequence number.
     /// - Throws: ``LogbookError/store(_:)``; the indexes are unchanged.
     func commit(
-        _ batch: WriteBatch, applying delta: IndexDelta?, to store: LogStore,
-        durability: Durability? = nil
+        _ batch: WriteBatch, applying delta: IndexDelta?, text textDelta: TextDelta? = nil,
+        to store: LogStore, durability: Durability? = nil
     ) throws -> UInt64 {
-        guard let delta else {
+        guard delta != nil || textDelta != nil else {
             return try wrapStoreErrors { try store.commit(batch, durability: durability) }
         }
         // Readers that meet the store ahead of the indexes wait for `apply` (see `view`).
@@ -351,10 +394,25 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
             throw error
         }
         lock.withLock { _ in
-            apply(delta)
+            if let delta { apply(delta) }
+            if let textDelta {
+                for (entity, highest) in textDelta.highest.enumerated() {
+                    maxStoredKey[entity] = max(maxStoredKey[entity], highest)
+                }
+                text.apply(textDelta)
+            }
             sequenceBeforeCommit = nil
         }
         return sequence
+    }
+
+    /// A collector of the postings a batch removes and adds, or `nil` if no entity has a text
+    /// index. Call under the container's save lock.
+    func textDeltaBuilder() -> TextDeltaBuilder? {
+        lock.withLock { _ in
+            text.isEmpty
+                ? nil : TextDeltaBuilder(readers: text.trackedReaders, ceiling: maxStoredKey)
+        }
     }
 
     /// A collector of the entries a batch removes and adds, or `nil` if no entity has an
@@ -399,6 +457,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     /// container's save lock, with the store open for writing.
     /// - Throws: ``LogbookError/store(_:)``.
     func persist(to store: LogStore, schemaVersion: UInt32) throws {
+        try persistText(to: store, schemaVersion: schemaVersion)
         guard !isEmpty else { return }
         let contents: [UInt8]? = lock.withLock { _ in
             guard changed, !unpersistable else { return nil }
@@ -414,6 +473,22 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
                 named: IndexSnapshot.sidecarName, contents: contents, sequence: store.lastSequence)
         }
         lock.withLock { _ in changed = false }
+    }
+
+    /// Writes the text indexes to the store's text sidecar if they changed since it was read
+    /// or written. Call as ``persist(to:schemaVersion:)``.
+    /// - Throws: ``LogbookError/store(_:)``.
+    private func persistText(to store: LogStore, schemaVersion: UInt32) throws {
+        let contents: [UInt8]? = lock.withLock { _ in
+            unpersistable ? nil : text.snapshot(schemaVersion: schemaVersion)
+        }
+        guard let contents else { return }
+        try wrapStoreErrors {
+            try store.writeSidecar(
+                named: TextIndexSnapshot.sidecarName, contents: contents,
+                sequence: store.lastSequence)
+        }
+        lock.withLock { _ in text.changed = false }
     }
 
     /// Keeps these indexes out of the sidecar for good: a save went into a streaming commit

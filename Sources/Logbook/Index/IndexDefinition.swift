@@ -13,6 +13,10 @@ struct IndexDefinition: Sendable, Hashable {
     /// Their whole types (an array's element…).
     let shapes: [ValueShape]
     let isUnique: Bool
+    /// Whether this is the index of the links of a many-to-many's storing side: one entry per
+    /// link (the destination's key as an integer, then the object's primary key), none for an
+    /// object without links. Only membership terms (``FilterNode/keyIn(_:_:)``) read it.
+    let isLinks: Bool
     /// Whether the index stands for a whole composite (its marker, then its fields): then only
     /// an absent composite (a `null` first field) is left out of a unique constraint, and a
     /// `null` field of a present one is a value like any other.
@@ -22,7 +26,7 @@ struct IndexDefinition: Sendable, Hashable {
 
     init(
         entity: Int, entityName: String, fields: [Int], names: [String], types: [AttributeType],
-        shapes: [ValueShape], isUnique: Bool, wholeComposite: Bool = false
+        shapes: [ValueShape], isUnique: Bool, wholeComposite: Bool = false, isLinks: Bool = false
     ) {
         self.entity = entity
         self.entityName = entityName
@@ -32,14 +36,15 @@ struct IndexDefinition: Sendable, Hashable {
         self.shapes = shapes
         self.wholeComposite = wholeComposite
         self.isUnique = isUnique
+        self.isLinks = isLinks
         name = "\(entityName)(\(names.joined(separator: ", ")))"
     }
 
     /// The indexes of `entity` (binding `index`): one per attribute marked indexed or unique,
     /// one per declared index, one per to-one relationship; duplicates merged (unique if any
-    /// of them is). A composite attribute in an index stands for itself and its fields, in
-    /// stored order (so a unique composite is a compound unique constraint over its whole
-    /// value).
+    /// of them is); then one per storing side of a many-to-many (``isLinks``). A composite
+    /// attribute in an index stands for itself and its fields, in stored order (so a unique
+    /// composite is a compound unique constraint over its whole value).
     static func all(of entity: Entity, binding index: Int) -> [IndexDefinition] {
         let stored = entity.storedFields
         var declared: [(fields: [Int], unique: Bool)] = []
@@ -69,8 +74,16 @@ struct IndexDefinition: Sendable, Hashable {
                 add(fields, unique: description.isUnique)
             }
         }
-        for relationship in entity.toOneRelationships {
+        for relationship in entity.storedRelationships where !relationship.isToMany {
             if let slot = stored.attributeIndex(relationship.name) { add([slot], unique: false) }
+        }
+        let links = entity.storedRelationships.filter(\.isToMany).compactMap { relationship in
+            stored.attributeIndex(relationship.name).map {
+                IndexDefinition(
+                    entity: index, entityName: entity.name, fields: [$0],
+                    names: [relationship.name], types: [.integer], shapes: [.scalar(.integer)],
+                    isUnique: false, isLinks: true)
+            }
         }
         return declared.map { fields, unique in
             IndexDefinition(
@@ -79,7 +92,7 @@ struct IndexDefinition: Sendable, Hashable {
                 types: fields.map { stored.attributes[$0].type },
                 shapes: fields.map { ValueShape(stored.attributes[$0]) }, isUnique: unique,
                 wholeComposite: whole.contains(fields))
-        }
+        } + links
     }
 }
 

@@ -15,6 +15,13 @@ struct IndexEntries {
     /// Ends the entry whose bytes were appended to `bytes` since the last one.
     @inline(__always) mutating func close() { ends.append(bytes.count) }
 
+    /// Drops the entries after the first `count`.
+    mutating func truncate(to count: Int) {
+        guard count < self.count else { return }
+        bytes.removeSubrange(start(count)...)
+        ends.removeSubrange(count...)
+    }
+
     mutating func removeLast() {
         bytes.removeSubrange(start(count - 1)...)
         ends.removeLast()

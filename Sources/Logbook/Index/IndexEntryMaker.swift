@@ -34,7 +34,16 @@ final class IndexEntryMaker: @unchecked Sendable {  // raw buffers below are wri
             guard RecordCodec.locate(record, offsets, count: locateCount, layout: layout) else {
                 return false
             }
+            let marks = out.map(\.count)
             for (i, definition) in definitions.enumerated() {
+                if definition.isLinks {
+                    guard appendLinks(record, at: offsets[definition.fields[0]], pk, &out[i])
+                    else {
+                        for j in 0...i { out[j].truncate(to: marks[j]) }
+                        return false
+                    }
+                    continue
+                }
                 let mark = out[i].bytes.count
                 for (f, field) in definition.fields.enumerated() {
                     guard
@@ -45,7 +54,7 @@ final class IndexEntryMaker: @unchecked Sendable {  // raw buffers below are wri
                         // A value `locate` stepped over but that does not decode: let the full
                         // decode below report it.
                         out[i].bytes.removeSubrange(mark...)
-                        for j in 0..<i { out[j].removeLast() }
+                        for j in 0..<i { out[j].truncate(to: marks[j]) }
                         return false
                     }
                 }
@@ -66,10 +75,37 @@ final class IndexEntryMaker: @unchecked Sendable {  // raw buffers below are wri
         pk: UInt64, to out: inout [IndexEntries], value: (Int) -> AttributeValue
     ) {
         for (i, definition) in definitions.enumerated() {
+            if definition.isLinks {
+                for key in LinkList.keys(value(definition.fields[0])) ?? [] {
+                    IndexKey.append(.integer(Int64(bitPattern: key)), to: &out[i].bytes)
+                    IndexKey.appendPrimaryKey(pk, to: &out[i].bytes)
+                    out[i].close()
+                }
+                continue
+            }
             for field in definition.fields { IndexKey.append(value(field), to: &out[i].bytes) }
             IndexKey.appendPrimaryKey(pk, to: &out[i].bytes)
             out[i].close()
         }
+    }
+
+    /// Appends an entry per link of the link list at `offset` of `record` (none for null).
+    /// - Returns: `false` for a value that is not a link list.
+    private func appendLinks(
+        _ record: UnsafeRawBufferPointer, at offset: Int, _ pk: UInt64, _ out: inout IndexEntries
+    ) -> Bool {
+        guard offset >= 0 else { return true }
+        var r = ByteReader(record)
+        r.offset = offset
+        guard let payload = try? r.lengthPrefixed(), let keys = LinkList.keys(payload) else {
+            return false
+        }
+        for key in keys {
+            IndexKey.append(.integer(Int64(bitPattern: key)), to: &out.bytes)
+            IndexKey.appendPrimaryKey(pk, to: &out.bytes)
+            out.close()
+        }
+        return true
     }
 
     /// One empty list per index.

@@ -20,9 +20,44 @@ extension ModelContainer {
     package func indexProblems() throws -> [String] {
         try core.saveLock.withLock { _ in try core.indexes.problems(in: core.store, core.bindings) }
     }
+
+    /// How the text indexes differ from the ones the stored records give (empty when they are
+    /// exact): for tests and consistency checks. Waits for saves in progress.
+    /// - Throws: ``LogbookError/store(_:)``, ``LogbookError/corruptRecord(entity:key:reason:)``.
+    package func textIndexProblems() throws -> [String] {
+        try core.saveLock.withLock { _ in try core.indexes.textProblems() }
+    }
+
+    /// Whether opening read every text index from the store's text sidecar.
+    package var textIndexesReadFromSidecar: Bool { core.indexes.textReadFromSidecar }
+
+    /// Why the text indexes were not all read from the text sidecar, or what the check of its
+    /// chunks found; `nil` when all is well.
+    package var textIndexSidecarNote: String? { core.indexes.textSidecarNote }
 }
 
 extension ContainerIndexes {
+    /// Rebuilds each entity's text index from its records and compares them with these.
+    func textProblems() throws -> [String] {
+        try withLockedText { text in try text.problems() }
+    }
+
+    /// Whether opening read every text index from the sidecar (all its chunks checked first).
+    var textReadFromSidecar: Bool {
+        withLockedText { text in
+            text.checkAllLoaded()
+            return text.allRead
+        }
+    }
+
+    /// What opening found about the text sidecar, or what the check of its chunks found.
+    var textSidecarNote: String? {
+        withLockedText { text in
+            text.checkAllLoaded()
+            return text.note
+        }
+    }
+
     /// Rebuilds each entity's indexes from its records and compares them with these.
     func problems(in store: LogStore, _ bindings: [EntityBinding]) throws -> [String] {
         var problems: [String] = []

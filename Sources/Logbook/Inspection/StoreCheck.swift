@@ -144,9 +144,16 @@ public enum StoreCheck {
     {
         var needed: Set<String> = [Keyspaces.schema]
         for entity in schema.entities {
-            for relationship in entity.relationships where !relationship.isToMany {
+            for relationship in entity.relationships where relationship.isStored {
                 needed.insert(entity.name)
                 needed.insert(relationship.destination)
+                // A reference to a superentity may name an object of a sub-entity.
+                if let d = schema.entities.firstIndex(where: { $0.name == relationship.destination }
+                ) {
+                    for sub in schema.descendants(of: d) {
+                        needed.insert(schema.entities[sub].name)
+                    }
+                }
             }
         }
         do {

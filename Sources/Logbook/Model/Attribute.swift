@@ -4,6 +4,9 @@ public enum AttributeOption: Sendable, Hashable {
     case indexed
     /// No two objects of the entity may share a value (checked at save).
     case unique
+    /// Keep a full-text index of the attribute (a `String`): ``ModelContext/search(_:)-(SearchDescriptor<Model>)``
+    /// finds objects by the words it holds, ranked by relevance.
+    case searchable
 }
 
 /// A stored property of a ``PersistentModel`` class:
@@ -76,6 +79,9 @@ public struct Attribute<Value> {
             if _slowPath(info & FieldInfo.slowReadBits != 0) {
                 // A probe's read reports itself; a value not fetched yet is faulted in first.
                 FieldInfo.slowRead(object, info: info, entry: object[keyPath: storageKeyPath].entry)
+            }
+            if info & FieldInfo.adopted != 0 {
+                FieldInfo.observe(object, info: info, entry: object[keyPath: storageKeyPath].entry)
             }
             return object[keyPath: storageKeyPath].value
         }

@@ -2,8 +2,9 @@
 /// accessors call.
 ///
 /// ```
-/// bits  0…10  the field's position among the entity's stored fields (set when registered);
+/// bits  0…9   the field's position among the entity's stored fields (set when registered);
 ///             until then, an `originalName` given at the declaration (``OriginalNames``)
+/// bit     10  declared .searchable
 /// bit     11  not fetched: the value is a placeholder until the first read faults it in
 ///             (``FetchDescriptor/propertiesToFetch``)
 /// bit     12  registered: writes are tracked by the table the anchor names
@@ -23,24 +24,30 @@ enum FieldInfo {
     @usableFromInline static let slowReadBits: UInt32 = probe | unfetched
     static let indexed: UInt32 = 1 << 14
     static let unique: UInt32 = 1 << 15
-    static let slotMask: UInt32 = 0x7FF
+    static let searchable: UInt32 = 1 << 10
+    static let slotMask: UInt32 = 0x3FF
     /// Bits set at the declaration, kept when a field is registered or detached.
-    static let declared: UInt32 = indexed | unique
+    static let declared: UInt32 = indexed | unique | searchable
     /// The largest position and anchor offset the word can hold.
     static let maxSlot = Int(slotMask)
     static let maxOffset = Int(UInt16.max)
 
     @inlinable
     static func bits(of option: AttributeOption) -> UInt32 {
-        option == .indexed ? 1 << 14 : 1 << 15
+        switch option {
+        case .indexed: 1 << 14
+        case .unique: 1 << 15
+        case .searchable: 1 << 10
+        }
     }
 
-    @usableFromInline static func slot(_ info: UInt32) -> Int { Int(info & 0x7FF) }
+    @usableFromInline static func slot(_ info: UInt32) -> Int { Int(info & 0x3FF) }
 
     static func options(_ info: UInt32) -> Set<AttributeOption> {
         var result = Set<AttributeOption>()
         if info & indexed != 0 { result.insert(.indexed) }
         if info & unique != 0 { result.insert(.unique) }
+        if info & searchable != 0 { result.insert(.searchable) }
         return result
     }
 

@@ -13,7 +13,7 @@ extension ModelLayout {
             codec: RecordCodec(entity: entity, schemaVersion: 0, history: SchemaHistory()),
             layout: self)
         let resolver = KeyPathResolver(binding: binding)
-        for (keyPaths, unique) in indexes {
+        for (keyPaths, unique, searchable) in indexes {
             let names = try keyPaths.map { keyPath in
                 guard let name = resolver.fieldName(keyPath) else {
                     throw LogbookError.invalidSchema(
@@ -22,6 +22,16 @@ extension ModelLayout {
                 }
                 return name
             }
+            if searchable {
+                for name in names {
+                    guard let i = result.attributeIndex(name) else {
+                        throw LogbookError.invalidSchema(
+                            "\(entity.name).\(name) is a relationship, so it cannot be searchable")
+                    }
+                    result.attributes[i].isSearchable = true
+                }
+                continue
+            }
             let index = IndexDescription(names, unique: unique)
             if !result.indexes.contains(index) { result.indexes.append(index) }
         }
@@ -29,10 +39,12 @@ extension ModelLayout {
     }
 
     private static func declarations<Model: PersistentModel>(of type: Model.Type)
-        -> ([(keyPaths: [AnyKeyPath], unique: Bool)], UniquePolicy)
+        -> ([(keyPaths: [AnyKeyPath], unique: Bool, searchable: Bool)], UniquePolicy)
     {
         (
-            Model.indexes.map { ($0.keyPaths.map { $0 as AnyKeyPath }, $0.isUnique) },
+            Model.indexes.map {
+                ($0.keyPaths.map { $0 as AnyKeyPath }, $0.isUnique, $0.isSearchable)
+            },
             Model.uniquePolicy
         )
     }

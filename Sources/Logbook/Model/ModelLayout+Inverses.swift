@@ -6,6 +6,19 @@ extension ModelLayout {
     ///   relationship of the destination class, or a destination class not in `layouts`.
     static func entities(resolving layouts: [ModelLayout]) throws -> [Entity] {
         var entities = layouts.map(\.entity)
+        // Each class's nearest superclass among the layouts is its entity's superentity.
+        for (i, layout) in layouts.enumerated() {
+            var next: AnyClass? = _getSuperclass(layout.modelType)
+            while let type = next {
+                if let parent = layouts.first(where: {
+                    ObjectIdentifier($0.modelType) == ObjectIdentifier(type)
+                }) {
+                    entities[i].superentity = parent.entity.name
+                    break
+                }
+                next = _getSuperclass(type)
+            }
+        }
         for (i, layout) in layouts.enumerated() {
             let prototype = layout.modelType.init()
             let fields = layout.fields.compactMap { $0 as? any RelationshipAccessor }
@@ -60,9 +73,54 @@ extension ModelLayout {
                 }
             }
         }
+        assignLinkStorage(&entities)
+        inheritRelationships(&entities)
         for (i, layout) in layouts.enumerated() {
             entities[i] = try layout.withDeclaredIndexes(entities[i])
         }
         return entities
+    }
+}
+
+extension ModelLayout {
+    /// Gives each sub-entity's inherited relationships their superentity's inverse and link
+    /// storage (superentities first), so a change through a subclass reaches the inverse side.
+    static func inheritRelationships(_ entities: inout [Entity]) {
+        var done = Set(entities.indices.filter { entities[$0].superentity == nil })
+        while done.count < entities.count {
+            let before = done.count
+            for i in entities.indices where !done.contains(i) {
+                guard let p = entities.firstIndex(where: { $0.name == entities[i].superentity }),
+                    done.contains(p)
+                else { continue }
+                for r in entities[i].relationships.indices {
+                    guard
+                        let inherited = entities[p].relationship(
+                            named: entities[i].relationships[r].name)
+                    else { continue }
+                    entities[i].relationships[r].inverse = inherited.inverse
+                    entities[i].relationships[r].storesLinks = inherited.storesLinks
+                }
+                done.insert(i)
+            }
+            if done.count == before { return }
+        }
+    }
+
+    /// Picks the side of each many-to-many pair that stores the links: the one whose
+    /// `Entity.relationship` name sorts first, so the choice does not depend on the order the
+    /// classes are listed in.
+    static func assignLinkStorage(_ entities: inout [Entity]) {
+        for i in entities.indices {
+            for r in entities[i].relationships.indices {
+                let relationship = entities[i].relationships[r]
+                guard relationship.isToMany, let inverse = relationship.inverse,
+                    let j = entities.firstIndex(where: { $0.name == relationship.destination }),
+                    let back = entities[j].relationship(named: inverse), back.isToMany
+                else { continue }
+                entities[i].relationships[r].storesLinks =
+                    (entities[i].name, relationship.name) < (entities[j].name, back.name)
+            }
+        }
     }
 }

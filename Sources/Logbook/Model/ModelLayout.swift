@@ -164,6 +164,7 @@ final class ModelLayout: @unchecked Sendable {
                 attribute.isIndexed = options.contains(.indexed)
                 attribute.isUnique = options.contains(.unique)
                 attribute.originalName = field.originalName(prototype)
+                attribute.isSearchable = options.contains(.searchable)
             }
             return attribute
         }

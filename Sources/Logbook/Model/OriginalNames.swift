@@ -7,7 +7,7 @@ import Synchronization
 enum OriginalNames {
     private static let table = Mutex<(names: [String], numbers: [String: UInt32])>(([""], [:]))
 
-    /// The bits that carry `name` (0, so no name, once 2,047 distinct names were declared:
+    /// The bits that carry `name` (0, so no name, once 1,023 distinct names were declared:
     /// ``ModelLayout`` then refuses the model rather than lose the rename).
     static func slotBits(of name: String) -> UInt32 {
         table.withLock { table in

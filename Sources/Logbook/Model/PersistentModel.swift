@@ -1,4 +1,5 @@
 import LogStore
+import Observation
 
 /// An object a ``ModelContext`` manages: an instance of a ``PersistentModel`` class, or a
 /// ``ManagedObject``. Gives both key-value access by attribute name and their identity.
@@ -19,9 +20,17 @@ public protocol ModelObject: AnyObject {}
 /// Attributes are the `@Attribute` stored properties, in declaration order; `init()` gives
 /// their defaults. A default that is the same in every new instance (`""`, `0`, `true`) is
 /// recorded in the schema and fills the attribute in objects stored before it existed; one
-/// that is not (`Date()`, `UUID()`) is not recorded. Make the class `final` (properties of
-/// superclasses are not reflected).
-public protocol PersistentModel: ModelObject, Hashable {
+/// that is not (`Date()`, `UUID()`) is not recorded.
+///
+/// A subclass of a model class (`class Animal`, with `required init()`; `final class Dog:
+/// Animal`) is an entity of its own that stores the inherited attributes and relationships
+/// too. When both classes are in the container, the subclass's entity is a sub-entity
+/// (``Entity/superentity``): a fetch of `Animal` returns the dogs as well, each a `Dog`;
+/// predicates and sorts on `Animal`'s properties apply to them; a relationship to `Animal`
+/// may hold a `Dog`.
+public protocol PersistentModel: ModelObject, Hashable, Observable, OptionalRelationshipContent {
+    /// The class a to-one relationship to this class reaches: the class itself.
+    associatedtype RelatedModel = Self
     /// A new object with default values; Logbook calls it to build fetched objects.
     init()
     /// The entity's name (default: the class name). It names the keyspace, so keep it stable.
@@ -197,7 +206,13 @@ extension ModelObject {
                 expected: relationship.destination,
                 found: value.map { String(describing: type(of: $0)) } ?? "nil")
         }
-        for object in objects where object.entityName != relationship.destination {
+        let accepted = Set(
+            [relationship.destination]
+                + context.core.schema.entities.filter {
+                    context.core.schema.ancestorNames(of: $0.name).contains(
+                        relationship.destination)
+                }.map(\.name))
+        for object in objects where !accepted.contains(object.entityName) {
             throw LogbookError.typeMismatch(
                 entity: binding.entity.name, attribute: relationship.name,
                 expected: relationship.destination,

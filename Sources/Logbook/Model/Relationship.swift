@@ -10,11 +10,47 @@ public protocol RelationshipValue {
     init(relatedObjects: [Destination])
 }
 
-extension Optional: RelationshipValue where Wrapped: PersistentModel {
-    public typealias Destination = Wrapped
-    public static var isToMany: Bool { false }
-    public var relatedObjects: [Wrapped] { self.map { [$0] } ?? [] }
-    public init(relatedObjects: [Wrapped]) { self = relatedObjects.first }
+/// What `Optional` can wrap in a relationship: a model (a to-one, `Company?`) or an array of
+/// models (the optional to-many spelling, `[Worker]?`, where `nil` reads as no objects).
+public protocol OptionalRelationshipContent {
+    /// The model class reached.
+    associatedtype RelatedModel: PersistentModel
+    /// Whether the content is an array (a to-many relationship).
+    static var isManyRelated: Bool { get }
+    /// The models in `value` (an instance of the conforming type).
+    static func relatedModels(in value: Any) -> [RelatedModel]
+    /// A value holding `models` (the first one, for a model).
+    static func optionalContent(of models: [RelatedModel]) -> Any?
+}
+
+extension PersistentModel {
+    /// `false`: a model is a to-one relationship's target.
+    public static var isManyRelated: Bool { false }
+    /// The model itself.
+    public static func relatedModels(in value: Any) -> [RelatedModel] {
+        (value as? RelatedModel).map { [$0] } ?? []
+    }
+    /// The first model.
+    public static func optionalContent(of models: [RelatedModel]) -> Any? { models.first }
+}
+
+extension Array: OptionalRelationshipContent where Element: PersistentModel {
+    public typealias RelatedModel = Element
+    /// `true`: `[Model]?` is a to-many relationship.
+    public static var isManyRelated: Bool { true }
+    /// The array.
+    public static func relatedModels(in value: Any) -> [Element] { value as? [Element] ?? [] }
+    /// The array of `models`.
+    public static func optionalContent(of models: [Element]) -> Any? { models }
+}
+
+extension Optional: RelationshipValue where Wrapped: OptionalRelationshipContent {
+    public typealias Destination = Wrapped.RelatedModel
+    public static var isToMany: Bool { Wrapped.isManyRelated }
+    public var relatedObjects: [Destination] { self.map { Wrapped.relatedModels(in: $0) } ?? [] }
+    public init(relatedObjects: [Destination]) {
+        self = Wrapped.optionalContent(of: relatedObjects) as? Wrapped
+    }
 }
 
 extension Array: RelationshipValue where Element: PersistentModel {
@@ -29,13 +65,19 @@ extension Array: RelationshipValue where Element: PersistentModel {
 /// (`@Relationship(deleteRule: .cascade, inverse: \Employee.company) var employees: [Employee] = []`).
 ///
 /// A to-one relationship is stored with the object; reading it fetches the related object
-/// (once) from the context. A to-many relationship is the inverse of a to-one relationship of
-/// the destination: reading it fetches the objects whose to-one points here (seeing pending
-/// changes), and assigning it sets or clears their to-one. Inverses are kept in step that way.
-/// Assigning an object not yet in the context inserts it. Related objects are read through
-/// the object's context, so keep the context alive while you follow relationships. Only
-/// usable in `PersistentModel` classes whose container knows the destination class.
-/// - Complexity: reading a to-many relationship scans the destination entity's records.
+/// (once) from the context. A to-many relationship whose inverse is to-one is derived: reading
+/// it fetches the objects whose to-one points here (seeing pending changes), and assigning it
+/// sets or clears their to-one. A many-to-many pair (both sides to-many, e.g.
+/// `Student.courses` and `Course.students`) keeps its links on one side and derives the other
+/// the same way. Either way the inverses are in step by construction, also after
+/// ``ModelContext/rollback()`` and merges. Assigning an object not yet in the context inserts
+/// it. Related objects are read through the object's context, so keep the context alive while
+/// you follow relationships. Only usable in `PersistentModel` classes whose container knows
+/// the destination class. The optional spelling of a to-many
+/// (`var workers: [Worker]? = []`) is the same relationship; it reads as `[]`, never `nil`,
+/// once the object is in a context.
+/// - Complexity: reading a derived to-many relationship is one index lookup of the
+///   destination entity (plus the context's pending changes).
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue> {
     /// To-one: the target, when `isResolved`. To-many: members set before the owner was inserted.
@@ -47,12 +89,15 @@ public struct Relationship<Value: RelationshipValue> {
     /// Flags and the anchor's offset (``FieldInfo``); the position bits hold the stored slot
     /// of a to-one relationship.
     @usableFromInline var info: UInt32 = 0
-    /// To-one: the relationship's position among the entity's stored fields. To-many:
-    /// `-(2 + its position among the entity's relationships)`. -1 until adopted.
+    /// Stored (a to-one, or the storing side of a many-to-many): the relationship's position
+    /// among the entity's stored fields. Derived to-many: `-(2 + its position among the
+    /// entity's relationships)`. -1 until adopted.
     var slot: Int32 = -1
     /// To-one: the destination's primary key as stored (0 for none).
     var key: UInt64 = 0
-    /// To-one: whether `value` reflects `key`.
+    /// Stored to-many: the destination keys as stored, ascending.
+    var links: [UInt64] = []
+    /// Stored: whether `value` reflects `key` or `links`.
     var isResolved = true
     let deleteRule: DeleteRule
     let inverse: AnyKeyPath?
@@ -100,7 +145,26 @@ public struct Relationship<Value: RelationshipValue> {
                     object, info: storage.info, slot: Int(storage.slot), keyPath: wrappedKeyPath)
                 return storage.value
             }
+            if storage.slot >= 0 {
+                FieldInfo.observe(object, info: storage.info, entry: storage.entry)
+            } else {
+                FieldInfo.observeDerived(
+                    object, info: storage.info, entry: storage.entry,
+                    relationship: -(Int(storage.slot) + 2))
+            }
             guard let context = table.context else { return storage.value }
+            if Value.isToMany && storage.slot >= 0 {
+                if storage.isResolved {
+                    return Value(
+                        relatedObjects: storage.value.relatedObjects.filter { !$0.isDeleted })
+                }
+                let targets = storage.links.compactMap {
+                    context.relatedTarget(key: $0, as: Value.Destination.self)
+                }
+                object[keyPath: storageKeyPath].value = Value(relatedObjects: targets)
+                object[keyPath: storageKeyPath].isResolved = true
+                return Value(relatedObjects: targets.filter { !$0.isDeleted })
+            }
             if Value.isToMany {
                 let members =
                     (try? context.relatedObjects(of: object, storage.entry, slot: Int(storage.slot)))
@@ -180,6 +244,11 @@ protocol RelationshipAccessor: FieldAccessor {
     func loadedTarget(_ object: AnyObject) -> AnyObject?
     /// To-one: points the field at `target` (`nil` clears it).
     func setTarget(_ object: AnyObject, _ target: AnyObject?)
+    /// Storing side of a many-to-many: makes `members` the linked objects.
+    func setMembers(_ object: AnyObject, _ members: [AnyObject])
+    /// To-one: points a key-path probe's field at `target`, another probe (whose identifier is
+    /// not read).
+    func setProbeTarget(_ object: AnyObject, _ target: AnyObject)
     /// To-many: members assigned before the owner was inserted (then cleared).
     func takeEarlyMembers(_ object: AnyObject) -> [AnyObject]
 }
@@ -210,9 +279,10 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
     }
 
     var kind: FieldKind { .toOne }
+
     var valueOffset: Int { offset }
 
-    var type: AttributeType { .integer }
+    var type: AttributeType { Value.isToMany ? .data : .integer }
     var isOptional: Bool { true }
     var destinationType: any PersistentModel.Type { Value.Destination.self }
     var isToMany: Bool { Value.isToMany }
@@ -227,6 +297,14 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
 
     func read(_ object: AnyObject) -> AttributeValue {
         let f = field(object).pointee
+        if Value.isToMany {
+            guard f.isResolved else { return LinkList.value(f.links) }
+            // Links to objects deleted since stay until a rule or the app removes them: the
+            // value a rollback restores must be the one read.
+            return LinkList.value(
+                f.value.relatedObjects.lazy.map(\.persistentModelID).filter { !$0.isTemporary }
+                    .map(\.primaryKey))
+        }
         if f.isResolved {
             guard let target = f.value.relatedObjects.first, !target.isDeleted,
                 case let id = target.persistentModelID, !id.isTemporary
@@ -237,6 +315,13 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
     }
 
     func write(_ object: AnyObject, _ value: AttributeValue) -> Bool {
+        if Value.isToMany {
+            guard let keys = LinkList.keys(value) else { return false }
+            field(object).pointee.links = keys
+            field(object).pointee.isResolved = false
+            field(object).pointee.value = Value(relatedObjects: [])
+            return true
+        }
         switch value {
         case .null: field(object).pointee.key = 0
         case .integer(let v): field(object).pointee.key = UInt64(bitPattern: v)
@@ -255,6 +340,10 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
     }
 
     func decode(_ r: inout ByteReader, into object: AnyObject) throws {
+        if Value.isToMany {
+            guard write(object, try r.value(.data)) else { throw ByteReader.Truncated() }
+            return
+        }
         _ = write(object, .integer(try r.zigzag()))
     }
 
@@ -272,6 +361,19 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
         field(object).pointee.value = Value(relatedObjects: typed)
         field(object).pointee.isResolved = true
         field(object).pointee.key = typed.first?.persistentModelID.primaryKey ?? 0
+    }
+
+    func setMembers(_ object: AnyObject, _ members: [AnyObject]) {
+        let typed = members.compactMap { $0 as? Value.Destination }
+        field(object).pointee.value = Value(relatedObjects: typed)
+        field(object).pointee.isResolved = true
+        field(object).pointee.links = []
+    }
+
+    func setProbeTarget(_ object: AnyObject, _ target: AnyObject) {
+        guard !Value.isToMany, let typed = target as? Value.Destination else { return }
+        field(object).pointee.value = Value(relatedObjects: [typed])
+        field(object).pointee.isResolved = true
     }
 
     func takeEarlyMembers(_ object: AnyObject) -> [AnyObject] {

@@ -31,12 +31,15 @@ public struct AttributeDescription: Sendable, Hashable {
     /// (`@Attribute(originalName:)`): opening the store renames it, keeping its values. Not
     /// stored in the schema record (FORMAT.md Part 2, "Renames").
     public var originalName: String?
+    /// Whether the entity's full-text index holds the attribute's words (a `String` only;
+    /// recorded in the schema).
+    public var isSearchable: Bool
 
     /// Describes an attribute.
     public init(
         _ name: String, _ type: AttributeType, optional: Bool = false,
         defaultValue: AttributeValue? = nil, indexed: Bool = false, unique: Bool = false,
-        typeName: String? = nil, members: [AttributeDescription] = [],
+        searchable: Bool = false, typeName: String? = nil, members: [AttributeDescription] = [],
         originalName: String? = nil
     ) {
         self.name = name
@@ -46,6 +49,7 @@ public struct AttributeDescription: Sendable, Hashable {
         self.defaultValue = defaultValue
         self.isIndexed = indexed
         self.isUnique = unique
+        self.isSearchable = searchable
         self.typeName = typeName
         self.members = members
     }
@@ -98,25 +102,32 @@ public struct Entity: Sendable, Hashable {
     public var name: String
     /// Attributes in stored order.
     public var attributes: [AttributeDescription]
-    /// Relationships; to-one ones are stored after the attributes, in this order.
+    /// Relationships; the stored ones (``RelationshipDescription/isStored``) follow the
+    /// attributes in records, in this order.
     public var relationships: [RelationshipDescription]
     /// Indexes beyond the single attributes marked `indexed` or `unique`: compound ones, in
     /// declaration order.
     public var indexes: [IndexDescription]
     /// What a save does with an insert that repeats another object's unique values.
     public var uniquePolicy: UniquePolicy
+    /// The entity this one inherits from (its class's nearest superclass among the schema's
+    /// classes), or `nil`. A sub-entity stores its superentity's attributes and relationships
+    /// first, under the same names; a fetch of the superentity returns its objects too, and
+    /// the primary keys of a hierarchy are one sequence.
+    public var superentity: String?
 
     /// Describes an entity.
     public init(
         name: String, attributes: [AttributeDescription],
         relationships: [RelationshipDescription] = [], indexes: [IndexDescription] = [],
-        uniquePolicy: UniquePolicy = .error
+        uniquePolicy: UniquePolicy = .error, superentity: String? = nil
     ) {
         self.name = name
         self.attributes = attributes
         self.relationships = relationships
         self.indexes = indexes
         self.uniquePolicy = uniquePolicy
+        self.superentity = superentity
     }
 
     /// The relationship called `name`, or `nil`.
@@ -124,18 +135,26 @@ public struct Entity: Sendable, Hashable {
         relationships.first { $0.name == name }
     }
 
-    /// The to-one relationships, in stored order.
-    var toOneRelationships: [RelationshipDescription] { relationships.filter { !$0.isToMany } }
+    /// The relationships records store (to-one keys, and the links of the storing side of a
+    /// many-to-many), in stored order.
+    var storedRelationships: [RelationshipDescription] { relationships.filter(\.isStored) }
 
-    /// What a record stores: the attributes, then each to-one relationship as an optional
-    /// integer (the destination's primary key) named after it.
+    /// What a record stores: the attributes, then each stored relationship named after it: a
+    /// to-one as an optional integer (the destination's primary key), the storing side of a
+    /// many-to-many as optional data (``LinkList``).
     var storedFields: Entity {
         Entity(
             name: name,
             attributes: attributes
-                + toOneRelationships.map { AttributeDescription($0.name, .integer, optional: true) }
+                + storedRelationships.map {
+                    AttributeDescription($0.name, $0.isToMany ? .data : .integer, optional: true)
+                }
         )
     }
+
+    /// The positions of the searchable attributes, in stored order: what the entity's text
+    /// index holds (none: it has no text index).
+    var searchableAttributes: [Int] { attributes.indices.filter { attributes[$0].isSearchable } }
 
     /// The position of the attribute called `name`, or `nil`.
     /// - Complexity: O(attributes).

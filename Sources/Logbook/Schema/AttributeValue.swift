@@ -214,7 +214,7 @@ private enum Numeric {
             }
         default:
             guard let x = binary(a), let y = binary(b) else { return nil }
-            return order(x, y)
+            return orderFloating(x, y)
         }
     }
 

@@ -47,22 +47,31 @@ public enum UniquePolicy: UInt8, Sendable, Hashable {
 ///     @Attribute var salary: Int64 = 0
 ///     @Attribute var email = ""
 ///     static var indexes: [ModelIndex<Employee>] {
-///         [.index(\.designation, \.salary), .unique(\.email)]
+///         [.index(\.designation, \.salary), .unique(\.email), .searchable(\.name)]
 ///     }
 /// }
 /// ```
-/// Key paths name `@Attribute` or to-one `@Relationship` properties.
+/// Key paths name `@Attribute` or to-one `@Relationship` properties (`String` attributes for
+/// ``searchable(_:)``).
 public struct ModelIndex<Model: PersistentModel> {
     let keyPaths: [PartialKeyPath<Model>]
     let isUnique: Bool
+    /// Marks the attributes searchable rather than declaring an ordered index.
+    let isSearchable: Bool
 
     /// An index over the properties, most significant first.
     public static func index(_ keyPaths: PartialKeyPath<Model>...) -> ModelIndex {
-        ModelIndex(keyPaths: keyPaths, isUnique: false)
+        ModelIndex(keyPaths: keyPaths, isUnique: false, isSearchable: false)
     }
 
     /// A unique constraint (and its index) over the properties together.
     public static func unique(_ keyPaths: PartialKeyPath<Model>...) -> ModelIndex {
-        ModelIndex(keyPaths: keyPaths, isUnique: true)
+        ModelIndex(keyPaths: keyPaths, isUnique: true, isSearchable: false)
+    }
+
+    /// The `String` attributes in the entity's full-text index, as `@Attribute(.searchable)`
+    /// marks them one by one.
+    public static func searchable(_ keyPaths: PartialKeyPath<Model>...) -> ModelIndex {
+        ModelIndex(keyPaths: keyPaths, isUnique: false, isSearchable: true)
     }
 }

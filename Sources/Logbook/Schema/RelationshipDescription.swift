@@ -12,9 +12,10 @@ public enum DeleteRule: UInt8, Sendable, Hashable {
 /// A relationship of an ``Entity``: to one object or to many of the `destination` entity.
 ///
 /// A to-one relationship is stored in the object's record (the destination's primary key).
-/// A to-many relationship is not stored: it is the inverse of a to-one relationship of the
-/// destination (`Company.employees` is every Employee whose `company` is that company), so
-/// it needs `inverse`. Many-to-many relationships are not supported. A value type.
+/// A to-many relationship needs an `inverse`. When the inverse is to-one, the to-many side is
+/// not stored: `Company.employees` is every Employee whose `company` is that company. When the
+/// inverse is to-many too (many-to-many), exactly one side of the pair keeps the links in its
+/// records (``storesLinks``) and the other is derived from them. A value type.
 public struct RelationshipDescription: Sendable, Hashable {
     /// The relationship's name (distinct from the entity's attribute names).
     public var name: String
@@ -30,11 +31,18 @@ public struct RelationshipDescription: Sendable, Hashable {
     /// renames it, keeping what it reaches. Not stored in the schema record (FORMAT.md Part 2,
     /// "Renames").
     public var originalName: String?
+    /// For a many-to-many relationship: whether this side keeps the links in its records
+    /// (the other side is derived from them). Exactly one side of each pair does.
+    public var storesLinks: Bool
+
+    /// Whether records of the entity store this relationship, after the attributes: a to-one
+    /// as its destination's primary key, the storing side of a many-to-many as its links.
+    public var isStored: Bool { !isToMany || storesLinks }
 
     /// Describes a relationship.
     public init(
         _ name: String, destination: String, toMany: Bool = false, inverse: String? = nil,
-        deleteRule: DeleteRule = .nullify, originalName: String? = nil
+        deleteRule: DeleteRule = .nullify, storesLinks: Bool = false, originalName: String? = nil
     ) {
         self.originalName = originalName
         self.name = name
@@ -42,5 +50,6 @@ public struct RelationshipDescription: Sendable, Hashable {
         self.isToMany = toMany
         self.inverse = inverse
         self.deleteRule = deleteRule
+        self.storesLinks = storesLinks
     }
 }

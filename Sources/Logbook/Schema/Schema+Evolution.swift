@@ -17,6 +17,13 @@ extension Schema {
                 result.append(old)
                 continue
             }
+            guard old.superentity == new.superentity else {
+                throw LogbookError.incompatibleSchema(
+                    entity: old.name, attribute: "",
+                    reason:
+                        "its superentity changed from \(old.superentity ?? "none") to \(new.superentity ?? "none"), and its objects' primary keys were not drawn from the new hierarchy's sequence"
+                )
+            }
             var merged = new
             merged.attributes = []
             var taken = Set<String>()
@@ -47,6 +54,7 @@ extension Schema {
                 else { continue }
                 if changed.destination != relationship.destination
                     || changed.isToMany != relationship.isToMany
+                    || changed.storesLinks != relationship.storesLinks
                 {
                     throw LogbookError.incompatibleSchema(
                         entity: old.name, attribute: relationship.name,

@@ -9,6 +9,8 @@ public struct Schema: Sendable, Hashable {
     /// The stored version this schema has (0 until it is written into a store).
     public internal(set) var version: UInt32
     private var indexByName: [String: Int]
+    /// The model classes the schema was made from (`Schema(_:)` of classes).
+    private var classes: ModelClasses?
 
     /// A schema of `entities`.
     public init(_ entities: [Entity], version: UInt32 = 0) {
@@ -19,6 +21,33 @@ public struct Schema: Sendable, Hashable {
             index[entity.name] = i
         }
         self.indexByName = index
+    }
+
+    /// The schema of model classes, as SwiftData's `Schema([Employee.self, Company.self])`:
+    /// their entities with relationships resolved between them. Pass it to
+    /// `ModelContainer(for: schema, configurations: [config])`, which opens the store for the classes.
+    /// A class that cannot be reflected leaves the schema without entities and makes that
+    /// container throw the error.
+    public init(_ types: [any PersistentModel.Type]) {
+        let entities: [Entity]
+        let failure: LogbookError?
+        do {
+            entities = try ModelLayout.entities(resolving: types.map { try ModelLayout.of($0) })
+            failure = nil
+        } catch {
+            entities = []
+            failure = error as? LogbookError ?? .invalidSchema("\(error)")
+        }
+        self.init(entities)
+        classes = ModelClasses(types: types, failure: failure)
+    }
+
+    /// The classes of a schema made from classes, or `nil`.
+    /// - Throws: the error reflecting them met.
+    func modelTypes() throws -> [any PersistentModel.Type]? {
+        guard let classes else { return nil }
+        if let failure = classes.failure { throw failure }
+        return classes.types
     }
 
     /// The entity called `name`, or `nil`.
@@ -62,6 +91,11 @@ public struct Schema: Sendable, Hashable {
                     throw LogbookError.invalidSchema(
                         "\(entity.name) has two attributes named \"\(attribute.name)\"")
                 }
+                if attribute.isSearchable && attribute.type != .string {
+                    throw LogbookError.invalidSchema(
+                        "\(entity.name).\(attribute.name) is searchable, but only String attributes can be (it holds \(attribute.type))"
+                    )
+                }
                 if let value = attribute.defaultValue, !value.isNull, !attribute.holds(value) {
                     throw LogbookError.typeMismatch(
                         entity: entity.name, attribute: attribute.name,
@@ -75,6 +109,7 @@ public struct Schema: Sendable, Hashable {
             }
             for index in entity.indexes { try validate(index, of: entity) }
         }
+        try validateHierarchy()
     }
 
     /// An array or set has one member, its element; a composite's fields are named after it
@@ -145,24 +180,54 @@ public struct Schema: Sendable, Hashable {
                 "\(what) reaches \(relationship.destination), which is not in the schema")
         }
         guard let inverseName = relationship.inverse else {
-            if relationship.isToMany {
+            if relationship.isToMany || relationship.storesLinks {
                 throw LogbookError.invalidSchema(
                     "\(what) is to-many, so it needs an inverse to-one relationship on \(destination.name)"
                 )
             }
             return
         }
+        // A sub-entity inherits its superentity's relationships, inverses included.
         guard let inverse = destination.relationship(named: inverseName),
             inverse.destination == entity.name
+                || ancestorNames(of: entity.name).contains(inverse.destination)
         else {
             throw LogbookError.invalidSchema(
                 "\(what) names the inverse \(destination.name).\(inverseName), which does not reach \(entity.name)"
             )
         }
-        if relationship.isToMany == inverse.isToMany {
+        if !relationship.isToMany && !inverse.isToMany {
             throw LogbookError.invalidSchema(
-                "\(what) and its inverse are both \(inverse.isToMany ? "to-many" : "to-one"); one-to-many is supported, one-to-one and many-to-many are not"
+                "\(what) and its inverse are both to-one; one-to-many and many-to-many are supported, one-to-one is not"
             )
         }
+        if relationship.isToMany && inverse.isToMany {
+            if destination.name == entity.name && inverseName == relationship.name {
+                throw LogbookError.invalidSchema(
+                    "\(what) is to-many and names itself as its inverse")
+            }
+            if relationship.storesLinks == inverse.storesLinks {
+                throw LogbookError.invalidSchema(
+                    "\(what) and its inverse are many-to-many, so exactly one of them must store the links"
+                )
+            }
+        } else if relationship.storesLinks {
+            throw LogbookError.invalidSchema(
+                "\(what) stores links, which only one side of a many-to-many relationship does")
+        }
+    }
+}
+
+/// The model classes of a ``Schema``, compared by identity.
+private struct ModelClasses: @unchecked Sendable, Hashable {  // metatypes never change
+    let types: [any PersistentModel.Type]
+    let failure: LogbookError?
+
+    static func == (a: Self, b: Self) -> Bool {
+        a.types.map(ObjectIdentifier.init) == b.types.map(ObjectIdentifier.init)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        for type in types { hasher.combine(ObjectIdentifier(type)) }
     }
 }

@@ -6,7 +6,7 @@ enum ArgumentParser {
     /// Options that take a value.
     private static let valueOptions: Set<String> = [
         "--store", "--name", "--designation", "--salary", "--where", "--sort", "--company",
-        "--city", "--reassign-to",
+        "--city", "--reassign-to", "--search",
     ]
     /// Options that take none.
     private static let flags: Set<String> = [
@@ -96,8 +96,12 @@ enum ArgumentParser {
             }
             list.query.descending = reader.takeFlag("--desc")
             list.query.company = reader.take("--company")
+            list.query.search = reader.take("--search")
             list.json = reader.takeFlag("--json")
             return .list(list)
+        case "report":
+            try reader.expectOperands(operands, count: 0)
+            return .report(json: reader.takeFlag("--json"))
         case "update":
             try reader.expectOperands(operands, count: 1)
             var changes = EmployeeChanges()

@@ -28,6 +28,11 @@ struct CommandRunner {
             try print(try repository.add(draft).id)
         case .list(let options):
             try list(options)
+        case .report(let json):
+            let report = try repository.report()
+            for line in json ? [OutputFormat.json(report)] : OutputFormat.table(report) {
+                try print(line)
+            }
         case .update(let id, let changes):
             let employee = try repository.update(id: id, with: changes)
             try print("updated \(employee.id): \(OutputFormat.summary(employee))")

@@ -6,12 +6,16 @@ enum HelpText {
         USAGE
           employees                          the interactive list (on a terminal): a add,
                                              Enter edit, d delete, c companies, / search
-                                             (a FILTER, as for list), q quit
+                                             (words of names, or a FILTER), q quit
           employees add --name N [--designation D] --salary S [--company COMPANY]
                                              add an employee; prints its id
           employees list [--where FILTER] [--sort name|designation|salary] [--desc]
-                         [--company COMPANY] [--json]
-                                             list employees (FILTER e.g. 'salary > 1000000')
+                         [--company COMPANY] [--search WORDS] [--json]
+                                             list employees (FILTER e.g. 'salary > 1000000';
+                                             WORDS e.g. 'jose', 'ann*', '"ann lee"': best
+                                             matches first, ignoring case and accents)
+          employees report [--json]          headcount, total and average salary per company
+                                             and per designation
           employees update ID [--name N] [--designation D] [--salary S]
                          [--company COMPANY | --no-company]
                                              change an employee

@@ -18,6 +18,8 @@ struct Invocation: Sendable, Equatable {
         case demo
         /// `migrate [--dry-run]`: bring the store to today's model, or say what that would do.
         case migrate(dryRun: Bool)
+        /// `report [--json]`: headcount, total and average salary per company and designation.
+        case report(json: Bool)
     }
 
     /// `list`'s options.

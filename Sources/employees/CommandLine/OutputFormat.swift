@@ -36,6 +36,66 @@ enum OutputFormat {
         return encode(companies.map(Row.init))
     }
 
+    /// The report as three tables: all employees, per company, per designation; averages
+    /// rounded to whole units.
+    static func table(_ report: EmployeeReport) -> [String] {
+        func rows(_ lines: [EmployeeReport.Line], none: String) -> [[String]] {
+            lines.map { line in
+                [
+                    line.group ?? none, String(line.headcount), String(line.totalSalary),
+                    line.averageSalary.map { String(Int64($0.rounded())) } ?? "-",
+                ].map(\.displayable)
+            }
+        }
+        let header = ["", "EMPLOYEES", "TOTAL SALARY", "AVERAGE SALARY"]
+        let minimum = [12, 9, 12, 14]
+        var result = columns(header, rows([report.all], none: "All"), minimum: minimum)
+        for (title, lines, none) in [
+            ("COMPANY", report.byCompany, "(no company)"),
+            ("DESIGNATION", report.byDesignation, "(none)"),
+        ] where !lines.isEmpty {
+            result.append("")
+            var titled = header
+            titled[0] = title
+            result += columns(titled, rows(lines, none: none), minimum: minimum)
+        }
+        return result.map { line in
+            var line = line
+            while line.last == " " { line.removeLast() }
+            return line
+        }
+    }
+
+    /// The report as one JSON object: `{"all": line, "companies": [line], "designations":
+    /// [line]}`, each line `{"name", "employees", "totalSalary", "averageSalary"}` (`name` null
+    /// for employees without a company and for `all`).
+    static func json(_ report: EmployeeReport) -> String {
+        struct Row: Encodable {
+            var line: EmployeeReport.Line
+            enum Keys: String, CodingKey { case name, employees, totalSalary, averageSalary }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                try container.encode(line.group, forKey: .name)
+                try container.encode(line.headcount, forKey: .employees)
+                try container.encode(line.totalSalary, forKey: .totalSalary)
+                try container.encode(line.averageSalary, forKey: .averageSalary)
+            }
+        }
+        struct Report: Encodable {
+            var all: Row
+            var companies: [Row]
+            var designations: [Row]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let value = Report(
+            all: Row(line: report.all), companies: report.byCompany.map(Row.init),
+            designations: report.byDesignation.map(Row.init))
+        // Encoding strings, integers, doubles and nulls cannot fail (averages are finite).
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
     private static func encode(_ rows: [some Encodable]) -> String {
         guard !rows.isEmpty else { return "[]" }
         let encoder = JSONEncoder()

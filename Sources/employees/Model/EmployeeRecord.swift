@@ -68,6 +68,9 @@ struct EmployeeQuery: Sendable, Equatable {
     var descending: Bool
     /// Only the employees of this company (an id or a name); `nil` for all.
     var company: String?
+    /// Words to find in names (`jose`, `ann*`, `"ann lee"`): the matches come best first
+    /// unless `sortKey` orders them; `nil` for no search.
+    var search: String? = nil
 
     init(
         filter: String? = nil, sortKey: EmployeeSortKey? = nil, descending: Bool = false,

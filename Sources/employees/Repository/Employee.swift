@@ -10,7 +10,9 @@ final class Employee: PersistentModel {
     /// use, and Logbook asks for it on hot paths).
     static let entityName = "Employee"
 
-    @Attribute var name = ""
+    /// Searchable (`employees list --search`, `/` in the list): a store written before it
+    /// was gains the flag, and its text index, by lightweight migration.
+    @Attribute(.searchable) var name = ""
     @Attribute(.indexed) var designation = ""
     @Attribute var salary: Int64 = 0
     @Relationship var company: Company? = nil

@@ -25,7 +25,7 @@ struct EmployeeRecordReader {
             throw LogbookError.unknownEntity(Employee.entityName)
         }
         let fields =
-            entity.attributes.map(\.name) + entity.relationships.filter { !$0.isToMany }.map(\.name)
+            entity.attributes.map(\.name) + entity.relationships.filter(\.isStored).map(\.name)
         guard let name = fields.firstIndex(of: "name"),
             let designation = fields.firstIndex(of: "designation"),
             let salary = fields.firstIndex(of: "salary")

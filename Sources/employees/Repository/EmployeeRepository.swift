@@ -62,6 +62,10 @@ protocol EmployeeRepository: AnyObject {
     ///   while it has employees, ``EmployeesError/reassignToSameCompany(_:)``.
     func deleteCompany(_ reference: String, handling: CompanyDeletion) throws(EmployeesError)
         -> CompanyDeletionResult
+
+    /// Headcount, total and average salary of all employees, per company and per designation.
+    /// - Throws: ``EmployeesError/store(_:)``.
+    func report() throws(EmployeesError) -> EmployeeReport
 }
 
 extension EmployeeRepository {
@@ -77,4 +81,7 @@ extension EmployeeRepository {
 
     /// All employees in the store's order.
     func all() throws(EmployeesError) -> [EmployeeRecord] { try list(EmployeeQuery()) }
+
+    /// The report computed from every employee's record.
+    func report() throws(EmployeesError) -> EmployeeReport { try EmployeeReport(all()) }
 }

@@ -4,6 +4,22 @@
 ///
 /// Both scans know only quotes and word characters; the grammar is Logbook's.
 enum FilterText {
+    /// The words of Logbook's predicate grammar that make text an expression, lowercased.
+    private static let operatorWords: Set<String> = [
+        "and", "or", "not", "contains", "beginswith", "endswith", "like", "matches", "in",
+        "between", "any", "all", "some", "none", "truepredicate", "falsepredicate", "nil",
+        "null", "true", "false",
+    ]
+
+    /// Whether `text` is words to search for rather than a filter: it holds no comparison
+    /// (`=`, `<`, `>`, `!`), no parenthesis and none of the grammar's words, so it cannot be an
+    /// expression — `mar`, `ann lee`, `jo*`, `"ann lee"`.
+    static func isPlainWords(_ text: String) -> Bool {
+        guard !text.contains(where: { "=<>!(){}[]$%".contains($0) }) else { return false }
+        let words = text.split(whereSeparator: { $0.isWhitespace || $0 == "\"" || $0 == "*" })
+        return !words.isEmpty && !words.contains { operatorWords.contains($0.lowercased()) }
+    }
+
     /// `filter` with the `_` separators of numbers removed and line breaks made spaces (outside
     /// quoted strings), so it is one line; and for each character of the result its 1-based
     /// column in `filter`.

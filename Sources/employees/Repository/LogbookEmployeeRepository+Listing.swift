@@ -25,7 +25,7 @@ extension LogbookEmployeeRepository {
         _ body: (EmployeeRecord) throws(EmployeesError) -> Void
     ) throws(EmployeesError) {
         if query.filter == nil && query.company == nil && query.sortKey == nil
-            && !query.descending
+            && !query.descending && query.search == nil
         {
             counted(try storeCall { try container.store.count(in: Employee.entityName) })
             return try forEachRecordInKeyOrder(body)
@@ -35,8 +35,20 @@ extension LogbookEmployeeRepository {
         try matches.forEach(in: self, body)
     }
 
+    /// Plain words (`mar`, `kev park`) search names, each word as a prefix (as typed: `mar`
+    /// finds "Maria"; a quoted phrase is taken as it is); anything else is a filter.
     func employeeWindow(filter: String?) throws(EmployeesError) -> any RowSource<EmployeeRecord> {
-        let matches = try self.matches(EmployeeQuery(filter: filter))
+        var query = EmployeeQuery(filter: filter)
+        if let filter, FilterText.isPlainWords(filter) {
+            query.filter = nil
+            query.search =
+                filter.contains("\"")
+                ? filter
+                : filter.split(whereSeparator: \.isWhitespace).map {
+                    $0.hasSuffix("*") ? String($0) : $0 + "*"
+                }.joined(separator: " ")
+        }
+        let matches = try self.matches(query)
         return EmployeeWindow(repository: self, keys: matches.keys)
     }
 
@@ -53,6 +65,17 @@ extension LogbookEmployeeRepository {
             let filter = try parsed.map { try StringPredicate(format: $0.text, arguments: []) }
             var keys: [UInt64]
             var residual: Company?
+            if let words = query.search {
+                // Best first, unless a sort orders them.
+                keys = try searchKeys(words, filter: filter)
+                if !sort.isEmpty {
+                    let found = Set(keys)
+                    keys = try identifierKeys(filter, sort: sort).filter(found.contains)
+                } else if query.descending {
+                    keys.reverse()
+                }
+                return EmployeeMatches(keys: keys, company: company)
+            }
             if filter == nil && company == nil && query.sortKey == nil {
                 keys = try recordReader().primaryKeysInLogOrder()
                 if !keys.isSorted { keys.sort() }

@@ -149,13 +149,14 @@ struct DumpWriter {
     }
 
     /// `Employee(name: String, salary: Int64? indexed, company: Company?)`: attributes with
-    /// ` indexed`, ` unique` when so, then relationships (`[Employee]` for to-many) with their
-    /// delete rule unless it is nullify.
+    /// ` indexed`, ` unique`, ` searchable` when so, then relationships (`[Employee]` for to-many)
+    /// with their delete rule unless it is nullify; a sub-entity as `Dog: Animal(…)`.
     private static func describe(_ entity: Entity) -> String {
         var properties: [String] = entity.attributes.map { attribute in
             var text = attribute.name + ": " + attribute.declaredType
             if attribute.isIndexed { text += " indexed" }
             if attribute.isUnique { text += " unique" }
+            if attribute.isSearchable { text += " searchable" }
             return text
         }
         for relationship in entity.relationships {
@@ -163,10 +164,12 @@ struct DumpWriter {
             text +=
                 relationship.isToMany
                 ? "[\(relationship.destination)]" : relationship.destination + "?"
+            if relationship.storesLinks { text += " links" }
             if relationship.deleteRule != .nullify { text += " \(relationship.deleteRule)" }
             properties.append(text)
         }
-        return entity.name + "(" + properties.joined(separator: ", ") + ")"
+        return entity.name + (entity.superentity.map { ": " + $0 } ?? "") + "("
+            + properties.joined(separator: ", ") + ")"
     }
 }
 

@@ -32,10 +32,10 @@ extension RecordDecoder {
 }
 
 extension Entity {
-    /// The names of a decoded record's fields: the attributes, then the to-one relationships
+    /// The names of a decoded record's fields: the attributes, then the stored relationships
     /// (``DecodedRecord/attributes``).
     var fieldNames: [String] {
-        attributes.map(\.name) + relationships.filter { !$0.isToMany }.map(\.name)
+        attributes.map(\.name) + relationships.filter(\.isStored).map(\.name)
     }
 
     /// The stored fields' descriptions: the attributes, then each to-one relationship as an

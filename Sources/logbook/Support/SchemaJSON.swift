@@ -4,7 +4,9 @@ import Logbook
 /// store with it): `{"version":1,"entities":[{"name":…,"attributes":[{"name":…,"type":"String",
 /// "optional":false,"indexed":false,"unique":false,"default":null}]}]}`. An entity with
 /// relationships also has `"relationships":[{"name":…,"destination":…,"toMany":false,
-/// "inverse":… or null,"deleteRule":"nullify"}]` (or `"cascade"`, `"deny"`).
+/// "inverse":… or null,"deleteRule":"nullify"}]` (or `"cascade"`, `"deny"`), plus
+/// `"storesLinks":true` on the side of a many-to-many that stores the links. A sub-entity has
+/// `"superentity":…` after its name. A searchable attribute also has `"searchable":true`.
 enum SchemaJSON {
     /// Encodes `schema`.
     static func encode(_ schema: Schema) -> String {
@@ -13,10 +15,12 @@ enum SchemaJSON {
                 "{\"name\":\(Formatting.quoted(a.name)),\"type\":\(Formatting.quoted(a.type.description)),"
                     + "\"optional\":\(a.isOptional),\"indexed\":\(a.isIndexed),"
                     + "\"unique\":\(a.isUnique),\"default\":\((a.defaultValue ?? .null).text(as: .json))"
-                    + detail(a) + "}"
+                    + detail(a) + (a.isSearchable ? ",\"searchable\":true}" : "}")
             }
             var text =
-                "{\"name\":\(Formatting.quoted(entity.name)),\"attributes\":["
+                "{\"name\":\(Formatting.quoted(entity.name)),"
+                + (entity.superentity.map { "\"superentity\":\(Formatting.quoted($0))," } ?? "")
+                + "\"attributes\":["
                 + attributes.joined(separator: ",") + "]"
             if !entity.relationships.isEmpty {
                 let relationships = entity.relationships.map { r in
@@ -24,7 +28,8 @@ enum SchemaJSON {
                         + "\"destination\":\(Formatting.quoted(r.destination)),"
                         + "\"toMany\":\(r.isToMany),"
                         + "\"inverse\":\(r.inverse.map(Formatting.quoted) ?? "null"),"
-                        + "\"deleteRule\":\"\(r.deleteRule)\"}"
+                        + "\"deleteRule\":\"\(r.deleteRule)\""
+                        + (r.storesLinks ? ",\"storesLinks\":true}" : "}")
                 }
                 text += ",\"relationships\":[" + relationships.joined(separator: ",") + "]"
             }
@@ -37,8 +42,9 @@ enum SchemaJSON {
     /// `,"declaredType":…,"typeName":…,"members":[…]` for an attribute of a type schema
     /// format 3 added or with a type name or members (so a schema without them keeps its text).
     private static func detail(_ a: AttributeDescription) -> String {
-        guard a.type.rawValue > AttributeType.uuid.rawValue || a.typeName != nil
-            || !a.members.isEmpty
+        guard
+            a.type.rawValue > AttributeType.uuid.rawValue || a.typeName != nil
+                || !a.members.isEmpty
         else { return "" }
         var text = ",\"declaredType\":\(Formatting.quoted(a.declaredType))"
         if let name = a.typeName { text += ",\"typeName\":\(Formatting.quoted(name))" }
@@ -62,7 +68,10 @@ enum SchemaJSON {
         attribute.members = try members.map { m in
             guard let name = m["name"]?.string,
                 let type = m["type"]?.string.flatMap(AttributeType.init(named:))
-            else { throw CommandError.failed("a member of \(attribute.name) lacks a name or a known type") }
+            else {
+                throw CommandError.failed(
+                    "a member of \(attribute.name) lacks a name or a known type")
+            }
             var member = AttributeDescription(name, type, optional: m["optional"] == .bool(true))
             try decodeDetail(m, into: &member)
             return member
@@ -94,12 +103,14 @@ enum SchemaJSON {
                 }
                 var attribute = AttributeDescription(
                     attributeName, type, optional: a["optional"] == .bool(true),
-                    indexed: a["indexed"] == .bool(true), unique: a["unique"] == .bool(true))
+                    indexed: a["indexed"] == .bool(true), unique: a["unique"] == .bool(true),
+                    searchable: a["searchable"] == .bool(true))
                 try decodeDetail(a, into: &attribute)
                 if let json = a["default"], json != .null {
                     guard let value = AttributeValue(json: json, as: attribute) else {
                         throw CommandError.failed(
-                            "the default of \(name).\(attributeName) is not a \(attribute.declaredType)")
+                            "the default of \(name).\(attributeName) is not a \(attribute.declaredType)"
+                        )
                     }
                     attribute.defaultValue = value
                 }
@@ -116,8 +127,9 @@ enum SchemaJSON {
                 }
                 return RelationshipDescription(
                     relationshipName, destination: destination, toMany: r["toMany"] == .bool(true),
-                    inverse: r["inverse"]?.string, deleteRule: rule)
-            })
+                    inverse: r["inverse"]?.string, deleteRule: rule,
+                    storesLinks: r["storesLinks"] == .bool(true))
+            }, superentity: json["superentity"]?.string)
     }
 }
 
@@ -174,7 +186,9 @@ extension AttributeValue {
                 else { return nil }
                 values.append(value)
             }
-            guard let converted = AttributeValue.converting(AttributeValue.array(values), to: attribute)
+            guard
+                let converted = AttributeValue.converting(
+                    AttributeValue.array(values), to: attribute)
             else { return nil }
             self = converted
         case (.object(let members), .composite):

@@ -47,9 +47,8 @@ enum LogbookTool {
     /// Every subcommand, in the order `--help` lists them.
     static var commands: [any Subcommand.Type] {
         [
-            Dump.self, Verify.self, Stats.self, Compact.self, Export.self, Import.self,
-            History.self,
-            Changes.self, Studio.self, Backup.self,
+            Dump.self, Verify.self, Stats.self, Query.self, Compact.self, Export.self, Import.self,
+            History.self, Changes.self, Studio.self, Backup.self, Sync.self,
         ]
     }
 
@@ -69,8 +68,8 @@ enum LogbookTool {
         }
         text += """
 
-            PATH is a store's directory. Only compact and import change a store; the others \
-            open it read-only and work while another process writes it.
+            PATH is a store's directory. Only compact, import and sync change a store; the \
+            others open it read-only and work while another process writes it.
             Exit status: 0 success, 1 failure or damage found, 2 usage error or nothing to run. \
             A torn tail (what a crash during a write leaves at the end of the newest segment) \
             is not damage: every command warns about it (verify in its report) and goes on \

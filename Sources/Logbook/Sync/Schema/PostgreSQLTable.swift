@@ -1,5 +1,4 @@
 import Foundation
-import Logbook
 
 #if canImport(Glibc)
     import Glibc
@@ -11,7 +10,7 @@ import Logbook
 /// feed applies to the tables an export built: the tables, with PostgreSQL's own column types,
 /// and the values as PostgreSQL literals. (SQLite reads both too: it takes any type name, and
 /// the literals are strings and numbers it stores as they are written.)
-enum PostgreSQLTable {
+package enum PostgreSQLTable {
     /// `CREATE TABLE` for `entity`: `id BIGINT PRIMARY KEY`, a column per attribute of its
     /// ``PostgreSQLLiteral/type(_:)`` (`NOT NULL` unless optional, `UNIQUE` where the schema
     /// says so), a `BIGINT` per to-one relationship (the related object's id, or `NULL`), then a
@@ -22,7 +21,7 @@ enum PostgreSQLTable {
     /// save's transaction commits, not row by row, so a save that swaps two values, or hands
     /// one from object to object, applies (the feed's upserts name their arbiter, the primary
     /// key, which stays immediate). SQLite takes the clause and ignores it.
-    static func create(_ entity: Entity, ifNotExists: Bool) -> String {
+    package static func create(_ entity: Entity, ifNotExists: Bool) -> String {
         var columns = ["  \"id\" BIGINT PRIMARY KEY"]
         let exists = ifNotExists ? "IF NOT EXISTS " : ""
         var indexes = ""
@@ -30,23 +29,30 @@ enum PostgreSQLTable {
             var column = "  \(identifier(attribute.name)) \(PostgreSQLLiteral.type(attribute))"
             if !attribute.isOptional { column += " NOT NULL" }
             // A composite's marker stands for its fields: its constraint and index are theirs.
-            let fields = entity.compositeFields(of: i).map { identifier(entity.attributes[$0].name) }
+            let fields = entity.compositeFields(of: i).map {
+                identifier(entity.attributes[$0].name)
+            }
             if attribute.isUnique && fields.isEmpty {
                 column += " UNIQUE DEFERRABLE INITIALLY DEFERRED"
             }
             columns.append(column)
             if attribute.isUnique && !fields.isEmpty {
-                indexes += "CREATE UNIQUE INDEX \(exists)\(identifier(entity.name + "_" + attribute.name)) ON "
+                indexes +=
+                    "CREATE UNIQUE INDEX \(exists)\(identifier(entity.name + "_" + attribute.name)) ON "
                 indexes += "\(identifier(entity.name)) (\(fields.joined(separator: ", ")));\n"
             } else if attribute.isIndexed && !attribute.isUnique {
-                indexes += "CREATE INDEX \(exists)\(identifier(entity.name + "_" + attribute.name)) ON "
+                indexes +=
+                    "CREATE INDEX \(exists)\(identifier(entity.name + "_" + attribute.name)) ON "
                 indexes += "\(identifier(entity.name)) ("
-                indexes += (fields.isEmpty ? [identifier(attribute.name)] : fields).joined(separator: ", ")
+                indexes += (fields.isEmpty ? [identifier(attribute.name)] : fields).joined(
+                    separator: ", ")
                 indexes += ");\n"
             }
         }
-        for relationship in entity.relationships where !relationship.isToMany {
-            columns.append("  \(identifier(relationship.name)) BIGINT")
+        for relationship in entity.relationships where relationship.isStored {
+            // The links of a many-to-many's storing side: its stored value (FORMAT.md Part 2).
+            columns.append(
+                "  \(identifier(relationship.name)) \(relationship.isToMany ? "BYTEA" : "BIGINT")")
         }
         var text = "CREATE TABLE \(exists)\(identifier(entity.name)) (\n"
         text += columns.joined(separator: ",\n") + "\n);\n"
@@ -54,7 +60,7 @@ enum PostgreSQLTable {
     }
 
     /// A double-quoted SQL identifier.
-    static func identifier(_ name: String) -> String {
+    package static func identifier(_ name: String) -> String {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
@@ -64,14 +70,14 @@ enum PostgreSQLTable {
 /// microsecond in UTC, data as `bytea` hex (`'\x…'`), UUIDs as `uuid`, strings with quotes
 /// doubled (standard-conforming strings), arrays and sets of scalars as array literals
 /// (`'{"a","b"}'`), other arrays as `jsonb`, a composite's marker as `TRUE`.
-enum PostgreSQLLiteral {
+package enum PostgreSQLLiteral {
     /// The column type of `attribute`: PostgreSQL's own for each type (`SMALLINT` for `Int8`,
     /// `UInt8` and `Int16`, `INTEGER` for `Int32` and `UInt16`, `BIGINT` for `UInt32`,
     /// `NUMERIC(20, 0)` for `UInt64`, `REAL` for `Float`, `NUMERIC` for `Decimal`, `TEXT` for a
     /// URL); an array or set of scalars as an array of the element's type (`TEXT[]`), of
     /// arrays or composites as `JSONB`; a composite attribute as `BOOLEAN` (its fields are
     /// columns of their own).
-    static func type(_ attribute: AttributeDescription) -> String {
+    package static func type(_ attribute: AttributeDescription) -> String {
         switch attribute.type {
         case .array, .set:
             guard let element = attribute.members.first, isScalar(element.type) else {
@@ -105,7 +111,9 @@ enum PostgreSQLLiteral {
     }
 
     /// Appends `value`, a value of `attribute` (a to-one relationship's an integer).
-    static func append(_ value: AttributeValue, as attribute: AttributeDescription, to out: inout [UInt8]) {
+    package static func append(
+        _ value: AttributeValue, as attribute: AttributeDescription, to out: inout [UInt8]
+    ) {
         if case .array(let items) = value {
             if type(attribute).hasSuffix("[]") {
                 var literal: [UInt8] = [UInt8(ascii: "{")]
@@ -114,7 +122,8 @@ enum PostgreSQLLiteral {
                     appendArrayElement(item, to: &literal)
                 }
                 literal.append(UInt8(ascii: "}"))
-                AttributeValue.string(String(decoding: literal, as: UTF8.self)).append(as: .sql, to: &out)
+                AttributeValue.string(String(decoding: literal, as: UTF8.self)).append(
+                    as: .sql, to: &out)
             } else {
                 value.append(as: .sql, to: &out)  // the JSON text, quoted
             }
@@ -137,18 +146,22 @@ enum PostgreSQLLiteral {
             // The scalar literal without its SQL quotes.
             if text.first == UInt8(ascii: "'") && text.last == UInt8(ascii: "'") {
                 text = Array(text.dropFirst().dropLast())
-                text = Array(String(decoding: text, as: UTF8.self).replacingOccurrences(of: "''", with: "'").utf8)
+                text = Array(
+                    String(decoding: text, as: UTF8.self).replacingOccurrences(of: "''", with: "'")
+                        .utf8)
             }
             out.append(UInt8(ascii: "\""))
             for byte in text {
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { out.append(UInt8(ascii: "\\")) }
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                    out.append(UInt8(ascii: "\\"))
+                }
                 out.append(byte)
             }
             out.append(UInt8(ascii: "\""))
         }
     }
 
-    static func append(_ value: AttributeValue, to out: inout [UInt8]) {
+    package static func append(_ value: AttributeValue, to out: inout [UInt8]) {
         switch value {
         case .double(let d):
             let text =
@@ -173,7 +186,7 @@ enum PostgreSQLLiteral {
     }
 
     /// `YYYY-MM-DD HH:MM:SS.ffffff+00`, rounded to PostgreSQL's microsecond.
-    static func timestamp(_ date: Date) -> String {
+    package static func timestamp(_ date: Date) -> String {
         let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
         var seconds = time_t(micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000)
         let fraction = micros - Int64(seconds) * 1_000_000

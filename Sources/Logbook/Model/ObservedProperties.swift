@@ -1,0 +1,96 @@
+import Observation
+
+/// The root of the key paths a context's `ObservationRegistrar` hears of: one per property of
+/// each entity (`\ObservedProperties.[property: code]`). A model's getters report a read with
+/// these, and its context reports a change with the same key path, whatever made it: a
+/// mutation, ``ModelContext/rollback()``, a merge or a batch update.
+///
+/// The granularity is a property of an entity in a context: a change to Ann's `salary` is
+/// also a change, for an observer, to Bob's. (A key path per object would cost an allocation
+/// at every read of a fetched object; an observer that hears of a change reads its values
+/// again and finds them equal.)
+final class ObservedProperties: Observable, Sendable {
+    static let subject = ObservedProperties()
+
+    subscript(property code: Int) -> Int { code }
+
+    /// The key paths of an entity's properties: its stored fields in order, then one per
+    /// relationship that is not stored (the derived side of a to-many), at `stored + r`.
+    static func keyPaths(entity: Int, count: Int) -> [KeyPath<ObservedProperties, Int>] {
+        (0..<count).map { \ObservedProperties.[property: entity << 16 | $0] }
+    }
+}
+
+extension ObjectTable {
+    /// Tells the registrar a field of entry `e` was read (nothing unless it is within
+    /// `withObservationTracking`).
+    @inline(__always)
+    func observeRead(_ e: Int32, property: Int) {
+        guard probe == nil, e >= 0 else { return }
+        let binding = bindings[Int(entries[Int(e)].entity)]
+        guard property < binding.observedKeyPaths.count else { return }
+        registrar.access(ObservedProperties.subject, keyPath: binding.observedKeyPaths[property])
+    }
+
+    /// Tells the registrar that property `property` of entity `entity` changed.
+    func noteChanged(entity: Int, property: Int) {
+        guard probe == nil else { return }
+        let keyPaths = bindings[entity].observedKeyPaths
+        guard property < keyPaths.count else { return }
+        registrar.willSet(ObservedProperties.subject, keyPath: keyPaths[property])
+        registrar.didSet(ObservedProperties.subject, keyPath: keyPaths[property])
+    }
+
+    /// Tells the registrar that stored field `slot` of entry `e` changed, and, for a stored
+    /// relationship, that the derived inverse of its destination may have.
+    func noteChanged(_ e: Int32, slot: Int) {
+        guard probe == nil else { return }
+        let entity = Int(entries[Int(e)].entity)
+        noteChanged(entity: entity, property: slot)
+        let inverses = bindings[entity].derivedInverses
+        if slot < inverses.count, let (destination, property) = inverses[slot] {
+            noteChanged(entity: destination, property: property)
+        }
+    }
+}
+
+extension EntityBinding {
+    /// For each stored field, the destination entity and property of its derived inverse, for
+    /// a stored relationship whose inverse is not stored (`nil` otherwise).
+    static func derivedInverses(of entity: Entity, in schema: [Entity])
+        -> [(entity: Int, property: Int)?]
+    {
+        let stored = entity.storedFields
+        var result = [(entity: Int, property: Int)?](repeating: nil, count: stored.attributes.count)
+        for relationship in entity.storedRelationships {
+            guard let slot = stored.attributeIndex(relationship.name),
+                let inverse = relationship.inverse,
+                let d = schema.firstIndex(where: { $0.name == relationship.destination }),
+                let back = schema[d].relationships.firstIndex(where: { $0.name == inverse }),
+                !schema[d].relationships[back].isStored
+            else { continue }
+            result[slot] = (d, schema[d].storedFields.attributes.count + back)
+        }
+        return result
+    }
+}
+
+extension FieldInfo {
+    /// Called by a registered field's getter: reports the read to the context's registrar.
+    /// `property` is the stored position, or for a derived to-many `stored + r`.
+    @usableFromInline @inline(never)
+    static func observe(_ object: AnyObject, info: UInt32, entry: Int32) {
+        table(object, info)?._withUnsafeGuaranteedRef {
+            $0.observeRead(entry, property: slot(info))
+        }
+    }
+
+    /// As ``observe(_:info:entry:)``, for a derived to-many relationship `r`.
+    static func observeDerived(_ object: AnyObject, info: UInt32, entry: Int32, relationship r: Int)
+    {
+        table(object, info)?._withUnsafeGuaranteedRef { table in
+            let binding = table.bindings[Int(table.entries[Int(entry)].entity)]
+            table.observeRead(entry, property: binding.stored.attributes.count + r)
+        }
+    }
+}

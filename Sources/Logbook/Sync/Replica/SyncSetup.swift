@@ -1,0 +1,225 @@
+import Foundation
+
+/// One entity as the replica syncs it: its stored fields (attributes, then to-one
+/// relationships), and each field's place in its row's stamps (`logbook_sync.tables`).
+struct SyncedEntity {
+    let name: String
+    /// The table, as a quoted identifier.
+    let table: String
+    let fields: [AttributeDescription]
+    /// Field names by position.
+    let fieldIndex: [String: Int]
+    /// 1-based place of each field in `logbook_sync.rows.stamps`.
+    let places: [String: Int]
+    /// The positions of the fields with a `UNIQUE` constraint.
+    let unique: [Int]
+
+    init(_ entity: Entity, columns: [String]) {
+        name = entity.name
+        table = PostgreSQLTable.identifier(entity.name)
+        let fields = entity.storedFields.attributes
+        self.fields = fields
+        fieldIndex = Dictionary(
+            fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        places = Dictionary(
+            columns.enumerated().map { ($1, $0 + 1) }, uniquingKeysWith: { a, _ in a })
+        unique = fields.indices.filter { fields[$0].isUnique }
+    }
+
+    /// The canonical-text expressions of every field, for a `SELECT` from the table.
+    var canonicalColumns: String {
+        fields.map { CanonicalText.expression(PostgreSQLTable.identifier($0.name), $0) }
+            .joined(separator: ", ")
+    }
+}
+
+/// What the replica found in a database: its identity, who filled it first, and the synced
+/// entities.
+struct SyncDatabase {
+    let identifier: UUID
+    let seedStore: UUID?
+    let entities: [String: SyncedEntity]
+}
+
+/// Creates and checks the sync tables of a database (the article *Syncing with PostgreSQL*).
+enum SyncSetup {
+    /// Creates what is missing for `schema`, in one transaction: schema `logbook_sync`, each
+    /// entity's table (as `logbook export --format sql` makes it) with columns added for new
+    /// attributes, the default of `id` (identifiers for rows SQL clients insert) and of each
+    /// attribute that has one in the schema, and each table's capture function and triggers.
+    /// Leaves what exists alone; safe to run again.
+    /// - Throws: ``LogbookError/postgreSQL(_:)``.
+    static func run(_ connection: PostgreSQLConnection, schema: Schema) throws {
+        try requireSyncedTypes(schema)
+        try connection.transaction {
+            try connection.simpleQuery(
+                "SELECT pg_advisory_xact_lock(\(SyncCatalog.lock));"
+                    + SyncCatalog.baseSQL(databaseIdentifier: UUID().uuidString.lowercased()))
+            let registered = try registeredColumns(connection)
+            var sql = ""
+            for entity in schema.entities {
+                let fields = entity.storedFields.attributes
+                var columns = registered[entity.name] ?? []
+                for field in fields where !columns.contains(field.name) {
+                    columns.append(field.name)
+                }
+                let table = PostgreSQLTable.identifier(entity.name)
+                sql += PostgreSQLTable.create(entity, ifNotExists: true)
+                for field in fields {
+                    sql +=
+                        "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS "
+                        + addedColumn(field) + ";\n"
+                    // The schema's default, for SQL clients' inserts that leave it out.
+                    if let literal = defaultLiteral(field) {
+                        sql +=
+                            "ALTER TABLE \(table) ALTER COLUMN "
+                            + PostgreSQLTable.identifier(field.name) + " SET DEFAULT \(literal);\n"
+                    }
+                }
+                sql +=
+                    "ALTER TABLE \(table) ALTER COLUMN \"id\" SET DEFAULT "
+                    + "nextval('logbook_sync.sql_ids');\n"
+                sql +=
+                    "INSERT INTO logbook_sync.tables (entity, columns) VALUES ("
+                    + SyncSQL.literal(entity.name) + ", " + SyncSQL.textArray(columns)
+                    + ") ON CONFLICT (entity) DO UPDATE SET columns = EXCLUDED.columns;\n"
+                sql += SyncCatalog.triggerSQL(entity, columns: columns)
+            }
+            try connection.simpleQuery(sql)
+        }
+    }
+
+    /// The definition of `field` as `ADD COLUMN` adds it to a table that may hold rows: with
+    /// its default, and `NOT NULL` only when that default fills the rows already there.
+    private static func addedColumn(_ field: AttributeDescription) -> String {
+        var text = PostgreSQLTable.identifier(field.name) + " " + PostgreSQLLiteral.type(field)
+        if let literal = defaultLiteral(field) {
+            text += " DEFAULT " + literal
+            if !field.isOptional { text += " NOT NULL" }
+        }
+        if field.isUnique { text += " UNIQUE DEFERRABLE INITIALLY DEFERRED" }
+        return text
+    }
+
+    /// `field`'s default value as an SQL literal, if it has one.
+    private static func defaultLiteral(_ field: AttributeDescription) -> String? {
+        guard let value = field.defaultValue, !value.isNull else { return nil }
+        var literal: [UInt8] = []
+        PostgreSQLLiteral.append(value, to: &literal)
+        return String(decoding: literal, as: UTF8.self)
+    }
+
+    /// The synced columns of each registered entity, in stamp order.
+    private static func registeredColumns(_ connection: PostgreSQLConnection) throws
+        -> [String: [String]]
+    {
+        var columns: [String: [String]] = [:]
+        for row in try connection.query("SELECT entity, columns FROM logbook_sync.tables").rows {
+            let entity = try row.decode(0, as: String.self)
+            let list = try row.decode(1, as: String.self)
+            columns[entity] = (SyncSQL.parseArray(list) ?? []).compactMap { $0 }
+        }
+        return columns
+    }
+
+    /// The attribute types a replica syncs (schema format 3's other types are not synced yet).
+    static let syncedTypes: Set<AttributeType> = [
+        .string, .integer, .double, .bool, .date, .data, .uuid,
+    ]
+
+    /// - Throws: ``SyncError/unsupportedDatabase(reason:)`` naming the first attribute of a
+    ///   type a replica does not sync.
+    static func requireSyncedTypes(_ schema: Schema) throws {
+        for entity in schema.entities {
+            for field in entity.storedFields.attributes where !syncedTypes.contains(field.type) {
+                throw LogbookError.sync(
+                    .unsupportedDatabase(
+                        reason:
+                            "\(entity.name).\(field.name) is of a type syncing does not support yet "
+                            + "(\(field.type)); replicas sync strings, integers, doubles, bools, dates, data and UUIDs"
+                    ))
+            }
+        }
+    }
+
+    /// Whether the database has the sync tables at all.
+    static func isSetUp(_ connection: PostgreSQLConnection) throws -> Bool {
+        let found = try connection.query("SELECT to_regclass('logbook_sync.database')::text")
+        return try found.rows.first?.decode(0, as: String?.self) != nil
+    }
+
+    /// Checks that the database serves `schema`: each entity's table with every field's column
+    /// of the export's type (columns added by hand are ignored), its two triggers, and its
+    /// synced columns registered.
+    /// - Throws: ``SyncError/missingTable(_:)``, ``SyncError/missingColumn(table:column:)``,
+    ///   ``SyncError/columnType(table:column:expected:found:)``,
+    ///   ``SyncError/missingTrigger(table:)``, ``SyncError/unsupportedDatabase(reason:)``;
+    ///   ``LogbookError/postgreSQL(_:)``.
+    static func check(_ connection: PostgreSQLConnection, schema: Schema) throws -> SyncDatabase {
+        try requireSyncedTypes(schema)
+        let identity = try connection.query(
+            "SELECT id::text, format, seed_store::text FROM logbook_sync.database")
+        guard identity.rows.count == 1, let row = identity.rows.first,
+            let identifier = UUID(uuidString: try row.decode(0, as: String.self))
+        else {
+            throw LogbookError.sync(
+                .unsupportedDatabase(reason: "logbook_sync.database does not hold one row"))
+        }
+        let format = try row.decode(1, as: Int64.self)
+        guard format == SyncCatalog.format else {
+            throw LogbookError.sync(
+                .unsupportedDatabase(
+                    reason:
+                        "their layout is version \(format), and this Logbook knows version \(SyncCatalog.format)"
+                ))
+        }
+        let seed = try row.decode(2, as: String?.self).flatMap { UUID(uuidString: $0) }
+        let registered = try registeredColumns(connection)
+        var entities: [String: SyncedEntity] = [:]
+        for entity in schema.entities {
+            let table = entity.name
+            let found = try connection.query(
+                """
+                SELECT a.attname::text, format_type(a.atttypid, a.atttypmod)
+                FROM pg_attribute a
+                WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
+                """, [.text(PostgreSQLTable.identifier(table))])
+            guard !found.rows.isEmpty else { throw LogbookError.sync(.missingTable(table)) }
+            var types: [String: String] = [:]
+            for column in found.rows {
+                types[try column.decode(0, as: String.self)] = try column.decode(1, as: String.self)
+            }
+            for field in entity.storedFields.attributes {
+                guard let type = types[field.name] else {
+                    throw LogbookError.sync(.missingColumn(table: table, column: field.name))
+                }
+                let expected = PostgreSQLLiteral.type(field)
+                guard normalized(type) == normalized(expected) else {
+                    throw LogbookError.sync(
+                        .columnType(
+                            table: table, column: field.name, expected: expected, found: type))
+                }
+            }
+            let triggers = try connection.query(
+                """
+                SELECT count(*) FROM pg_trigger
+                WHERE tgrelid = to_regclass($1) AND tgname IN ($2, $3) AND tgenabled <> 'D'
+                """,
+                [
+                    .text(PostgreSQLTable.identifier(table)), .text(SyncCatalog.captureTrigger),
+                    .text(SyncCatalog.lockTrigger),
+                ])
+            let columns = registered[table] ?? []
+            guard try triggers.rows.first?.decode(0, as: Int64.self) == 2,
+                entity.storedFields.attributes.allSatisfy({ columns.contains($0.name) })
+            else { throw LogbookError.sync(.missingTrigger(table: table)) }
+            entities[table] = SyncedEntity(entity, columns: columns)
+        }
+        return SyncDatabase(identifier: identifier, seedStore: seed, entities: entities)
+    }
+
+    /// A type name as `format_type` writes it: lower case, no space after a comma.
+    private static func normalized(_ type: String) -> String {
+        type.lowercased().replacingOccurrences(of: ", ", with: ",")
+    }
+}

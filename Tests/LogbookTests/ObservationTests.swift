@@ -1,0 +1,102 @@
+import Foundation
+import Logbook
+import Observation
+import Synchronization
+import TestSupport
+import Testing
+
+/// Models are `Observable`: `withObservationTracking` hears of a change to a property it read,
+/// whatever makes the change. One test per source of change.
+@MainActor @Suite struct ObservationTests {
+    /// Counts the `onChange` calls of one tracking.
+    private final class Fired: Sendable {
+        private let count = Atomic<Int>(0)
+        var value: Int { count.load(ordering: .relaxed) }
+        func fire() { count.add(1, ordering: .relaxed) }
+    }
+
+    /// Tracks `read` once; the returned counter tells whether a change was heard.
+    private func track(_ read: () -> Void) -> Fired {
+        let fired = Fired()
+        withObservationTracking {
+            read()
+        } onChange: {
+            fired.fire()
+        }
+        return fired
+    }
+
+    private func setUp(_ fixture: LogbookFixture) throws -> (ModelContainer, ModelContext, Employee)
+    {
+        let container = try fixture.open()
+        let context = ModelContext(container)
+        let ann = Employee(name: "Ann", designation: "Engineer", salary: 100)
+        context.insert(ann)
+        try context.save()
+        return (container, context, ann)
+    }
+
+    @Test func aMutationIsHeard() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let (_, _, ann) = try setUp(fixture)
+        let fired = track { _ = ann.salary }
+        let other = track { _ = ann.name }
+        ann.salary = 200
+        #expect(fired.value == 1)
+        #expect(other.value == 0, "a property that was not read")
+    }
+
+    @Test func aRollbackIsHeard() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let (_, context, ann) = try setUp(fixture)
+        ann.salary = 200
+        let fired = track { _ = ann.salary }
+        context.rollback()
+        #expect(ann.salary == 100)
+        #expect(fired.value == 1)
+    }
+
+    @Test func aMergeOfAnotherContextsSaveIsHeard() async throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let (container, context, ann) = try setUp(fixture)
+        let there = ModelContext(container)
+        let annThere = try #require(try there.fetch(FetchDescriptor<Employee>()).first)
+        let fired = track { _ = ann.salary }
+        var changes = container.changes().makeAsyncIterator()
+        annThere.salary = 300
+        try there.save()
+        #expect(fired.value == 0, "not before the merge")
+        context.merge(try #require(await changes.next()))
+        #expect(ann.salary == 300)
+        #expect(fired.value == 1)
+    }
+
+    @Test func aBatchUpdateIsHeard() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let (_, context, ann) = try setUp(fixture)
+        let fired = track { _ = ann.salary }
+        try context.update(model: Employee.self) { $0.salary += 1 }
+        #expect(ann.salary == 101)
+        #expect(fired.value == 1)
+    }
+
+    @Test func aLinkMadeFromTheOtherSideIsHeard() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open([Student.self, Course.self])
+        let context = container.mainContext
+        let ann = Student(name: "Ann")
+        let math = Course(title: "Math")
+        context.insert(ann)
+        context.insert(math)
+        let courses = track { _ = ann.courses }
+        let students = track { _ = math.students }
+        math.students = [ann]  // stored on Course: Student.courses is derived
+        #expect(students.value == 1)
+        #expect(courses.value == 1)
+    }
+}
