@@ -48,7 +48,7 @@ import Testing
         var rng = SeededGenerator(seed: seed)
         let fixture = LogbookFixture()
         defer { fixture.remove() }
-        var container: ModelContainer? = try fixture.open([Article.self])
+        var container: ModelContainer? = try fixture.open([SearchArticle.self])
         var context = ModelContext(container!)
         var checked = 0
         var matched = 0
@@ -57,19 +57,19 @@ import Testing
             case 0, 1, 2:
                 for _ in 0..<Int.random(in: 1...12, using: &rng) {
                     context.insert(
-                        Article(
+                        SearchArticle(
                             Self.text(&rng), body: Bool.random(using: &rng) ? Self.text(&rng) : nil,
                             year: Int64.random(in: 1990...2030, using: &rng)))
                 }
             case 3:
-                for article in try context.fetch(FetchDescriptor<Article>()).shuffled(using: &rng)
+                for article in try context.fetch(FetchDescriptor<SearchArticle>()).shuffled(using: &rng)
                     .prefix(4)
                 {
                     article.title = Self.text(&rng)
                     if Bool.random(using: &rng) { article.body = nil }
                 }
             case 4:
-                for article in try context.fetch(FetchDescriptor<Article>()).shuffled(using: &rng)
+                for article in try context.fetch(FetchDescriptor<SearchArticle>()).shuffled(using: &rng)
                     .prefix(2)
                 {
                     context.delete(article)
@@ -77,14 +77,14 @@ import Testing
             case 5:
                 let year = Int64.random(in: 1990...2030, using: &rng)
                 let replacement = Self.text(&rng)
-                try context.update(model: Article.self, where: #Predicate { $0.year < year }) {
+                try context.update(model: SearchArticle.self, where: #Predicate { $0.year < year }) {
                     $0.body = replacement
                 }
             case 6:
                 try context.save()
                 if Bool.random(using: &rng) {
                     try container!.close()
-                    context = ModelContext(try fixture.open([Article.self]))
+                    context = ModelContext(try fixture.open([SearchArticle.self]))
                     container = context.container
                     #expect(container!.textIndexesReadFromSidecar, "step \(step)")
                 }
@@ -92,7 +92,7 @@ import Testing
                 try context.save()
             }
             // Every object as a save would leave it: the context's view of the store.
-            let all = try context.fetch(FetchDescriptor<Article>())
+            let all = try context.fetch(FetchDescriptor<SearchArticle>())
             let documents = all.map {
                 SearchReference.Document(
                     id: Int($0.persistentModelID.primaryKey), fields: [$0.title, $0.body])
@@ -101,7 +101,7 @@ import Testing
             for _ in 0..<8 {
                 let query = Self.query(&rng, texts)
                 let expected = SearchReference.search(query, in: documents)
-                let found = try context.searchMatches(SearchDescriptor<Article>(query))
+                let found = try context.searchMatches(SearchDescriptor<SearchArticle>(query))
                 checked += 1
                 if !expected.isEmpty { matched += 1 }
                 #expect(
@@ -124,7 +124,7 @@ import Testing
         var rng = SeededGenerator(seed: seed)
         let fixture = LogbookFixture()
         defer { fixture.remove() }
-        let container = try fixture.open([Note.self])
+        let container = try fixture.open([SearchNote.self])
         let context = ModelContext(container)
         // Random scalars of many blocks, with marks and punctuation: each stored text must be
         // found by each of its terms as the plain tokenizer spells them.
@@ -143,10 +143,10 @@ import Testing
                 }
             }
             texts.append(String(text))
-            context.insert(Note(String(text)))
+            context.insert(SearchNote(String(text)))
         }
         try context.save()
-        let notes = try context.fetch(FetchDescriptor<Note>())
+        let notes = try context.fetch(FetchDescriptor<SearchNote>())
         let documents = notes.map {
             SearchReference.Document(id: Int($0.persistentModelID.primaryKey), fields: [$0.text])
         }
@@ -155,7 +155,7 @@ import Testing
                 // Quoted, so the term is one item whatever it holds.
                 let query = "\"\(term)\""
                 let expected = SearchReference.search(query, in: documents).map(\.id)
-                let found = try context.searchMatches(SearchDescriptor<Note>(query))
+                let found = try context.searchMatches(SearchDescriptor<SearchNote>(query))
                     .map { Int($0.id.primaryKey) }
                 #expect(
                     found == expected,

@@ -50,7 +50,7 @@ final class IndexedFirm: PersistentModel {
 }
 
 /// An article of the search tests: two searchable attributes and some that are not.
-final class Article: PersistentModel {
+final class SearchArticle: PersistentModel {
     @Attribute(.searchable) var title = ""
     @Attribute(.searchable) var body: String? = nil
     @Attribute var year: Int64 = 0
@@ -69,11 +69,11 @@ final class Article: PersistentModel {
 }
 
 /// A note whose text is declared searchable on the class, not on the attribute.
-final class Note: PersistentModel {
+final class SearchNote: PersistentModel {
     @Attribute var text = ""
     @Attribute var pinned = false
 
-    static var indexes: [ModelIndex<Note>] { [.searchable(\.text)] }
+    static var indexes: [ModelIndex<SearchNote>] { [.searchable(\.text)] }
 
     init() {}
 
