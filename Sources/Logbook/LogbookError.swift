@@ -57,6 +57,17 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
     case historyNotRecorded(path: String)
     /// A context that shows a past state (``ModelContainer/context(asOf:)``) cannot save.
     case pastStateIsReadOnly(token: HistoryToken)
+    /// A ``SchemaMigrationPlan`` cannot migrate the store: it skips a version, leaves a step
+    /// without a stage, does not end at the model the container is opened for, or does not
+    /// know the version the store is at. The text says which.
+    case invalidMigrationPlan(String)
+    /// The store is at a version of the model (`stored`) newer than the newest one the app's
+    /// migration plan knows (`newest`): it was written by a newer version of the app. It is not
+    /// opened for writing; open it read-only (``ModelConfiguration/allowsSave`` `false`).
+    case storeNewerThanModel(stored: String, newest: String)
+    /// A custom migration stage threw: nothing of the migration is in the store. `stage` names
+    /// it (`custom 1.0.0 → 2.0.0, willMigrate`), `reason` is what it threw, in words.
+    case migrationStageFailed(stage: String, reason: String)
     /// An integer sum does not fit in 64 bits (an aggregate never wraps around); `attribute` is
     /// the one summed.
     case aggregateOverflow(entity: String, attribute: String)
@@ -102,7 +113,7 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
         case .incompatibleSchema(let entity, let attribute, let reason):
             let what = attribute.map { "\(entity).\($0)" } ?? entity
             return
-                "the stored schema cannot become the new one at \(what): \(reason). Only new entities and new optional or defaulted attributes migrate automatically."
+                "the stored schema cannot become the new one at \(what): \(reason). Lightweight migration adds, removes and renames (originalName) attributes, relationships and entities, widens numbers, and makes attributes optional, or required with a default; anything else needs a custom stage in a SchemaMigrationPlan."
         case .invalidSchema(let reason):
             return "invalid schema: \(reason)."
         case .unstorableAttribute(let entity, let attribute, let type, let reason):
@@ -135,6 +146,14 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
         case .pastStateIsReadOnly(let token):
             return
                 "this context shows the store as of \(token), so it cannot save; make changes in a context of the container."
+        case .invalidMigrationPlan(let reason):
+            return "the migration plan cannot migrate this store: \(reason)."
+        case .storeNewerThanModel(let stored, let newest):
+            return
+                "the store is at version \(stored) of the model, newer than this app's newest, \(newest): it was written by a newer version of the app. It is not opened for writing; open it read-only, or update the app."
+        case .migrationStageFailed(let stage, let reason):
+            return
+                "the migration stage \(stage) failed, so the store was left as it was: \(reason)."
         case .aggregateOverflow(let entity, let attribute):
             return
                 "the sum of \(entity).\(attribute) does not fit in a 64-bit integer; sum fewer objects, or store the attribute as a Double."

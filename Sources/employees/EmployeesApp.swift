@@ -19,6 +19,15 @@ enum EmployeesApp {
                 let screen = EmployeeListScreen(
                     repository: try EmployeeStore.open(at: path), subtitle: path)
                 try InteractiveSession.run(screen)
+            case .migrate(let dryRun):
+                guard dryRun else {
+                    _ = try EmployeeStore.open(at: path)
+                    printLine("the store at \(path) is at today's model")
+                    return 0
+                }
+                let report = try EmployeeStore.migrationReport(at: path)
+                printLine(report.description)
+                return report.refusal == nil ? 0 : 1
             case .demo:
                 printLine("Store: \(path)")
                 let story = DemoStory(

@@ -47,10 +47,21 @@ final class ContainerCore: Sendable {
     /// that state's token, and the core of the container it was made from.
     let pastState: (token: HistoryToken, of: ContainerCore)?
 
-    /// Opens the store and settles its schema (see ``ModelContainer``).
+    /// Opens the store and settles its schema (see ``ModelContainer``): a stored schema is
+    /// migrated, lightweight, through each of `steps` and then to `requested`, all in one
+    /// commit. With `versionIdentifier` (a migration plan's newest version), that is recorded
+    /// as the version the store is at. With `plan`, the steps are the schemas of the plan's
+    /// versions after the one the store is at.
+    /// - Throws: ``CustomStagesNeeded`` (having closed the store) when the plan's stages from
+    ///   the store's version include custom code; what ``PlannedMigration/position(of:marker:)``
+    ///   throws.
     init(
-        schema requested: Schema?, layouts: [ModelLayout], url: URL?, options: LogStoreOptions
+        schema requested: Schema?, layouts: [ModelLayout], url: URL?, options: LogStoreOptions,
+        through steps: [Schema] = [], versionIdentifier: String? = nil,
+        plan: PlannedMigration? = nil
     ) throws {
+        var steps = steps
+        let versionIdentifier = versionIdentifier ?? plan.map { "\($0.newest.identifier)" }
         let url = url ?? ModelContainer.defaultURL
         try requested?.validate()
         if !options.readOnly && options.createIfMissing {
@@ -58,25 +69,45 @@ final class ContainerCore: Sendable {
             // parent may not exist yet). A failure here shows up as the engine's open error.
             try? options.fileSystem.makeDirectories(url.deletingLastPathComponent().path)
         }
-        var options = options
-        if options.historyRetention == nil {
-            options.historyRetention = { try HistoryRetention.retainedSequence(in: $0) }
-        }
+        let options = Self.withHistoryRetention(options)
         let store = try wrapStoreErrors { try LogStore(path: url.path, options: options) }
         var history = try SchemaHistory.read(from: store)
         let isNew = history.current == nil
+        if let plan, let current = history.current {
+            do {
+                steps = try Self.steps(of: plan, from: current, in: store, options: options)
+            } catch {
+                try? store.close()
+                throw error
+            }
+        }
+        var setup = WriteBatch()
         var schema: Schema
         if let current = history.current {
-            schema = try requested.map { try current.migrated(to: $0) } ?? current
-            if schema.fingerprint != current.fingerprint {
+            schema = current
+            for step in steps + (requested.map { [$0] } ?? []) {
+                var (next, renames) = try schema.migrated(to: step)
+                guard next.fingerprint != schema.fingerprint || !renames.isEmpty else { continue }
                 guard !options.readOnly else {
                     throw LogbookError.incompatibleSchema(
-                        entity: requested?.entities.first?.name ?? "", attribute: nil,
+                        entity: step.entities.first?.name ?? "", attribute: nil,
                         reason: "the store was opened read-only, so its schema cannot be migrated")
                 }
-                schema.version = current.version + 1
-            } else {
-                schema = current
+                next.version = schema.version + 1
+                history.add(next, renames: renames)
+                setup.put(
+                    SchemaCodec.encode(next), for: Keyspaces.schemaKey(version: next.version),
+                    in: Keyspaces.schema)
+                if !renames.isEmpty {
+                    setup.put(
+                        FieldRename.encode(renames),
+                        for: Keyspaces.renamesKey(version: next.version), in: Keyspaces.meta)
+                }
+                schema = next
+            }
+            if schema.version != current.version {
+                try Self.checkNewUniqueConstraints(
+                    from: current, to: schema, history: history, store: store)
             }
         } else {
             guard let requested else {
@@ -85,17 +116,25 @@ final class ContainerCore: Sendable {
             }
             schema = requested
             schema.version = 1
-        }
-        // The schema and the store's identity (history) are written in one commit.
-        var setup = WriteBatch()
-        if history.versions[schema.version] == nil {
             history.add(schema)
             setup.put(
                 SchemaCodec.encode(schema), for: Keyspaces.schemaKey(version: schema.version),
                 in: Keyspaces.schema)
         }
+        // The schema and the store's identity (history) are written in one commit.
         (storeIdentifier, historySince) = try Self.settleIdentity(
             of: store, isNew: isNew, readOnly: options.readOnly, writing: &setup)
+        // The version goes with a commit the open makes anyway: an open that changes nothing
+        // writes nothing (which would make the index sidecar stale).
+        if let versionIdentifier, !setup.isEmpty,
+            try wrapStoreErrors({
+                try store.get(Keyspaces.versionIdentifierKey, in: Keyspaces.meta)
+            }) != Array(versionIdentifier.utf8)
+        {
+            setup.put(
+                Array(versionIdentifier.utf8), for: Keyspaces.versionIdentifierKey,
+                in: Keyspaces.meta)
+        }
         if !setup.isEmpty { try wrapStoreErrors { _ = try store.commit(setup) } }
         var bindings: [EntityBinding] = []
         var byType: [ObjectIdentifier: Int] = [:]
@@ -137,6 +176,43 @@ final class ContainerCore: Sendable {
     }
 
     deinit { if pastState == nil { persistIndexes() } }
+
+    /// The schemas of `plan`'s versions between the one a store holding `current` is at and the
+    /// newest (which the caller opens with).
+    /// - Throws: ``CustomStagesNeeded`` when the stages from there include custom code;
+    ///   ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` when there are stages to
+    ///   run and the store is read-only; what ``PlannedMigration/position(of:marker:)`` throws.
+    private static func steps(
+        of plan: PlannedMigration, from current: Schema, in store: LogStore,
+        options: LogStoreOptions
+    ) throws -> [Schema] {
+        let marker = try wrapStoreErrors {
+            try store.get(Keyspaces.versionIdentifierKey, in: Keyspaces.meta)
+        }
+        let start = try plan.position(of: current, marker: marker)
+        let last = plan.versions.count - 1
+        guard start < last else { return [] }
+        if options.readOnly {
+            throw LogbookError.incompatibleSchema(
+                entity: current.entities.first?.name ?? "", attribute: nil,
+                reason:
+                    "the store is at version \(plan.versions[start].identifier) and was opened read-only, so it cannot be migrated to \(plan.newest.identifier)"
+            )
+        }
+        if plan.stages[start...].contains(where: \.isCustom) {
+            throw CustomStagesNeeded(start: start)
+        }
+        return plan.versions[(start + 1)..<last].map(\.schema)
+    }
+
+    /// `options`, with the history retention every container opens its store with.
+    static func withHistoryRetention(_ options: LogStoreOptions) -> LogStoreOptions {
+        var options = options
+        if options.historyRetention == nil {
+            options.historyRetention = { try HistoryRetention.retainedSequence(in: $0) }
+        }
+        return options
+    }
 
     /// The core of a read-only context over `store`, a snapshot of `core`'s store at `token`.
     init(pastOf core: ContainerCore, store: LogStore, token: HistoryToken) {

@@ -60,6 +60,15 @@ package enum Keyspaces {
     /// The history retention policy (``HistoryRetention``'s encoding).
     static let historyRetentionKey: [UInt8] = Array("historyRetention".utf8)
 
+    /// The key of the renames recorded with schema `version` (``FieldRename``): `renames:`
+    /// then the version's 4 bytes, big-endian.
+    static func renamesKey(version: UInt32) -> [UInt8] {
+        Array("renames:".utf8) + schemaKey(version: version)
+    }
+    /// The ``Schema/Version`` of the app's ``VersionedSchema`` the store is at: its text
+    /// (`1.0.0`), written by containers opened with a migration plan.
+    static let versionIdentifierKey: [UInt8] = Array("versionIdentifier".utf8)
+
     // MARK: logbook.history
 
     /// The key of the newest save's record (``SaveRecord``).

@@ -16,8 +16,23 @@ final class RecordCodec: Sendable {
         var bitmapBytes: Int
         /// For each stored attribute, its position in the current layout (or -1: dropped).
         var currentIndex: [Int]
+        /// For each stored attribute, the current type its values are widened to (an `Int32`
+        /// become an `Int64`, an `Int` a `Double`), or `nil` when the type is the same.
+        var widenedTo: [AttributeType?]
+        var widens: Bool
 
-        init(_ entity: Entity, current: Entity) {
+        /// The schema version it is the layout of (not compared: versions can share a layout).
+        var version: UInt32 = 0
+
+        static func == (a: Layout, b: Layout) -> Bool {
+            a.types == b.types && a.shapes == b.shapes && a.optionalSlot == b.optionalSlot
+                && a.bitmapBytes == b.bitmapBytes && a.currentIndex == b.currentIndex
+                && a.widenedTo == b.widenedTo
+        }
+
+        /// The layout of `entity`, a version whose field names `currentName` maps to the
+        /// current version's.
+        init(_ entity: Entity, current: Entity, currentName: (String) -> String? = { $0 }) {
             types = entity.attributes.map(\.type)
             shapes = entity.attributes.map(ValueShape.init)
             var slots: [Int] = []
@@ -28,7 +43,14 @@ final class RecordCodec: Sendable {
             }
             optionalSlot = slots
             bitmapBytes = (next + 7) / 8
-            currentIndex = entity.attributes.map { current.attributeIndex($0.name) ?? -1 }
+            currentIndex = entity.attributes.map {
+                currentName($0.name).flatMap { current.attributeIndex($0) } ?? -1
+            }
+            widenedTo = zip(entity.attributes, currentIndex).map { attribute, i in
+                i >= 0 && current.attributes[i].type != attribute.type
+                    && attribute.members.isEmpty ? current.attributes[i].type : nil
+            }
+            widens = widenedTo.contains { $0 != nil }
         }
     }
 
@@ -44,6 +66,10 @@ final class RecordCodec: Sendable {
     private let currentLayoutVersions: UInt64
     /// For each current attribute, the value records of older versions lack it get.
     private let initialValues: [AttributeValue]
+    /// For each older version, the value each current field its records lack reads as: the
+    /// default the field had in the version that added it (widened since, if it was), so a
+    /// default changed later does not change objects stored before the field existed.
+    private let missingValues: [UInt32: [AttributeValue]]
     /// Older versions whose stored fields are the current ones' first fields, in order (a
     /// version before attributes or to-ones were appended): their records decode in field
     /// order, as current ones do, without collecting their values first.
@@ -60,7 +86,10 @@ final class RecordCodec: Sendable {
         var older: [UInt32: Layout] = [:]
         for (version, schema) in history.versions where version != schemaVersion {
             if let old = schema.entity(named: entity.name) {
-                older[version] = Layout(old.storedFields, current: entity)
+                older[version] = Layout(old.storedFields, current: entity) {
+                    history.name(of: $0, in: entity.name, from: version, to: schemaVersion)
+                }
+                older[version]?.version = version
             }
         }
         self.older = older
@@ -69,9 +98,33 @@ final class RecordCodec: Sendable {
             same |= 1 << UInt64(version)
         }
         currentLayoutVersions = same
-        initialValues = entity.attributes.map(\.initialValue)
+        let initialValues = entity.attributes.map(\.initialValue)
+        self.initialValues = initialValues
+        missingValues = older.mapValues { [entity] old in
+            var values = initialValues
+            var assigned = Set(old.currentIndex.filter { $0 >= 0 })
+            for (version, schema) in history.versions.sorted(by: { $0.key < $1.key })
+            where version > old.version && version <= schemaVersion {
+                for added in schema.entity(named: entity.name)?.storedFields.attributes ?? [] {
+                    guard
+                        let name = history.name(
+                            of: added.name, in: entity.name, from: version, to: schemaVersion),
+                        let i = entity.attributeIndex(name), assigned.insert(i).inserted
+                    else { continue }
+                    let now = entity.attributes[i]
+                    var value = added.initialValue
+                    if !value.isNull && added.type != now.type {
+                        value = value.converted(to: now.type) ?? initialValues[i]
+                    }
+                    values[i] = value.isNull && !now.isOptional ? initialValues[i] : value
+                }
+            }
+            return values
+        }
         prefixVersions = Set(
-            older.filter { $0.value.currentIndex == Array(0..<$0.value.currentIndex.count) }.keys)
+            older.filter {
+                !$0.value.widens && $0.value.currentIndex == Array(0..<$0.value.currentIndex.count)
+            }.keys)
     }
 
     /// Encodes a record: `value(i, &w)` appends attribute i's value and returns `true`, or
@@ -304,10 +357,12 @@ final class RecordCodec: Sendable {
                 var seen = [Bool](repeating: false, count: initialValues.count)
                 try decodeValues(&r, old, nil) { i, v in
                     seen[i] = true
-                    try body(i, v)
+                    // An attribute that became required takes its default where it was nil.
+                    try body(i, v.isNull && !entity.attributes[i].isOptional ? initialValues[i] : v)
                 }
+                let missing = missingValues[UInt32(version)] ?? initialValues
                 for (i, present) in seen.enumerated() where !present {
-                    try body(i, initialValues[i])
+                    try body(i, missing[i])
                 }
             } else {
                 throw LogbookError.corruptRecord(
@@ -343,7 +398,8 @@ final class RecordCodec: Sendable {
             else { return nil }
             let objectVersion = try r.varint()
             try decodeValues(&r, old, nil, body)
-            for i in old.currentIndex.count..<initialValues.count { try body(i, initialValues[i]) }
+            let missing = missingValues[UInt32(version)] ?? initialValues
+            for i in old.currentIndex.count..<initialValues.count { try body(i, missing[i]) }
             guard r.isAtEnd else {
                 throw LogbookError.corruptRecord(
                     entity: entity.name, key: String(primaryKey),
@@ -435,7 +491,12 @@ final class RecordCodec: Sendable {
                 continue
             }
             if target >= 0 && (needed?[target] ?? true) {
-                try body(target, try r.value(layout.shapes[i]))
+                let value = try r.value(layout.shapes[i])
+                if layout.widens, let type = layout.widenedTo[i] {
+                    try body(target, value.converted(to: type) ?? value)
+                } else {
+                    try body(target, value)
+                }
             } else {
                 try r.skip(layout.types[i])
             }

@@ -54,6 +54,16 @@ public struct Attribute<Value> {
         self.info = options.reduce(0) { $0 | FieldInfo.bits(of: $1) }
     }
 
+    /// An attribute starting at `wrappedValue`, with `options`, that earlier versions of the
+    /// model called `originalName`: SwiftData's `@Attribute(originalName:)`. Opening a store of
+    /// such a version renames it, keeping its values, without rewriting a record.
+    public init(wrappedValue: Value, _ options: AttributeOption..., originalName: String) {
+        self.value = wrappedValue
+        self.info =
+            options.reduce(0) { $0 | FieldInfo.bits(of: $1) }
+            | OriginalNames.slotBits(of: originalName)
+    }
+
     /// Reads and writes the value through the enclosing object, tracking changes.
     // One access to the wrapper each way, so the storage key path folds to plain field accesses
     // once inlined. The wrapped key path is never used, so it is never made: making it cost
@@ -154,8 +164,9 @@ extension Attribute: AttributeField {
             return DynamicFieldAccessor<Value>(name: name, offset: offset, storable: storable)
                 .map { [$0] }
         }
-        guard let marker = CompositeMarkerAccessor<Value>(
-            name: name, offset: offset, storable: storable)
+        guard
+            let marker = CompositeMarkerAccessor<Value>(
+                name: name, offset: offset, storable: storable)
         else { return nil }
         var accessors: [any FieldAccessor] = [marker]
         let types = storable.unwrapped.flatSwiftTypes(optional: storable.isOptional)

@@ -57,6 +57,14 @@ extension FieldAccessor {
     var adoptsWrapper: Bool { true }
     var sentinels: (AttributeValue, AttributeValue)? { StorableType.scalarSentinels(type) }
 
+    /// The `originalName` given at the declaration of the field of `object`, an unregistered
+    /// instance (a prototype), or `nil`.
+    func originalName(_ object: AnyObject) -> String? {
+        OriginalNames.name(
+            inSlotBitsOf: unsafeBitCast(object, to: UnsafeRawPointer.self).load(
+                fromByteOffset: infoOffset, as: UInt32.self))
+    }
+
     /// Options given at the declaration.
     func options(_ object: AnyObject) -> Set<AttributeOption> {
         FieldInfo.options(
@@ -138,4 +146,3 @@ final class TypedFieldAccessor<Value: AttributeStorable>: FieldAccessor {
         return v.attributeValue == read(object)
     }
 }
-

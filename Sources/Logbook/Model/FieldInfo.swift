@@ -2,7 +2,8 @@
 /// accessors call.
 ///
 /// ```
-/// bits  0…9   the field's position among the entity's stored fields (set when registered)
+/// bits  0…9   the field's position among the entity's stored fields (set when registered);
+///             until then, an `originalName` given at the declaration (``OriginalNames``)
 /// bit     10  declared .searchable
 /// bit     11  not fetched: the value is a placeholder until the first read faults it in
 ///             (``FetchDescriptor/propertiesToFetch``)

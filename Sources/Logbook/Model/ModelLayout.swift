@@ -163,14 +163,17 @@ final class ModelLayout: @unchecked Sendable {
                 let options = field.options(prototype)
                 attribute.isIndexed = options.contains(.indexed)
                 attribute.isUnique = options.contains(.unique)
+                attribute.originalName = field.originalName(prototype)
                 attribute.isSearchable = options.contains(.searchable)
             }
             return attribute
         }
         let relationships = fields.compactMap { $0 as? any RelationshipAccessor }.map { field in
-            RelationshipDescription(
+            var relationship = RelationshipDescription(
                 field.name, destination: field.destinationType.entityName, toMany: field.isToMany,
                 deleteRule: field.deleteRule(prototype))
+            relationship.originalName = field.originalName(prototype)
+            return relationship
         }
         return ModelLayout(
             modelType: type, fields: fields,

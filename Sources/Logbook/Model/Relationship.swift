@@ -101,6 +101,9 @@ public struct Relationship<Value: RelationshipValue> {
     var isResolved = true
     let deleteRule: DeleteRule
     let inverse: AnyKeyPath?
+    /// The name earlier versions of the model gave the relationship (SwiftData's
+    /// `@Relationship(originalName:)`), or `nil`.
+    let originalName: String?
 
     /// A relationship starting at `wrappedValue`, with a delete rule and the key path of the
     /// inverse relationship on the destination (found automatically when there is only one).
@@ -111,6 +114,19 @@ public struct Relationship<Value: RelationshipValue> {
         self.value = wrappedValue
         self.deleteRule = deleteRule
         self.inverse = inverse
+        self.originalName = nil
+    }
+
+    /// A relationship that earlier versions of the model called `originalName`: opening a store
+    /// of such a version renames it, keeping what it reaches.
+    public init(
+        wrappedValue: Value, deleteRule: DeleteRule = .nullify,
+        inverse: PartialKeyPath<Value.Destination>? = nil, originalName: String
+    ) {
+        self.value = wrappedValue
+        self.deleteRule = deleteRule
+        self.inverse = inverse
+        self.originalName = originalName
     }
 
     /// Reads and writes through the enclosing object's context.
@@ -222,6 +238,7 @@ protocol RelationshipAccessor: FieldAccessor {
     var destinationType: any PersistentModel.Type { get }
     var isToMany: Bool { get }
     func deleteRule(_ object: AnyObject) -> DeleteRule
+    func originalName(_ object: AnyObject) -> String?
     func inverseKeyPath(_ object: AnyObject) -> AnyKeyPath?
     /// To-one: the target object if it is loaded, else `nil`.
     func loadedTarget(_ object: AnyObject) -> AnyObject?
@@ -331,6 +348,7 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
     }
 
     func deleteRule(_ object: AnyObject) -> DeleteRule { field(object).pointee.deleteRule }
+    func originalName(_ object: AnyObject) -> String? { field(object).pointee.originalName }
     func inverseKeyPath(_ object: AnyObject) -> AnyKeyPath? { field(object).pointee.inverse }
 
     func loadedTarget(_ object: AnyObject) -> AnyObject? {

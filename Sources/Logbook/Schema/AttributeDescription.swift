@@ -27,6 +27,10 @@ public struct AttributeDescription: Sendable, Hashable {
     public var isIndexed: Bool
     /// Whether two objects of the entity may not share a value (checked at save).
     public var isUnique: Bool
+    /// The name the attribute had in the stored schema, when it was renamed
+    /// (`@Attribute(originalName:)`): opening the store renames it, keeping its values. Not
+    /// stored in the schema record (FORMAT.md Part 2, "Renames").
+    public var originalName: String?
     /// Whether the entity's full-text index holds the attribute's words (a `String` only;
     /// recorded in the schema).
     public var isSearchable: Bool
@@ -35,9 +39,11 @@ public struct AttributeDescription: Sendable, Hashable {
     public init(
         _ name: String, _ type: AttributeType, optional: Bool = false,
         defaultValue: AttributeValue? = nil, indexed: Bool = false, unique: Bool = false,
-        searchable: Bool = false, typeName: String? = nil, members: [AttributeDescription] = []
+        searchable: Bool = false, typeName: String? = nil, members: [AttributeDescription] = [],
+        originalName: String? = nil
     ) {
         self.name = name
+        self.originalName = originalName
         self.type = type
         self.isOptional = optional
         self.defaultValue = defaultValue

@@ -27,6 +27,10 @@ public struct RelationshipDescription: Sendable, Hashable {
     public var inverse: String?
     /// What deleting an object of this entity does to the objects this relationship reaches.
     public var deleteRule: DeleteRule
+    /// The name the relationship had in the stored schema, when it was renamed: opening the store
+    /// renames it, keeping what it reaches. Not stored in the schema record (FORMAT.md Part 2,
+    /// "Renames").
+    public var originalName: String?
     /// For a many-to-many relationship: whether this side keeps the links in its records
     /// (the other side is derived from them). Exactly one side of each pair does.
     public var storesLinks: Bool
@@ -38,8 +42,9 @@ public struct RelationshipDescription: Sendable, Hashable {
     /// Describes a relationship.
     public init(
         _ name: String, destination: String, toMany: Bool = false, inverse: String? = nil,
-        deleteRule: DeleteRule = .nullify, storesLinks: Bool = false
+        deleteRule: DeleteRule = .nullify, storesLinks: Bool = false, originalName: String? = nil
     ) {
+        self.originalName = originalName
         self.name = name
         self.destination = destination
         self.isToMany = toMany

@@ -5,6 +5,8 @@ import LogStore
 struct SchemaHistory: Sendable {
     /// Versions by number; empty for a store without a schema.
     private(set) var versions: [UInt32: Schema] = [:]
+    /// The fields each version renamed (``FieldRename``), by version.
+    private(set) var renames: [UInt32: [FieldRename]] = [:]
 
     /// The newest version, or `nil` for a store without a schema.
     var current: Schema? { versions.keys.max().flatMap { versions[$0] } }
@@ -29,11 +31,40 @@ struct SchemaHistory: Sendable {
                 }
                 history.versions[version] = schema
             }
+            for version in history.versions.keys {
+                let key = Keyspaces.renamesKey(version: version)
+                guard let bytes = try store.get(key, in: Keyspaces.meta) else { continue }
+                history.renames[version] = try FieldRename.decode(bytes, version: version)
+            }
         }
         return history
     }
 
-    mutating func add(_ schema: Schema) { versions[schema.version] = schema }
+    mutating func add(_ schema: Schema, renames: [FieldRename] = []) {
+        versions[schema.version] = schema
+        if !renames.isEmpty { self.renames[schema.version] = renames }
+    }
+
+    /// The name in version `target` of the field `entity` called `name` in version `version`:
+    /// the renames of the versions after `version`, up to `target`, applied in order; `nil` if a
+    /// version in between does not have the field (it was removed, and perhaps added anew:
+    /// then it is another field, whose values older records do not hold).
+    func name(of name: String, in entity: String, from version: UInt32, to target: UInt32)
+        -> String?
+    {
+        guard version < target else { return name }
+        var name = name
+        for v in versions.keys.sorted() where v > version && v <= target {
+            if let rename = renames[v]?.first(where: { $0.entity == entity && $0.from == name }) {
+                name = rename.to
+            }
+            guard let described = versions[v]?.entity(named: entity),
+                described.attributeIndex(name) != nil
+                    || described.relationship(named: name).map({ !$0.isToMany }) == true
+            else { return nil }
+        }
+        return name
+    }
 }
 
 extension Schema {

@@ -9,7 +9,9 @@ enum ArgumentParser {
         "--city", "--reassign-to", "--search",
     ]
     /// Options that take none.
-    private static let flags: Set<String> = ["--desc", "--json", "--force", "--no-company"]
+    private static let flags: Set<String> = [
+        "--desc", "--json", "--force", "--no-company", "--dry-run",
+    ]
 
     /// - Throws: ``EmployeesError/usage(_:)`` for an unknown subcommand or option, a missing or
     ///   extra argument; ``EmployeesError/invalidSalary(_:)`` for a bad `--salary`.
@@ -129,6 +131,9 @@ enum ArgumentParser {
         case "demo":
             try reader.expectOperands(operands, count: 0)
             return .demo
+        case "migrate":
+            try reader.expectOperands(operands, count: 0)
+            return .migrate(dryRun: reader.takeFlag("--dry-run"))
         default:
             throw .usage("unknown command \"\(subcommand)\"")
         }

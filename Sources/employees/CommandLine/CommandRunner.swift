@@ -22,7 +22,7 @@ struct CommandRunner {
     ///   deny rule, store failures), ``EmployeesError/output(_:)``.
     func run(_ command: Invocation.Command) throws(EmployeesError) {
         switch command {
-        case .interactive, .help, .demo:
+        case .interactive, .help, .demo, .migrate:
             try print(HelpText.text)
         case .add(let draft):
             try print(try repository.add(draft).id)

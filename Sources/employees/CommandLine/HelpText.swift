@@ -30,6 +30,9 @@ enum HelpText {
                                              unless they move to OTHER or, with --force, are
                                              left without a company
           employees demo                     the seed's story with two companies, on the store
+          employees migrate [--dry-run]      bring a store of an earlier model (the seed's own,
+                                             with text salaries) to today's; with --dry-run,
+                                             only print what it would do, changing nothing
           employees help                     this text
 
         COMPANY is a company's id (Company/3) or its name; a name is matched exactly, else

@@ -16,6 +16,8 @@ struct Invocation: Sendable, Equatable {
         /// `company delete COMPANY [--reassign-to OTHER | --force]`.
         case deleteCompany(String, CompanyDeletion)
         case demo
+        /// `migrate [--dry-run]`: bring the store to today's model, or say what that would do.
+        case migrate(dryRun: Bool)
         /// `report [--json]`: headcount, total and average salary per company and designation.
         case report(json: Bool)
     }

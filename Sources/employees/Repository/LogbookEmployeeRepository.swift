@@ -7,9 +7,9 @@ import Logbook
 /// Every mutating call ends with `save()`, so it is durable when it returns; a failed save is
 /// rolled back, leaving the store and the context as they were. While the repository is alive
 /// the process holds the store's writer lock: a second process gets ``EmployeesError/storeLocked(path:)``.
-/// A store written before companies existed is migrated when it is opened (Logbook's
-/// lightweight migration: a new entity and a new optional relationship), keeping every
-/// employee. Not thread-safe: one thread at a time (the context is not `Sendable`).
+/// A store of an earlier version of the model is migrated when it is opened
+/// (``EmployeesMigrationPlan``): the seed's own model, with text salaries, through a custom
+/// stage; one from before companies existed by lightweight migration. Every employee is kept. Not thread-safe: one thread at a time (the context is not `Sendable`).
 final class LogbookEmployeeRepository: EmployeeRepository {
     let path: String
     let container: ModelContainer
@@ -32,7 +32,8 @@ final class LogbookEmployeeRepository: EmployeeRepository {
         self.path = path
         do {
             container = try ModelContainer(
-                for: [Employee.self, Company.self], at: URL(fileURLWithPath: path))
+                for: EmployeesSchemaV3.models, migrationPlan: EmployeesMigrationPlan.self,
+                configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
         } catch {
             throw Self.translate(error, path: path)
         }
