@@ -109,7 +109,7 @@ private func fuzzImportFastLines(_ bytes: [UInt8]) -> [String] {
             var values = [AttributeValue?](repeating: nil, count: entity.attributes.count)
             for (key, value) in members where key != "_entity" && key != "_id" {
                 guard let index = entity.attributeIndex(key),
-                    let field = AttributeValue(json: value, as: entity.attributes[index].type)
+                    let field = AttributeValue(json: value, as: entity.attributes[index])
                 else {
                     problems.append("the fast parser read \(key): \(value.summary)")
                     return
