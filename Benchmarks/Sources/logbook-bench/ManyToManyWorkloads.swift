@@ -132,16 +132,18 @@ enum ManyToManyWorkloads {
             seconds: seconds,
             note: "seminars.contains(s): the link index, ~\(3 * n / seminarCount) objects each")
         var theirs = Checksum()
-        let query = try sqlite.prepare(
-            "SELECT a.id, a.name FROM enrollment e JOIN attendee a ON a.id = e.attendee "
-                + "WHERE e.seminar = ? ORDER BY a.id")
-        seconds = try measure {
-            for s in picked {
-                query.bind(1, Int64(s + 1))
-                while try query.step() {
-                    theirs.add(query.int64(0) &* 31 &+ Int64(query.text(1).utf8.count))
+        do {  // the statement is finalized at the end of this scope, before the close below
+            let query = try sqlite.prepare(
+                "SELECT a.id, a.name FROM enrollment e JOIN attendee a ON a.id = e.attendee "
+                    + "WHERE e.seminar = ? ORDER BY a.id")
+            seconds = try measure {
+                for s in picked {
+                    query.bind(1, Int64(s + 1))
+                    while try query.step() {
+                        theirs.add(query.int64(0) &* 31 &+ Int64(query.text(1).utf8.count))
+                    }
+                    query.reset()
                 }
-                query.reset()
             }
         }
         reporter.timing(
