@@ -96,7 +96,9 @@ final class ContainerCore: Sendable {
                 next.version = schema.version + 1
                 history.add(next, renames: renames)
                 setup.put(
-                    SchemaCodec.encode(next), for: Keyspaces.schemaKey(version: next.version),
+                    SchemaCodec.encode(
+                        next, changedFields: history.changesFields(through: next.version)),
+                    for: Keyspaces.schemaKey(version: next.version),
                     in: Keyspaces.schema)
                 if !renames.isEmpty {
                     setup.put(
