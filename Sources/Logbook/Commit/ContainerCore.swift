@@ -149,6 +149,8 @@ final class ContainerCore: Sendable {
                     index: i, entity: entity, codec: codec, layout: layout,
                     schema: schema.entities))
         }
+        // Compaction writes older records in this version (they read the same).
+        if !options.readOnly { store.setCompactionRewriter(RecordUpgrader(bindings.map(\.codec))) }
         var counters: [UInt64] = []
         for entity in schema.entities {
             let stored = try wrapStoreErrors {
