@@ -29,6 +29,8 @@ public final class LogStore: Sendable {
     /// Whether this is a view made by ``snapshot(asOf:)``: a past state, never refreshed.
     let isView: Bool
     let lastCompaction = Locked<CompactionReport?>(nil)
+    /// What compactions rewrite values with (``setCompactionRewriter(_:)``).
+    let compactionRewriter = Locked<(any CompactionRewriter)?>(nil)
     /// The streaming commit holding the commit queue, if one is open.
     let openStreamingCommit = Locked<WeakStreamingCommit?>(nil)
     /// Segment handles seen by the last automatic-compaction check, and whether one is queued.
