@@ -18,7 +18,7 @@ public final class LogStore: Sendable {
     /// the log if one fails, which it then reports).
     public var recovery: RecoveryReport { index.recovery }
     let options: LogStoreOptions
-    let index: IndexLock
+    let index: StoreStateLock
     let queue = CommitQueue()
     let writer: LogWriter?
     private let lockFile: OpenFile?
@@ -58,7 +58,7 @@ public final class LogStore: Sendable {
             of: options.orderedKeyspaces, deltaLimit: options.orderedDeltaLimit)
         self.path = path
         self.options = options
-        self.index = IndexLock(opened.state, report: opened.report)
+        self.index = StoreStateLock(opened.state, report: opened.report)
         self.writer = opened.writer
         self.lockFile = opened.lockFile
         self.viewSegments = []
@@ -67,14 +67,14 @@ public final class LogStore: Sendable {
 
     /// A read-only view over `state`, which reads `segments` (``snapshot(asOf:)``).
     init(
-        view path: String, options: LogStoreOptions, state: IndexState,
+        view path: String, options: LogStoreOptions, state: StoreState,
         retaining segments: [Segment]
     ) {
         self.path = path
         self.options = options
         var state = state
         state.buildOrder(of: options.orderedKeyspaces, deltaLimit: options.orderedDeltaLimit)
-        self.index = IndexLock(state, report: RecoveryReport())
+        self.index = StoreStateLock(state, report: RecoveryReport())
         self.writer = nil
         self.lockFile = nil
         self.viewSegments = segments
@@ -275,7 +275,7 @@ public final class LogStore: Sendable {
                 }
             } catch {
                 state.keyDirectoryDamaged = true
-                throw IndexState.damaged(error, keyspace: keyspace, storePath: path)
+                throw StoreState.damaged(error, keyspace: keyspace, storePath: path)
             }
             return keys
         }

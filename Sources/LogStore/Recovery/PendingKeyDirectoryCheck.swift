@@ -6,7 +6,7 @@
 /// every block it passes, once per block, and each entry on the way as the whole check would
 /// (inside a listed segment); a probe longer than the table is a failure, since the count that
 /// bounds probes is checked only whole. Everything else checks every table whole first
-/// (``checkAll(_:)``, the check open used to make). Held in ``IndexState/pendingCheck`` until
+/// (``checkAll(_:)``, the check open used to make). Held in ``StoreState/pendingCheck`` until
 /// then; the tables are not written before it is gone (writes check whole first).
 struct PendingKeyDirectoryCheck {
     struct Table {
@@ -111,7 +111,7 @@ struct PendingKeyDirectoryCheck {
     ///   if the rebuild would have to cut or skip bytes of the newest segment, which the writer
     ///   already appends to (an open again does that before any write).
     func rebuild(segments: [Segment], report: RecoveryReport, reason: String) throws -> (
-        IndexState, RecoveryReport
+        StoreState, RecoveryReport
     ) {
         var replay = Replay(path: path, options: options)
         replay.report = report

@@ -6,7 +6,7 @@ import Synchronization
     import Darwin
 #endif
 
-/// The store's index lock: the ``IndexState`` every reader and the writer share, and what open
+/// The store's index lock: the ``StoreState`` every reader and the writer share, and what open
 /// found (``RecoveryReport``), which a check of the key directory file left for later may amend.
 ///
 /// Open maps the tables of a key directory file without reading them
@@ -18,14 +18,14 @@ import Synchronization
 /// no write ever lands on one.
 ///
 /// Thread safety: as ``Locked``. Lock order: the index, then the report.
-package struct IndexLock: ~Copyable {
-    private let state: Locked<IndexState>
+package struct StoreStateLock: ~Copyable {
+    private let state: Locked<StoreState>
     private let report: Locked<RecoveryReport>
     /// Whether a check may still be pending: cleared once it ran, so that a writer asks
     /// (``settleBeforeWriting()``) without taking the lock.
     private let mayBePending: Atomic<Bool>
 
-    init(_ state: consuming sending IndexState, report: RecoveryReport) {
+    init(_ state: consuming sending StoreState, report: RecoveryReport) {
         mayBePending = Atomic(state.pendingCheck != nil)
         self.state = Locked(state)
         self.report = Locked(report)
@@ -51,9 +51,9 @@ package struct IndexLock: ~Copyable {
     /// unchecked (rebuilding the index if one fails), then runs `body` with the state.
     /// - Throws: what `body` throws.
     borrowing func withLock<Result, E: Error>(
-        _ body: (inout sending IndexState) throws(E) -> sending Result
+        _ body: (inout sending StoreState) throws(E) -> sending Result
     ) throws(E) -> sending Result {
-        try state.withLock { (state: inout sending IndexState) throws(E) -> sending Result in
+        try state.withLock { (state: inout sending StoreState) throws(E) -> sending Result in
             if _slowPath(state.pendingCheck != nil) { settle(&state) }
             return try body(&state)
         }
@@ -61,10 +61,10 @@ package struct IndexLock: ~Copyable {
 
     /// ``withLock(_:)`` if the lock is free; `nil` at once if another thread holds it.
     borrowing func withLockIfAvailable<Result, E: Error>(
-        _ body: (inout sending IndexState) throws(E) -> sending Result
+        _ body: (inout sending StoreState) throws(E) -> sending Result
     ) throws(E) -> sending Result? {
         try state.withLockIfAvailable {
-            (state: inout sending IndexState) throws(E) -> sending Result in
+            (state: inout sending StoreState) throws(E) -> sending Result in
             if _slowPath(state.pendingCheck != nil) { settle(&state) }
             return try body(&state)
         }
@@ -73,7 +73,7 @@ package struct IndexLock: ~Copyable {
     /// Runs `body` with the state without the whole check: for point reads only, which must call
     /// ``checkProbe(_:key:in:storePath:)`` before they follow an entry of the keyspace.
     borrowing func withLockForPointRead<Result, E: Error>(
-        _ body: (inout sending IndexState) throws(E) -> sending Result
+        _ body: (inout sending StoreState) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         try state.withLock(body)
     }
@@ -84,7 +84,7 @@ package struct IndexLock: ~Copyable {
     /// - Throws: ``LogStoreError`` if the rebuild fails (the store is then closed).
     @inline(never)
     borrowing func checkProbe(
-        _ state: inout IndexState, key: UnsafeRawBufferPointer, in id: Int, storePath: String
+        _ state: inout StoreState, key: UnsafeRawBufferPointer, in id: Int, storePath: String
     ) throws(LogStoreError) {
         guard var pending = state.pendingCheck else { return }
         do {
@@ -100,7 +100,7 @@ package struct IndexLock: ~Copyable {
 
     /// Checks every table whole; rebuilds the index if one fails. A rebuild that fails closes
     /// the store (its report says why).
-    private borrowing func settle(_ state: inout IndexState) {
+    private borrowing func settle(_ state: inout StoreState) {
         guard let pending = state.pendingCheck else { return }
         state.pendingCheck = nil
         mayBePending.store(false, ordering: .relaxed)
@@ -112,7 +112,7 @@ package struct IndexLock: ~Copyable {
     }
 
     private borrowing func rebuild(
-        _ state: inout IndexState, _ pending: PendingKeyDirectoryCheck, reason: String
+        _ state: inout StoreState, _ pending: PendingKeyDirectoryCheck, reason: String
     ) throws(LogStoreError) {
         let open = report.withLock { $0 }
         do {
