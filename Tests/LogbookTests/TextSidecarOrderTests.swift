@@ -28,17 +28,7 @@ struct TextSidecarLayout {
         func u64(_ at: Int) -> Int { (0..<8).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
         summary = (c + u64(c + 8))..<(c + u64(c + 8) + u64(c + 16))
         var p = summary.lowerBound
-        func varint() -> Int {
-            var value = 0
-            var shift = 0
-            while true {
-                let byte = bytes[p]
-                p += 1
-                value |= Int(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return value }
-                shift += 7
-            }
-        }
+        func varint() -> Int { Self.varint(bytes, &p) }
         func skipString() { p += varint() }
         var data = c + TextIndexSnapshot.headerSize
         _ = varint()
@@ -53,26 +43,16 @@ struct TextSidecarLayout {
                 var chunk = Chunk(bytes: data..<(data + count), crc: p, terms: [])
                 p += 4
                 skipString()
-                try Self.readTerms(bytes, &chunk)
+                Self.readTerms(bytes, &chunk)
                 chunks.append(chunk)
                 data += count
             }
         }
     }
 
-    private static func readTerms(_ bytes: [UInt8], _ chunk: inout Chunk) throws {
+    private static func readTerms(_ bytes: [UInt8], _ chunk: inout Chunk) {
         var q = chunk.bytes.lowerBound
-        func varint() -> Int {
-            var value = 0
-            var shift = 0
-            while true {
-                let byte = bytes[q]
-                q += 1
-                value |= Int(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return value }
-                shift += 7
-            }
-        }
+        func varint() -> Int { Self.varint(bytes, &q) }
         var term: [UInt8] = []
         while q < chunk.bytes.upperBound {
             let shared = varint()
@@ -81,6 +61,19 @@ struct TextSidecarLayout {
             chunk.terms.append((term, q, shared))
             q += length
             q += varint()
+        }
+    }
+
+    /// The varint at `p` of `bytes`, `p` moved past it.
+    private static func varint(_ bytes: [UInt8], _ p: inout Int) -> Int {
+        var value = 0
+        var shift = 0
+        while true {
+            let byte = bytes[p]
+            p += 1
+            value |= Int(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
         }
     }
 
@@ -152,16 +145,26 @@ struct TextSidecarLayout {
             }
         }
         let (term, at) = try #require(forged)
+        bytes[at] = 0xFE
+        try expectRebuilt(fixture, bytes, layout, bodies, term, "not below the next chunk's head")
+    }
+
+    /// Opens the store with the forged sidecar `bytes` (resealed): a search of `term` finds
+    /// what `bodies` say, the note says `problem`, and the index agrees with the records.
+    private func expectRebuilt(
+        _ fixture: LogbookFixture, _ bytes: [UInt8], _ layout: TextSidecarLayout,
+        _ bodies: [[String]], _ term: [UInt8], _ problem: String
+    ) throws {
         let wanted = bodies.filter { $0.contains(String(decoding: term, as: UTF8.self)) }.count
         #expect(wanted > 0)
-        bytes[at] = 0xFE
+        var bytes = bytes
         layout.reseal(&bytes)
         writeFile(fixture.url.path + "/logbook-text.sidecar", bytes)
         let container = try fixture.open([SearchArticle.self])
         defer { try? container.close() }
         #expect(try count(container, term) == wanted)
         let note = container.textIndexSidecarNote ?? ""
-        #expect(note.contains("not below the next chunk's head"), "\(note)")
+        #expect(note.contains(problem), "\(note)")
         #expect(try container.textIndexProblems().isEmpty)
     }
 
@@ -176,17 +179,8 @@ struct TextSidecarLayout {
             chunk.terms.indices.dropFirst().first {
                 chunk.terms[$0 - 1].term.count > chunk.terms[$0].shared
             })
-        let term = chunk.terms[t].term
-        let wanted = bodies.filter { $0.contains(String(decoding: term, as: UTF8.self)) }.count
-        #expect(wanted > 0)
         bytes[chunk.terms[t].suffix] = 0x01
-        layout.reseal(&bytes)
-        writeFile(fixture.url.path + "/logbook-text.sidecar", bytes)
-        let container = try fixture.open([SearchArticle.self])
-        defer { try? container.close() }
-        #expect(try count(container, term) == wanted)
-        let note = container.textIndexSidecarNote ?? ""
-        #expect(note.contains("terms are not in order"), "\(note)")
-        #expect(try container.textIndexProblems().isEmpty)
+        try expectRebuilt(
+            fixture, bytes, layout, bodies, chunk.terms[t].term, "terms are not in order")
     }
 }
