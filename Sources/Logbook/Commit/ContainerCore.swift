@@ -286,6 +286,14 @@ final class ContainerCore: Sendable {
         }
     }
 
+    /// Raises the sequence of `entity`'s hierarchy to at least `key`, which the caller hands
+    /// out itself; returns `key`.
+    func raisePrimaryKey(_ entity: Int, to key: UInt64) -> UInt64 {
+        let root = keyRoots[entity]
+        counters.withLock { $0[root] = max($0[root], key) }
+        return key
+    }
+
     /// The last primary key handed out in the sequence of `entity` (a hierarchy root).
     func lastPrimaryKey(_ entity: Int) -> UInt64 { counters.withLock { $0[keyRoots[entity]] } }
 
