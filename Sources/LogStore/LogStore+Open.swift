@@ -6,7 +6,7 @@
 
 /// What `open` assembles before the store is usable.
 struct OpenedStore {
-    var state: IndexState
+    var state: StoreState
     var lockFile: OpenFile?
     var writer: LogWriter?
     var report: RecoveryReport

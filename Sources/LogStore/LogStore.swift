@@ -16,7 +16,7 @@ public final class LogStore: Sendable {
     /// What opening the store found and repaired.
     public let recovery: RecoveryReport
     let options: LogStoreOptions
-    let index: Locked<IndexState>
+    let index: Locked<StoreState>
     let queue = CommitQueue()
     let writer: LogWriter?
     private let lockFile: OpenFile?
@@ -66,7 +66,7 @@ public final class LogStore: Sendable {
 
     /// A read-only view over `state`, which reads `segments` (``snapshot(asOf:)``).
     init(
-        view path: String, options: LogStoreOptions, state: IndexState,
+        view path: String, options: LogStoreOptions, state: StoreState,
         retaining segments: [Segment]
     ) {
         self.path = path
@@ -272,7 +272,7 @@ public final class LogStore: Sendable {
                 }
             } catch {
                 state.keyDirectoryDamaged = true
-                throw IndexState.damaged(error, keyspace: keyspace, storePath: path)
+                throw StoreState.damaged(error, keyspace: keyspace, storePath: path)
             }
             return keys
         }

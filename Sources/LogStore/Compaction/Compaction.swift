@@ -142,7 +142,7 @@ extension LogStore {
             // inputs then stay mapped and on disk beside the outputs, the state step 3 leaves.
             if let stray = state.referenceInto(inputs) {
                 state.keyDirectoryDamaged = true
-                return IndexState.damaged(
+                return StoreState.damaged(
                     stray.damage, keyspace: state.keyspaces.name(of: stray.keyspace),
                     storePath: path)
             }

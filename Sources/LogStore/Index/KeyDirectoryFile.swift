@@ -102,7 +102,7 @@ enum KeyDirectoryFile {
     /// directory sync): after a crash the directory holds the old file or the new one whole.
     /// Returns `false` (writing nothing) if the state cannot be described: a keyspace not
     /// indexed, or a segment that is not at a commit boundary.
-    static func write(_ state: IndexState, directory: String, fileSystem fs: any FileSystem) throws
+    static func write(_ state: StoreState, directory: String, fileSystem fs: any FileSystem) throws
     {
         // Segments in replay order; an entry's segment field becomes its place in this list.
         let live = state.segments.compactMap { $0 }.sorted { $0.order < $1.order }

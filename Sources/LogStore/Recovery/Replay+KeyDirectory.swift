@@ -2,7 +2,7 @@
 extension Replay {
     /// What a usable key directory file gives: the index of the segments it covers.
     struct KeyDirectoryStart {
-        var state: IndexState
+        var state: StoreState
         /// How many of the listed segments it covers (the first ones in replay order).
         var covered: Int
         /// The size it recorded for the last of them, which may have grown since.
@@ -69,7 +69,7 @@ extension Replay {
         guard !meta.segments.isEmpty, meta.segments.count <= files.segments.count else {
             throw KeyDirectoryFile.Unusable(reason: "it lists segments the store does not have")
         }
-        var state = IndexState()
+        var state = StoreState()
         state.onlyKeyspaces = options.indexedKeyspaces
         for (i, recorded) in meta.segments.enumerated() {
             let listed = files.segments[i]

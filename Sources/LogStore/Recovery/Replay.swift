@@ -5,7 +5,7 @@
 struct Replay {
     let path: String
     let options: LogStoreOptions
-    var state = IndexState()
+    var state = StoreState()
     var report = RecoveryReport()
     /// Whether the writer must start a new segment rather than append to the newest one: salvage
     /// skipped damage in it or moved it aside (damaged files are never written to).

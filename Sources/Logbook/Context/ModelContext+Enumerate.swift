@@ -85,7 +85,7 @@ extension ModelContext {
                 // Invariant: fetched objects are registered in this context.
                 matches.append(
                     plan.binding,
-                    table.entries[Int(plan.binding.registration(of: object)!.entry)].primaryKey)
+                    table[plan.binding.registration(of: object)!.entry].primaryKey)
             }
             return matches
         }

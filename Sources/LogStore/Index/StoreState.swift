@@ -99,7 +99,7 @@ struct KeyspaceTable {
 
 /// Everything readers look at, guarded by the store's index lock: keyspace names, one
 /// ``KeyDirectory`` per keyspace, the mapped segments, and the last visible sequence number.
-struct IndexState: @unchecked Sendable {  // only ever touched under the index lock
+struct StoreState: @unchecked Sendable {  // only ever touched under the index lock
     var keyspaces = KeyspaceTable()
     var directories: [KeyDirectory] = [KeyDirectory()]  // by keyspace number; 0 unused
     /// Segments by handle; `nil` once a segment is removed by compaction.
@@ -125,7 +125,7 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
     var keyDirectoryDamaged = false
 
     /// By keyspace number, the key order of each ordered keyspace, `nil` for the others; empty
-    /// until ``buildOrder(of:)`` (IndexState+Ordered.swift) turns it on after replay.
+    /// until ``buildOrder(of:)`` (StoreState+Ordered.swift) turns it on after replay.
     var ordered: [OrderedKeys?] = []
     /// The names ``buildOrder(of:)`` declared ordered.
     var orderedNames: Set<String> = []
@@ -217,7 +217,7 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
     }
 }
 
-extension IndexState {
+extension StoreState {
     /// The record holding `key` in keyspace `id`, if present.
     /// - Throws: ``LogStoreError/damagedKeyDirectory(path:reason:)`` (and marks the state so
     ///   close removes the file) if an entry on the way points at no record of its key: see
