@@ -21,6 +21,7 @@ extension StoreState {
     mutating func orderedKeys(of id: Int) throws -> OrderedKeys? {
         if ordered[id] != nil {
             ordered[id]!.changesSinceRead = 0
+            if ordered[id]!.needsFences { ordered[id]!.buildFences(bases) }
             return ordered[id]
         }
         guard let name = keyspaces.name(of: id), orderedNames.contains(name) else { return nil }

@@ -122,11 +122,15 @@ final class LogWriter: @unchecked Sendable {
     }
 
     /// Writes a group of commits and publishes them to `index`; sets every commit's result.
-    func write(_ group: [PendingCommit], index: borrowing Locked<StoreState>) {
+    func write(_ group: [PendingCommit], index: borrowing StoreStateLock) {
         if let cause = disabledCause {
             for commit in group {
                 commit.result = .failure(.writesDisabled(path: directory, cause: cause))
             }
+            return
+        }
+        guard index.settleBeforeWriting() else {
+            for commit in group { commit.result = .failure(.closed) }
             return
         }
         var accepted: [PendingCommit] = []
