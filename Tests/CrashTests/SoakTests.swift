@@ -7,6 +7,10 @@ import Testing
     import Glibc
 #endif
 
+/// Whether the soak runs: in the long tier, or when its length is given.
+private let soakRequested =
+    TestTier.isLong || ProcessInfo.processInfo.environment["LOGBOOK_SOAK_SECONDS"] != nil
+
 /// The soak (issue 40): one writer process making mixed saves (inserts, updates, deletes,
 /// moves between companies, batch updates and deletes) with automatic compaction, two reader
 /// processes following it (one with `followChanges`, one refreshing itself), a verified backup
@@ -20,9 +24,7 @@ import Testing
 /// so the default `swift test` stays short), 30 minutes in the long tier
 /// (`LOGBOOK_LONG_TESTS=1`); `LOGBOOK_SOAK_SECONDS` sets the length. The seed (`LOGBOOK_SEED`) decides the saves and the
 /// moments of kills and backups.
-@Suite(.enabled(if: SoakTests.requested)) struct SoakTests {
-    static let requested =
-        TestTier.isLong || ProcessInfo.processInfo.environment["LOGBOOK_SOAK_SECONDS"] != nil
+@Suite(.enabled(if: soakRequested)) struct SoakTests {
     static let seconds =
         ProcessInfo.processInfo.environment["LOGBOOK_SOAK_SECONDS"].flatMap { Double($0) }
         ?? TestTier.pick(quick: 120, long: 1_800)
