@@ -50,7 +50,7 @@ enum SyncSetup {
     /// Leaves what exists alone; safe to run again.
     /// - Throws: ``LogbookError/postgreSQL(_:)``.
     static func run(_ connection: PostgreSQLConnection, schema: Schema) throws {
-        try requireSyncedTypes(schema)
+        try requireSyncableAttributes(schema)
         try connection.transaction {
             try connection.simpleQuery(
                 "SELECT pg_advisory_xact_lock(\(SyncCatalog.lock));"
@@ -105,7 +105,7 @@ enum SyncSetup {
     private static func defaultLiteral(_ field: AttributeDescription) -> String? {
         guard let value = field.defaultValue, !value.isNull else { return nil }
         var literal: [UInt8] = []
-        PostgreSQLLiteral.append(value, to: &literal)
+        PostgreSQLLiteral.append(value, as: field, to: &literal)
         return String(decoding: literal, as: UTF8.self)
     }
 
@@ -122,21 +122,28 @@ enum SyncSetup {
         return columns
     }
 
-    /// The attribute types a replica syncs (schema format 3's other types are not synced yet).
-    static let syncedTypes: Set<AttributeType> = [
-        .string, .integer, .double, .bool, .date, .data, .uuid,
-    ]
-
-    /// - Throws: ``SyncError/unsupportedDatabase(reason:)`` naming the first attribute of a
-    ///   type a replica does not sync.
-    static func requireSyncedTypes(_ schema: Schema) throws {
+    /// Checks that a replica can keep every attribute of `schema` in PostgreSQL. It syncs every
+    /// attribute type, with the export's column for each; what it cannot keep is a unique
+    /// constraint over a composite (its fields together), an array, a set or a `JSONB` column:
+    /// a replica resolves unique clashes field by field, on values it can compare as text.
+    /// - Throws: ``SyncError/unsupportedAttribute(entity:attribute:reason:)`` naming the first
+    ///   such attribute.
+    static func requireSyncableAttributes(_ schema: Schema) throws {
         for entity in schema.entities {
-            for field in entity.storedFields.attributes where !syncedTypes.contains(field.type) {
+            for field in entity.storedFields.attributes where field.isUnique {
+                let kind: String
+                switch field.type {
+                case .composite: kind = "a composite"
+                case .array: kind = "an array"
+                case .set: kind = "a set"
+                default: continue
+                }
                 throw LogbookError.sync(
-                    .unsupportedDatabase(
+                    .unsupportedAttribute(
+                        entity: entity.name, attribute: field.name,
                         reason:
-                            "\(entity.name).\(field.name) is of a type syncing does not support yet "
-                            + "(\(field.type)); replicas sync strings, integers, doubles, bools, dates, data and UUIDs"
+                            "it is \(kind) with a unique constraint, and replicas resolve unique clashes "
+                            + "one scalar value at a time; drop the constraint, or make a scalar attribute unique"
                     ))
             }
         }
@@ -156,7 +163,7 @@ enum SyncSetup {
     ///   ``SyncError/missingTrigger(table:)``, ``SyncError/unsupportedDatabase(reason:)``;
     ///   ``LogbookError/postgreSQL(_:)``.
     static func check(_ connection: PostgreSQLConnection, schema: Schema) throws -> SyncDatabase {
-        try requireSyncedTypes(schema)
+        try requireSyncableAttributes(schema)
         let identity = try connection.query(
             "SELECT id::text, format, seed_store::text FROM logbook_sync.database")
         guard identity.rows.count == 1, let row = identity.rows.first,
