@@ -44,7 +44,8 @@ final class ReplicaStore {
 func storeRows(_ container: ModelContainer) throws -> [String: [String?]] {
     var rows: [String: [String?]] = [:]
     for entity in container.schema.entities {
-        let fields = entity.storedFields.attributes
+        // As the replica sees them: a many-to-many's links as keys.
+        let fields = SyncedEntity(entity, columns: []).fields
         let binding = try container.core.binding(named: entity.name)
         try container.store.forEach(in: entity.name) { key, value in
             guard let pk = Keyspaces.primaryKey(ofObjectKey: key) else { return }

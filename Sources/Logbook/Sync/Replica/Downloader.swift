@@ -185,7 +185,10 @@ final class Downloader {
                 {
                     continue
                 }
-                let field = binding.stored.attributes[slot]
+                // The replica's description: a many-to-many's links read as keys.
+                let field =
+                    synced.fieldIndex[name].map { synced.fields[$0] }
+                    ?? binding.stored.attributes[slot]
                 guard let value = CanonicalText.value(text, field) else {
                     throw LogbookError.sync(
                         .valueNotReadable(

@@ -378,6 +378,7 @@ final class Uploader {
                     + (values.map { SyncSQL.textArray($0) } ?? "NULL") + ", \(save.stamp))")
             position += 1
         }
+        var links: [PostgreSQLJoinTable: [UInt8]] = [:]
         var inserts: [String: (entity: SyncedEntity, rows: [String])] = [:]
         var insertOrder: [String] = []
         for outcome in outcomes {
@@ -392,7 +393,13 @@ final class Uploader {
                         insertOrder.append(entity.name)
                     }
                     var row: [UInt8] = Array("(\(change.id)".utf8)
-                    for (value, field) in zip(change.values, fields) {
+                    for (i, (value, field)) in zip(change.values, fields).enumerated() {
+                        if let join = entity.joins[i] {
+                            let keys = PostgreSQLJoinTable.keys(value) ?? []
+                            join.appendRows(
+                                owner: change.id, keys: keys, to: &links[join, default: []])
+                            continue
+                        }
                         row.append(contentsOf: ", ".utf8)
                         PostgreSQLLiteral.append(value, as: field, to: &row)
                     }
@@ -405,15 +412,23 @@ final class Uploader {
                 case .update:
                     var assignments: [UInt8] = []
                     for i in outcome.written {
+                        if let join = entity.joins[i] {
+                            sql += linkChanges(
+                                join, change.id, from: snapshot.current[change.identifier]?[i],
+                                to: outcome.values[i])
+                            continue
+                        }
                         if !assignments.isEmpty { assignments.append(contentsOf: ", ".utf8) }
                         assignments.append(
                             contentsOf: (PostgreSQLTable.identifier(fields[i].name) + " = ").utf8)
                         PostgreSQLLiteral.append(outcome.values[i], as: fields[i], to: &assignments)
                     }
-                    sql +=
-                        "UPDATE \(entity.table) SET "
-                        + String(decoding: assignments, as: UTF8.self)
-                        + " WHERE \"id\" = \(change.id);\n"
+                    if !assignments.isEmpty {
+                        sql +=
+                            "UPDATE \(entity.table) SET "
+                            + String(decoding: assignments, as: UTF8.self)
+                            + " WHERE \"id\" = \(change.id);\n"
+                    }
                     var stamps = outcome.stamps
                     stamps.deleted = false
                     stamps.position = position
@@ -437,6 +452,7 @@ final class Uploader {
                         )
                     }
                 case .delete:
+                    for join in entity.joins.values { sql += join.deleteLinks(of: [change.id]) }
                     sql += "DELETE FROM \(entity.table) WHERE \"id\" = \(change.id);\n"
                     var stamps = outcome.stamps
                     stamps.deleted = true
@@ -469,8 +485,9 @@ final class Uploader {
         var inserted = ""
         for name in insertOrder {
             let (entity, rows) = inserts[name]!
-            let columns = ["\"id\""] + entity.fields.map { PostgreSQLTable.identifier($0.name) }
-            let update = entity.fields.map {
+            let fields = entity.columnFields.map { entity.fields[$0] }
+            let columns = ["\"id\""] + fields.map { PostgreSQLTable.identifier($0.name) }
+            let update = fields.map {
                 let column = PostgreSQLTable.identifier($0.name)
                 return "\(column) = EXCLUDED.\(column)"
             }
@@ -484,6 +501,9 @@ final class Uploader {
                     "\nON CONFLICT (\"id\") DO UPDATE SET \(update.joined(separator: ", "));\n"
                 start = end
             }
+        }
+        for (join, rows) in links.sorted(by: { $0.key.name < $1.key.name }) {
+            inserted += join.insert(rows)
         }
         // The marker: the save is in PostgreSQL.
         changeRow(echo: true, entity: nil, id: nil, op: "m", columns: nil, values: nil)
@@ -517,6 +537,26 @@ final class Uploader {
 
             """
         return sql
+    }
+
+    /// The statements that take the links of `owner` in `join` from `old` to `new` (stored
+    /// link lists): a `DELETE` of those gone, an `INSERT` of those added.
+    private func linkChanges(
+        _ join: PostgreSQLJoinTable, _ owner: UInt64, from old: AttributeValue?,
+        to new: AttributeValue
+    ) -> String {
+        let before = Set(old.flatMap { PostgreSQLJoinTable.keys($0) } ?? [])
+        let after = PostgreSQLJoinTable.keys(new) ?? []
+        let gone = before.subtracting(after).sorted()
+        var sql = ""
+        if !gone.isEmpty {
+            sql +=
+                "DELETE FROM \(join.table) WHERE \(join.owner) = \(owner) AND \(join.target) IN ("
+                + gone.map { String($0) }.joined(separator: ", ") + ");\n"
+        }
+        var rows: [UInt8] = []
+        join.appendRows(owner: owner, keys: after.filter { !before.contains($0) }, to: &rows)
+        return sql + join.insert(rows)
     }
 
     private func stampRow(_ entity: String, _ id: UInt64, _ stamps: RowStamps) -> String {

@@ -14,6 +14,8 @@ import Foundation
 /// - a composite attribute's marker as `true` (its fields are attributes of their own);
 /// - an array or set of scalars (a PostgreSQL array column) as PostgreSQL's text of a `text[]`
 ///   of its elements' canonical texts (`{a,"b c",NULL}`);
+/// - the links of a many-to-many (rows of its ``PostgreSQLJoinTable``) as the linked primary
+///   keys in ascending order, as PostgreSQL writes a `bigint[]` (`{2,7}`); none is `NULL`;
 /// - an array of arrays or composites (a `JSONB` column) as JSON: the replica writes
 ///   ``AttributeValue/TextFormat/json``, PostgreSQL writes `jsonb`'s text, and either reads
 ///   back to the value (member order and spacing aside).
@@ -41,6 +43,14 @@ package enum CanonicalText {
         case .data: return "encode(\(column), 'hex')"
         default: return "\(column)::text"  // integers, bools, UUIDs, markers, JSONB
         }
+    }
+
+    /// The ``AttributeDescription/typeName`` the replica gives the field of a many-to-many's
+    /// links (optional data in the record, rows of a join table in PostgreSQL).
+    package static let linksTypeName = "logbook.links"
+
+    static func isLinks(_ attribute: AttributeDescription) -> Bool {
+        attribute.typeName == linksTypeName && attribute.type == .data
     }
 
     /// The element of an array or set attribute stored as a PostgreSQL array (of scalars), or
@@ -80,6 +90,10 @@ package enum CanonicalText {
     package static func text(_ value: AttributeValue, _ attribute: AttributeDescription)
         -> String?
     {
+        if isLinks(attribute) {
+            guard let keys = PostgreSQLJoinTable.keys(value), !keys.isEmpty else { return nil }
+            return "{" + keys.map { String($0) }.joined(separator: ",") + "}"
+        }
         if case .array = value, arrayElement(attribute) == nil { return value.text(as: .json) }
         return plainText(value)
     }
@@ -131,6 +145,15 @@ package enum CanonicalText {
         -> AttributeValue?
     {
         guard let text else { return .null }
+        if isLinks(attribute) {
+            guard let items = SyncSQL.parseArray(text) else { return nil }
+            var keys: [UInt64] = []
+            for item in items {
+                guard let key = item.flatMap({ UInt64($0) }), key > 0 else { return nil }
+                keys.append(key)
+            }
+            return PostgreSQLJoinTable.value(keys)
+        }
         switch attribute.type {
         case .array, .set:
             guard let element = attribute.members.first else { return nil }
