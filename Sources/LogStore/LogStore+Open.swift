@@ -6,7 +6,7 @@
 
 /// What `open` assembles before the store is usable.
 struct OpenedStore {
-    var state: IndexState
+    var state: StoreState
     var lockFile: OpenFile?
     var writer: LogWriter?
     var report: RecoveryReport
@@ -78,7 +78,10 @@ extension LogStore {
             lockFile = file
         }
         do {
-            var opened = try replayListing(path: path, options: options)
+            // The store's own open leaves the key directory file's tables to be checked later
+            // (``PendingKeyDirectoryCheck``); salvage, which may skip what it finds, checks now.
+            var opened = try replayListing(
+                path: path, options: options, checkingTablesLater: !options.salvage)
             opened.lockFile = lockFile
             return opened
         } catch {
@@ -91,12 +94,15 @@ extension LogStore {
     /// removed a file it listed, or changed the listing while it replayed, waiting a little
     /// longer each time so that a compaction in progress can end (``listingAttempts`` times,
     /// then it reports the error).
-    static func replayListing(path: String, options: LogStoreOptions) throws -> OpenedStore {
+    static func replayListing(
+        path: String, options: LogStoreOptions, checkingTablesLater: Bool = false
+    ) throws -> OpenedStore {
         var attempt = 0
         while true {
             if attempt > 0 { usleep(UInt32(min(attempt, 20)) * 1_000) }
             do {
-                let opened = try replay(path: path, options: options)
+                let opened = try replay(
+                    path: path, options: options, checkingTablesLater: checkingTablesLater)
                 guard options.readOnly else { return opened }
                 let after = try StoreFiles(storeAt: path, fileSystem: options.fileSystem)
                 if ListingStability.holds(listed: opened.listed, after: after.segments.map(\.order))
@@ -119,8 +125,11 @@ extension LogStore {
     /// keeps compacting: about three quarters of a second of waiting in all.
     static let listingAttempts = 50
 
-    private static func replay(path: String, options: LogStoreOptions) throws -> OpenedStore {
+    private static func replay(
+        path: String, options: LogStoreOptions, checkingTablesLater: Bool
+    ) throws -> OpenedStore {
         var replay = Replay(path: path, options: options)
+        replay.checkingTablesLater = checkingTablesLater
         return try replay.run()
     }
 

@@ -106,7 +106,7 @@ extension LogStore {
                 keys = try state.orderedKeys(of: id)
             } catch let damage as KeyDirectory.DamagedEntry {
                 state.keyDirectoryDamaged = true
-                throw IndexState.damaged(damage, keyspace: keyspace, storePath: path)
+                throw StoreState.damaged(damage, keyspace: keyspace, storePath: path)
             }
             guard let keys else { return nil }
             return OrderedSnapshot(keys: keys, segments: state.segments, bases: state.bases)

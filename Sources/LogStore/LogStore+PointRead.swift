@@ -12,10 +12,13 @@ extension LogStore {
         forKey key: UnsafeRawBufferPointer, in keyspace: String,
         _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool {
-        try index.withLock { state throws -> Bool in
+        try index.withLockForPointRead { state throws -> Bool in
             guard !state.closed else { throw LogStoreError.closed }
-            guard let id = state.keyspaces.cachedID(of: keyspace),
-                let (_, record) = try state.find(key, in: id, storePath: path)
+            guard let id = state.keyspaces.cachedID(of: keyspace) else { return false }
+            if _slowPath(state.pendingCheck != nil) {
+                try index.checkProbe(&state, key: key, in: id, storePath: path)
+            }
+            guard let (_, record) = try state.find(key, in: id, storePath: path)
             else { return false }
             try body(record.value)
             return true

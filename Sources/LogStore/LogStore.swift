@@ -13,10 +13,12 @@ import Synchronization
 public final class LogStore: Sendable {
     /// The store's directory.
     public let path: String
-    /// What opening the store found and repaired.
-    public let recovery: RecoveryReport
+    /// What opening the store found and repaired. The first read of it after an open that
+    /// mapped a key directory file checks the file's tables whole (and rebuilds the index from
+    /// the log if one fails, which it then reports).
+    public var recovery: RecoveryReport { index.recovery }
     let options: LogStoreOptions
-    let index: Locked<IndexState>
+    let index: StoreStateLock
     let queue = CommitQueue()
     let writer: LogWriter?
     private let lockFile: OpenFile?
@@ -29,6 +31,8 @@ public final class LogStore: Sendable {
     /// Whether this is a view made by ``snapshot(asOf:)``: a past state, never refreshed.
     let isView: Bool
     let lastCompaction = Locked<CompactionReport?>(nil)
+    /// What compactions rewrite values with (``setCompactionRewriter(_:)``).
+    let compactionRewriter = Locked<(any CompactionRewriter)?>(nil)
     /// The streaming commit holding the commit queue, if one is open.
     let openStreamingCommit = Locked<WeakStreamingCommit?>(nil)
     /// Segment handles seen by the last automatic-compaction check, and whether one is queued.
@@ -56,8 +60,7 @@ public final class LogStore: Sendable {
             of: options.orderedKeyspaces, deltaLimit: options.orderedDeltaLimit)
         self.path = path
         self.options = options
-        self.recovery = opened.report
-        self.index = Locked(opened.state)
+        self.index = StoreStateLock(opened.state, report: opened.report)
         self.writer = opened.writer
         self.lockFile = opened.lockFile
         self.viewSegments = []
@@ -66,15 +69,14 @@ public final class LogStore: Sendable {
 
     /// A read-only view over `state`, which reads `segments` (``snapshot(asOf:)``).
     init(
-        view path: String, options: LogStoreOptions, state: IndexState,
+        view path: String, options: LogStoreOptions, state: StoreState,
         retaining segments: [Segment]
     ) {
         self.path = path
         self.options = options
-        self.recovery = RecoveryReport()
         var state = state
         state.buildOrder(of: options.orderedKeyspaces, deltaLimit: options.orderedDeltaLimit)
-        self.index = Locked(state)
+        self.index = StoreStateLock(state, report: RecoveryReport())
         self.writer = nil
         self.lockFile = nil
         self.viewSegments = segments
@@ -89,12 +91,15 @@ public final class LogStore: Sendable {
     /// - Throws: ``LogStoreError/closed``.
     /// - Complexity: one hash lookup and one copy of the value.
     public func get(_ key: [UInt8], in keyspace: String) throws -> [UInt8]? {
-        try index.withLock { state throws(LogStoreError) -> [UInt8]? in
+        try index.withLockForPointRead { state throws(LogStoreError) -> [UInt8]? in
             guard !state.closed else { throw .closed }
             guard let id = state.keyspaces.cachedID(of: keyspace),
                 let (_, record) = try key.withUnsafeBytes({ key in
                     Result { () throws(LogStoreError) in
-                        try state.find(key, in: id, storePath: path)
+                        if _slowPath(state.pendingCheck != nil) {
+                            try index.checkProbe(&state, key: key, in: id, storePath: path)
+                        }
+                        return try state.find(key, in: id, storePath: path)
                     }
                 }).get()
             else { return nil }
@@ -272,7 +277,7 @@ public final class LogStore: Sendable {
                 }
             } catch {
                 state.keyDirectoryDamaged = true
-                throw IndexState.damaged(error, keyspace: keyspace, storePath: path)
+                throw StoreState.damaged(error, keyspace: keyspace, storePath: path)
             }
             return keys
         }
@@ -334,6 +339,13 @@ public final class LogStore: Sendable {
     /// the file on disk does not already describe this state. Returns whether a current file is there afterwards. Best effort: a
     /// failure leaves the old file, which the next open finds stale (or extends by a scan).
     private func writeKeyDirectoryFile() -> Bool {
+        // Tables still unchecked from an open that used the file whole: nothing was written
+        // since (writes check first), so the file describes this state; checking it now would
+        // be wasted.
+        if index.withLockForPointRead({ $0.pendingCheck != nil && $0.keyDirectoryFileState != nil }
+        ) {
+            return true
+        }
         guard let minimum = options.keyDirectoryFileMinimumKeys, recovery.skipped.isEmpty else {
             return false
         }
@@ -390,7 +402,8 @@ public final class LogStore: Sendable {
                     try? Hint.write(
                         for: writer.active, directory: path, fileSystem: options.fileSystem)
                 }
-                index.withLock { state in
+                // Closing needs no check of tables left unchecked.
+                index.withLockForPointRead { state in
                     state.closed = true
                     state.segments.removeAll()
                     state.bases.removeAll()

@@ -16,7 +16,7 @@ import Testing
     /// Variants per crash point: 10 quick, 200 long (the object test covers recovery itself).
     static let variantsPerPoint =
         ProcessInfo.processInfo.environment["LOGBOOK_HISTORY_CRASH_VARIANTS"].flatMap { Int($0) }
-        ?? Tier.pick(quick: 10, long: 200)
+        ?? TestTier.pick(quick: 10, long: 200)
 
     @Test func everyCrashPointKeepsTheHistoryOfTheSurvivingSaves() throws {
         let label = "history power loss"

@@ -8,10 +8,18 @@ import Testing
 #endif
 
 /// I/O errors (issue 8, part 5): `EIO`, `ENOSPC`, short and empty writes at every call of a
-/// scenario, once and persistently. A commit never reports success unless a successful
-/// `fdatasync` followed its writes; after a failed `fdatasync` the store refuses writes until it
-/// is reopened; after reopening every acknowledged commit is there and a second open is clean.
+/// scenario (every ``stride``th in the default tier), once and persistently. A commit never
+/// reports success unless a successful `fdatasync` followed its writes; after a failed
+/// `fdatasync` the store refuses writes until it is reopened; after reopening every
+/// acknowledged commit is there and a second open is clean.
 @Suite struct IOErrorTests {
+    /// Every how many calls a fault is injected: every 4th in the default tier (from a seeded
+    /// offset, so that runs cover different calls; `LOGBOOK_SEED` replays one), every call in
+    /// the long tier. `LOGBOOK_FAULT_STRIDE` sets it.
+    static let stride =
+        ProcessInfo.processInfo.environment["LOGBOOK_FAULT_STRIDE"].flatMap { Int($0) }
+        ?? TestTier.pick(quick: 4, long: 1)
+
     /// Single puts, batches of 10 and 1,000, deletes, segment rolls, a streaming commit, a
     /// buffered commit and a sync, compaction, reopening, and close.
     static func scenario(seed: UInt64) -> [FaultStep] {
@@ -70,6 +78,7 @@ import Testing
         clean.finalCheck()
         #expect(clean.problems.isEmpty, "clean run: \(clean.problems)")
         let calls = clean.faults.calls
+        let offset = Int(testSeed("I/O errors, \(kind)") % UInt64(Self.stride))
         var seen: [String: Int] = [:]
         var runs = 0
         var failures: [String] = []
@@ -78,7 +87,7 @@ import Testing
         for (i, call) in calls.enumerated() {
             let skip = seen[call.operation, default: 0]
             seen[call.operation] = skip + 1
-            guard kind.applies(to: call.operation) else { continue }
+            guard kind.applies(to: call.operation), i % Self.stride == offset else { continue }
             let path = scratch.child("run\(i)")
             var run = FaultRun(path: path, segmentSize: segmentSize)
             run.faults.inject(kind.fault, on: call.operation, skip: skip, times: kind.times)

@@ -19,7 +19,7 @@ import Testing
     /// more; here each distinct image costs two opens and a rebuild.
     static let variantsPerPoint =
         ProcessInfo.processInfo.environment["LOGBOOK_INDEX_CRASH_VARIANTS"].flatMap { Int($0) }
-        ?? Tier.pick(quick: 6, long: 100)
+        ?? TestTier.pick(quick: 6, long: 100)
 
     @Test func everyCrashPointLeavesExactIndexes() throws {
         let seed = testSeed("index power loss")

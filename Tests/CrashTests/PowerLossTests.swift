@@ -10,7 +10,7 @@ import Testing
     /// Variants per crash point (≥ 20 asked for): 40 quick, 2,500 long.
     static let variantsPerPoint =
         ProcessInfo.processInfo.environment["LOGBOOK_CRASH_VARIANTS"].flatMap { Int($0) }
-        ?? Tier.pick(quick: 40, long: 2_500)
+        ?? TestTier.pick(quick: 40, long: 2_500)
 
     @Test(arguments: Workload.all)
     func everyCrashPointRecoversTheAcknowledgedCommits(_ workload: Workload) throws {

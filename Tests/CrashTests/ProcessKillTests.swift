@@ -16,7 +16,7 @@ import Testing
 @Suite struct ProcessKillTests {
     static let kills =
         ProcessInfo.processInfo.environment["LOGBOOK_KILLS"].flatMap { Int($0) }
-        ?? Tier.pick(quick: 300, long: 10_000)
+        ?? TestTier.pick(quick: 100, long: 10_000)
 
     @Test func killedWriterLosesNothingAcknowledged() throws {
         let child = try #require(

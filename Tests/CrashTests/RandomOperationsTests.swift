@@ -10,7 +10,7 @@ import Testing
 @Suite struct RandomOperationsTests {
     static let rounds =
         ProcessInfo.processInfo.environment["LOGBOOK_RANDOM_ROUNDS"].flatMap { Int($0) }
-        ?? Tier.pick(quick: 40, long: 4_000)
+        ?? TestTier.pick(quick: 40, long: 4_000)
 
     /// One random step.
     static func step(_ d: WorkloadDriver, _ rng: inout SeededGenerator) throws {

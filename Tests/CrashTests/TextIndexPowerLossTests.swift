@@ -24,7 +24,7 @@ final class Memo: PersistentModel {
 @Suite struct TextIndexPowerLossTests {
     static let variantsPerPoint =
         ProcessInfo.processInfo.environment["LOGBOOK_TEXT_CRASH_VARIANTS"].flatMap { Int($0) }
-        ?? Tier.pick(quick: 4, long: 60)
+        ?? TestTier.pick(quick: 4, long: 60)
 
     static let words = ["ann", "lee", "josé", "müller", "north", "south", "river", "stone"]
 

@@ -128,7 +128,7 @@ import Testing
         }
         let start = store.ends[1].size
         let end = store.ends[2].size
-        let stride = Tier.pick(quick: 211, long: 1)
+        let stride = TestTier.pick(quick: 211, long: 1)
         let interesting = Set(
             Swift.stride(from: start, through: end, by: stride)
                 + Array(start..<start + 40) + Array(end - 40...end)

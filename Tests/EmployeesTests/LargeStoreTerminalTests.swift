@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
-/// A store of 100,000 employees on a pseudo-terminal: the screen opens on it, pages, jumps to
-/// the end and searches; a long `list` shows its progress on a terminal's standard error, and
-/// only there.
+/// A store of 100,000 employees (20,000 in the default tier) on a pseudo-terminal: the screen
+/// opens on it, pages, jumps to the end and searches; a long `list` shows its progress on a
+/// terminal's standard error, and only there.
 @Suite(.serialized) struct LargeStoreTerminalTests {
-    static let count = 100_000
+    static let count = TestTier.pick(quick: 20_000, long: 100_000)
 
     private func makeStore() throws -> EmployeesProcess {
         let employees = try EmployeesProcess()
@@ -28,7 +29,8 @@ import Testing
 
         // First frame: the count, the first rows, the first selected.
         #expect(
-            terminal.read(until: { $0.contains("100000 employees") && $0.contains("q quit") }),
+            terminal.read(until: { $0.contains("\(Self.count) employees") && $0.contains("q quit") }
+            ),
             "\(terminal.drawnLines)")
         #expect(terminal.read(until: row(1)))
         #expect(terminal.drawnLines.contains { $0.contains("Person 2 — Staff") })
@@ -38,10 +40,10 @@ import Testing
         terminal.type("G")
         #expect(terminal.read(until: row(Self.count)), "\(terminal.drawnLines)")
 
-        terminal.type("/salary > 99_990 AND name ENDSWITH '5'\r")
+        terminal.type("/salary > \(Self.count - 10) AND name ENDSWITH '5'\r")
         #expect(
             terminal.read(until: { $0.contains("1 employee matches.") }), "\(terminal.drawnLines)")
-        #expect(terminal.read(until: row(99_995)))
+        #expect(terminal.read(until: row(Self.count - 5)))
         terminal.type("/\u{15}salary >\r")  // Ctrl-U clears the field, which shows the search
         #expect(
             terminal.read(until: { $0.contains("filter \"salary >\": column 9") }),
@@ -100,7 +102,7 @@ import Testing
 
         // Standard error that is not a terminal (what every other process test uses).
         let piped = try employees.run(
-            ["--store", employees.storePath, "list", "--where", "salary > 99000"],
+            ["--store", employees.storePath, "list", "--where", "salary > \(Self.count - 1000)"],
             environment: ["EMPLOYEES_PROGRESS_AFTER_MS": "0"])
         #expect(piped.status == 0 && piped.standardError.isEmpty)
         #expect(piped.lines.count == 1001)

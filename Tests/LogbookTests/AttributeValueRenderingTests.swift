@@ -3,11 +3,11 @@ import Logbook
 import TestSupport
 import Testing
 
-/// The JSON, CSV and SQL forms of values (`AttributeValue.TextFormat`) and their plain text read
-/// back (`init(text:as:)`).
+/// The JSON (`jsonText`), CSV and SQL forms of values (`AttributeValue.TextFormat`, the tools')
+/// and their plain text read back (`init(text:as:)`).
 @Suite struct AttributeValueRenderingTests {
     private func all(_ value: AttributeValue) -> [String] {
-        [value.text(as: .json), value.text(as: .csv), value.text(as: .sql)]
+        [value.jsonText, value.text(as: .csv), value.text(as: .sql)]
     }
 
     @Test func scalarsInEachFormat() {

@@ -99,6 +99,20 @@ import Testing
         #expect(try values(container, "nickname") == ["none", "B", "C"])
     }
 
+    @Test func aNullMadeRequiredThenOptionalAgainKeepsTheDefaultItTook() throws {
+        let fixture = try seeded()
+        defer { fixture.remove() }
+        try reopened(fixture) {
+            $0.attributes[1].isOptional = false
+            $0.attributes[1].defaultValue = .string("none")
+        }.close()
+        // Optional again: Ann's record is still of version 1, where her nickname was null, but
+        // version 2 gave her "none", and what a version showed stays.
+        let container = try reopened(fixture) { _ in }
+        #expect(container.schema.version == 3)
+        #expect(try values(container, "nickname") == ["none", "B", "C"])
+    }
+
     @Test func wideningInt32ToInt64AndIntToDouble() throws {
         let fixture = try seeded()
         defer { fixture.remove() }

@@ -7,12 +7,16 @@ import Testing
     import Glibc
 #endif
 
-/// SIGKILL in the middle of a custom migration (the seed's, over 4,000 employees): a child
-/// process starts it and is killed after a random delay; the store it leaves is exactly the
-/// old version or exactly the new one, and the plan then finishes the job.
+/// SIGKILL in the middle of a custom migration (the seed's, over 4,000 employees; 1,000,000 in
+/// the long tier, `LOGBOOK_LONG_TESTS=1`): a child process starts it and is killed after a
+/// random delay; the store it leaves is exactly the old version or exactly the new one, and
+/// the plan then finishes the job.
 @Suite(.serialized) struct MigrationKillTests {
-    static let employees = 4_000
-    static let rounds = 16
+    static let long = ProcessInfo.processInfo.environment["LOGBOOK_LONG_TESTS"] == "1"
+    static let employees = long ? 1_000_000 : 4_000
+    static let rounds = long ? 4 : 16
+    /// Kills land in the first `reach` migration times: at 1M, most within the migration.
+    static let reach = long ? 1.2 : 3.0
 
     @Test func aKilledMigrationLeavesTheOldVersionOrTheNew() async throws {
         let directory = TemporaryDirectory("migration-kill")
@@ -30,7 +34,8 @@ import Testing
         for round in 0..<Self.rounds {
             let path = directory.child("round\(round).logbook")
             try Self.copy(original, to: path)
-            let delay = UInt32(Double.random(in: 0..<(duration * 3), using: &rng) * 1_000_000)
+            let delay = UInt32(
+                Double.random(in: 0..<(duration * Self.reach), using: &rng) * 1_000_000)
             await #expect(processExitsWith: .signal(SIGKILL)) {
                 [path = path as String, delay = delay as UInt32] in
                 Thread.detachNewThread {

@@ -26,7 +26,7 @@ extension KeyDirectory {
     }
 }
 
-extension IndexState {
+extension StoreState {
     /// An entry of a key directory, or of the key order of an ordered keyspace, that still
     /// points into one of `inputs` once compaction has moved every live record out of them
     /// (step 5, under the lock that then unmaps them): only an entry that was not its record

@@ -41,7 +41,7 @@ extension LogStore {
     }
 
     /// Which handles are inputs.
-    private static func inputHandles(_ inputs: [Segment], _ state: IndexState) -> [Bool] {
+    private static func inputHandles(_ inputs: [Segment], _ state: StoreState) -> [Bool] {
         var handles = [Bool](repeating: false, count: state.segments.count)
         for input in inputs where Int(input.handle) < handles.count {
             handles[Int(input.handle)] = true
@@ -50,7 +50,7 @@ extension LogStore {
     }
 }
 
-extension IndexState {
+extension StoreState {
     /// Step 5, under the same lock acquisition that unmaps the inputs: folds each ordered
     /// keyspace's delta (so no tombstone or delta put refers into an input) and re-points what
     /// still refers into an input (entries the folds since step 4b brought into the main run).

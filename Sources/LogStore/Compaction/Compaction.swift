@@ -142,7 +142,7 @@ extension LogStore {
             // inputs then stay mapped and on disk beside the outputs, the state step 3 leaves.
             if let stray = state.referenceInto(inputs) {
                 state.keyDirectoryDamaged = true
-                return IndexState.damaged(
+                return StoreState.damaged(
                     stray.damage, keyspace: state.keyspaces.name(of: stray.keyspace),
                     storePath: path)
             }
@@ -206,7 +206,8 @@ extension LogStore {
     /// at (the live state, or the state history needs) to `output`, keyspace by keyspace, each
     /// in log order (``KeyDirectory/forEachLiveRecord(inSegments:windows:_:)``, which step 4
     /// walks again in the same order). Dead records are never looked at; records overwritten
-    /// while this runs are copied but left behind at the swap.
+    /// while this runs are copied but left behind at the swap. A value the store's
+    /// ``CompactionRewriter`` rewrites is copied with the value it returns.
     /// - Throws: ``LogStoreError/damagedKeyDirectory(path:reason:)`` if an entry points at no put
     ///   record of its keyspace inside its segment (close then removes the key directory file);
     ///   what writing the outputs throws.
@@ -216,7 +217,16 @@ extension LogStore {
     ) throws {
         var byHandle = [Segment?](repeating: nil, count: bases.count)
         for input in inputs { byHandle[Int(input.handle)] = input }
+        let rewriter = compactionRewriter.withLock { $0 }
+        let names = index.withLock { state in
+            directories.indices.map { state.keyspaces.name(of: $0) }
+        }
+        var rewritten: [UInt8] = []
         for (keyspace, directory) in directories.enumerated() where directory.count > 0 {
+            let name = names[keyspace] ?? ""
+            let rewriter =
+                names[keyspace] != nil && rewriter?.rewrites(keyspace: name) == true
+                ? rewriter : nil
             // The inputs' pages copied so far leave memory as the copy goes.
             var release = WalkPageRelease(byHandle)
             defer { release.finish() }
@@ -232,6 +242,16 @@ extension LogStore {
                 } catch {
                     throw keyDirectoryDamaged(
                         error, keyspace: index.withLock { $0.keyspaces.name(of: keyspace) })
+                }
+                if let rewriter, let value = rewriter.rewrite(record.value, in: name) {
+                    rewritten.removeAll(keepingCapacity: true)
+                    value.withUnsafeBytes {
+                        RecordFormat.append(
+                            op: RecordOp.put, keyspace: keyspace, key: record.key, value: $0,
+                            to: &rewritten)
+                    }
+                    _ = try rewritten.withUnsafeBytes { try output.append($0, keyspace: keyspace) }
+                    return
                 }
                 _ = try output.append(
                     UnsafeRawBufferPointer(

@@ -19,8 +19,8 @@ enum HistoryReplay {
     static func state(
         asOf sequence: UInt64, segments: [Segment], handles: Int, bases: SegmentBases,
         fileSystem: any FileSystem
-    ) throws -> IndexState {
-        var state = IndexState()
+    ) throws -> StoreState {
+        var state = StoreState()
         state.segments = Array(repeating: nil, count: handles)
         state.bases = bases
         for segment in segments {
@@ -49,7 +49,7 @@ enum HistoryReplay {
     /// Applies the commits of `segment` up to `sequence`; returns `false` once it meets a later
     /// commit (segments after it hold only later ones).
     private static func replayFrames(
-        of segment: Segment, upTo sequence: UInt64, into state: inout IndexState
+        of segment: Segment, upTo sequence: UInt64, into state: inout StoreState
     ) throws -> Bool {
         let bytes = segment.bytes()
         guard bytes.count >= FileHeader.size else { return true }

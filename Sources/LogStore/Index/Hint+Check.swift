@@ -70,7 +70,7 @@ extension Hint {
     /// Applies the hint in `bytes` for `segment` to `state`, after every check of
     /// ``check(segment:keyspaces:fileSystem:keeping:)`` but its size: a bad hint changes
     /// nothing. Returns the trailer's `lastSequence`.
-    static func apply(_ bytes: UnsafeRawBufferPointer, to segment: Segment, state: inout IndexState)
+    static func apply(_ bytes: UnsafeRawBufferPointer, to segment: Segment, state: inout StoreState)
         throws -> UInt64
     {
         let header = try checkEnvelope(bytes, segment: segment)
@@ -211,7 +211,7 @@ extension Hint {
     }
 
     /// Applies a checked hint of `segment` to `state`.
-    static func apply(_ checked: Checked, to segment: Segment, state: inout IndexState) {
+    static func apply(_ checked: Checked, to segment: Segment, state: inout StoreState) {
         for definition in checked.definitions {
             let defined = state.define(definition.name, id: definition.id)
             // Invariant: checked against the same table.

@@ -81,7 +81,7 @@ extension KeyDirectoryFile {
     }
 
     /// Why the keyspaces the file defines differ from those the log prefix defines, or `nil`.
-    private static func keyspaceDifference(_ mapped: IndexState, _ log: KeyspaceTable) -> String? {
+    private static func keyspaceDifference(_ mapped: StoreState, _ log: KeyspaceTable) -> String? {
         guard mapped.keyspaces.nextID == log.nextID else {
             return
                 "it gives \(mapped.keyspaces.nextID - 1) keyspaces where the log gives \(log.nextID - 1)"

@@ -26,8 +26,9 @@ import CKeyDirectory
 ///             segment field is the segment's place in the list above)
 /// ```
 ///
-/// Open uses it only if every check passes (``load(_:)``); the table is then mapped
-/// copy-on-write, so reads page it in from the file and a write copies only the page it touches.
+/// Open uses it only if every check of ``Replay/loadKeyDirectory(_:)`` passes; its tables are then
+/// mapped copy-on-write, so reads page them in from the file and a write copies only the page it
+/// touches, and checked at first use (``PendingKeyDirectoryCheck``).
 enum KeyDirectoryFile {
     static let name = "keys.dir"
     /// The version this library writes and the newest it reads (FORMAT.md's version rule: a
@@ -102,7 +103,7 @@ enum KeyDirectoryFile {
     /// directory sync): after a crash the directory holds the old file or the new one whole.
     /// Returns `false` (writing nothing) if the state cannot be described: a keyspace not
     /// indexed, or a segment that is not at a commit boundary.
-    static func write(_ state: IndexState, directory: String, fileSystem fs: any FileSystem) throws
+    static func write(_ state: StoreState, directory: String, fileSystem fs: any FileSystem) throws
     {
         // Segments in replay order; an entry's segment field becomes its place in this list.
         let live = state.segments.compactMap { $0 }.sorted { $0.order < $1.order }
@@ -336,14 +337,11 @@ enum KeyDirectoryFile {
         mutating func u64() throws -> UInt64 { try bytes(8).loadLE(at: 0, as: UInt64.self) }
     }
 
-    /// Maps the table of `keyspace` from `file` copy-on-write and checks its block CRCs and
-    /// (in the same pass) every entry's reference against `segmentSizes` (the sizes the meta section records, by
-    /// place in its list) and the count of entries against the recorded number of keys: a file
-    /// whose CRCs match may still be forged, and reads trust the index to name a place inside a
-    /// segment, and probes to end at an empty slot.
+    /// Maps the table of `keyspace` from `file` copy-on-write, unread: ``checkTable(_:of:segmentSizes:fileSystem:)``
+    /// (or, for point reads, ``PendingKeyDirectoryCheck``) must pass before anything follows
+    /// its entries.
     static func mapTable(
-        _ keyspace: KeyspaceEntry, file: OpenFile, segmentSizes: [UInt32],
-        fileSystem fs: any FileSystem
+        _ keyspace: KeyspaceEntry, file: OpenFile, fileSystem fs: any FileSystem
     ) throws -> KeyDirectory {
         let length = keyspace.capacity * MemoryLayout<KeyDirectory.Entry>.stride
         let memory = try fs.mapCopyOnWrite(
@@ -352,6 +350,23 @@ enum KeyDirectoryFile {
             capacity: keyspace.capacity, memory: memory,
             dropPages: { fs.releaseUnwrittenCopyOnWritePages($0, length: $1) },
             unmap: { fs.unmapCopyOnWrite($0, length: length) })
+        return KeyDirectory(table: table, count: keyspace.keys, liveBytes: keyspace.liveBytes)
+    }
+
+    /// Checks the mapped, unwritten table of `directory` (``mapTable(_:file:fileSystem:)``)
+    /// against `keyspace`: its block CRCs and (in the same pass) every entry's reference against
+    /// `segmentSizes` (the sizes the meta section records, by place in its list) and the count
+    /// of entries against the recorded number of keys: a file whose CRCs match may still be
+    /// forged, and reads trust the index to name a place inside a segment, and probes to end at
+    /// an empty slot.
+    /// - Throws: ``Unusable`` for a table that fails.
+    static func checkTable(
+        _ directory: KeyDirectory, of keyspace: KeyspaceEntry, segmentSizes: [UInt32],
+        fileSystem fs: any FileSystem
+    ) throws(Unusable) {
+        let table = directory.table
+        let length = table.count * MemoryLayout<KeyDirectory.Entry>.stride
+        let memory = UnsafeMutableRawPointer(mutating: table.rawBytes.baseAddress!)
         let failsChecksum = Unusable(
             reason: "the table of keyspace \"\(keyspace.name.prefix(40))\" fails its checksum")
         guard !segmentSizes.isEmpty else {
@@ -396,7 +411,6 @@ enum KeyDirectoryFile {
         // The check read every page; reads will touch again only what they need (from the page
         // cache), so the open store's memory is what it uses.
         fs.releaseUnwrittenCopyOnWritePages(memory, length: length)
-        return KeyDirectory(table: table, count: keyspace.keys, liveBytes: keyspace.liveBytes)
     }
 
     /// Why the entries of `table` cannot be trusted, or `nil`, given what the pass of

@@ -27,7 +27,13 @@
 /// Not thread-safe: the store guards it with its index lock.
 struct OrderedKeys {
     /// The large sorted run.
-    private(set) var main: [RecordRef] = []
+    private(set) var main: [RecordRef] = [] {
+        didSet { fences = [] }
+    }
+    /// The first 16 bytes of every ``fenceStride``-th key of `main` (``Fence``), which a search
+    /// of `main` narrows to a few entries with before it reads keys in the log; empty until
+    /// ``buildFences(_:)`` after `main` changed. Never stale: changing `main` empties it.
+    private(set) var fences: [Fence] = []
     /// The small sorted run of changes since the last fold.
     private(set) var delta: [RecordRef] = []
     /// Bumped by every fold, which moves entries of `main`: compaction's chunked re-pointing
@@ -49,15 +55,21 @@ struct OrderedKeys {
         self.deltaLimit = max(1, deltaLimit)
     }
 
-    /// Live keys' references, sorted (the key order of a keyspace rebuilt at open).
-    init(sorted main: [RecordRef], deltaLimit: Int) {
+    /// Live keys' references, sorted (the key order of a keyspace rebuilt at open), with their
+    /// fences if known.
+    init(sorted main: [RecordRef], fences: [Fence] = [], deltaLimit: Int) {
         self.main = main
+        self.fences = fences
         self.deltaLimit = max(1, deltaLimit)
     }
 
-    /// Bytes the two runs take.
+    /// Sets ``fences`` to `built`, which must sample the current `main` (``buildFences(_:)``).
+    mutating func setFences(_ built: [Fence]) { fences = built }
+
+    /// Bytes the two runs and the fences take.
     var memoryBytes: Int {
         (main.capacity + delta.capacity) * MemoryLayout<RecordRef>.stride
+            + fences.capacity * MemoryLayout<Fence>.stride
     }
 
     // MARK: Keys
@@ -204,13 +216,30 @@ struct OrderedKeys {
     ) rethrows {
         try main.withUnsafeBufferPointer { main in
             try delta.withUnsafeBufferPointer { delta in
-                if reverse {
-                    try Self.backward(main, delta, range, bases, body)
-                } else {
-                    try Self.forward(main, delta, range, bases, body)
+                try fences.withUnsafeBufferPointer { fences in
+                    if reverse {
+                        try Self.backward(main, delta, fences, range, bases, body)
+                    } else {
+                        try Self.forward(main, delta, fences, range, bases, body)
+                    }
                 }
             }
         }
+    }
+
+    /// How many entries of `main` ahead of the one being read a forward iteration starts
+    /// loading: each lies at a random place of the log, so their cache misses overlap rather than
+    /// come one after another.
+    static let prefetchDistance = 6
+
+    /// Starts loading the first line of the record of the entry at `index` of `run`, if any.
+    @inline(__always)
+    private static func prefetch(
+        _ run: UnsafeBufferPointer<RecordRef>, _ index: Int, _ bases: SegmentBases
+    ) {
+        guard index < run.count else { return }
+        let ref = run[index]
+        Prefetch.read(bases.span(Int(ref.segment)).base + Int(ref.offset))
     }
 
     /// The record of the entry at `index` of `run`, or `nil` past its end.
@@ -226,16 +255,18 @@ struct OrderedKeys {
     /// did not advance keeps its decoded record).
     private static func forward(
         _ main: UnsafeBufferPointer<RecordRef>, _ delta: UnsafeBufferPointer<RecordRef>,
-        _ range: KeyRange, _ bases: SegmentBases, _ body: (StoredRecord) throws -> Bool
+        _ fences: UnsafeBufferPointer<Fence>, _ range: KeyRange, _ bases: SegmentBases,
+        _ body: (StoredRecord) throws -> Bool
     ) rethrows {
         var i = 0
         var j = 0
         if let lower = range.lower {
             lower.key.withUnsafeBytes { key in
-                i = lowerBound(main, 0..<main.count, key, strictly: !lower.inclusive, bases)
+                i = lowerBound(main, fences, key, strictly: !lower.inclusive, bases)
                 j = lowerBound(delta, 0..<delta.count, key, strictly: !lower.inclusive, bases)
             }
         }
+        for ahead in 1...prefetchDistance { prefetch(main, i + ahead, bases) }
         var m = record(main, i, bases)
         var d = record(delta, j, bases)
         try range.withUpperKey { upper, inclusive in
@@ -245,6 +276,7 @@ struct OrderedKeys {
                 if let mr = m, d == nil || compare(mr.key, d!.key) < 0 {
                     next = mr
                     i += 1
+                    prefetch(main, i + prefetchDistance, bases)
                     m = record(main, i, bases)
                 } else if let dr = d {
                     if let mr = m, compare(mr.key, dr.key) == 0 {
@@ -271,14 +303,15 @@ struct OrderedKeys {
     /// Merges the two runs downward from just below `i` and `j`.
     private static func backward(
         _ main: UnsafeBufferPointer<RecordRef>, _ delta: UnsafeBufferPointer<RecordRef>,
-        _ range: KeyRange, _ bases: SegmentBases, _ body: (StoredRecord) throws -> Bool
+        _ fences: UnsafeBufferPointer<Fence>, _ range: KeyRange, _ bases: SegmentBases,
+        _ body: (StoredRecord) throws -> Bool
     ) rethrows {
         // Indexes of the next entries to visit (-1: none left).
         var i = main.count - 1
         var j = delta.count - 1
         range.withUpperKey { upper, inclusive in
             if let upper {
-                i = lowerBound(main, 0..<main.count, upper, strictly: inclusive, bases) - 1
+                i = lowerBound(main, fences, upper, strictly: inclusive, bases) - 1
                 j = lowerBound(delta, 0..<delta.count, upper, strictly: inclusive, bases) - 1
             }
         }
@@ -358,7 +391,12 @@ struct OrderedKeys {
             }
             start = end
         }
-        return OrderedKeys(sorted: items.map(\.ref), deltaLimit: deltaLimit)
+        var fences: [Fence] = []
+        fences.reserveCapacity(items.count / fenceStride + 1)
+        for i in stride(from: 0, to: items.count, by: fenceStride) {
+            fences.append(Fence(high: items[i].high, low: items[i].low))
+        }
+        return OrderedKeys(sorted: items.map(\.ref), fences: fences, deltaLimit: deltaLimit)
     }
 }
 

@@ -25,7 +25,7 @@ extension LogWriter {
     }
 
     /// Applies a written batch to the index (its definitions, puts and deletes, in order).
-    func publish(_ written: Written, into state: inout IndexState) {
+    func publish(_ written: Written, into state: inout StoreState) {
         for definition in written.definitions {
             _ = state.define(definition.name, id: definition.id)
         }

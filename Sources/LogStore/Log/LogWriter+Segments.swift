@@ -4,7 +4,7 @@ extension LogWriter {
     /// Seals the active segment and starts a new one, unless it holds no commit (compaction).
     /// Returns the sealed segment, whose hint is then the caller's to write: a compaction
     /// that consumes the segment needs none.
-    func sealActiveSegment(index: borrowing Locked<IndexState>) throws -> Segment? {
+    func sealActiveSegment(index: borrowing StoreStateLock) throws -> Segment? {
         if let cause = disabledCause {
             throw LogStoreError.writesDisabled(path: directory, cause: cause)
         }
@@ -17,7 +17,7 @@ extension LogWriter {
     /// Seals the active segment and starts a new one if it is full, the group would push its
     /// offsets past 32 bits, or it is of an older format version (never appended to). The sealed
     /// segment is synced first: sealed segments are complete.
-    func rollIfNeeded(adding bytes: Int, index: borrowing Locked<IndexState>) throws {
+    func rollIfNeeded(adding bytes: Int, index: borrowing StoreStateLock) throws {
         let full =
             active.size > FileHeader.size
             && (active.size >= segmentSize || active.size + bytes > Int(UInt32.max))
@@ -25,7 +25,7 @@ extension LogWriter {
         try startSegment(index: index)
     }
 
-    private func startSegment(index: borrowing Locked<IndexState>, writingHint: Bool = true)
+    private func startSegment(index: borrowing StoreStateLock, writingHint: Bool = true)
         throws
     {
         try sync()

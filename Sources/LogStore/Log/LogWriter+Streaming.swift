@@ -26,10 +26,11 @@ extension LogWriter {
     /// Starts a streaming commit; the caller holds the commit queue until it ends.
     /// - Throws: ``LogStoreError/writesDisabled(path:cause:)``, or an I/O error starting a new
     ///   segment.
-    func beginStream(durability: Durability, index: borrowing Locked<IndexState>) throws -> Stream {
+    func beginStream(durability: Durability, index: borrowing StoreStateLock) throws -> Stream {
         if let cause = disabledCause {
             throw LogStoreError.writesDisabled(path: directory, cause: cause)
         }
+        guard index.settleBeforeWriting() else { throw LogStoreError.closed }
         try rollIfNeeded(adding: 0, index: index)
         let checkpoint = checkpoint()
         var output = SegmentOutput(
@@ -74,7 +75,7 @@ extension LogWriter {
     /// Ends the streaming commit: writes its last frame, syncs it (with `.sync`), and publishes
     /// it to `index`. Returns its sequence number. On a throw the caller must
     /// ``abandon(_:after:)`` the stream.
-    func finish(_ stream: inout Stream, index: borrowing Locked<IndexState>) throws -> UInt64 {
+    func finish(_ stream: inout Stream, index: borrowing StoreStateLock) throws -> UInt64 {
         stream.frames.finish(&stream.output)
         try stream.output.flush()
         writtenSize = stream.output.offset

@@ -41,7 +41,7 @@ extension LogWriter {
     /// Syncs, then appends and syncs a mark saying the whole segment is durable, so that after
     /// a clean close no damage in it passes for a torn write. Only the sync can fail: the mark is
     /// best effort (without it, damage in the last group write is cut as a torn write).
-    func seal(index: borrowing Locked<IndexState>) throws {
+    func seal(index: borrowing StoreStateLock) throws {
         try sync()
         guard disabledCause == nil, durableSize > markedSize else { return }
         var output = SegmentOutput(

@@ -61,7 +61,7 @@ final class LogWriter: @unchecked Sendable {
     /// its zero tail.
     init(
         directory: String, fileSystem: any FileSystem, segmentSize: Int, active: Segment,
-        state: IndexState, reservedSize: Int, zeroTail: ZeroTailPolicy
+        state: StoreState, reservedSize: Int, zeroTail: ZeroTailPolicy
     ) {
         self.directory = directory
         self.fileSystem = fileSystem
@@ -122,11 +122,15 @@ final class LogWriter: @unchecked Sendable {
     }
 
     /// Writes a group of commits and publishes them to `index`; sets every commit's result.
-    func write(_ group: [PendingCommit], index: borrowing Locked<IndexState>) {
+    func write(_ group: [PendingCommit], index: borrowing StoreStateLock) {
         if let cause = disabledCause {
             for commit in group {
                 commit.result = .failure(.writesDisabled(path: directory, cause: cause))
             }
+            return
+        }
+        guard index.settleBeforeWriting() else {
+            for commit in group { commit.result = .failure(.closed) }
             return
         }
         var accepted: [PendingCommit] = []

@@ -2,7 +2,7 @@
 extension Replay {
     /// What a usable key directory file gives: the index of the segments it covers.
     struct KeyDirectoryStart {
-        var state: IndexState
+        var state: StoreState
         /// How many of the listed segments it covers (the first ones in replay order).
         var covered: Int
         /// The size it recorded for the last of them, which may have grown since.
@@ -15,9 +15,18 @@ extension Replay {
     /// or it cannot be used (the report then says why).
     mutating func replayKeyDirectory(_ files: StoreFiles) throws -> Int {
         guard usesKeyDirectory, files.hasKeyDirectory else { return 0 }
-        let start: KeyDirectoryStart
+        var start: KeyDirectoryStart
         do {
             start = try loadKeyDirectory(files)
+            // Replay past the file writes into its tables: check them before.
+            if let pending = start.state.pendingCheck,
+                start.covered < files.segments.count
+                    || Self.mayHoldFrames(
+                        start.state.segments[start.covered - 1]!, after: start.recordedSize)
+            {
+                try pending.checkAll(start.state.directories)
+                start.state.pendingCheck = nil
+            }
         } catch let unusable as KeyDirectoryFile.Unusable {
             report.ignoredKeyDirectory = unusable.reason
             report.notes.append(
@@ -46,7 +55,9 @@ extension Replay {
     /// file"): its header and meta CRC; that the segments it lists are the first ones listed,
     /// in order, each with a valid header, its recorded size (the last may have grown) and the
     /// recorded CRC of the bytes before that size; that its keyspace definitions are valid; and
-    /// each table's CRCs. The tables of the keyspaces replay indexes are mapped.
+    /// each table's CRCs and entries (``KeyDirectoryFile/checkTable(_:of:segmentSizes:fileSystem:)``),
+    /// now or, with ``checkingTablesLater``, as ``PendingKeyDirectoryCheck`` says. The tables of
+    /// the keyspaces replay indexes are mapped.
     /// - Throws: ``KeyDirectoryFile/Unusable`` for a file that fails a check or cannot be read;
     ///   ``LogStoreError`` if a segment cannot be opened.
     func loadKeyDirectory(_ files: StoreFiles) throws -> KeyDirectoryStart {
@@ -69,7 +80,7 @@ extension Replay {
         guard !meta.segments.isEmpty, meta.segments.count <= files.segments.count else {
             throw KeyDirectoryFile.Unusable(reason: "it lists segments the store does not have")
         }
-        var state = IndexState()
+        var state = StoreState()
         state.onlyKeyspaces = options.indexedKeyspaces
         for (i, recorded) in meta.segments.enumerated() {
             let listed = files.segments[i]
@@ -114,14 +125,24 @@ extension Replay {
         }
         // Offsets are 32-bit, so a segment's size as an offset limit fits one.
         let sizes = meta.segments.map { UInt32(clamping: $0.size) }
+        var pending = PendingKeyDirectoryCheck(
+            segmentSizes: sizes, path: self.path, options: options,
+            hasHint: files.segments.map { files.hasHint(forSegmentOf: $0.order) })
         for (i, keyspace) in meta.keyspaces.enumerated() where state.indexed[i + 1] {
             do {
                 state.directories[i + 1] = try KeyDirectoryFile.mapTable(
-                    keyspace, file: file, segmentSizes: sizes, fileSystem: fs)
+                    keyspace, file: file, fileSystem: fs)
             } catch let error as LogStoreError {
                 throw KeyDirectoryFile.Unusable(reason: "cannot be read: \(error)")
             }
+            if checkingTablesLater {
+                pending.add(keyspace, id: i + 1)
+            } else {
+                try KeyDirectoryFile.checkTable(
+                    state.directories[i + 1], of: keyspace, segmentSizes: sizes, fileSystem: fs)
+            }
         }
+        if checkingTablesLater && !pending.tables.isEmpty { state.pendingCheck = pending }
         state.lastSequence = meta.lastSequence
         if let newest = state.segments.last ?? nil, writable,
             meta.segments.count == files.segments.count
@@ -132,6 +153,13 @@ extension Replay {
         return KeyDirectoryStart(
             state: state, covered: meta.segments.count,
             recordedSize: Int(meta.segments[meta.segments.count - 1].size))
+    }
+
+    /// Whether a frame may start at `offset` of `segment`: whole frame header there, whose type
+    /// byte is not 0 (past the frames there may be only a zero tail, FORMAT.md "Zero tail").
+    static func mayHoldFrames(_ segment: Segment, after offset: Int) -> Bool {
+        guard segment.size >= offset + Frame.headerSize else { return false }
+        return segment.bytes()[offset + 8] != 0
     }
 
     /// The tail CRC of `segment`'s first `size` bytes, read through `pread` (not the mapping,

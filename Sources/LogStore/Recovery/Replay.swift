@@ -5,7 +5,7 @@
 struct Replay {
     let path: String
     let options: LogStoreOptions
-    var state = IndexState()
+    var state = StoreState()
     var report = RecoveryReport()
     /// Whether the writer must start a new segment rather than append to the newest one: salvage
     /// skipped damage in it or moved it aside (damaged files are never written to).
@@ -17,6 +17,9 @@ struct Replay {
     /// Whether replay may start from the key directory file; `verify` turns it off to build the
     /// index the log alone gives.
     var usesKeyDirectory = true
+    /// Whether the tables of a key directory file are checked after open rather than during it
+    /// (``PendingKeyDirectoryCheck``): a store's own open; never `verify`, which reports.
+    var checkingTablesLater = false
 
     var fs: any FileSystem { options.fileSystem }
     var writable: Bool { !options.readOnly }
@@ -122,6 +125,12 @@ struct Replay {
             // mode it was given.
             if newest && writable { try fs.restrictToOwner(segment.file) }
         }
+        try index(segment, newest: newest, hasHint: hasHint)
+    }
+
+    /// Applies the commits of `segment`, whose header is valid, through its hint if usable, else
+    /// by a scan (which writes the hint of a sealed segment).
+    mutating func index(_ segment: Segment, newest: Bool, hasHint: Bool) throws {
         state.addSegment(segment)
         if hasHint {
             // A hint describes the segment without its zero tail (FORMAT.md, "Zero tail").

@@ -96,7 +96,9 @@ final class ContainerCore: Sendable {
                 next.version = schema.version + 1
                 history.add(next, renames: renames)
                 setup.put(
-                    SchemaCodec.encode(next), for: Keyspaces.schemaKey(version: next.version),
+                    SchemaCodec.encode(
+                        next, changedFields: history.changesFields(through: next.version)),
+                    for: Keyspaces.schemaKey(version: next.version),
                     in: Keyspaces.schema)
                 if !renames.isEmpty {
                     setup.put(
@@ -147,6 +149,8 @@ final class ContainerCore: Sendable {
                     index: i, entity: entity, codec: codec, layout: layout,
                     schema: schema.entities))
         }
+        // Compaction writes older records in this version (they read the same).
+        if !options.readOnly { store.setCompactionRewriter(RecordUpgrader(bindings.map(\.codec))) }
         var counters: [UInt64] = []
         for entity in schema.entities {
             let stored = try wrapStoreErrors {

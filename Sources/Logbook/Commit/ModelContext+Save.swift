@@ -34,10 +34,10 @@ extension ModelContext {
         let core = self.core
         let committed = try core.saveLock.withLock { _ -> UInt64? in
             if !table.failures.isEmpty {
-                for e in table.inserted where table.entries[Int(e)].state == .inserted {
+                for e in table.inserted where table[e].state == .inserted {
                     if let failure = table.failures[e] { throw failure }
                 }
-                for e in table.changed where table.entries[Int(e)].isChanged {
+                for e in table.changed where table[e].isChanged {
                     if let failure = table.failures[e] { throw failure }
                 }
             }
@@ -72,18 +72,18 @@ extension ModelContext {
         var writer = ByteWriter(capacity: 128)
         var savedEntities = [Bool](repeating: false, count: core.bindings.count)
         var insertedEntities = table.stagedCount.map { $0 > 0 }
-        for e in table.inserted where table.entries[Int(e)].state == .inserted {
+        for e in table.inserted where table[e].state == .inserted {
             try encode(e, into: &batch, &writer)
-            insertedEntities[Int(table.entries[Int(e)].entity)] = true
+            insertedEntities[Int(table[e].entity)] = true
         }
         var save = SaveRecord(time: Date(), author: author)
-        for e in table.changed where table.entries[Int(e)].isChanged {
+        for e in table.changed where table[e].isChanged {
             try encode(e, into: &batch, &writer)
-            save.updated(fields: table.entries[Int(e)].changedSlots)
-            savedEntities[Int(table.entries[Int(e)].entity)] = true
+            save.updated(fields: table[e].changedSlots)
+            savedEntities[Int(table[e].entity)] = true
         }
-        for e in table.deleted where table.entries[Int(e)].state == .deleted {
-            let entry = table.entries[Int(e)]
+        for e in table.deleted where table[e].state == .deleted {
+            let entry = table[e]
             Keyspaces.withObjectKey(entry.primaryKey) { key in
                 batch.delete(key, in: core.bindings[Int(entry.entity)].keyspace)
             }
@@ -123,8 +123,8 @@ extension ModelContext {
         throws
     {
         // Invariant: a changed object is not partial (its first change faulted it in).
-        assert(!table.entries[Int(e)].isPartial)
-        let entry = table.entries[Int(e)]
+        assert(!table[e].isPartial)
+        let entry = table[e]
         let binding = core.bindings[Int(entry.entity)]
         // Invariant: entries on the pending lists hold their object.
         try encodeRecord(
@@ -142,10 +142,10 @@ extension ModelContext {
     private func resolveConflicts(_ store: LogStore) throws {
         // Per entity, the newest save by another context (read once, under the save lock).
         var foreign = [UInt64?](repeating: nil, count: core.bindings.count)
-        for e in table.changed where table.entries[Int(e)].isChanged {
+        for e in table.changed where table[e].isChanged {
             try resolveConflict(e, store, &foreign)
         }
-        for e in table.deleted where table.entries[Int(e)].state == .deleted {
+        for e in table.deleted where table[e].state == .deleted {
             try resolveConflict(e, store, &foreign)
         }
     }
@@ -156,7 +156,7 @@ extension ModelContext {
     private func resolveConflict(_ e: Int32, _ store: LogStore, _ foreign: inout [UInt64?])
         throws
     {
-        let entry = table.entries[Int(e)]
+        let entry = table[e]
         let entity = Int(entry.entity)
         let latestForeign: UInt64
         if let known = foreign[entity] {
@@ -172,7 +172,7 @@ extension ModelContext {
 
     /// The slow half of ``resolveConflict(_:_:_:)``: reads the stored version.
     private func resolveStoredConflict(_ e: Int32, _ store: LogStore) throws {
-        let entry = table.entries[Int(e)]
+        let entry = table[e]
         let binding = core.bindings[Int(entry.entity)]
         let stored = try wrapStoreErrors {
             try store.get(Keyspaces.objectKey(entry.primaryKey), in: binding.keyspace)
@@ -193,10 +193,10 @@ extension ModelContext {
         case .contextWins:
             // Over a deletion the object is stored again, one version past the one read, so
             // that a context that read it before the deletion still sees a conflict.
-            if stored != nil { table.entries[Int(e)].version = found }
+            if stored != nil { table[e].version = found }
         case .storeWins:
-            table.entries[Int(e)].version = found
-            table.entries[Int(e)].readGeneration = core.saveGeneration
+            table[e].version = found
+            table[e].readGeneration = core.saveGeneration
             try takeStoredState(e, stored, binding, id)
         }
     }
@@ -211,22 +211,22 @@ extension ModelContext {
             var objects: [(pk: UInt64, changedSlots: UInt64, object: AnyObject)] = []
             var deleted = Set<UInt64>()
             for e in table.inserted
-            where table.entries[Int(e)].state == .inserted
-                && table.entries[Int(e)].entity == entity32
+            where table[e].state == .inserted
+                && table[e].entity == entity32
             {
                 // Invariant: pending entries hold their objects.
-                objects.append((table.entries[Int(e)].primaryKey, ~0, table.objects[Int(e)]!))
+                objects.append((table[e].primaryKey, ~0, table.objects[Int(e)]!))
             }
             for e in table.changed
-            where table.entries[Int(e)].isChanged && table.entries[Int(e)].entity == entity32 {
-                let entry = table.entries[Int(e)]
+            where table[e].isChanged && table[e].entity == entity32 {
+                let entry = table[e]
                 objects.append((entry.primaryKey, entry.changedSlots, table.objects[Int(e)]!))
             }
             for e in table.deleted
-            where table.entries[Int(e)].state == .deleted
-                && table.entries[Int(e)].entity == entity32
+            where table[e].state == .deleted
+                && table[e].entity == entity32
             {
-                deleted.insert(table.entries[Int(e)].primaryKey)
+                deleted.insert(table[e].primaryKey)
             }
             guard !objects.isEmpty else { continue }
             for (u, definition) in indexes.definitions[binding.index].enumerated()

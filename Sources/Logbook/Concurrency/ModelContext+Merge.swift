@@ -33,7 +33,7 @@ extension ModelContext {
         let conflicts = mergePolicy
         for id in changes.deleted {
             guard let (_, e) = registeredEntry(id) else { continue }
-            let entry = table.entries[Int(e)]
+            let entry = table[e]
             switch entry.state {
             case .persisted where entry.isChanged && conflicts != .storeWins:
                 continue
@@ -46,7 +46,7 @@ extension ModelContext {
         var savedValues: [Int32: [Int: AttributeValue]]?
         for id in changes.updated.keys {
             guard let (binding, e) = registeredEntry(id),
-                table.entries[Int(e)].state == .persisted,
+                table[e].state == .persisted,
                 let object = table.objects[Int(e)]
             else { continue }
             let generation = core.saveGeneration
@@ -57,14 +57,14 @@ extension ModelContext {
                 }) ?? nil
             }
             // Gone since (a later commit's changes say so), or unreadable: nothing to take.
-            guard let version, version > table.entries[Int(e)].version else { continue }
-            guard table.entries[Int(e)].isChanged else {
+            guard let version, version > table[e].version else { continue }
+            guard table[e].isChanged else {
                 for (i, value) in stored.enumerated() {
                     binding.write(object, i, value)
                     table.noteChanged(e, slot: i)
                 }
-                table.entries[Int(e)].version = version
-                table.entries[Int(e)].readGeneration = generation
+                table[e].version = version
+                table[e].readGeneration = generation
                 continue
             }
             if savedValues == nil { savedValues = editedSavedValues() }
@@ -83,8 +83,8 @@ extension ModelContext {
             if conflicts == .storeWins && !conflicting.isEmpty {
                 table.dropEdits(e, slots: Set(conflicting.keys))
             }
-            table.entries[Int(e)].version = version
-            table.entries[Int(e)].readGeneration = generation
+            table[e].version = version
+            table[e].readGeneration = generation
         }
     }
 
@@ -116,7 +116,7 @@ extension ObjectTable {
         for change in changeLog where change.entry == e {
             remaining |= change.slot < 63 ? 1 << UInt64(change.slot) : 1 << 63
         }
-        entries[Int(e)].changedSlots = remaining
+        self[e].changedSlots = remaining
         if remaining == 0 && failures[e] == nil { markClean(e) }
     }
 }

@@ -20,7 +20,7 @@ extension ModelContext {
         _ e: Int32, _ binding: EntityBinding, _ record: UnsafeRawBufferPointer, generation: UInt64
     ) {
         guard let version = RecordCodec.objectVersion(record),
-            version > table.entries[Int(e)].version
+            version > table[e].version
         else { return }
         refresh(e, binding, record, version: version, generation: generation)
     }
@@ -32,8 +32,8 @@ extension ModelContext {
         version: UInt64? = nil, generation: UInt64
     ) {
         guard let object = table.objects[Int(e)] else { return }
-        let edited = table.entries[Int(e)].changedSlots
-        let pk = table.entries[Int(e)].primaryKey
+        let edited = table[e].changedSlots
+        let pk = table[e].primaryKey
         let decoded =
             (try? binding.codec.decode(record, key: String(pk)) { i, value in
                 let bit: UInt64 = i < 63 ? 1 << UInt64(i) : 1 << 63
@@ -44,7 +44,7 @@ extension ModelContext {
                     table.replaceSavedValue(e, slot: i, with: value)
                 }
             }) ?? 0
-        table.entries[Int(e)].version = version ?? decoded
-        table.entries[Int(e)].readGeneration = generation
+        table[e].version = version ?? decoded
+        table[e].readGeneration = generation
     }
 }

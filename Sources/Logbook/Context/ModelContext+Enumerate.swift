@@ -58,7 +58,7 @@ extension ModelContext {
                 plan.binding,
                 objects.map {
                     // Invariant: fetched objects are registered in this context.
-                    table.entries[Int(plan.binding.registration(of: $0)!.entry)].primaryKey
+                    table[plan.binding.registration(of: $0)!.entry].primaryKey
                 }
             )
         }

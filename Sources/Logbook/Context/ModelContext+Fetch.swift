@@ -188,7 +188,7 @@ extension ModelContext {
             table.retract(e)
             return nil
         }
-        table.entries[Int(e)].version = version
+        table[e].version = version
         return object
     }
 

@@ -7,7 +7,7 @@ extension ModelContext {
     /// - Throws: fetch errors (a damaged record, the engine).
     func relatedObjects(of owner: AnyObject, _ e: Int32, relationship r: Int) throws -> [AnyObject]
     {
-        let entry = table.entries[Int(e)]
+        let entry = table[e]
         let binding = core.bindings[Int(entry.entity)]
         let relationship = binding.entity.relationships[r]
         let destination = try core.binding(named: relationship.destination)
@@ -64,7 +64,7 @@ extension ModelContext {
     }
 
     private func relationshipIndex(_ e: Int32, slot: Int) -> Int? {
-        let binding = core.bindings[Int(table.entries[Int(e)].entity)]
+        let binding = core.bindings[Int(table[e].entity)]
         if slot >= 0 { return binding.relationshipSlots.firstIndex(of: slot) }
         let r = -(slot + 2)
         return r >= 0 && r < binding.entity.relationships.count ? r : nil
@@ -96,7 +96,7 @@ extension ModelContext {
     }
 
     func setMembers(_ members: [AnyObject], of owner: AnyObject, _ e: Int32, relationship r: Int) {
-        let binding = core.bindings[Int(table.entries[Int(e)].entity)]
+        let binding = core.bindings[Int(table[e].entity)]
         let relationship = binding.entity.relationships[r]
         if relationship.storesLinks {
             table.willChange(e, slot: binding.relationshipSlots[r], object: owner)
@@ -238,8 +238,8 @@ extension ModelContext {
     func checkDenyRules() throws {
         // Most schemas have no `.deny` rule: then no deleted object is looked at.
         guard core.bindings.contains(where: \.hasDenyRule) else { return }
-        for e in table.deleted where table.entries[Int(e)].state == .deleted {
-            let entry = table.entries[Int(e)]
+        for e in table.deleted where table[e].state == .deleted {
+            let entry = table[e]
             let binding = core.bindings[Int(entry.entity)]
             guard let object = table.objects[Int(e)] else { continue }
             for (r, relationship) in binding.entity.relationships.enumerated()

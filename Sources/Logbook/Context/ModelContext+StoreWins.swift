@@ -17,7 +17,7 @@ extension ModelContext {
     func takeStoredState(
         _ e: Int32, _ stored: [UInt8]?, _ binding: EntityBinding, _ id: PersistentIdentifier
     ) throws {
-        let entry = table.entries[Int(e)]
+        let entry = table[e]
         guard let object = table.objects[Int(e)] else { return }
         guard let stored else {
             guard entry.state == .persisted else { return }

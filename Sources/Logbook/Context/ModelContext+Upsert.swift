@@ -38,19 +38,19 @@ extension ModelContext {
                 }
             }
             for e in table.changed
-            where table.entries[Int(e)].isChanged && table.entries[Int(e)].entity == entity32 {
-                rewritten.insert(table.entries[Int(e)].primaryKey)
+            where table[e].isChanged && table[e].entity == entity32 {
+                rewritten.insert(table[e].primaryKey)
                 hold(e)
             }
             for e in table.deleted
-            where table.entries[Int(e)].state == .deleted
-                && table.entries[Int(e)].entity == entity32
+            where table[e].state == .deleted
+                && table[e].entity == entity32
             {
-                rewritten.insert(table.entries[Int(e)].primaryKey)
+                rewritten.insert(table[e].primaryKey)
             }
             for e in table.inserted
-            where table.entries[Int(e)].state == .inserted
-                && table.entries[Int(e)].entity == entity32
+            where table[e].state == .inserted
+                && table[e].entity == entity32
             {
                 enum Holder: Equatable {
                     case pending(Int32)
@@ -88,7 +88,7 @@ extension ModelContext {
                     hold(h)
                 case .stored(let pk):
                     let known = table.lookup(binding.index, pk)
-                    if known >= 0, table.entries[Int(known)].state == .persisted {
+                    if known >= 0, table[known].state == .persisted {
                         merge(e, into: known, binding)
                         rewritten.insert(pk)
                         hold(known)
@@ -113,7 +113,7 @@ extension ModelContext {
             table.willChange(h, slot: slot, object: target)
             binding.write(target, slot, value)
         }
-        repoint(from: table.entries[Int(e)].primaryKey, to: target, binding)
+        repoint(from: table[e].primaryKey, to: target, binding)
         table.forget(e)
     }
 
@@ -127,7 +127,7 @@ extension ModelContext {
                 }
             }
         }
-        let inserted = table.entries[Int(e)].primaryKey
+        let inserted = table[e].primaryKey
         table.convertInsert(
             e, toStored: pk, version: version ?? 0, savedValues: saved,
             generation: core.saveGeneration)
@@ -147,9 +147,9 @@ extension ModelContext {
             guard !relationships.isEmpty else { continue }
             let entity32 = Int32(source.index)
             let pending =
-                table.inserted.filter { table.entries[Int($0)].state == .inserted }
-                + table.changed.filter { table.entries[Int($0)].isChanged }
-            for e in pending where table.entries[Int(e)].entity == entity32 {
+                table.inserted.filter { table[$0].state == .inserted }
+                + table.changed.filter { table[$0].isChanged }
+            for e in pending where table[e].entity == entity32 {
                 guard let object = table.objects[Int(e)] else { continue }
                 for r in relationships
                 where source.read(object, source.relationshipSlots[r]) == oldKey {

@@ -59,7 +59,7 @@ public final class ModelContext {
     /// Objects inserted since the last save, in insertion order.
     public var insertedModels: [any ModelObject] {
         table.unstage()
-        return table.inserted.lazy.filter { self.table.entries[Int($0)].state == .inserted }
+        return table.inserted.lazy.filter { self.table[$0].state == .inserted }
             .compactMap {
                 self.table.objects[Int($0)] as? any ModelObject
             }
@@ -67,12 +67,12 @@ public final class ModelContext {
 
     /// Saved objects with unsaved changes, by identifier.
     public var changedModels: [any ModelObject] {
-        models(table.changed.filter { table.entries[Int($0)].isChanged })
+        models(table.changed.filter { table[$0].isChanged })
     }
 
     /// Saved objects whose deletion is pending, by identifier.
     public var deletedModels: [any ModelObject] {
-        models(table.deleted.filter { table.entries[Int($0)].state == .deleted })
+        models(table.deleted.filter { table[$0].state == .deleted })
     }
 
     /// ``insertedModels``, by SwiftData's name.
@@ -84,8 +84,8 @@ public final class ModelContext {
 
     private func models(_ entries: [Int32]) -> [any ModelObject] {
         entries.sorted {
-            (table.entries[Int($0)].entity, table.entries[Int($0)].primaryKey)
-                < (table.entries[Int($1)].entity, table.entries[Int($1)].primaryKey)
+            (table[$0].entity, table[$0].primaryKey)
+                < (table[$1].entity, table[$1].primaryKey)
         }.compactMap { table.objects[Int($0)] as? any ModelObject }
     }
 
@@ -111,7 +111,7 @@ public final class ModelContext {
             }
         }
         if let (owner, entry) = binding.registration(of: model) {
-            if owner !== table && owner.probe == nil && owner.entries[Int(entry)].state != .free {
+            if owner !== table && owner.probe == nil && owner[entry].state != .free {
                 failures.append(
                     .notRegistered(
                         entity: modelType.entityName,
@@ -183,7 +183,7 @@ public final class ModelContext {
                 continue
             }
             guard let entry = binding.entry(of: model, in: table), entry >= 0,
-                table.entries[Int(entry)].state != .free
+                table[entry].state != .free
             else { return nil }
             return Registration(table: table, entry: entry)
         }
@@ -205,7 +205,7 @@ public final class ModelContext {
     func registered(_ entity: Int, _ pk: UInt64) -> (object: AnyObject, state: ObjectState)? {
         let e = table.lookup(entity, pk)
         guard e >= 0, let object = table.objects[Int(e)] else { return nil }
-        return (object, table.entries[Int(e)].state)
+        return (object, table[e].state)
     }
 }
 

@@ -63,6 +63,11 @@ final class ObjectTable {
     let probe: ProbeRecord?
 
     @exclusivity(unchecked) var entries: ContiguousArray<ObjectEntry> = []
+    /// The entry numbered `e` (the numbers that registrations and the pending lists hold).
+    @inline(__always) subscript(e: Int32) -> ObjectEntry {
+        _read { yield entries[Int(e)] }
+        _modify { yield &entries[Int(e)] }
+    }
     @exclusivity(unchecked) var objects: ContiguousArray<AnyObject?> = []
     @exclusivity(unchecked) private var free: [Int32] = []
     @exclusivity(unchecked) private var retired: [Int32] = []
@@ -139,7 +144,7 @@ final class ObjectTable {
         let e: Int32
         if let reused = free.popLast() {
             e = reused
-            entries[Int(e)] = entry
+            self[e] = entry
             objects[Int(e)] = object
         } else {
             e = Int32(entries.count)
@@ -150,7 +155,7 @@ final class ObjectTable {
         binding.adopt(object, table: self, entry: e)
         if unfetched != 0 {
             binding.markUnfetched(object, unfetched)
-            entries[Int(e)].isPartial = true
+            self[e].isPartial = true
         }
         if state == .inserted {
             inserted.append(e)
@@ -186,8 +191,8 @@ final class ObjectTable {
     }
 
     private func indexInserts() {
-        for e in inserted[indexedInserts...] where entries[Int(e)].state == .inserted {
-            registry[Int(entries[Int(e)].entity)].set(entries[Int(e)].primaryKey, e)
+        for e in inserted[indexedInserts...] where self[e].state == .inserted {
+            registry[Int(self[e].entity)].set(self[e].primaryKey, e)
         }
         indexedInserts = inserted.count
     }
@@ -196,7 +201,7 @@ final class ObjectTable {
         let table = registry[entity]
         table.reserve(unindexed[entity].count)
         for e in unindexed[entity] {
-            let entry = entries[Int(e)]
+            let entry = self[e]
             if entry.state != .free && entry.state != .gone && Int(entry.entity) == entity {
                 table.set(entry.primaryKey, e)
             }
@@ -305,7 +310,7 @@ final class ObjectTable {
 
     /// Forgets an object inserted and never saved: it leaves the context as if never inserted.
     func forget(_ e: Int32) {
-        guard entries[Int(e)].state == .inserted else { return }
+        guard self[e].state == .inserted else { return }
         insertedCount -= 1
         failures[e] = nil
         detach(e)
@@ -344,27 +349,27 @@ final class ObjectTable {
     /// After a save: every pending insert and change is now stored (with `generation`), every
     /// pending delete gone; the lists clear.
     func didSave(generation: UInt64) {
-        for (i, e) in inserted.enumerated() where entries[Int(e)].state == .inserted {
-            entries[Int(e)].state = .persisted
-            entries[Int(e)].version += 1
-            entries[Int(e)].readGeneration = generation
+        for (i, e) in inserted.enumerated() where self[e].state == .inserted {
+            self[e].state = .persisted
+            self[e].version += 1
+            self[e].readGeneration = generation
             // Inserts not indexed yet are indexed when a lookup needs them, as fetched ones.
-            if i >= indexedInserts { unindexed[Int(entries[Int(e)].entity)].append(e) }
+            if i >= indexedInserts { unindexed[Int(self[e].entity)].append(e) }
         }
-        for e in changed where entries[Int(e)].isChanged {
-            entries[Int(e)].version += 1
-            entries[Int(e)].readGeneration = generation
-            entries[Int(e)].isChanged = false
-            entries[Int(e)].changedSlots = 0
+        for e in changed where self[e].isChanged {
+            self[e].version += 1
+            self[e].readGeneration = generation
+            self[e].isChanged = false
+            self[e].changedSlots = 0
         }
         // Each object's registry slot is a cache miss of its own: the slots of the objects a
         // few places ahead are loaded while one leaves.
         for (i, e) in deleted.enumerated() {
             if i + Self.registryLookahead < deleted.count {
-                let ahead = entries[Int(deleted[i + Self.registryLookahead])]
+                let ahead = self[deleted[i + Self.registryLookahead]]
                 registry[Int(ahead.entity)].prefetch(ahead.primaryKey)
             }
-            if entries[Int(e)].state == .deleted { markGone(e) }
+            if self[e].state == .deleted { markGone(e) }
         }
         clearLists()
     }
@@ -391,20 +396,20 @@ final class ObjectTable {
     /// Discards every pending change: inserted objects are forgotten, deleted ones come back,
     /// changed ones get their saved values again.
     func rollback() {
-        for e in inserted where entries[Int(e)].state == .inserted { forget(e) }
+        for e in inserted where self[e].state == .inserted { forget(e) }
         for change in changeLog.reversed() {
             let i = Int(change.entry)
             guard entries[i].state != .free, let object = objects[i] else { continue }
             bindings[Int(entries[i].entity)].write(object, Int(change.slot), change.value)
             noteChanged(change.entry, slot: Int(change.slot))
         }
-        for e in changed where entries[Int(e)].isChanged {
-            entries[Int(e)].isChanged = false
-            entries[Int(e)].changedSlots = 0
+        for e in changed where self[e].isChanged {
+            self[e].isChanged = false
+            self[e].changedSlots = 0
         }
-        for e in deleted where entries[Int(e)].state == .deleted {
-            entries[Int(e)].state = .persisted
-            entries[Int(e)].changedSlots = 0
+        for e in deleted where self[e].state == .deleted {
+            self[e].state = .persisted
+            self[e].changedSlots = 0
         }
         clearLists()
     }

@@ -93,7 +93,7 @@ extension ModelContext {
             }
             candidates.append(
                 FetchCandidate(
-                    primaryKey: table.entries[Int(e)].primaryKey, live: e,
+                    primaryKey: table[e].primaryKey, live: e,
                     bytesStart: 0, bytesCount: 0))
         }
         var order: [Int]
@@ -194,7 +194,7 @@ extension ModelContext {
             return try node.evaluate(
                 ArrayFilterValues(
                     values: plan.binding.readAll(object), entity: plan.binding.stored,
-                    primaryKey: table.entries[Int(e)].primaryKey))
+                    primaryKey: table[e].primaryKey))
         case .object(let test), .registeredObject(let test):
             return try test(object)
         }
@@ -211,16 +211,16 @@ extension ModelContext {
         let entity32 = Int32(binding.index)
         if table.stagedCount[binding.index] > 0 { table.unstage() }
         for e in table.changed
-        where table.entries[Int(e)].isChanged && table.entries[Int(e)].entity == entity32 {
-            skip.insert(table.entries[Int(e)].primaryKey)
+        where table[e].isChanged && table[e].entity == entity32 {
+            skip.insert(table[e].primaryKey)
             pending.append(e)
         }
         for e in table.deleted
-        where table.entries[Int(e)].state == .deleted && table.entries[Int(e)].entity == entity32 {
-            skip.insert(table.entries[Int(e)].primaryKey)
+        where table[e].state == .deleted && table[e].entity == entity32 {
+            skip.insert(table[e].primaryKey)
         }
         for e in table.inserted
-        where table.entries[Int(e)].state == .inserted && table.entries[Int(e)].entity == entity32 {
+        where table[e].state == .inserted && table[e].entity == entity32 {
             pending.append(e)
         }
         return (skip, pending)
@@ -252,7 +252,7 @@ extension ModelContext {
     /// `everyEntryMatches`: whether every entry of the range is a match (an exact access),
     /// so a batch need not hold more entries than the matches still missing.
     private func readOrdered(
-        _ plan: FetchPlan, index: Int, range: KeyRange, reverse: Bool, _ scan: RecordScan,
+        _ plan: FetchPlan, index: Int, range: IndexEntryRange, reverse: Bool, _ scan: RecordScan,
         _ skip: Set<UInt64>, everyEntryMatches: Bool, _ explanation: inout FetchExplanation
     ) throws {
         let wanted = plan.limit.map { max($0, 0) + max(plan.offset ?? 0, 0) }

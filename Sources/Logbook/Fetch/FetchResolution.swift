@@ -212,8 +212,8 @@ extension ModelContext {
         let entity32 = Int32(binding.index)
         var keys = Set<UInt64>()
         for e in table.deleted
-        where table.entries[Int(e)].state == .deleted && table.entries[Int(e)].entity == entity32 {
-            keys.insert(table.entries[Int(e)].primaryKey)
+        where table[e].state == .deleted && table[e].entity == entity32 {
+            keys.insert(table[e].primaryKey)
         }
         return keys
     }
@@ -232,14 +232,14 @@ extension ModelContext {
         if plan.includePendingChanges {
             let entity32 = Int32(binding.index)
             for e in table.changed
-            where table.entries[Int(e)].isChanged && table.entries[Int(e)].entity == entity32 {
-                skip.insert(table.entries[Int(e)].primaryKey)
+            where table[e].isChanged && table[e].entity == entity32 {
+                skip.insert(table[e].primaryKey)
             }
             for e in table.deleted
-            where table.entries[Int(e)].state == .deleted
-                && table.entries[Int(e)].entity == entity32
+            where table[e].state == .deleted
+                && table[e].entity == entity32
             {
-                skip.insert(table.entries[Int(e)].primaryKey)
+                skip.insert(table[e].primaryKey)
             }
         }
         var matched = Set<UInt64>()

@@ -9,7 +9,7 @@ indirect enum StoredAccess {
     /// The objects with these primary keys.
     case identifiers([UInt64])
     /// The entries of one index in these ranges (union).
-    case ranges(index: Int, [KeyRange])
+    case ranges(index: Int, [IndexEntryRange])
     /// Objects any of the accesses finds.
     case union([StoredAccess])
     /// Objects every one of the accesses finds.
@@ -17,13 +17,13 @@ indirect enum StoredAccess {
 }
 
 /// Index entries from `lower` (inclusive) up to `upper` (exclusive; `nil`: to the end).
-struct KeyRange: Hashable {
+struct IndexEntryRange: Hashable {
     var lower: [UInt8]
     var upper: [UInt8]?
 
     /// The entries that start with `prefix`.
-    static func prefix(_ prefix: [UInt8]) -> KeyRange {
-        KeyRange(lower: prefix, upper: IndexKey.successor(of: prefix))
+    static func prefix(_ prefix: [UInt8]) -> IndexEntryRange {
+        IndexEntryRange(lower: prefix, upper: IndexKey.successor(of: prefix))
     }
 }
 
@@ -283,7 +283,7 @@ struct QueryPlanner {
             else { continue }
             let (ranges, covered, exact) =
                 constraints.ranges(for: definition, orderedFrom: fixed)
-                ?? ([KeyRange(lower: [], upper: nil)], [], true)
+                ?? ([IndexEntryRange(lower: [], upper: nil)], [], true)
             guard ranges.count == 1 else { continue }
             let plan = AccessPlan(
                 access: .ranges(index: d, ranges), exact: exact && covered.count == terms.count,
@@ -295,7 +295,7 @@ struct QueryPlanner {
     }
 
     /// Entries of `index` in `ranges`.
-    static func count(_ ranges: [KeyRange], in index: OrderedIndex) -> Int {
+    static func count(_ ranges: [IndexEntryRange], in index: OrderedIndex) -> Int {
         ranges.reduce(0) { total, range in
             let from = index.lowerBound(range.lower)
             let to = range.upper.map { index.lowerBound($0) } ?? index.end
@@ -362,7 +362,7 @@ struct ColumnConstraints {
     /// whether they are exact; `nil` if the first field is unconstrained. With `orderedFrom`,
     /// fields from there on may take only a range (for an ordered access).
     func ranges(for definition: IndexDefinition, orderedFrom: Int? = nil) -> (
-        [KeyRange], Set<Int>, Bool
+        [IndexEntryRange], Set<Int>, Bool
     )? {
         var prefixes: [[UInt8]] = [[]]
         var covered = Set<Int>()
@@ -376,7 +376,8 @@ struct ColumnConstraints {
                 if let orderedFrom, j >= orderedFrom { return nil }
                 let encoded = values.compactMap { Self.encode($0, as: type) }
                 guard encoded.count == values.count, prefixes.count * encoded.count <= 4096 else {
-                    return covered.isEmpty ? nil : (prefixes.map(KeyRange.prefix), covered, false)
+                    return covered.isEmpty
+                        ? nil : (prefixes.map(IndexEntryRange.prefix), covered, false)
                 }
                 prefixes = prefixes.flatMap { p in
                     Set(encoded).sorted { $0.lexicographicallyPrecedes($1) }.map { p + $0 }
@@ -392,19 +393,20 @@ struct ColumnConstraints {
             case .prefix(let text):
                 guard type.isText, let bytes = IndexKey.stringPrefix(text) else { break }
                 covered.formUnion(terms)
-                return (prefixes.map { KeyRange.prefix($0 + bytes) }, covered, false)
+                return (prefixes.map { IndexEntryRange.prefix($0 + bytes) }, covered, false)
             case .notNull:
                 covered.formUnion(terms)
                 exact = exact && isExact
                 return (
                     prefixes.map { p in
-                        KeyRange(lower: p + [IndexKey.valueTag], upper: IndexKey.successor(of: p))
+                        IndexEntryRange(
+                            lower: p + [IndexKey.valueTag], upper: IndexKey.successor(of: p))
                     }, covered, exact
                 )
             }
             break
         }
-        return covered.isEmpty ? nil : (prefixes.map(KeyRange.prefix), covered, exact)
+        return covered.isEmpty ? nil : (prefixes.map(IndexEntryRange.prefix), covered, exact)
     }
 
     /// A field's bounds as bytes to put after an equality prefix.
@@ -414,13 +416,13 @@ struct ColumnConstraints {
         var upper: [UInt8]?
         var upperInclusive: Bool
 
-        func apply(to prefix: [UInt8]) -> KeyRange {
+        func apply(to prefix: [UInt8]) -> IndexEntryRange {
             let start =
                 lowerInclusive ? prefix + lower : IndexKey.successor(of: prefix + lower) ?? []
             let end: [UInt8]? =
                 upper.map { upperInclusive ? IndexKey.successor(of: prefix + $0) : prefix + $0 }
                 ?? IndexKey.successor(of: prefix)
-            return KeyRange(lower: start, upper: end)
+            return IndexEntryRange(lower: start, upper: end)
         }
     }
 

@@ -20,6 +20,13 @@ final class RecordCodec: Sendable {
         /// become an `Int64`, an `Int` a `Double`), or `nil` when the type is the same.
         var widenedTo: [AttributeType?]
         var widens: Bool
+        /// For each current field, what a null of it in this version's records reads as: the
+        /// default of the first later version (up to the current one) that made it required,
+        /// `nil` when none did. Not compared; see `substitutesNulls`.
+        var nullReadsAs: [AttributeValue?] = []
+        /// Whether some optional stored field of this version became required since: its
+        /// records then never read as current ones do, whatever their layout.
+        var substitutesNulls = false
 
         /// The schema version it is the layout of (not compared: versions can share a layout).
         var version: UInt32 = 0
@@ -92,13 +99,18 @@ final class RecordCodec: Sendable {
                 older[version]?.version = version
             }
         }
+        let initialValues = entity.attributes.map(\.initialValue)
+        for version in older.keys {
+            Self.settleNulls(
+                of: &older[version]!, entity: entity, schemaVersion: schemaVersion,
+                history: history, initialValues: initialValues)
+        }
         self.older = older
         var same: UInt64 = schemaVersion < 64 ? 1 << UInt64(schemaVersion) : 0
-        for (version, old) in older where version < 64 && old == layout {
+        for (version, old) in older where version < 64 && old == layout && !old.substitutesNulls {
             same |= 1 << UInt64(version)
         }
         currentLayoutVersions = same
-        let initialValues = entity.attributes.map(\.initialValue)
         self.initialValues = initialValues
         missingValues = older.mapValues { [entity] old in
             var values = initialValues
@@ -123,8 +135,40 @@ final class RecordCodec: Sendable {
         }
         prefixVersions = Set(
             older.filter {
-                !$0.value.widens && $0.value.currentIndex == Array(0..<$0.value.currentIndex.count)
+                !$0.value.widens && !$0.value.substitutesNulls
+                    && $0.value.currentIndex == Array(0..<$0.value.currentIndex.count)
             }.keys)
+    }
+
+    /// Fills `old.nullReadsAs`: for each field of `old` that a later version up to
+    /// `schemaVersion` made required, that version's default (widened to the current type),
+    /// or the current initial value when it has none.
+    private static func settleNulls(
+        of old: inout Layout, entity: Entity, schemaVersion: UInt32, history: SchemaHistory,
+        initialValues: [AttributeValue]
+    ) {
+        var reads = [AttributeValue?](repeating: nil, count: entity.attributes.count)
+        let present = Set(old.currentIndex.filter { $0 >= 0 })
+        for (version, schema) in history.versions.sorted(by: { $0.key < $1.key })
+        where version > old.version && version <= schemaVersion {
+            for attribute in schema.entity(named: entity.name)?.storedFields.attributes ?? []
+            where !attribute.isOptional {
+                guard
+                    let name = history.name(
+                        of: attribute.name, in: entity.name, from: version, to: schemaVersion),
+                    let i = entity.attributeIndex(name), present.contains(i), reads[i] == nil
+                else { continue }
+                var value = attribute.defaultValue ?? initialValues[i]
+                if !value.isNull && attribute.type != entity.attributes[i].type {
+                    value = value.converted(to: entity.attributes[i].type) ?? initialValues[i]
+                }
+                reads[i] = value.isNull ? initialValues[i] : value
+            }
+        }
+        old.nullReadsAs = reads
+        old.substitutesNulls = zip(old.currentIndex, old.optionalSlot).contains { i, slot in
+            i >= 0 && slot >= 0 && reads[i] != nil
+        }
     }
 
     /// Encodes a record: `value(i, &w)` appends attribute i's value and returns `true`, or
@@ -357,8 +401,9 @@ final class RecordCodec: Sendable {
                 var seen = [Bool](repeating: false, count: initialValues.count)
                 try decodeValues(&r, old, nil) { i, v in
                     seen[i] = true
-                    // An attribute that became required takes its default where it was nil.
-                    try body(i, v.isNull && !entity.attributes[i].isOptional ? initialValues[i] : v)
+                    // An attribute that became required since took a default where it was nil,
+                    // and keeps it if it became optional again.
+                    try body(i, v.isNull ? old.nullReadsAs[i] ?? v : v)
                 }
                 let missing = missingValues[UInt32(version)] ?? initialValues
                 for (i, present) in seen.enumerated() where !present {

@@ -6,25 +6,33 @@ enum SchemaCodec {
     /// attribute, or with a many-to-many relationship (its storing side is flagged 2), or with a
     /// superentity (a trailing section names each entity's). Each format is the lowest that
     /// holds the schema, so a schema without what a format added keeps its older bytes and
-    /// fingerprint.
-    static let formatVersion: UInt8 = 3
+    /// fingerprint. 4 marks a schema version of a store whose schema history renamed, removed,
+    /// widened or made required a field (``SchemaHistory/changesFields(through:)``): its layout
+    /// is format 3's, and only a reader that decodes older records through those changes knows
+    /// it, so an older Logbook refuses the store instead of misreading its older records.
+    static let formatVersion: UInt8 = 4
+    /// The format that marks a store whose older records decode through changed fields.
+    static let changedFieldsFormat: UInt8 = 4
     /// The first format whose attribute flags have the searchable bit (bit 4).
     static let searchableFormat: UInt8 = 3
 
     /// The deepest nesting of members a reader accepts (`[[[Int]]]` is 3).
     static let maxDepth = 16
 
-    static func encode(_ schema: Schema) -> [UInt8] {
+    /// `changedFields`: write format 4 (format 3's layout), whatever the schema needs.
+    static func encode(_ schema: Schema, changedFields: Bool = false) -> [UInt8] {
         let searchable = schema.entities.contains { $0.attributes.contains(where: \.isSearchable) }
         let linked = schema.entities.contains {
             $0.relationships.contains(where: \.storesLinks) || $0.superentity != nil
         }
         let format: UInt8 =
-            linked || searchable
+            changedFields
+            ? changedFieldsFormat
+            : linked || searchable
                 || schema.entities.contains { $0.attributes.contains(where: \.needsTypeDetail) }
-            ? 3
-            : schema.entities.contains { !$0.indexes.isEmpty || $0.uniquePolicy != .error }
-                ? 2 : 1
+                ? 3
+                : schema.entities.contains { !$0.indexes.isEmpty || $0.uniquePolicy != .error }
+                    ? 2 : 1
         var w = ByteWriter(capacity: 256)
         w.bytes.append(format)
         w.varint(UInt64(schema.version))
@@ -80,17 +88,20 @@ enum SchemaCodec {
         return w.bytes
     }
 
+    /// `newestFormat` is the newest format read (a test stands in for an older reader with it).
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)`` naming `logbook.schema`.
-    static func decode(_ bytes: UnsafeRawBufferPointer, key: String) throws -> Schema {
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, key: String, newestFormat: UInt8 = formatVersion
+    ) throws -> Schema {
         func corrupt(_ reason: String) -> LogbookError {
             .corruptRecord(entity: Keyspaces.schema, key: key, reason: reason)
         }
         var r = ByteReader(bytes)
         do {
             let format = try r.byte()
-            guard format >= 1 && format <= formatVersion else {
+            guard format >= 1 && format <= newestFormat else {
                 throw corrupt(
-                    "schema format \(format) is not supported (this library reads formats 1 to \(formatVersion))"
+                    "schema format \(format) is not supported (this library reads formats 1 to \(newestFormat))"
                 )
             }
             let version = try r.varint()

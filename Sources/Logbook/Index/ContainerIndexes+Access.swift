@@ -110,7 +110,9 @@ extension ContainerIndexes {
     /// The primary keys of `range`'s entries, appended in index order. The range's start is
     /// searched; its end is found by comparing the first few entries with it (a point lookup
     /// searches once), then by a second search for a longer range.
-    static func appendKeys(in range: KeyRange, of index: OrderedIndex, to keys: inout [UInt64]) {
+    static func appendKeys(
+        in range: IndexEntryRange, of index: OrderedIndex, to keys: inout [UInt64]
+    ) {
         let from = range.lower.withUnsafeBytes { index.lowerBound($0) }
         guard let upper = range.upper else {
             keys.reserveCapacity(keys.count + index.count(from: from, to: index.end))
@@ -175,7 +177,7 @@ extension ContainerIndexes {
     /// ``withView(of:keyspace:in:_:)``).
     /// - Throws: ``LogbookError/store(_:)``.
     func orderedKeys(
-        _ binding: EntityBinding, index i: Int, range: KeyRange, reverse: Bool,
+        _ binding: EntityBinding, index i: Int, range: IndexEntryRange, reverse: Bool,
         after cursor: [UInt8]?, limit: Int, in store: LogStore
     ) throws -> (keys: [UInt64], cursor: [UInt8]?, view: LogStore.KeyspaceView) {
         try withView(of: binding.index, keyspace: binding.keyspace, in: store) { indexes, view in
@@ -186,7 +188,7 @@ extension ContainerIndexes {
     }
 
     private static func orderedKeys(
-        _ index: OrderedIndex?, range: KeyRange, reverse: Bool, after cursor: [UInt8]?,
+        _ index: OrderedIndex?, range: IndexEntryRange, reverse: Bool, after cursor: [UInt8]?,
         limit: Int
     ) -> (keys: [UInt64], cursor: [UInt8]?) {
         guard let index else { return ([], nil) }

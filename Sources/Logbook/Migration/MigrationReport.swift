@@ -98,15 +98,16 @@ extension ModelContainer {
             return report
         }
         report.storedVersion = plan.versions[start].identifier
-        let copy = try StoreCopy(of: url.path, from: options.fileSystem, options: options)
+        let copy = try StoreCopy(
+            of: url.path, from: options.fileSystem, options: options, inMemory: true)
         do {
             // The newest schema as a last step: a store matched by lightweight inference.
             if start == plan.versions.count - 1 {
                 _ = try ContainerCore(
-                    schema: plan.newest.schema, layouts: plan.newest.layouts, url: url,
+                    schema: plan.newest.schema, layouts: plan.newest.layouts, url: copy.url,
                     options: copy.options)
             }
-            try plan.runStages(from: start, url: url, on: copy) { i, saves in
+            try plan.runStages(from: start, on: copy) { i, saves in
                 var stage = MigrationReport.Stage(
                     name: plan.stages[i].name, inserted: [:], updated: [:], deleted: [:])
                 for save in saves {

@@ -27,7 +27,10 @@ extension ModelContainer {
     ///   ``LogbookError/migrationStageFailed(stage:reason:)``,
     ///   ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` for a lightweight stage
     ///   that cannot be inferred, and what `init(for:at:options:)` throws.
-    /// - Complexity: a custom migration holds a copy of the store in memory while it runs.
+    /// - Complexity: a custom migration runs on a copy of the store's files beside it
+    ///   (`<store>.migrating`, as large as the store, removed when it ends) and applies it in
+    ///   one streamed commit; its memory is an open's (the key directory) plus what the stages'
+    ///   own code holds, not the store's size.
     public convenience init(
         for types: [any PersistentModel.Type], migrationPlan: (any SchemaMigrationPlan.Type)?,
         configurations configuration: ModelConfiguration = ModelConfiguration()
@@ -73,7 +76,8 @@ extension ModelContainer {
             let store = try wrapStoreErrors { try LogStore(path: url.path, options: options) }
             defer { try? store.close() }
             let copy = try StoreCopy(of: url.path, from: options.fileSystem, options: options)
-            try plan.runStages(from: needed.start, url: url, on: copy)
+            defer { copy.remove() }
+            try plan.runStages(from: needed.start, on: copy)
             _ = try copy.apply(to: store)
             try wrapStoreErrors { try store.close() }
             return try open()

@@ -15,17 +15,17 @@ extension PlannedMigration {
     ///   (``LogbookError/incompatibleSchema(entity:attribute:reason:)``,
     ///   ``LogbookError/uniqueConstraint(entity:attribute:value:object:existing:)``…), as it is.
     func runStages(
-        from start: Int, url: URL, on copy: StoreCopy,
+        from start: Int, on copy: StoreCopy,
         observe: ((Int, [HistoryTransaction]) throws -> Void)? = nil
     ) throws {
         let collect = observe != nil
         try Self.oneAtATime.withLock { _ in
-            try runStages(from: start, url: url, on: copy, collect: collect, observe: observe)
+            try runStages(from: start, on: copy, collect: collect, observe: observe)
         }
     }
 
     private func runStages(
-        from start: Int, url: URL, on copy: StoreCopy, collect: Bool,
+        from start: Int, on copy: StoreCopy, collect: Bool,
         observe: ((Int, [HistoryTransaction]) throws -> Void)?
     ) throws {
         for i in start..<stages.count {
@@ -38,13 +38,14 @@ extension PlannedMigration {
                 let old = versions[i]
                 saves += try Self.run(will, named: "\(stage.name), willMigrate", collect: collect) {
                     try ContainerCore(
-                        schema: old.schema, layouts: old.layouts, url: url, options: copy.options)
+                        schema: old.schema, layouts: old.layouts, url: copy.url,
+                        options: copy.options)
                 }
             }
             let new = versions[i + 1]
             saves += try Self.run(did, named: "\(stage.name), didMigrate", collect: collect) {
                 try ContainerCore(
-                    schema: new.schema, layouts: new.layouts, url: url, options: copy.options,
+                    schema: new.schema, layouts: new.layouts, url: copy.url, options: copy.options,
                     versionIdentifier: "\(new.identifier)")
             }
             try observe?(i, saves)

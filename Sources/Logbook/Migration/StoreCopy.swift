@@ -1,60 +1,102 @@
+import Foundation
 import LogStore
 
-/// A custom migration's workspace: a copy of the store in this process's memory, where the
-/// stages run as ordinary containers, and the one commit that makes the store what the copy
-/// became. Until that commit the store holds not a byte of the migration; after it, all of it.
+/// A custom migration's workspace: a copy of the store's files in a directory beside it
+/// (`<store>.migrating`), or in memory for a dry run, where the stages run as ordinary
+/// containers, and the one commit that makes the store what the copy became. Until that commit
+/// the store holds not a byte of the migration; after it, all of it.
+///
+/// Memory: a copy on disk and opened as any store (its key directory, as an open's); the
+/// commit is streamed (``LogStore/beginCommit(durability:)``) a bounded batch at a time. What
+/// the stages' own code fetches and changes is theirs to bound. Disk: the copy needs as much
+/// space as the store, until the migration ends; a copy a crash left behind is removed by the
+/// next migration before it copies.
 struct StoreCopy {
     let path: String
     let options: LogStoreOptions
+    private let fileSystem: any FileSystem
+
+    /// Operations the commit that applies the copy gathers before writing them to the log.
+    static let batchOperations = 8_192
+    /// Bytes copied at a time.
+    static let copyChunk = 1 << 20
 
     /// Copies the files of the store at `path`, read through `source` (the open store's file
-    /// system), into memory.
-    /// - Throws: ``LogbookError/store(_:)`` if a file cannot be read.
-    init(of path: String, from source: any FileSystem, options: LogStoreOptions) throws {
-        let memory = MemoryFileSystem()
+    /// system), into `<path>.migrating` on `source`, replacing what a crash may have left there,
+    /// or, `inMemory`, into this process's memory (a dry run, which writes nothing anywhere).
+    /// - Throws: ``LogbookError/store(_:)`` if a file cannot be read or written.
+    init(
+        of path: String, from source: any FileSystem, options: LogStoreOptions,
+        inMemory: Bool = false
+    ) throws {
+        let copyPath = path + ".migrating"
+        let fileSystem: any FileSystem = inMemory ? MemoryFileSystem() : source
+        self.fileSystem = fileSystem
         try wrapStoreErrors {
-            try memory.makeDirectories(path)
+            try Self.remove(copyPath, fileSystem)
+            try fileSystem.makeDirectories(copyPath)
+            var chunk = [UInt8](repeating: 0, count: Self.copyChunk)
             for name in try source.contents(ofDirectory: path)
             where source.kind(of: path + "/" + name) == .file {
                 let from = try source.open(path + "/" + name, create: false, readOnly: true)
                 defer { try? source.close(from) }
-                let size = Int(try source.size(from))
-                var bytes = [UInt8](repeating: 0, count: size)
-                if size > 0 {
-                    _ = try bytes.withUnsafeMutableBytes { try source.read(from, into: $0, at: 0) }
-                }
-                let to = try memory.open(path + "/" + name, create: true, readOnly: false)
-                defer { try? memory.close(to) }
-                try bytes.withUnsafeBytes { buffer in
-                    var done = 0
-                    while done < buffer.count {
-                        // Memory writes are never short; the loop keeps to the seam's contract.
-                        done += try memory.write(
-                            to, UnsafeRawBufferPointer(rebasing: buffer[done...]),
-                            at: Int64(done))
+                let to = try fileSystem.open(copyPath + "/" + name, create: true, readOnly: false)
+                defer { try? fileSystem.close(to) }
+                try fileSystem.restrictToOwner(to)
+                let size = try source.size(from)
+                var done: Int64 = 0
+                while done < size {
+                    let count = Int(min(Int64(Self.copyChunk), size - done))
+                    let read = try chunk.withUnsafeMutableBytes {
+                        try source.read(
+                            from, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<count]),
+                            at: done)
                     }
+                    guard read == count else {
+                        throw LogStoreError.io(
+                            operation: "read", path: path + "/" + name, errno: EIO)
+                    }
+                    var written = 0
+                    while written < count {
+                        // Short writes are allowed by the seam's contract: go on after them.
+                        written += try chunk.withUnsafeBytes {
+                            try fileSystem.write(
+                                to, UnsafeRawBufferPointer(rebasing: $0[written..<count]),
+                                at: done + Int64(written))
+                        }
+                    }
+                    done += Int64(count)
                 }
             }
         }
         var options = options
-        options.fileSystem = memory
+        options.fileSystem = fileSystem
         options.durability = .buffered
         options.readOnly = false
         options.autoCompactionDeadFraction = nil
-        self.path = path
+        self.path = copyPath
         self.options = options
     }
 
-    /// Makes `store` hold what the copy holds, in one commit: every key of every keyspace the
-    /// copy changed, added or removed (save records aside: the copy's saves are not the store's,
-    /// so the store's recorded history restarts after this commit).
+    /// The copy's location, for the stages' containers.
+    var url: URL { URL(fileURLWithPath: path, isDirectory: true) }
+
+    /// Makes `store` hold what the copy holds, in one streamed commit: every key of every
+    /// keyspace the copy changed, added or removed (save records aside: the copy's saves are
+    /// not the store's, so the store's recorded history restarts after this commit).
     /// - Returns: the commit's sequence number.
     /// - Throws: ``LogbookError/store(_:)``.
     func apply(to store: LogStore) throws -> UInt64 {
         try wrapStoreErrors {
             let copy = try LogStore(path: path, options: options)
             defer { try? copy.close() }
+            let commit = try store.beginCommit()
             var batch = WriteBatch()
+            func flush(_ batch: inout WriteBatch) throws {
+                guard !batch.isEmpty else { return }
+                try commit.append(batch)
+                batch = WriteBatch()
+            }
             let keyspaces = Set(try copy.keyspaces()).union(try store.keyspaces())
             for keyspace in keyspaces.sorted() where keyspace != Keyspaces.history {
                 try copy.forEach(in: keyspace) { key, value in
@@ -62,17 +104,33 @@ struct StoreCopy {
                     if try store.get(bytes, in: keyspace).map({ !$0.elementsEqual(value) }) ?? true
                     {
                         batch.put([UInt8](value), for: bytes, in: keyspace)
+                        if batch.count >= Self.batchOperations { try flush(&batch) }
                     }
                 }
                 try store.forEach(in: keyspace) { key, _ in
                     let bytes = [UInt8](key)
-                    if try !copy.contains(bytes, in: keyspace) { batch.delete(bytes, in: keyspace) }
+                    if try !copy.contains(bytes, in: keyspace) {
+                        batch.delete(bytes, in: keyspace)
+                        if batch.count >= Self.batchOperations { try flush(&batch) }
+                    }
                 }
             }
             batch.put(
-                Keyspaces.objectKey(store.lastSequence + 1), for: Keyspaces.historySinceKey,
+                Keyspaces.objectKey(commit.sequence), for: Keyspaces.historySinceKey,
                 in: Keyspaces.meta)
-            return try store.commit(batch)
+            try flush(&batch)
+            return try commit.finish()
         }
+    }
+
+    /// Removes the copy's files and directory.
+    func remove() { try? Self.remove(path, fileSystem) }
+
+    private static func remove(_ path: String, _ fileSystem: any FileSystem) throws {
+        guard fileSystem.kind(of: path) == .directory else { return }
+        for name in try fileSystem.contents(ofDirectory: path) {
+            try fileSystem.remove(path + "/" + name)
+        }
+        try fileSystem.removeDirectory(path)
     }
 }

@@ -27,7 +27,7 @@ extension ObjectTable {
     @inline(__always)
     func observeRead(_ e: Int32, property: Int) {
         guard probe == nil, e >= 0 else { return }
-        let binding = bindings[Int(entries[Int(e)].entity)]
+        let binding = bindings[Int(self[e].entity)]
         guard property < binding.observedKeyPaths.count else { return }
         registrar.access(ObservedProperties.subject, keyPath: binding.observedKeyPaths[property])
     }
@@ -45,7 +45,7 @@ extension ObjectTable {
     /// relationship, that the derived inverse of its destination may have.
     func noteChanged(_ e: Int32, slot: Int) {
         guard probe == nil else { return }
-        let entity = Int(entries[Int(e)].entity)
+        let entity = Int(self[e].entity)
         noteChanged(entity: entity, property: slot)
         let inverses = bindings[entity].derivedInverses
         if slot < inverses.count, let (destination, property) = inverses[slot] {
@@ -89,7 +89,7 @@ extension FieldInfo {
     static func observeDerived(_ object: AnyObject, info: UInt32, entry: Int32, relationship r: Int)
     {
         table(object, info)?._withUnsafeGuaranteedRef { table in
-            let binding = table.bindings[Int(table.entries[Int(entry)].entity)]
+            let binding = table.bindings[Int(table[entry].entity)]
             table.observeRead(entry, property: binding.stored.attributes.count + r)
         }
     }

@@ -247,7 +247,7 @@ extension ModelObject {
             found = nil
         }
         guard let (table, entry) = found, table.probe == nil, entry >= 0,
-            table.entries[Int(entry)].state != .free
+            table[entry].state != .free
         else { return nil }
         return Registration(table: table, entry: entry)
     }
@@ -258,7 +258,7 @@ struct Registration {
     let table: ObjectTable
     let entry: Int32
     var index: Int { Int(entry) }
-    var binding: EntityBinding { table.bindings[Int(table.entries[Int(entry)].entity)] }
+    var binding: EntityBinding { table.bindings[Int(table[entry].entity)] }
 }
 
 /// The names of model classes, each worked out once: `String(describing:)` reflects on the

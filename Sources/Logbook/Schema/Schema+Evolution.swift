@@ -78,6 +78,27 @@ extension Schema {
         return (Schema(result, version: version), renames)
     }
 
+    /// Whether this schema, stored after `older` with `renames`, renamed, removed, widened or
+    /// made required a field of it: what a Logbook that reads schema formats 1 to 3 only would
+    /// misread in records of `older` (it knew only added fields and entities).
+    func changesFields(of older: Schema, renames: [FieldRename]) -> Bool {
+        guard renames.isEmpty else { return true }
+        for old in older.entities {
+            guard let new = entity(named: old.name) else { continue }
+            for attribute in old.attributes {
+                guard let now = new.attributes.first(where: { $0.name == attribute.name }),
+                    now.storesSameValues(as: attribute),
+                    now.isOptional || !attribute.isOptional
+                else { return true }
+            }
+            for relationship in old.relationships
+            where !new.relationships.contains(where: { $0.name == relationship.name }) {
+                return true
+            }
+        }
+        return false
+    }
+
     /// The description in `candidates` of what was called `name`: the one of that name, else
     /// the one whose `originalName` it is.
     private static func successor<Field: RenamableField>(of name: String, in candidates: [Field])

@@ -40,6 +40,17 @@ struct SchemaHistory: Sendable {
         return history
     }
 
+    /// Whether some version up to `version` renamed, removed, widened or made required a field
+    /// of the version before it: records older than that change decode only through it, so the
+    /// schema records from there on are written in format 4, which older readers refuse
+    /// (FORMAT.md Part 2, "Versioning rule").
+    func changesFields(through version: UInt32) -> Bool {
+        let numbers = versions.keys.filter { $0 <= version }.sorted()
+        return zip(numbers, numbers.dropFirst()).contains { older, newer in
+            versions[newer]!.changesFields(of: versions[older]!, renames: renames[newer] ?? [])
+        }
+    }
+
     mutating func add(_ schema: Schema, renames: [FieldRename] = []) {
         versions[schema.version] = schema
         if !renames.isEmpty { self.renames[schema.version] = renames }

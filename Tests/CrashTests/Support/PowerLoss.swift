@@ -2,14 +2,6 @@ import Foundation
 import LogStore
 import TestSupport
 
-/// The quick tier runs with every `swift test`; the long tier with `LOGBOOK_LONG_TESTS=1`.
-enum Tier {
-    static let isLong = ProcessInfo.processInfo.environment["LOGBOOK_LONG_TESTS"] == "1"
-
-    /// `quick`, or `long` in the long tier.
-    static func pick<T>(quick: T, long: T) -> T { isLong ? long : quick }
-}
-
 /// A directory for crash tests' stores: in RAM when the machine has `/dev/shm` (the simulated
 /// disk, not the real one, decides what survives, so real syncs are only cost), else in the
 /// temporary directory. Removed by ``remove()``.

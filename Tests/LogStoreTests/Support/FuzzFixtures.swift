@@ -114,7 +114,7 @@ struct IndexSnapshot: Equatable {
     var liveBytes: [Int64] = []
     var segmentLiveBytes: [Int64] = []
 
-    init(_ state: IndexState) {
+    init(_ state: StoreState) {
         for id in 0..<state.keyspaces.nextID { names.append(state.keyspaces.name(of: id)) }
         for directory in state.directories {
             records.append(
@@ -139,7 +139,7 @@ extension FuzzFixtures {
     /// What is wrong with an index whose every entry should point at a checked put record: each
     /// entry's record must decode inside its segment as a put of the entry's keyspace, and the byte
     /// counts of keyspaces and segments must be the sums over their live records.
-    static func indexProblems(_ state: IndexState) -> [String] {
+    static func indexProblems(_ state: StoreState) -> [String] {
         var problems: [String] = []
         var segmentBytes = [Int64](repeating: 0, count: state.segments.count)
         for (id, directory) in state.directories.enumerated() {

@@ -241,7 +241,7 @@ private final class FrameChecker {
             "Hint.build gave \(hint == nil ? "no hint" : "a hint") for a segment "
                 + (clean ? "without damage" : "with damage"))
         guard let hint else { return }
-        var replayed = IndexState()
+        var replayed = StoreState()
         replayed.addSegment(FuzzFixtures.segment(file))
         let replaySegment = replayed.segments[0]!
         if let zeroTail { replayed.setSize(of: replaySegment, zeroTail) }
@@ -252,7 +252,7 @@ private final class FrameChecker {
                 &replayScanner, start: commit.start, end: commit.end, segment: replaySegment)
             replayed.lastSequence = max(replayed.lastSequence, commit.sequence)
         }
-        var hinted = IndexState()
+        var hinted = StoreState()
         let hintedSegment = FuzzFixtures.segment(file)
         hinted.addSegment(hintedSegment)
         if let zeroTail { hinted.setSize(of: hintedSegment, zeroTail) }

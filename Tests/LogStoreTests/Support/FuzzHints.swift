@@ -45,7 +45,7 @@ func fuzzHints(_ input: [UInt8]) -> [String] {
         hint = FuzzFixtures.sealHint(hint, order: FuzzFixtures.order)
     }
     var problems: [String] = []
-    var state = IndexState()
+    var state = StoreState()
     if flags & 8 != 0 {
         let sample = FuzzFixtures.segment(FuzzFixtures.sampleSegment)
         state.addSegment(sample)

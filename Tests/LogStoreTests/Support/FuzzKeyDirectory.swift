@@ -118,6 +118,15 @@ func fuzzKeyDirectory(_ input: [UInt8], template: FuzzKeyDirectoryTemplate) -> [
         return ["open failed: \(error)"]
     }
     defer { try? store.close() }
+    // Point reads first, while the tables are still unchecked (open leaves them to the first
+    // read: PendingKeyDirectoryCheck): a damaged file must not change their answers either.
+    let pointAnswers = Result { try FuzzKeyDirectoryTemplate.pointRead(store, template.contents) }
+    if (try? pointAnswers.get()) != template.contents {
+        guard forged else {
+            return ["a key directory file not forged changed a point read: \(pointAnswers)"]
+        }
+        if let problem = verifyReports(fs) { return [problem] }
+    }
     let used = store.recovery.usedKeyDirectory
     let answer = Result { try FuzzKeyDirectoryTemplate.read(store) }
     if case .success(let found) = answer, found == template.contents { return [] }
@@ -131,16 +140,36 @@ func fuzzKeyDirectory(_ input: [UInt8], template: FuzzKeyDirectoryTemplate) -> [
     }
     // A forged file may mislead reads (or make them throw, when they catch it), but verify
     // must say so.
+    return verifyReports(fs).map { [$0] } ?? []
+}
+
+/// What is wrong if `verify` does not report the key directory file in `fs` as unusable.
+private func verifyReports(_ fs: ByteFileSystem) -> String? {
     do {
         let report = try LogInspector.verify(
             storeAt: FuzzKeyDirectoryTemplate.directory, fileSystem: fs)
         if !report.problems.contains(where: { $0.kind == .unusableKeyDirectory }) {
-            return ["a forged key directory file changes answers and verify finds nothing"]
+            return "a forged key directory file changes answers and verify finds nothing"
         }
     } catch {
-        return ["verify failed: \(error)"]
+        return "verify failed: \(error)"
     }
-    return []
+    return nil
+}
+
+extension FuzzKeyDirectoryTemplate {
+    /// The value of every key of `contents` (named as ``read(_:)`` names them), by point reads.
+    static func pointRead(_ store: LogStore, _ contents: [String: [UInt8]]) throws -> [String:
+        [UInt8]]
+    {
+        var found: [String: [UInt8]] = [:]
+        for name in contents.keys.sorted() {
+            let parts = name.split(separator: "/", maxSplits: 1)
+            let key = parts[1].split(separator: ".").map { UInt8($0, radix: 16)! }
+            if let value = try store.get(key, in: String(parts[0])) { found[name] = value }
+        }
+        return found
+    }
 }
 
 /// Makes every CRC of a key directory file match its bytes, reading its layout leniently (a

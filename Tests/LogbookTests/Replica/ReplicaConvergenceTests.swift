@@ -30,7 +30,7 @@ import Testing
         static let environment = ProcessInfo.processInfo.environment
         static let rounds =
             environment["LOGBOOK_SYNC_ROUNDS"].flatMap { Int($0) }
-            ?? (environment["LOGBOOK_LONG_TESTS"] == "1" ? 20 : 3)
+            ?? TestTier.pick(quick: 3, long: 20)
 
         /// A running child, its output going to a file. Started with `posix_spawn` and reaped
         /// with `waitpid`: Foundation's `Process` sometimes missed the end of a short-lived child

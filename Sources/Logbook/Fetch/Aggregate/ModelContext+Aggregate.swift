@@ -124,7 +124,7 @@ extension ModelContext {
             case .inserted: return destination.read(known.object, field)
             case .persisted, .free:
                 let e = table.lookup(destination.index, pk)
-                if e >= 0, table.entries[Int(e)].isChanged {
+                if e >= 0, table[e].isChanged {
                     return destination.read(known.object, field)
                 }
             }

@@ -129,7 +129,7 @@ extension ModelContext {
             if frequencies.allSatisfy({ $0 > 0 }) {
                 candidates.append(
                     Candidate(
-                        key: table.entries[Int(e)].primaryKey, entry: e, frequencies: frequencies,
+                        key: table[e].primaryKey, entry: e, frequencies: frequencies,
                         length: document.length))
             }
         }

@@ -99,7 +99,7 @@ struct KeyspaceTable {
 
 /// Everything readers look at, guarded by the store's index lock: keyspace names, one
 /// ``KeyDirectory`` per keyspace, the mapped segments, and the last visible sequence number.
-struct IndexState: @unchecked Sendable {  // only ever touched under the index lock
+struct StoreState: @unchecked Sendable {  // only ever touched under the index lock
     var keyspaces = KeyspaceTable()
     var directories: [KeyDirectory] = [KeyDirectory()]  // by keyspace number; 0 unused
     /// Segments by handle; `nil` once a segment is removed by compaction.
@@ -124,12 +124,25 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
     /// again, so the next open rebuilds the index from the log.
     var keyDirectoryDamaged = false
 
+    /// The checks of the key directory file's tables that open left for later, until they run
+    /// (``StoreStateLock``): while set, only point reads use the tables.
+    var pendingCheck: PendingKeyDirectoryCheck?
+
     /// By keyspace number, the key order of each ordered keyspace, `nil` for the others; empty
-    /// until ``buildOrder(of:)`` (IndexState+Ordered.swift) turns it on after replay.
+    /// until ``buildOrder(of:)`` (StoreState+Ordered.swift) turns it on after replay.
     var ordered: [OrderedKeys?] = []
     /// The names ``buildOrder(of:)`` declared ordered.
     var orderedNames: Set<String> = []
     var orderedDeltaLimit = OrderedKeys.defaultDeltaLimit
+
+    /// Takes the index `rebuilt` (the same segments, indexed from the log) in place of this one,
+    /// keeping which keyspaces are ordered.
+    mutating func replaceIndex(with rebuilt: StoreState) {
+        let names = orderedNames
+        let limit = orderedDeltaLimit
+        self = rebuilt
+        buildOrder(of: names, deltaLimit: limit)
+    }
 
     /// Adds a segment; its handle must be the next one.
     mutating func addSegment(_ segment: Segment) {
@@ -217,7 +230,7 @@ struct IndexState: @unchecked Sendable {  // only ever touched under the index l
     }
 }
 
-extension IndexState {
+extension StoreState {
     /// The record holding `key` in keyspace `id`, if present.
     /// - Throws: ``LogStoreError/damagedKeyDirectory(path:reason:)`` (and marks the state so
     ///   close removes the file) if an entry on the way points at no record of its key: see

@@ -1,5 +1,5 @@
 /// Keeping the key order of ordered keyspaces (``OrderedKeys``) in step with the index.
-extension IndexState {
+extension StoreState {
     /// Declares the keyspaces named in `names` ordered. Their key order is built from their key
     /// directories on first use (``orderedKeys(of:)``), so an open pays nothing for it and
     /// replay nothing either; until then their commits only touch the key directory. A keyspace
@@ -21,6 +21,7 @@ extension IndexState {
     mutating func orderedKeys(of id: Int) throws -> OrderedKeys? {
         if ordered[id] != nil {
             ordered[id]!.changesSinceRead = 0
+            if ordered[id]!.needsFences { ordered[id]!.buildFences(bases) }
             return ordered[id]
         }
         guard let name = keyspaces.name(of: id), orderedNames.contains(name) else { return nil }

@@ -1,0 +1,131 @@
+import Foundation
+import Logbook
+
+/// The Employee of `PlainEmployee`'s store after a lightweight change: `name` renamed
+/// (`originalName`), an optional attribute added. Opening a store of `PlainEmployee` with it
+/// writes a new schema version and rewrites no record.
+final class RenamedEmployee: PersistentModel {
+    static var entityName: String { "Employee" }
+    @Attribute(originalName: "name") var fullName = ""
+    @Attribute var email = ""
+    @Attribute var designation = ""
+    @Attribute var salary: Int64 = 0
+    @Attribute var nickname: String? = nil
+
+    init() {}
+}
+
+/// `PlainEmployee` with `designation` indexed: opening a store of `PlainEmployee` with it builds
+/// the new index from the records.
+final class DesignationIndexedEmployee: PersistentModel {
+    static var entityName: String { "Employee" }
+    @Attribute var name = ""
+    @Attribute var email = ""
+    @Attribute(.indexed) var designation = ""
+    @Attribute var salary: Int64 = 0
+
+    init() {}
+}
+
+/// The schema-evolution rows (issue 38), on N Employees: the first open after a lightweight
+/// change against an open of the same store without one (target ≤ 2×), and the first open
+/// after an index is added against SQLite's `CREATE INDEX` on the same rows.
+enum MigrationWorkloads {
+    static let rounds = 3
+
+    static var all: [Workload] {
+        [
+            Workload(
+                name: "objects-migration", group: "objects",
+                summary:
+                    "Employees: open after a lightweight change (rename + new attribute), open adding an index"
+            ) { context in
+                let n = context.sizes.employees
+                context.reporter.note(
+                    "objects-migration: \(n) Employees; each open on a fresh copy of the store, "
+                        + "best of \(rounds)")
+                let rows = EmployeeData.generate(count: n)
+                try ScratchDirectory.with("objects-migration") { directory in
+                    try run(rows, directory, context)
+                }
+            }
+        ]
+    }
+
+    /// Seconds to open a fresh copy (at `path`) of the store at `base` with the model `type` and
+    /// fetch `probe`: the open that migrates.
+    static func firstOpen<Model: PersistentModel>(
+        of base: String, at path: String, as type: Model.Type, probe: PersistentIdentifier
+    ) throws -> Double {
+        try FileManager.default.copyItem(atPath: base, toPath: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try measure {
+            let container = try ModelContainer(for: [type], at: URL(fileURLWithPath: path))
+            _ = try ModelContext(container).model(for: probe, as: type)
+        }
+    }
+
+    static func run(_ rows: [EmployeeRow], _ directory: String, _ context: BenchContext) throws {
+        let reporter = context.reporter
+        let n = rows.count
+        let base = directory + "/base.logbook"
+        do {
+            let container = try ModelContainer(
+                for: [PlainEmployee.self], at: URL(fileURLWithPath: base))
+            let load = ModelContext(container)
+            for row in rows { load.insert(PlainEmployee(row)) }
+            try load.save()
+            try container.close()
+        }
+        let probe = PersistentIdentifier(entityName: "Employee", primaryKey: UInt64(max(n / 2, 1)))
+        var best = ["plain": Double.infinity, "renamed": Double.infinity, "indexed": .infinity]
+        for round in 0..<rounds {
+            // A normal open: the store as it is, its own model.
+            best["plain"] = min(
+                best["plain"]!,
+                try measure {
+                    let container = try ModelContainer(
+                        for: [PlainEmployee.self], at: URL(fileURLWithPath: base))
+                    _ = try ModelContext(container).model(for: probe, as: PlainEmployee.self)
+                })
+            best["renamed"] = min(
+                best["renamed"]!,
+                try firstOpen(
+                    of: base, at: directory + "/renamed\(round).logbook", as: RenamedEmployee.self,
+                    probe: probe))
+            best["indexed"] = min(
+                best["indexed"]!,
+                try firstOpen(
+                    of: base, at: directory + "/indexed\(round).logbook",
+                    as: DesignationIndexedEmployee.self, probe: probe))
+        }
+        var sqliteIndex = Double.infinity
+        for round in 0..<rounds {
+            let path = directory + "/sqlite\(round)"
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: false)
+            let sqlite = try SQLiteEmployees(directory: path)
+            try sqlite.insertAll(rows)
+            sqliteIndex = min(sqliteIndex, try measure { _ = try sqlite.createDesignationIndex() })
+            try sqlite.close()
+            try FileManager.default.removeItem(atPath: path)
+        }
+        reporter.timing(
+            "objects-open-plain", engine: "logbook", operations: 1, bytes: 0,
+            seconds: best["plain"]!, note: "open \(n) Employees + fetch one, no schema change")
+        reporter.timing(
+            "objects-open-after-lightweight", engine: "logbook", operations: 1, bytes: 0,
+            seconds: best["renamed"]!,
+            note: "first open after a rename + a new attribute (no record rewritten) + fetch one")
+        reporter.figure(
+            "objects-open-after-lightweight-vs-plain", engine: "logbook",
+            value: best["renamed"]! / max(best["plain"]!, 1e-9), unit: "× a normal open")
+        reporter.timing(
+            "objects-open-adding-index", engine: "logbook", operations: n, bytes: 0,
+            seconds: best["indexed"]!,
+            note: "first open after designation becomes indexed: builds the index + fetch one")
+        reporter.timing(
+            "objects-open-adding-index", engine: "sqlite", operations: n, bytes: 0,
+            seconds: sqliteIndex, note: "CREATE INDEX on designation + ANALYZE")
+    }
+}

@@ -1,0 +1,138 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The store's index lock: the ``StoreState`` every reader and the writer share, and what open
+/// found (``RecoveryReport``), which a check of the key directory file left for later may amend.
+///
+/// Open maps the tables of a key directory file without reading them
+/// (``PendingKeyDirectoryCheck``). Until they are checked, only point reads use them, each
+/// checking the blocks its probe reads (``withLockForPointRead(_:)``); every other use of the
+/// index (``withLock(_:)``: writes, walks, counts, compaction, close, views) first checks every
+/// table whole, as open used to, and if a check fails rebuilds the index from hints and
+/// segments, as open would have. So no answer ever comes from a table that failed a check, and
+/// no write ever lands on one.
+///
+/// Thread safety: as ``Locked``. Lock order: the index, then the report.
+package struct StoreStateLock: ~Copyable {
+    private let state: Locked<StoreState>
+    private let report: Locked<RecoveryReport>
+    /// Whether a check may still be pending: cleared once it ran, so that a writer asks
+    /// (``settleBeforeWriting()``) without taking the lock.
+    private let mayBePending: Atomic<Bool>
+
+    init(_ state: consuming sending StoreState, report: RecoveryReport) {
+        mayBePending = Atomic(state.pendingCheck != nil)
+        self.state = Locked(state)
+        self.report = Locked(report)
+    }
+
+    /// Runs the pending check, if any, before a write: writes never land on an unchecked table.
+    /// Returns `false` if the store is closed (as after a failed rebuild).
+    func settleBeforeWriting() -> Bool {
+        guard mayBePending.load(ordering: .relaxed) else { return true }
+        return state.withLock { state in
+            settle(&state)
+            return !state.closed
+        }
+    }
+
+    /// What open found and repaired, after the pending check (if any) ran: a rebuild amends it.
+    var recovery: RecoveryReport {
+        state.withLock { settle(&$0) }
+        return report.withLock { $0 }
+    }
+
+    /// Waits for the lock, checks the key directory file's tables whole if open left them
+    /// unchecked (rebuilding the index if one fails), then runs `body` with the state.
+    /// - Throws: what `body` throws.
+    borrowing func withLock<Result, E: Error>(
+        _ body: (inout sending StoreState) throws(E) -> sending Result
+    ) throws(E) -> sending Result {
+        try state.withLock { (state: inout sending StoreState) throws(E) -> sending Result in
+            if _slowPath(state.pendingCheck != nil) { settle(&state) }
+            return try body(&state)
+        }
+    }
+
+    /// ``withLock(_:)`` if the lock is free; `nil` at once if another thread holds it.
+    borrowing func withLockIfAvailable<Result, E: Error>(
+        _ body: (inout sending StoreState) throws(E) -> sending Result
+    ) throws(E) -> sending Result? {
+        try state.withLockIfAvailable {
+            (state: inout sending StoreState) throws(E) -> sending Result in
+            if _slowPath(state.pendingCheck != nil) { settle(&state) }
+            return try body(&state)
+        }
+    }
+
+    /// Runs `body` with the state without the whole check: for point reads only, which must call
+    /// ``checkProbe(_:key:in:storePath:)`` before they follow an entry of the keyspace.
+    borrowing func withLockForPointRead<Result, E: Error>(
+        _ body: (inout sending StoreState) throws(E) -> sending Result
+    ) throws(E) -> sending Result {
+        try state.withLock(body)
+    }
+
+    /// Checks what a probe for `key` in keyspace `id` reads of a table still unchecked (the blocks
+    /// it passes and each entry on the way); if that fails, checks nothing more and rebuilds the
+    /// index from hints and segments. Call it under the lock (``withLockForPointRead(_:)``).
+    /// - Throws: ``LogStoreError`` if the rebuild fails (the store is then closed).
+    @inline(never)
+    borrowing func checkProbe(
+        _ state: inout StoreState, key: UnsafeRawBufferPointer, in id: Int, storePath: String
+    ) throws(LogStoreError) {
+        guard var pending = state.pendingCheck else { return }
+        do {
+            try pending.checkProbe(
+                hash: KeyDirectory.hash(key), entries: state.directories[id].entries, in: id)
+            state.pendingCheck = pending
+        } catch {
+            state.pendingCheck = nil
+            mayBePending.store(false, ordering: .relaxed)
+            try rebuild(&state, pending, reason: error.reason)
+        }
+    }
+
+    /// Checks every table whole; rebuilds the index if one fails. A rebuild that fails closes
+    /// the store (its report says why).
+    private borrowing func settle(_ state: inout StoreState) {
+        guard let pending = state.pendingCheck else { return }
+        state.pendingCheck = nil
+        mayBePending.store(false, ordering: .relaxed)
+        do {
+            try pending.checkAll(state.directories)
+        } catch {
+            try? rebuild(&state, pending, reason: error.reason)
+        }
+    }
+
+    private borrowing func rebuild(
+        _ state: inout StoreState, _ pending: PendingKeyDirectoryCheck, reason: String
+    ) throws(LogStoreError) {
+        let open = report.withLock { $0 }
+        do {
+            let (rebuilt, amended) = try pending.rebuild(
+                segments: state.segments.compactMap { $0 }, report: open, reason: reason)
+            state.replaceIndex(with: rebuilt)
+            report.withLock { $0 = amended }
+        } catch {
+            let failure =
+                (error as? LogStoreError)
+                ?? .io(operation: "open", path: pending.path, errno: EIO)
+            state.closed = true
+            report.withLock {
+                $0.usedKeyDirectory = false
+                $0.ignoredKeyDirectory = reason
+                $0.notes.append(
+                    "the key directory file failed a check after open (\(reason)), and rebuilding the index from hints and segments failed (\(failure)); the store was closed: open it again"
+                )
+            }
+            throw failure
+        }
+    }
+}

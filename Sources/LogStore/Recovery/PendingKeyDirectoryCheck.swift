@@ -1,0 +1,141 @@
+/// The checks of a key directory file's tables that open leaves for later (FORMAT.md, "Key
+/// directory file"), so that an open costs a few reads whatever the number of keys, and what a
+/// failed one leads to: the index rebuilt from hints and segments, as open would have rebuilt it.
+///
+/// A point read checks only what its probe reads (``checkProbe(hash:entries:in:)``): the CRC of
+/// every block it passes, once per block, and each entry on the way as the whole check would
+/// (inside a listed segment); a probe longer than the table is a failure, since the count that
+/// bounds probes is checked only whole. Everything else checks every table whole first
+/// (``checkAll(_:)``, the check open used to make). Held in ``StoreState/pendingCheck`` until
+/// then; the tables are not written before it is gone (writes check whole first).
+struct PendingKeyDirectoryCheck {
+    struct Table {
+        var keyspace: KeyDirectoryFile.KeyspaceEntry
+        /// By block, whether a point read checked its CRC.
+        var checkedBlocks: [Bool]
+    }
+
+    /// The tables not yet checked, by keyspace number.
+    private(set) var tables: [Int: Table] = [:]
+    /// By place in the file's list, the sizes it records for its segments.
+    let segmentSizes: [UInt32]
+    /// The store, to rebuild the index if a check fails.
+    let path: String
+    let options: LogStoreOptions
+    /// By segment handle, whether the open's listing had the segment's hint.
+    let hasHint: [Bool]
+
+    init(segmentSizes: [UInt32], path: String, options: LogStoreOptions, hasHint: [Bool]) {
+        self.segmentSizes = segmentSizes
+        self.path = path
+        self.options = options
+        self.hasHint = hasHint
+    }
+
+    mutating func add(_ keyspace: KeyDirectoryFile.KeyspaceEntry, id: Int) {
+        tables[id] = Table(
+            keyspace: keyspace,
+            checkedBlocks: [Bool](repeating: false, count: keyspace.blockCRCs.count))
+    }
+
+    /// Checks what a probe for `hash` reads of keyspace `id`'s table, whose entries are
+    /// `entries`: each block's CRC the first time a probe passes it, and each entry on the way.
+    /// - Throws: ``KeyDirectoryFile/Unusable`` if one fails.
+    mutating func checkProbe(
+        hash: UInt32, entries: UnsafeBufferPointer<KeyDirectory.Entry>, in id: Int
+    ) throws(KeyDirectoryFile.Unusable) {
+        guard var table = tables[id] else { return }
+        let stride = MemoryLayout<KeyDirectory.Entry>.stride
+        let mask = entries.count - 1
+        var slot = Int(hash) & mask
+        var steps = 0
+        while true {
+            // An entry may straddle two blocks.
+            let first = slot * stride / KeyDirectoryFile.blockSize
+            let last = (slot * stride + stride - 1) / KeyDirectoryFile.blockSize
+            for block in first...last where !table.checkedBlocks[block] {
+                try Self.checkBlock(block, of: entries, table.keyspace)
+                table.checkedBlocks[block] = true
+            }
+            let entry = entries[slot]
+            if entry.isEmpty { break }
+            let ref = entry.ref
+            guard Int(ref.segment) < segmentSizes.count, ref.offset >= UInt32(FileHeader.size),
+                ref.offset < segmentSizes[Int(ref.segment)]
+            else {
+                throw KeyDirectoryFile.Unusable(
+                    reason:
+                        "keyspace \"\(table.keyspace.name.prefix(40))\" has an entry (slot \(slot)) that points outside the segments: segment \(ref.segment) offset \(ref.offset)"
+                )
+            }
+            steps += 1
+            guard steps < entries.count else {
+                throw KeyDirectoryFile.Unusable(
+                    reason: "keyspace \"\(table.keyspace.name.prefix(40))\" has no empty slot")
+            }
+            slot = (slot + 1) & mask
+        }
+        tables[id] = table
+    }
+
+    private static func checkBlock(
+        _ block: Int, of entries: UnsafeBufferPointer<KeyDirectory.Entry>,
+        _ keyspace: KeyDirectoryFile.KeyspaceEntry
+    ) throws(KeyDirectoryFile.Unusable) {
+        let bytes = UnsafeRawBufferPointer(entries)
+        let start = block * KeyDirectoryFile.blockSize
+        let end = min(bytes.count, start + KeyDirectoryFile.blockSize)
+        guard
+            Checksum.crc32c(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+                == keyspace.blockCRCs[block]
+        else {
+            throw KeyDirectoryFile.Unusable(
+                reason: "the table of keyspace \"\(keyspace.name.prefix(40))\" fails its checksum")
+        }
+    }
+
+    /// Checks every table whole, as open used to (``KeyDirectoryFile/checkTable(_:of:segmentSizes:fileSystem:)``).
+    /// - Throws: ``KeyDirectoryFile/Unusable`` for the first that fails.
+    func checkAll(_ directories: [KeyDirectory]) throws(KeyDirectoryFile.Unusable) {
+        for (id, table) in tables.sorted(by: { $0.key < $1.key }) {
+            try KeyDirectoryFile.checkTable(
+                directories[id], of: table.keyspace, segmentSizes: segmentSizes,
+                fileSystem: options.fileSystem)
+        }
+    }
+
+    /// The index of `segments` (the open's, in handle order, nothing written since) rebuilt
+    /// from their hints and scans, as an open that ignored the file would build it, and
+    /// `report` amended to say so; removes the file when writable.
+    /// - Throws: ``LogStoreError`` from the replay; ``LogStoreError/corruption(path:offset:reason:)``
+    ///   if the rebuild would have to cut or skip bytes of the newest segment, which the writer
+    ///   already appends to (an open again does that before any write).
+    func rebuild(segments: [Segment], report: RecoveryReport, reason: String) throws -> (
+        StoreState, RecoveryReport
+    ) {
+        var replay = Replay(path: path, options: options)
+        replay.report = report
+        replay.report.usedKeyDirectory = false
+        replay.report.ignoredKeyDirectory = reason
+        replay.report.notes.append(
+            "ignored the key directory file (\(reason)); rebuilt the index from hints and segments"
+                + (options.readOnly ? "" : "; removed it"))
+        if !options.readOnly { try? options.fileSystem.remove(KeyDirectoryFile.path(in: path)) }
+        let cuts = report.cuts.count
+        let skips = report.skipped.count
+        for (i, segment) in segments.enumerated() {
+            try replay.index(
+                segment, newest: i == segments.count - 1,
+                hasHint: i < hasHint.count && hasHint[i])
+        }
+        for segment in segments { segment.releasePages() }
+        if replay.report.cuts.count != cuts || replay.report.skipped.count != skips
+            || replay.needsNewSegment
+        {
+            throw LogStoreError.corruption(
+                path: segments.last?.path ?? path, offset: 0,
+                reason: "the log has damage the key directory file covered")
+        }
+        return (replay.state, replay.report)
+    }
+}

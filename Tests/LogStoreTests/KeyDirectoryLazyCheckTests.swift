@@ -1,0 +1,131 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import LogStore
+
+/// Open maps the key directory file's tables unread and leaves their check for later
+/// (``PendingKeyDirectoryCheck``): a point read checks what its probe reads, anything else checks
+/// every table whole first. Damage found either way rebuilds the index from the log, and no
+/// answer ever comes from a table that failed.
+@Suite struct KeyDirectoryLazyCheckTests {
+    private func options() -> LogStoreOptions {
+        var options = LogStoreOptions()
+        options.segmentSize = 4096
+        options.autoCompactionDeadFraction = nil
+        options.keyDirectoryFileMinimumKeys = 0
+        options.keyDirectoryFileMaximumShare = nil
+        return options
+    }
+
+    /// A store of 300 keys in keyspace `a` (values `key i` → `i` repeated), closed with its key
+    /// directory file; returns the file's bytes.
+    private func makeStore(_ path: String) throws -> [UInt8] {
+        let store = try LogStore(path: path, options: options())
+        for i in 0..<300 {
+            try store.put(value(i), for: key(i), in: "a", durability: .buffered)
+        }
+        try store.close()
+        return [UInt8](FileManager.default.contents(atPath: file(path))!)
+    }
+
+    private func key(_ i: Int) -> [UInt8] { Array("key \(i)".utf8) }
+    private func value(_ i: Int) -> [UInt8] {
+        [UInt8](repeating: UInt8(truncatingIfNeeded: i), count: 10 + i % 20)
+    }
+    private func file(_ path: String) -> String { path + "/" + KeyDirectoryFile.name }
+
+    private func pending(_ store: LogStore) -> Bool {
+        store.index.withLockForPointRead { $0.pendingCheck != nil }
+    }
+
+    @Test func openLeavesTheTablesUncheckedAndAPointReadChecksItsBlocksOnly() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        _ = try makeStore(dir.path)
+        let store = try LogStore(path: dir.path, options: options())
+        #expect(pending(store))
+        #expect(try store.get(key(7), in: "a") == value(7))
+        #expect(try store.get(Array("absent".utf8), in: "a") == nil)
+        // Still pending: the reads checked only what they read.
+        #expect(pending(store))
+        #expect(store.recovery.usedKeyDirectory)
+        #expect(!pending(store))
+        try store.close()
+    }
+
+    @Test func aWriteChecksEveryTableFirst() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        _ = try makeStore(dir.path)
+        let store = try LogStore(path: dir.path, options: options())
+        #expect(pending(store))
+        try store.put([1], for: [1], in: "b", durability: .buffered)
+        #expect(!pending(store))
+        #expect(store.recovery.usedKeyDirectory)
+        try store.close()
+    }
+
+    @Test func aDamagedTableFoundByAPointReadIsRebuiltAndTheReadAnswersRight() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        var bytes = try makeStore(dir.path)
+        // The table is one block: any probe reads the damage.
+        let table = KeyDirectoryForgery.Layout(bytes).tables[0]
+        #expect(table.blocks == 1)
+        bytes[table.offset + 12 * (table.capacity / 2) + 1] ^= 0x40
+        try Data(bytes).write(to: URL(fileURLWithPath: file(dir.path)))
+
+        let store = try LogStore(path: dir.path, options: options())
+        #expect(pending(store))
+        #expect(try store.get(key(42), in: "a") == value(42))
+        #expect(!pending(store))  // the read found it, and rebuilt
+        #expect(!store.recovery.usedKeyDirectory)
+        #expect(store.recovery.ignoredKeyDirectory?.contains("fails its checksum") == true)
+        #expect(!FileManager.default.fileExists(atPath: file(dir.path)))
+        for i in 0..<300 { #expect(try store.get(key(i), in: "a") == value(i)) }
+        #expect(try store.count(in: "a") == 300)
+        try store.close()
+    }
+
+    @Test func aForgedTableWithoutAnEmptySlotEndsAPointRead() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        var bytes = try makeStore(dir.path)
+        // Every empty slot made a copy of a live entry, CRCs resealed: a probe for an absent key
+        // would never meet an empty slot.
+        let table = KeyDirectoryForgery.Layout(bytes).tables[0]
+        let live = KeyDirectoryForgery.liveEntries(bytes)
+        let copy = Array(bytes[live[0]..<live[0] + 12])
+        for slot in 0..<table.capacity {
+            let at = table.offset + 12 * slot
+            if !live.contains(at) { bytes.replaceSubrange(at..<at + 12, with: copy) }
+        }
+        KeyDirectoryForgery.reseal(&bytes)
+        try Data(bytes).write(to: URL(fileURLWithPath: file(dir.path)))
+
+        let store = try LogStore(path: dir.path, options: options())
+        #expect(pending(store))
+        #expect(try store.get(Array("absent".utf8), in: "a") == nil)
+        #expect(!store.recovery.usedKeyDirectory)
+        #expect(store.recovery.ignoredKeyDirectory?.contains("no empty slot") == true)
+        for i in 0..<300 { #expect(try store.get(key(i), in: "a") == value(i)) }
+        try store.close()
+    }
+
+    @Test func aReadOnlyOpenRebuildsWithoutRemovingTheFile() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        var bytes = try makeStore(dir.path)
+        let table = KeyDirectoryForgery.Layout(bytes).tables[0]
+        bytes[table.offset + 3] ^= 0x01
+        try Data(bytes).write(to: URL(fileURLWithPath: file(dir.path)))
+        var readOnly = options()
+        readOnly.readOnly = true
+        let store = try LogStore(path: dir.path, options: readOnly)
+        #expect(try store.get(key(3), in: "a") == value(3))
+        #expect(!store.recovery.usedKeyDirectory)
+        #expect(FileManager.default.fileExists(atPath: file(dir.path)))
+        try store.close()
+    }
+}
