@@ -38,6 +38,16 @@ extension Entity {
         attributes.map(\.name) + relationships.filter(\.isStored).map(\.name)
     }
 
+    /// The stored fields' descriptions, in record order: the attributes, then each stored
+    /// relationship, a to-one as an optional integer (the related object's id), a
+    /// many-to-many's links as optional data.
+    var storedFieldDescriptions: [AttributeDescription] {
+        attributes
+            + relationships.filter(\.isStored).map {
+                AttributeDescription($0.name, $0.isToMany ? .data : .integer, optional: true)
+            }
+    }
+
     /// The stored fields' descriptions: the attributes, then each to-one relationship as an
     /// optional integer (the related object's id).
     var fieldDescriptions: [AttributeDescription] {
