@@ -35,38 +35,10 @@ struct StoreCopy {
         try wrapStoreErrors {
             try Self.remove(copyPath, fileSystem)
             try fileSystem.makeDirectories(copyPath)
-            var chunk = [UInt8](repeating: 0, count: Self.copyChunk)
-            for name in try source.contents(ofDirectory: path)
-            where source.kind(of: path + "/" + name) == .file {
-                let from = try source.open(path + "/" + name, create: false, readOnly: true)
-                defer { try? source.close(from) }
-                let to = try fileSystem.open(copyPath + "/" + name, create: true, readOnly: false)
-                defer { try? fileSystem.close(to) }
-                try fileSystem.restrictToOwner(to)
-                let size = try source.size(from)
-                var done: Int64 = 0
-                while done < size {
-                    let count = Int(min(Int64(Self.copyChunk), size - done))
-                    let read = try chunk.withUnsafeMutableBytes {
-                        try source.read(
-                            from, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<count]),
-                            at: done)
-                    }
-                    guard read == count else {
-                        throw LogStoreError.io(
-                            operation: "read", path: path + "/" + name, errno: EIO)
-                    }
-                    var written = 0
-                    while written < count {
-                        // Short writes are allowed by the seam's contract: go on after them.
-                        written += try chunk.withUnsafeBytes {
-                            try fileSystem.write(
-                                to, UnsafeRawBufferPointer(rebasing: $0[written..<count]),
-                                at: done + Int64(written))
-                        }
-                    }
-                    done += Int64(count)
-                }
+            // A copy that fails (a full disk) leaves nothing behind.
+            do { try Self.copyFiles(of: path, from: source, to: copyPath, on: fileSystem) } catch {
+                try? Self.remove(copyPath, fileSystem)
+                throw error
             }
         }
         var options = options
@@ -76,6 +48,46 @@ struct StoreCopy {
         options.autoCompactionDeadFraction = nil
         self.path = copyPath
         self.options = options
+    }
+
+    /// Copies the files of the directory `path` on `source` into `copyPath` on `fileSystem`.
+    private static func copyFiles(
+        of path: String, from source: any FileSystem, to copyPath: String,
+        on fileSystem: any FileSystem
+    ) throws {
+        var chunk = [UInt8](repeating: 0, count: Self.copyChunk)
+        for name in try source.contents(ofDirectory: path)
+        where source.kind(of: path + "/" + name) == .file {
+            let from = try source.open(path + "/" + name, create: false, readOnly: true)
+            defer { try? source.close(from) }
+            let to = try fileSystem.open(copyPath + "/" + name, create: true, readOnly: false)
+            defer { try? fileSystem.close(to) }
+            try fileSystem.restrictToOwner(to)
+            let size = try source.size(from)
+            var done: Int64 = 0
+            while done < size {
+                let count = Int(min(Int64(Self.copyChunk), size - done))
+                let read = try chunk.withUnsafeMutableBytes {
+                    try source.read(
+                        from, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<count]),
+                        at: done)
+                }
+                guard read == count else {
+                    throw LogStoreError.io(
+                        operation: "read", path: path + "/" + name, errno: EIO)
+                }
+                var written = 0
+                while written < count {
+                    // Short writes are allowed by the seam's contract: go on after them.
+                    written += try chunk.withUnsafeBytes {
+                        try fileSystem.write(
+                            to, UnsafeRawBufferPointer(rebasing: $0[written..<count]),
+                            at: done + Int64(written))
+                    }
+                }
+                done += Int64(count)
+            }
+        }
     }
 
     /// The copy's location, for the stages' containers.
