@@ -30,6 +30,9 @@ let package = Package(
         // The process the replica's convergence tests run and kill; not a product.
         .executableTarget(
             name: "logbook-sync-child", dependencies: ["TestSupport"], path: "Tests/SyncChild"),
+        // The writer, readers and backups `CrashTests.SoakTests` runs and kills; not a product.
+        .executableTarget(
+            name: "logbook-soak-child", dependencies: ["TestSupport"], path: "Tests/SoakChild"),
         .testTarget(name: "LogStoreTests", dependencies: ["LogStore", "TestSupport"]),
         .testTarget(
             name: "LogbookTests", dependencies: ["Logbook", "TestSupport"], exclude: ["Fixtures"]),

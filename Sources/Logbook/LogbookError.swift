@@ -68,8 +68,9 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A custom migration stage threw: nothing of the migration is in the store. `stage` names
     /// it (`custom 1.0.0 → 2.0.0, willMigrate`), `reason` is what it threw, in words.
     case migrationStageFailed(stage: String, reason: String)
-    /// An integer sum does not fit in 64 bits (an aggregate never wraps around); `attribute` is
-    /// the one summed.
+    /// A sum does not fit its type (an aggregate never wraps around or rounds): an integer sum
+    /// past 64 bits (`UInt64`'s range for `UInt64`), a `Decimal` sum past its 38 digits, or a
+    /// typed sum past the attribute's own type; `attribute` is the one summed.
     case aggregateOverflow(entity: String, attribute: String)
     /// The entity has no searchable attribute, so it cannot be searched.
     case notSearchable(entity: String)
@@ -156,7 +157,7 @@ public enum LogbookError: Error, Sendable, Equatable, CustomStringConvertible {
                 "the migration stage \(stage) failed, so the store was left as it was: \(reason)."
         case .aggregateOverflow(let entity, let attribute):
             return
-                "the sum of \(entity).\(attribute) does not fit in a 64-bit integer; sum fewer objects, or store the attribute as a Double."
+                "the sum of \(entity).\(attribute) does not fit its type (a 64-bit integer, or a Decimal's 38 digits); sum fewer objects, or read the sum as a wider type."
         case .notSearchable(let entity):
             return
                 "\(entity) has no searchable attribute; mark its String attributes @Attribute(.searchable) (or list them in `indexes` as .searchable) to search it."

@@ -183,39 +183,16 @@ import Testing
 /// A backup that runs out of space (a real `ENOSPC`, on a small tmpfs) fails with one line and
 /// exit status 1, removes what it wrote, and leaves the previous backup whole. Needs root (to
 /// mount a tmpfs); without it the suite is skipped, and says why.
-@Suite(.enabled(if: getuid() == 0, "mounting a tmpfs (for a real ENOSPC) needs root"))
+@Suite(.enabled(if: SmallDisk.canMount, "mounting a tmpfs (for a real ENOSPC) needs root"))
 struct BackupDiskFullTests {
-    private static func run(_ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
-    /// Bytes in use on the file system of `path`.
-    private static func used(_ path: String) -> UInt64 {
-        var info = statvfs()
-        guard statvfs(path, &info) == 0 else { return 0 }
-        return UInt64(info.f_blocks - info.f_bfree) * UInt64(info.f_frsize)
-    }
-
     /// Whole (after a compaction of the source) and incremental.
     @Test(arguments: [false, true])
     func aBackupThatFillsTheDiskLeavesThePreviousOne(compacted: Bool) throws {
         let dir = TemporaryDirectory("backup-enospc")
         defer { dir.remove() }
-        let mountPoint = dir.child("mnt")
-        try FileManager.default.createDirectory(
-            atPath: mountPoint, withIntermediateDirectories: false)
-        try #require(
-            Self.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint]) == 0,
-            "mount -t tmpfs failed although running as root")
-        defer { _ = Self.run(["umount", mountPoint]) }
-        let (source, destination) = (dir.child("s"), mountPoint + "/backup")
+        let disk = try SmallDisk(at: dir.child("mnt"), size: "1m")
+        defer { disk.unmount() }
+        let (source, destination) = (dir.child("s"), disk.child("backup"))
         let container = try ModelContainer(
             for: [Employee.self], at: URL(fileURLWithPath: source),
             options: BackupCommandTests.options())
@@ -227,7 +204,7 @@ struct BackupDiskFullTests {
         }
         let first = try CLI.run(["backup", source, destination])
         let token = try #require(BackupCommandTests.token(in: first.stdout), "\(first.stderr)")
-        let usedAfterFirst = Self.used(mountPoint)
+        let usedAfterFirst = disk.usedBytes
         while try container.store.stats().fileBytes < 1_500 << 10 {
             try BackupCommandTests.fill(container, 500, prefix: "b\(round)-")
             round += 1
@@ -242,6 +219,6 @@ struct BackupDiskFullTests {
         #expect(BackupCommandTests.token(in: verified.stdout) == token)
         #expect(try BackupCommandTests.names(at: destination).1 == token)
         #expect(!FileManager.default.fileExists(atPath: destination + ".incoming"))
-        #expect(Self.used(mountPoint) <= usedAfterFirst + (16 << 10))
+        #expect(disk.usedBytes <= usedAfterFirst + (16 << 10))
     }
 }

@@ -19,7 +19,8 @@ import Testing
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.hasPrefix("imported "))
             // The fixtures' ids are 1, 2, … without gaps, so the new store gives the same ones
-            // and the export is identical line for line (ids are assigned anew on import).
+            // and the export is identical line for line (import keeps a file's ids after the
+            // store's last key, 0 in a new store).
             let again = try CLI.run(["export", copy])
             #expect(again.stdout == export.stdout)
             let verify = try CLI.run(["verify", copy])

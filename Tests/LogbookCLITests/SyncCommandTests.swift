@@ -225,6 +225,6 @@ extension SyncCommandTests {
 }
 
 /// The result of a child run on another thread; read after the semaphore it signals.
-private final class SyncResultBox: @unchecked Sendable {
+final class SyncResultBox: @unchecked Sendable {
     var value: CLIResult?
 }

@@ -10,7 +10,11 @@ import Foundation
 /// the previous backup's files (linked, never copied) plus one segment of the commits written
 /// since; or whole, as copies of the source's sealed segments (linking those the previous
 /// backup already holds) and of the commits at the start of its newest segment. Every file it
-/// writes is synced; the caller syncs the directory and swaps it into place.
+/// writes is synced, all of them at the end (``syncWritten()``): nothing reaches them before
+/// the swap, so the order in which they become durable does not matter, and syncs in a row let
+/// the file system write them back in one journal commit instead of one each. Linked files
+/// need no sync: their data was synced by the backup that wrote them, and the new name is made
+/// durable by the caller's sync of the directory before it swaps it into place.
 ///
 /// Not thread-safe; the snapshot's segments stay mapped while it runs.
 struct BackupBuilder {
@@ -21,6 +25,13 @@ struct BackupBuilder {
     private(set) var files: [BackupManifest.File] = []
     private(set) var bytesCopied: Int64 = 0
     private(set) var bytesLinked: Int64 = 0
+    /// The files written (not linked), to sync before the swap.
+    private let written = WrittenFiles()
+
+    /// Paths, appended to by the non-mutating writes.
+    private final class WrittenFiles {
+        var paths: [String] = []
+    }
 
     /// Incremental backups in a row before a whole one: the backup's segments stay few.
     static let maximumCommitFiles = 32
@@ -58,7 +69,17 @@ struct BackupBuilder {
                 offset += Int64(raw.count)
             }
         }
+        try syncWritten()
         return (manifest, incremental)
+    }
+
+    /// Makes the data of every file written durable (`fdatasync`), reopening each by name.
+    private func syncWritten() throws {
+        for path in written.paths {
+            let file = try fs.open(path, create: false, readOnly: true)
+            defer { try? fs.close(file) }
+            try fs.syncData(file)
+        }
     }
 
     // MARK: Incremental
@@ -285,7 +306,7 @@ struct BackupBuilder {
         files.append(file)
     }
 
-    /// Copies the file at `from` (of `size` bytes) to `to`, synced.
+    /// Copies the file at `from` (of `size` bytes) to `to`.
     private func copyFile(_ from: String, to: String, size: UInt64) throws {
         let source = try fs.open(from, create: false, readOnly: true)
         defer { try? fs.close(source) }
@@ -332,28 +353,30 @@ struct BackupBuilder {
         }
     }
 
-    /// Creates `name` in `DST.incoming`, lets `body` write it, syncs and closes it; returns its
-    /// size. A file that fails is removed.
+    /// Creates `name` in `DST.incoming`, lets `body` write it, and closes it (``build()`` syncs
+    /// it later); returns its size. A file that fails is removed.
     @discardableResult
-    private func write(name: String, _ body: (OpenFile, inout Int64) throws -> Void) throws -> Int64
-    {
+    private func write(
+        name: String, _ body: (OpenFile, inout Int64) throws -> Void
+    ) throws -> Int64 {
         try write(path: target.staging + "/" + name, body)
     }
 
-    private func write(path: String, _ body: (OpenFile, inout Int64) throws -> Void) throws -> Int64
-    {
+    private func write(
+        path: String, _ body: (OpenFile, inout Int64) throws -> Void
+    ) throws -> Int64 {
         let file = try fs.open(path, create: true, readOnly: false)
         var offset: Int64 = 0
         do {
             try fs.truncate(file, to: 0)
             try body(file, &offset)
-            try fs.syncData(file)
             try fs.close(file)
         } catch {
             try? fs.close(file)
             try? fs.remove(path)
             throw error
         }
+        written.paths.append(path)
         return offset
     }
 }

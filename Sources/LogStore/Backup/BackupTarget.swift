@@ -111,8 +111,16 @@ struct BackupTarget {
         return file
     }
 
-    /// Puts the backup built in `DST.incoming` in place of `DST`, atomically, and removes the
-    /// previous one.
+    /// Puts the backup built in `DST.incoming` in place of `DST`, atomically and durably, and
+    /// removes the previous one.
+    ///
+    /// Two syncs, each needed: of `DST.incoming` before the swap (the names of its files,
+    /// linked or written, must be durable before they become `DST`'s); of the parent after it
+    /// (the swap is durable when this returns, and before the previous backup's files are
+    /// removed, which must never reach the disk ahead of the swap, or a crash could leave `DST`
+    /// the previous backup with files missing). The removal itself is not synced: if a crash
+    /// loses it, `DST.incoming` comes back with what was left of the previous backup, which
+    /// the next backup removes (``settle()``), and `DST` is already the new one.
     /// - Throws: ``LogStoreError/io(operation:path:errno:)``; `DST` is then the previous backup
     ///   or the new one.
     mutating func install() throws {
@@ -139,7 +147,6 @@ struct BackupTarget {
         try fs.syncDirectory(parent)
         // The previous backup, now at `DST.incoming` (its files the new one shares are linked).
         try? Self.removeDirectory(staging, fileSystem: fs)
-        try? fs.syncDirectory(parent)
     }
 
     /// Removes what a failed backup left in `DST.incoming` (best effort); once the new backup

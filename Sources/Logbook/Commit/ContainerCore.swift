@@ -83,6 +83,8 @@ final class ContainerCore: Sendable {
         }
         var setup = WriteBatch()
         var schema: Schema
+        // Where history restarts when the migration gave objects new keys.
+        var historyRestart: UInt64? = nil
         if let current = history.current {
             schema = current
             for step in steps + (requested.map { [$0] } ?? []) {
@@ -110,6 +112,8 @@ final class ContainerCore: Sendable {
             if schema.version != current.version {
                 try Self.checkNewUniqueConstraints(
                     from: current, to: schema, history: history, store: store)
+                historyRestart = try Self.joinHierarchies(
+                    from: current, to: schema, history: history, store: store, writing: &setup)
             }
         } else {
             guard let requested else {
@@ -124,8 +128,10 @@ final class ContainerCore: Sendable {
                 in: Keyspaces.schema)
         }
         // The schema and the store's identity (history) are written in one commit.
-        (storeIdentifier, historySince) = try Self.settleIdentity(
+        let (identifier, since) = try Self.settleIdentity(
             of: store, isNew: isNew, readOnly: options.readOnly, writing: &setup)
+        storeIdentifier = identifier
+        historySince = max(since, historyRestart ?? 0)
         // The version goes with a commit the open makes anyway: an open that changes nothing
         // writes nothing (which would make the index sidecar stale).
         if let versionIdentifier, !setup.isEmpty,
@@ -282,6 +288,14 @@ final class ContainerCore: Sendable {
             $0[root] += 1
             return $0[root]
         }
+    }
+
+    /// Raises the sequence of `entity`'s hierarchy to at least `key`, which the caller hands
+    /// out itself; returns `key`.
+    func raisePrimaryKey(_ entity: Int, to key: UInt64) -> UInt64 {
+        let root = keyRoots[entity]
+        counters.withLock { $0[root] = max($0[root], key) }
+        return key
     }
 
     /// The last primary key handed out in the sequence of `entity` (a hierarchy root).

@@ -11,6 +11,21 @@ extension ModelContext {
     public func insert(entity: String, attributeValues values: [AttributeValue?]) throws
         -> any ModelObject
     {
+        try insert(entity: entity, attributeValues: values, primaryKey: nil, links: [])
+    }
+
+    /// Inserts like ``insert(entity:attributeValues:)``, with primary key `primaryKey` (the
+    /// next key of the entity's sequence when `nil`) and the stored relationships' keys as
+    /// they are to be saved: for each relationship (by position in ``Entity/relationships``),
+    /// the destination objects' keys, which need not be loaded nor exist yet (an import that
+    /// keeps its file's keys). The sequence is raised to `primaryKey`; the caller keeps keys
+    /// unique and references valid. Relationships not given hold none.
+    /// - Throws: as ``insert(entity:attributeValues:)``.
+    @discardableResult
+    package func insert(
+        entity: String, attributeValues values: [AttributeValue?], primaryKey: UInt64?,
+        links: [(relationship: Int, keys: [UInt64])]
+    ) throws -> any ModelObject {
         let binding = try core.binding(named: entity)
         let attributes = binding.entity.attributes
         guard values.count == attributes.count else {
@@ -24,9 +39,18 @@ extension ModelContext {
                 expected: attributes[i].type.description, found: value.type?.description ?? "nil")
         }
         let object = binding.makeObject()
-        register(object, binding: binding)
+        register(object, binding: binding, primaryKey: primaryKey)
         for (i, value) in values.enumerated() {
             if let value { binding.write(object, i, value) }
+        }
+        for (r, keys) in links {
+            let relationship = binding.entity.relationships[r]
+            guard relationship.isStored else { continue }
+            binding.write(
+                object, binding.relationshipSlots[r],
+                relationship.isToMany
+                    ? LinkList.value(keys)
+                    : keys.first.map { .integer(Int64(bitPattern: $0)) } ?? .null)
         }
         guard let model = object as? any ModelObject else {
             throw LogbookError.invalidSchema(

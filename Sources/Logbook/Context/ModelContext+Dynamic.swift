@@ -57,18 +57,32 @@ extension ModelContext {
                 sortBy: key.map { [($0, ascending)] } ?? []))
     }
 
-    /// Objects of an ``EntityFetchDescriptor``.
+    /// Objects of an ``EntityFetchDescriptor``: of its entity and of every sub-entity, each
+    /// object of its own entity (and class, where the entity has one).
     /// - Throws: as ``fetch(entity:where:_:sortBy:ascending:)``.
     public func fetch(_ descriptor: EntityFetchDescriptor) throws -> [any ModelObject] {
-        try fetchObjects(makePlan(descriptor)).compactMap { $0 as? any ModelObject }
+        let binding = try core.binding(named: descriptor.entityName)
+        let objects =
+            core.descendants[binding.index].isEmpty
+            ? try fetchObjects(makePlan(descriptor, binding: binding))
+            : try fetchHierarchy(descriptor, of: binding)
+        return objects.compactMap { $0 as? any ModelObject }
     }
 
     /// How many objects an ``EntityFetchDescriptor`` would fetch, without building them.
     /// - Throws: as ``fetch(entity:where:_:sortBy:ascending:)``.
     public func fetchCount(_ descriptor: EntityFetchDescriptor) throws -> Int {
-        var plan = try makePlan(descriptor)
-        plan.sortKeys = []
-        return try count(plan).count
+        let binding = try core.binding(named: descriptor.entityName)
+        var total = 0
+        var whole = descriptor
+        whole.fetchOffset = nil
+        whole.fetchLimit = nil
+        for member in hierarchy(of: binding) {
+            var plan = try makePlan(whole, binding: member)
+            plan.sortKeys = []
+            total += try count(plan).count
+        }
+        return Self.sliceCount(total, offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
     }
 
     /// The identifiers an ``EntityFetchDescriptor`` would fetch, in order.
@@ -76,13 +90,24 @@ extension ModelContext {
     public func fetchIdentifiers(_ descriptor: EntityFetchDescriptor) throws
         -> [PersistentIdentifier]
     {
-        try execute(makePlan(descriptor), keepRecords: false).ordered.map {
+        let binding = try core.binding(named: descriptor.entityName)
+        guard core.descendants[binding.index].isEmpty else {
+            return try fetchHierarchy(descriptor, of: binding).compactMap {
+                ($0 as? any ModelObject)?.persistentModelID
+            }
+        }
+        return try execute(makePlan(descriptor, binding: binding), keepRecords: false).ordered.map {
             PersistentIdentifier(entityName: descriptor.entityName, primaryKey: $0.primaryKey)
         }
     }
 
     func makePlan(_ descriptor: EntityFetchDescriptor) throws -> FetchPlan {
-        let binding = try core.binding(named: descriptor.entityName)
+        try makePlan(descriptor, binding: core.binding(named: descriptor.entityName))
+    }
+
+    /// The plan of `descriptor` over `binding`'s entity (its own, or one of its sub-entities,
+    /// which have its attributes by the same names).
+    func makePlan(_ descriptor: EntityFetchDescriptor, binding: EntityBinding) throws -> FetchPlan {
         var plan = FetchPlan(binding: binding)
         if let predicate = descriptor.predicate {
             plan.matcher = .filter(try predicate.bound(to: binding.entity, schema: core.schema))

@@ -18,14 +18,14 @@ extension ModelContext {
         _ descriptor: FetchDescriptor<Model>, batchSize: Int = 5_000,
         _ block: (Model) throws -> Void
     ) throws {
-        let (binding, primaryKeys) = try orderedKeys(descriptor)
+        let matches = try orderedMatches(descriptor)
         let size = max(batchSize, 1)
         var start = 0
-        while start < primaryKeys.count {
-            let end = min(start + size, primaryKeys.count)
-            var batch = try primaryKeys[start..<end].map { try object(orDeleted: binding, $0) }
-            for object in batch { try block(unsafeDowncast(object, to: Model.self)) }
-            let entries = batch.compactMap { binding.entry(of: $0, in: table) }
+        while start < matches.count {
+            let end = min(start + size, matches.count)
+            var batch = try (start..<end).map { try object(orDeleted: matches, at: $0) }
+            for (_, object) in batch { try block(unsafeDowncast(object, to: Model.self)) }
+            let entries = batch.compactMap { $0.binding.entry(of: $0.object, in: table) }
             batch = []
             table.release(entries)
             start = end
@@ -40,34 +40,72 @@ extension ModelContext {
     public func fetch<Model: PersistentModel>(
         _ descriptor: FetchDescriptor<Model>, batchSize: Int
     ) throws -> FetchResultsCollection<Model> {
-        let (binding, primaryKeys) = try orderedKeys(descriptor)
-        return FetchResultsCollection(
-            context: self, binding: binding, primaryKeys: primaryKeys,
-            batchSize: max(batchSize, 1))
+        FetchResultsCollection(
+            context: self, matches: try orderedMatches(descriptor), batchSize: max(batchSize, 1))
     }
 
-    /// The primary keys of `descriptor`'s matches, in its order.
-    private func orderedKeys<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws
-        -> (EntityBinding, [UInt64])
+    /// The matches of `descriptor`, in its order: those of `Model`'s entity and of its
+    /// sub-entities whose classes inherit from `Model`, as ``fetch(_:)-(FetchDescriptor<Model>)``
+    /// orders them.
+    private func orderedMatches<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>)
+        throws -> OrderedMatches
     {
-        var plan = try makePlan(descriptor)
+        let binding = try core.binding(for: Model.self)
+        guard !core.descendants[binding.index].isEmpty else {
+            return try orderedMatches(makePlan(descriptor, binding: binding))
+        }
+        var matches = OrderedMatches()
+        if descriptor.sortBy.isEmpty {
+            // Entity by entity, each in key order, then sliced: the typed fetch's order.
+            var whole = descriptor
+            whole.fetchOffset = nil
+            whole.fetchLimit = nil
+            for member in hierarchy(of: binding, as: Model.self) {
+                let part = try orderedMatches(makePlan(whole, binding: member))
+                for pk in part.primaryKeys { matches.append(member, pk) }
+            }
+            return matches.sliced(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
+        }
+        // Sorts over several entities compare objects: build them all once.
+        for object in try fetchHierarchy(descriptor, of: binding) {
+            // Invariant: fetched objects are registered models.
+            let id = unsafeDowncast(object, to: Model.self).persistentModelID
+            matches.append(try core.binding(named: id.entityName), id.primaryKey)
+        }
+        return matches
+    }
+
+    /// The matches of `plan` (one entity), in its order.
+    private func orderedMatches(_ plan: FetchPlan) throws -> OrderedMatches {
+        var plan = plan
+        var matches = OrderedMatches()
         if plan.objectOrder != nil {
             // Sort keys that are not attributes need the objects: build them all once.
-            let objects = try fetchObjects(plan)
-            return (
-                plan.binding,
-                objects.map {
-                    // Invariant: fetched objects are registered in this context.
-                    table[plan.binding.registration(of: $0)!.entry].primaryKey
-                }
-            )
+            for object in try fetchObjects(plan) {
+                // Invariant: fetched objects are registered in this context.
+                matches.append(
+                    plan.binding,
+                    table[plan.binding.registration(of: object)!.entry].primaryKey)
+            }
+            return matches
         }
         if plan.sortKeys.isEmpty && plan.limit == nil && plan.offset == nil {
             // Identifier order, which the scan gives only when asked to keep records.
             plan.limit = Int.max
         }
         let result = try execute(plan, keepRecords: false)
-        return (plan.binding, result.order.map { result.candidates[$0].primaryKey })
+        matches.primaryKeys = result.order.map { result.candidates[$0].primaryKey }
+        matches.runs = [(0, plan.binding)]
+        return matches
+    }
+
+    /// The object at `position` of `matches`: live (registered or read from the store), or, if
+    /// it no longer exists, a deleted object with default values.
+    func object(orDeleted matches: OrderedMatches, at position: Int) throws
+        -> (binding: EntityBinding, object: AnyObject)
+    {
+        let binding = matches.binding(at: position)
+        return (binding, try object(orDeleted: binding, matches.primaryKeys[position]))
     }
 
     /// The object `pk` of `binding`: live (registered or read from the store), or, if it no
@@ -95,27 +133,25 @@ extension ModelContext {
 /// Not thread-safe: use it on its context's thread, while the context lives.
 public struct FetchResultsCollection<Model: PersistentModel>: RandomAccessCollection {
     private let context: ModelContext
-    private let binding: EntityBinding
-    private let primaryKeys: [UInt64]
+    private let matches: OrderedMatches
     private let batchSize: Int
     private let cache: BatchCache
 
     /// The batch last reached, held so its objects stay registered while it is used.
     private final class BatchCache {
         var start = -1
-        var objects: [AnyObject] = []
+        var objects: [(binding: EntityBinding, object: AnyObject)] = []
     }
 
-    init(context: ModelContext, binding: EntityBinding, primaryKeys: [UInt64], batchSize: Int) {
+    init(context: ModelContext, matches: OrderedMatches, batchSize: Int) {
         self.context = context
-        self.binding = binding
-        self.primaryKeys = primaryKeys
+        self.matches = matches
         self.batchSize = batchSize
         cache = BatchCache()
     }
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { primaryKeys.count }
+    public var endIndex: Int { matches.count }
 
     /// The object at `position`, building its batch if it is not the one last reached. A read
     /// error of the store (a damaged record) gives a deleted object holding default values.
@@ -123,16 +159,23 @@ public struct FetchResultsCollection<Model: PersistentModel>: RandomAccessCollec
         let start = position - position % batchSize
         if cache.start != start {
             // The batch left behind: its objects the app does not hold are let go of.
-            let left = cache.objects.compactMap { binding.entry(of: $0, in: context.table) }
+            let left = cache.objects.compactMap {
+                $0.binding.entry(of: $0.object, in: context.table)
+            }
             cache.objects = []
             context.table.release(left)
-            let end = Swift.min(start + batchSize, primaryKeys.count)
-            cache.objects = primaryKeys[start..<end].map { pk in
-                (try? context.object(orDeleted: binding, pk))
-                    ?? context.deletedPlaceholder(binding, pk)
+            let end = Swift.min(start + batchSize, matches.count)
+            cache.objects = (start..<end).map { i in
+                let binding = matches.binding(at: i)
+                let pk = matches.primaryKeys[i]
+                return (
+                    binding,
+                    (try? context.object(orDeleted: binding, pk))
+                        ?? context.deletedPlaceholder(binding, pk)
+                )
             }
             cache.start = start
         }
-        return unsafeDowncast(cache.objects[position - start], to: Model.self)
+        return unsafeDowncast(cache.objects[position - start].object, to: Model.self)
     }
 }

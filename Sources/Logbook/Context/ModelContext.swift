@@ -124,8 +124,12 @@ public final class ModelContext {
 
     /// Registers a new object as a pending insert with a fresh primary key.
     @discardableResult
-    func register(_ object: AnyObject, binding: EntityBinding) -> Int32 {
-        let pk = core.nextPrimaryKey(binding.index)
+    func register(_ object: AnyObject, binding: EntityBinding, primaryKey: UInt64? = nil)
+        -> Int32
+    {
+        let pk =
+            primaryKey.map { core.raisePrimaryKey(binding.index, to: $0) }
+            ?? core.nextPrimaryKey(binding.index)
         let e = table.add(
             object, binding, primaryKey: pk, state: .inserted, version: 0, generation: 0)
         if !binding.entity.relationships.isEmpty { registerRelated(object, binding, e) }

@@ -311,8 +311,13 @@ extension ModelContext {
     }
 
     static func slice<T>(_ items: [T], _ plan: FetchPlan) -> [T] {
-        let start = min(max(plan.offset ?? 0, 0), items.count)
-        let end = plan.limit.map { min(start + max($0, 0), items.count) } ?? items.count
+        slice(items, offset: plan.offset, limit: plan.limit)
+    }
+
+    /// The items from `offset` on, at most `limit` of them.
+    static func slice<T>(_ items: [T], offset: Int?, limit: Int?) -> [T] {
+        let start = min(max(offset ?? 0, 0), items.count)
+        let end = limit.map { min(start + max($0, 0), items.count) } ?? items.count
         return Array(items[start..<end])
     }
 }

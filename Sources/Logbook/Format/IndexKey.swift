@@ -235,10 +235,13 @@ enum IndexKey {
     }
 
     /// Whether ``fieldEnd(_:at:type:)`` and ``decodeField(_:at:type:)`` read fields of `type`:
-    /// the types of schema formats 1 and 2. An index of another type answers by its records.
+    /// every scalar type but `URL` (whose text an entry holds NFC-normalized, not as stored).
+    /// An index of a URL, an array, a set or a composite answers by its records.
     static func decodesField(_ type: AttributeType) -> Bool {
         switch type {
-        case .integer, .double, .date, .bool, .string, .data, .uuid: return true
+        case .integer, .double, .date, .bool, .string, .data, .uuid, .int8, .int16, .int32,
+            .uint8, .uint16, .uint32, .uint64, .float, .decimal:
+            return true
         default: return false
         }
     }
@@ -254,7 +257,14 @@ enum IndexKey {
         guard entry[offset] == valueTag else { return nil }
         var i = offset + 1
         switch type {
-        case .integer, .double, .date: i += 8
+        case .integer, .double, .date, .int8, .int16, .int32, .uint8, .uint16, .uint32, .uint64,
+            .float:
+            i += 8
+        case .decimal:
+            guard
+                let length = DecimalBytes.length(UnsafeRawBufferPointer(rebasing: entry[i...]))
+            else { return nil }
+            i += length
         case .bool: i += 1
         case .uuid: i += 16
         case .string, .data:
@@ -271,6 +281,16 @@ enum IndexKey {
         default: return nil
         }
         return i <= entry.count ? i : nil
+    }
+
+    /// The integer whose payload (``appendInteger(_:to:)``) is the big-endian `bits`.
+    @inline(__always)
+    static func integer(_ bits: UInt64) -> Int64 { Int64(bitPattern: bits ^ (1 << 63)) }
+
+    /// The double whose payload (``appendDouble(_:to:)``) is the big-endian `bits`.
+    @inline(__always)
+    static func double(_ bits: UInt64) -> Double {
+        Double(bitPattern: bits & (1 << 63) != 0 ? bits & ~(1 << 63) : ~bits)
     }
 
     /// Decodes the field of type `type` at `offset` of an index entry (what ``append(_:to:)``
@@ -312,15 +332,28 @@ enum IndexKey {
         }
         let value: AttributeValue
         switch type {
-        case .integer:
+        case .integer, .int8, .int16, .int32, .uint8, .uint16, .uint32:
             guard let bits = bigEndian() else { return nil }
-            value = .integer(Int64(bitPattern: bits ^ (1 << 63)))
-        case .double, .date:
+            value = .integer(Self.integer(bits))
+        case .uint64:
             guard let bits = bigEndian() else { return nil }
-            let double = Double(bitPattern: bits & (1 << 63) != 0 ? bits & ~(1 << 63) : ~bits)
-            value =
-                type == .date
-                ? .date(Date(timeIntervalSinceReferenceDate: double)) : .double(double)
+            value = .unsigned(bits)
+        case .double, .date, .float:
+            guard let bits = bigEndian() else { return nil }
+            let number = Self.double(bits)
+            switch type {
+            case .date: value = .date(Date(timeIntervalSinceReferenceDate: number))
+            case .float: value = .float(Float(number))
+            default: value = .double(number)
+            }
+        case .decimal:
+            let rest = UnsafeRawBufferPointer(rebasing: entry[i...])
+            guard let length = DecimalBytes.length(rest),
+                let decimal = DecimalBytes.decimal(
+                    UnsafeRawBufferPointer(rebasing: rest[..<length]))
+            else { return nil }
+            value = .decimal(decimal)
+            i += length
         case .bool:
             guard i < entry.count, entry[i] <= 1 else { return nil }
             value = .bool(entry[i] == 1)

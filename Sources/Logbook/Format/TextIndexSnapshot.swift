@@ -150,7 +150,7 @@ enum TextIndexSnapshot {
                 chunkCount <= UInt64(raw.count)
             else { throw ByteReader.Truncated() }
             let check = LoadedChunkCheck()
-            var chunks: [TextChunk] = []
+            var spans: [(bytes: UnsafeRawBufferPointer, crc: UInt32, entries: Int)] = []
             var heads: [[UInt8]] = []
             for _ in 0..<chunkCount {
                 let byteCount = try r.varint()
@@ -167,13 +167,20 @@ enum TextIndexSnapshot {
                         }
                     }) ?? true
                 else { throw ByteReader.Truncated() }
-                chunks.append(
-                    TextChunk(
-                        mapped: UnsafeRawBufferPointer(
-                            rebasing: raw[data..<(data + Int(byteCount))]),
-                        crc: crc, entries: Int(entries), head: head, check: check))
+                spans.append(
+                    (
+                        UnsafeRawBufferPointer(rebasing: raw[data..<(data + Int(byteCount))]),
+                        crc, Int(entries)
+                    ))
                 heads.append(head)
                 data += Int(byteCount)
+            }
+            // Each chunk is checked against the next one's head too.
+            let chunks = spans.indices.map { c in
+                TextChunk(
+                    mapped: spans[c].bytes, crc: spans[c].crc, entries: spans[c].entries,
+                    head: heads[c], nextHead: c + 1 < heads.count ? heads[c + 1] : nil,
+                    check: check)
             }
             guard let e = names.firstIndex(of: name), fields[e] == entityFields,
                 try wrapStoreErrors({ try store.count(in: name) }) == Int(documents)

@@ -284,7 +284,12 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
 
     var type: AttributeType { Value.isToMany ? .data : .integer }
     var isOptional: Bool { true }
-    var destinationType: any PersistentModel.Type { Value.Destination.self }
+    /// The class a to-one `Dog?` reaches is `Dog`, also when `Dog` inherits its conformance
+    /// (and so `RelatedModel`, `Animal`) from a superclass.
+    var destinationType: any PersistentModel.Type {
+        ((Value.self as? any OptionalMarker.Type)?.wrappedType as? any PersistentModel.Type)
+            ?? Value.Destination.self
+    }
     var isToMany: Bool { Value.isToMany }
     var valueType: Any.Type { Value.self }
     /// Never: a relationship's getter reports its key path itself.

@@ -8,7 +8,8 @@ extension Schema {
     /// - Throws: ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` for what a
     ///   lightweight migration cannot do: a type changed other than by widening, an optional
     ///   attribute made required without a default, a new required attribute without a default,
-    ///   a relationship's destination or cardinality changed.
+    ///   a relationship's destination or cardinality changed, a superentity lost or changed (an
+    ///   entity without one may gain one: then the caller renumbers its objects).
     func migrated(to requested: Schema) throws -> (schema: Schema, renames: [FieldRename]) {
         var result: [Entity] = []
         var renames: [FieldRename] = []
@@ -17,7 +18,10 @@ extension Schema {
                 result.append(old)
                 continue
             }
-            guard old.superentity == new.superentity else {
+            // An entity without a superentity may gain one (joining a hierarchy: the open
+            // gives its objects new keys, ``ContainerCore/joinHierarchies``); one never loses
+            // or changes its superentity.
+            guard old.superentity == new.superentity || old.superentity == nil else {
                 throw LogbookError.incompatibleSchema(
                     entity: old.name, attribute: "",
                     reason:
@@ -58,7 +62,9 @@ extension Schema {
                 {
                     throw LogbookError.incompatibleSchema(
                         entity: old.name, attribute: relationship.name,
-                        reason: "the relationship's destination or cardinality changed")
+                        reason:
+                            "the relationship's destination or cardinality changed (from \(relationship.destination)\(relationship.isToMany ? " to-many" : "")\(relationship.storesLinks ? " storing links" : "") to \(changed.destination)\(changed.isToMany ? " to-many" : "")\(changed.storesLinks ? " storing links" : ""))"
+                    )
                 }
                 if changed.name != relationship.name {
                     renames.append(

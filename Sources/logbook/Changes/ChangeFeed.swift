@@ -28,7 +28,8 @@ struct ChangeFeedWriter {
     let schema: Schema
 
     /// What comes before the first save: for SQL, the tables (those of `logbook export`, with
-    /// PostgreSQL's own types: `BYTEA`, `UUID`, `TIMESTAMPTZ`, and its constraints and indexes).
+    /// PostgreSQL's own types: `BYTEA`, `UUID`, `TIMESTAMPTZ`, and its constraints and indexes,
+    /// and a join table per many-to-many, whose rows each upsert rewrites for its object).
     func header() -> String {
         guard format == .sql else { return "" }
         return schema.entities.map { PostgreSQLTable.create($0, ifNotExists: true) }.joined()
@@ -111,6 +112,9 @@ struct ChangeFeedWriter {
             var start = 0
             while start < ids.count {
                 let end = min(start + Self.rowsPerStatement, ids.count)
+                for join in joins(entity) {
+                    append(join.deleteLinks(of: ids[start..<end]), to: &out)
+                }
                 append("DELETE FROM \(table) WHERE \"id\" IN (", to: &out)
                 for k in start..<end {
                     if k > start { append(", ", to: &out) }
@@ -135,7 +139,13 @@ struct ChangeFeedWriter {
                     end += 1
                 }
                 evictHolders(of: unique(entity), in: table, changes, group[start..<end], &out)
-                let names = first.map { PostgreSQLTable.identifier($0.name) }
+                // A many-to-many's links are rows of its join table, written after the objects.
+                let joins = joins(entity)
+                let linked = joins.map(\.relationship)
+                var links = joins.map { _ in [UInt8]() }
+                let names = first.filter { !linked.contains($0.name) }.map {
+                    PostgreSQLTable.identifier($0.name)
+                }
                 append("INSERT INTO \(table) (\"id\"", to: &out)
                 for name in names { append(", " + name, to: &out) }
                 append(") VALUES\n", to: &out)
@@ -145,6 +155,12 @@ struct ChangeFeedWriter {
                     append(k == start ? "(" : ",\n(", to: &out)
                     out.appendNumber(change.identifier.primaryKey)
                     for (f, (name, value)) in change.record!.attributes.enumerated() {
+                        if let j = linked.firstIndex(of: name) {
+                            joins[j].appendRows(
+                                owner: change.identifier.primaryKey,
+                                keys: PostgreSQLJoinTable.keys(value) ?? [], to: &links[j])
+                            continue
+                        }
                         append(", ", to: &out)
                         let field =
                             f < fields.count && fields[f].name == name
@@ -162,10 +178,19 @@ struct ChangeFeedWriter {
                             + names.map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
                             + ";\n", to: &out)
                 }
+                let ids = group[start..<end].map { changes[$0].identifier.primaryKey }
+                for (join, rows) in zip(joins, links) {
+                    append(join.deleteLinks(of: ids) + join.insert(rows), to: &out)
+                }
                 start = end
             }
         }
         append("COMMIT;\n-- token \(transaction.token)\n", to: &out)
+    }
+
+    /// The join tables of `entity`'s many-to-many relationships.
+    private func joins(_ entity: String) -> [PostgreSQLJoinTable] {
+        schema.entity(named: entity).map { PostgreSQLJoinTable.all(of: $0) } ?? []
     }
 
     /// The names of `entity`'s unique attributes.

@@ -90,18 +90,27 @@ struct Exporter {
         for entity in entities {
             if format == .sql { output.write(Self.createTable(entity)) }
             let prefixes = Self.prefixes(of: entity, format)
-            let fields = entity.fieldDescriptions
+            let fields = entity.storedFieldDescriptions
+            // A many-to-many's links go to its join table, after the entity's rows.
+            let joins = sql ? PostgreSQLJoinTable.all(of: entity) : []
+            var links = joins.map { _ in [UInt8]() }
             let meter = ProgressMeter(
                 "export: \(entity.name)", total: try store.count(in: entity.name))
             var done = 0
             try Self.keyOrder.forEach(in: entity.name, of: store) { key, value in
                 try output.render { out in
                     out.append(contentsOf: prefixes.object)
-                    out.appendNumber(
+                    let id =
                         PersistentIdentifier(entityName: entity.name, storeKey: key)?.primaryKey
-                            ?? 0)
+                        ?? 0
+                    out.appendNumber(id)
                     _ = try decoder.decodeFields(keyspace: entity.name, key: key, value: value) {
                         i, value in
+                        if let j = joins.firstIndex(where: { $0.field == i }) {
+                            let keys = PostgreSQLJoinTable.keys(value) ?? []
+                            joins[j].appendRows(owner: id, keys: keys, to: &links[j])
+                            return
+                        }
                         out.append(contentsOf: prefixes.fields[i])
                         if sql {
                             PostgreSQLLiteral.append(value, as: fields[i], to: &out)
@@ -111,10 +120,15 @@ struct Exporter {
                     }
                     out.append(contentsOf: prefixes.end)
                 }
+                for j in links.indices where links[j].count >= 1 << 16 {
+                    output.write(joins[j].insert(links[j]))
+                    links[j].removeAll(keepingCapacity: true)
+                }
                 done += 1
                 if progress.isDue() { progress.show(meter.describe(done: done)) }
                 return true
             }
+            for (join, rows) in zip(joins, links) { output.write(join.insert(rows)) }
             count += done
         }
         if format == .sql {
@@ -138,7 +152,11 @@ struct Exporter {
             )
         case .csv: return ([], names.map { _ in [UInt8(ascii: ",")] }, Array("\r\n".utf8))
         case .sql:
-            let columns = (["id"] + names).map(identifier).joined(separator: ", ")
+            // Not the links of a many-to-many: they have a table of their own.
+            let linkFields = Set(PostgreSQLJoinTable.all(of: entity).map(\.field))
+            let columns =
+                (["id"] + names.indices.filter { !linkFields.contains($0) }.map { names[$0] })
+                .map(identifier).joined(separator: ", ")
             return (
                 Array("INSERT INTO \(identifier(entity.name)) (\(columns)) VALUES (".utf8),
                 names.map { _ in Array(", ".utf8) }, Array(");\n".utf8)

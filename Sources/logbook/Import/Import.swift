@@ -29,8 +29,10 @@ enum Import: Subcommand {
         required attribute, a repeated unique value — and the first problem is reported with its \
         line number; then nothing is imported. A store without a schema (or a new one: PATH is \
         created if missing, and removed again if the import fails) takes the file's \
-        {"_schema": …} line, which must come before the objects. Objects get new ids from the \
-        store. Takes the writer lock: a store open elsewhere for writing is refused (exit \
+        {"_schema": …} line, which must come before the objects. Relationships are read as \
+        export writes them (a to-one's _id, a link list), naming objects of the file by their \
+        _id: an object with one gets _id plus the last key its entity had, so an export \
+        imported into an empty store keeps its keys. Takes the writer lock: a store open elsewhere for writing is refused (exit \
         status 1).
 
         CSV (--format csv, or a FILE ending in .csv) as `export --format csv` writes it: a \
@@ -84,7 +86,7 @@ enum Import: Subcommand {
         } else {
             source = JSONLinesSource(input: input, file: label, storeSchema: storeSchema)
         }
-        let saver = ObjectSaver(path: path, storeHasSchema: storeSchema != nil)
+        let saver = ObjectSaver(path: path, storeHasSchema: storeSchema != nil, file: label)
         let meter = ProgressMeter("import")
         let size = input.fileSize
         let saved: Int

@@ -10,6 +10,11 @@ struct ImportedObject {
     var values: [AttributeValue?]
     /// The 1-based line it starts on.
     var line: Int
+    /// Its `_id` in the file, which its references name it by; `nil` if the file gives none.
+    var id: Int64? = nil
+    /// Its stored relationships' keys, in the file's numbering, by position in
+    /// ``Entity/relationships``.
+    var links: [(relationship: Int, keys: [UInt64])] = []
 }
 
 /// One problem with an import file, with the 1-based line it is on.
@@ -80,9 +85,11 @@ struct JSONLinesSource: ImportSource {
                 if content.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
                     return (.blank, length)
                 }
-                if let (entity, values) = fast?.parse(content) {
+                if let (entity, values, id) = fast?.parse(content) {
                     return (
-                        .fast(ImportedObject(entity: entity, values: values, line: lineNumber)),
+                        .fast(
+                            ImportedObject(
+                                entity: entity, values: values, line: lineNumber, id: id)),
                         length
                     )
                 }
@@ -127,9 +134,30 @@ struct JSONLinesSource: ImportSource {
                     : "no entity \"\(entityName)\" in the schema")
         }
         var values = [AttributeValue?](repeating: nil, count: entity.attributes.count)
-        for (key, value) in Self.flattened(members, of: entity)
-        where key != "_entity" && key != "_id" {
+        var id: Int64? = nil
+        var links: [(relationship: Int, keys: [UInt64])] = []
+        for (key, value) in Self.flattened(members, of: entity) where key != "_entity" {
+            if key == "_id" {
+                guard let number = FileKeys.key(value) else {
+                    throw fail("\(entityName)'s \"_id\" is \(value.summary), not a key (1 or more)")
+                }
+                id = Int64(bitPattern: number)
+                continue
+            }
             guard let index = entity.attributeIndex(key) else {
+                if let r = entity.relationships.firstIndex(where: { $0.name == key && $0.isStored })
+                {
+                    guard let keys = FileKeys.keys(value, toMany: entity.relationships[r].isToMany)
+                    else {
+                        throw fail(
+                            "\(entityName).\(key) holds \(value.summary), not "
+                                + (entity.relationships[r].isToMany
+                                    ? "a link list (hex of 8-byte keys, ascending) or null"
+                                    : "a key or null"))
+                    }
+                    links.append((r, keys))
+                    continue
+                }
                 throw fail("\(entityName) has no attribute \"\(key)\"")
             }
             let attribute = entity.attributes[index]
@@ -146,7 +174,8 @@ struct JSONLinesSource: ImportSource {
         where value == nil && !attribute.isOptional && attribute.defaultValue == nil {
             throw fail("\(entityName).\(attribute.name) is required but missing")
         }
-        return ImportedObject(entity: entity, values: values, line: lineNumber)
+        return ImportedObject(
+            entity: entity, values: values, line: lineNumber, id: id, links: links)
     }
 
     /// The members with each composite given as an object of its fields

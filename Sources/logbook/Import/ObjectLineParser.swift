@@ -34,13 +34,17 @@ struct ObjectLineParser {
     }
 
     /// The object `line` holds, or `nil` if it is not a line of the form above.
-    func parse(_ line: UnsafeBufferPointer<UInt8>) -> (entity: Entity, values: [AttributeValue?])? {
+    func parse(_ line: UnsafeBufferPointer<UInt8>) -> (
+        entity: Entity, values: [AttributeValue?], id: Int64?
+    )? {
         var cursor = Cursor(bytes: line)
         guard cursor.take("{\"_entity\":"), let name = cursor.plainString(),
             let target = targets.first(where: { same($0.name, name) })?.target
         else { return nil }
+        var id: Int64? = nil
         if cursor.take(",\"_id\":") {
-            guard cursor.integer() != nil else { return nil }
+            guard let read = cursor.integer() else { return nil }
+            id = read
         }
         let attributes = target.entity.attributes
         // Filled in order as export writes it; a gap is `nil` (the default).
@@ -76,7 +80,7 @@ struct ObjectLineParser {
         where value == nil && !attribute.isOptional && attribute.defaultValue == nil {
             return nil
         }
-        return (target.entity, values)
+        return (target.entity, values, id)
     }
 }
 
@@ -170,7 +174,9 @@ private struct Cursor {
         switch type {
         case .integer: return integer().map { .integer($0) }
         case .int8, .int16, .int32, .uint8, .uint16, .uint32:
-            return integer().flatMap { AttributeValue.converting(AttributeValue.integer($0), to: type) }
+            return integer().flatMap {
+                AttributeValue.converting(AttributeValue.integer($0), to: type)
+            }
         case .uint64, .float, .decimal:
             let start = position
             while position < bytes.count, bytes[position] != UInt8(ascii: ","),

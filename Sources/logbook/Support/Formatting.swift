@@ -163,22 +163,3 @@ extension [UInt8] {
         }
     }
 }
-
-extension UnsafeBufferPointer {
-    /// The elements in `range`, as a buffer of their own (no slice type in between).
-    func part(_ range: Range<Int>) -> UnsafeBufferPointer {
-        UnsafeBufferPointer(start: baseAddress.map { $0 + range.lowerBound }, count: range.count)
-    }
-}
-
-extension String {
-    /// `bytes` as a string if they are valid UTF-8 (quickly when they are ASCII), else `nil`.
-    init?(validatingUTF8 bytes: UnsafeBufferPointer<UInt8>) {
-        if bytes.allSatisfy({ $0 < 0x80 }) {
-            self = String(decoding: bytes, as: UTF8.self)
-        } else {
-            guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
-            self = text
-        }
-    }
-}

@@ -38,6 +38,16 @@ extension Entity {
         attributes.map(\.name) + relationships.filter(\.isStored).map(\.name)
     }
 
+    /// The stored fields' descriptions, in record order: the attributes, then each stored
+    /// relationship, a to-one as an optional integer (the related object's id), a
+    /// many-to-many's links as optional data.
+    var storedFieldDescriptions: [AttributeDescription] {
+        attributes
+            + relationships.filter(\.isStored).map {
+                AttributeDescription($0.name, $0.isToMany ? .data : .integer, optional: true)
+            }
+    }
+
     /// The stored fields' descriptions: the attributes, then each to-one relationship as an
     /// optional integer (the related object's id).
     var fieldDescriptions: [AttributeDescription] {
@@ -82,6 +92,9 @@ final class ObjectSaver {
     private var container: ModelContainer?
     private var commit: StreamingCommit?
     private var context: ModelContext?
+    /// The keys of the file's objects and references, from the store's open on.
+    private var keys: FileKeys?
+    private let file: String
     private var pendingObjects = 0
     private var pendingBytes = 0
     /// Objects inserted so far.
@@ -89,10 +102,12 @@ final class ObjectSaver {
     /// What opening the store for writing recovered (a torn tail it cut), once opened.
     private(set) var recovery: RecoveryReport?
 
-    /// A saver into the store at `path` (created if missing), which holds a schema or not.
-    init(path: String, storeHasSchema: Bool) {
+    /// A saver into the store at `path` (created if missing), which holds a schema or not, of
+    /// the objects of the file named `file`.
+    init(path: String, storeHasSchema: Bool, file: String) {
         self.path = path
         self.storeHasSchema = storeHasSchema
+        self.file = file
     }
 
     deinit { abandon() }
@@ -103,7 +118,14 @@ final class ObjectSaver {
     ///   layer's errors.
     func insert(_ object: ImportedObject, bytes: Int, fileSchema: Schema?) throws {
         let (context, commit) = try open(fileSchema)
-        try context.insert(entity: object.entity.name, attributeValues: object.values)
+        let (primaryKey, links) = try keys!.keys(of: object)
+        let inserted = try context.insert(
+            entity: object.entity.name, attributeValues: object.values, primaryKey: primaryKey,
+            links: links)
+        if primaryKey == nil {
+            try keys!.claim(
+                inserted.persistentModelID.primaryKey, of: object.entity.name, line: object.line)
+        }
         count += 1
         pendingObjects += 1
         pendingBytes += bytes
@@ -122,6 +144,7 @@ final class ObjectSaver {
     ///   engine's error for a commit that cannot finish.
     func finish(fileSchema: Schema?) throws -> Int {
         let (context, commit) = try open(fileSchema)
+        try keys?.checkReferences()
         try context.save(into: commit)
         try wrapped { _ = try commit.finish() }
         self.context = nil
@@ -154,6 +177,10 @@ final class ObjectSaver {
         }
         self.container = container
         recovery = container.store.recovery
+        // Before any insert: the hierarchies' last keys the file's keys go after.
+        keys = try FileKeys(schema: container.schema, file: file) {
+            try container.lastPrimaryKey(of: $0)
+        }
         let commit = try wrapped { try container.store.beginCommit() }
         // Not the main context: it autosaves at close, which would land a refused import.
         let context = ModelContext(container)

@@ -48,7 +48,8 @@ final class SyncReporter {
                 + "\(Formatting.count(status.transactionsApplied, "transaction")), "
                 + "\(Int(downRate)) changes/s · \(status.pendingSaves) pending, "
                 + "\(status.changesBehind) behind"
-            if !status.isConnected { text += " · not connected" }
+            // A stop disconnects on purpose: the last line does not call that a fault.
+            if !status.isConnected && !final { text += " · not connected" }
             if let error = status.lastError, !status.isConnected { text += ": \(error)" }
             if final {
                 console.progress.clear()

@@ -113,6 +113,43 @@ struct ReplicaOfflineTests {
         }
     }
 
+    /// Someone changes a column's type by hand: syncing stops with an error naming the table,
+    /// the column and both types; the store's save waits, nothing of PostgreSQL's rows is
+    /// touched, and once the type is back everything goes on.
+    @Test func aColumnOfAnotherTypeIsATypedErrorAndNothingIsLost() throws {
+        try withDatabase { database in
+            let a = try ReplicaStore(database, name: "a")
+            defer { a.close() }
+            let context = a.context()
+            try context.insert(entity: "Person", values: ["name": "Ann", "salary": 2_000_000])
+            try context.save()
+            try a.replica.sync()
+            let connection = try database.connect()
+            defer { connection.close() }
+            try connection.simpleQuery("ALTER TABLE \"Person\" ALTER COLUMN salary TYPE text")
+            try context.insert(entity: "Person", values: ["name": "Bob", "salary": 3_000_000])
+            try context.save()
+            let expected = LogbookError.sync(
+                .columnType(table: "Person", column: "salary", expected: "BIGINT", found: "text"))
+            #expect(throws: expected) { try a.replica.sync() }
+            #expect("\(expected)".contains("ALTER TABLE … ALTER COLUMN … TYPE BIGINT"))
+            let stopped = try a.replica.checkStatus()
+            #expect(stopped.pendingSaves == 1)
+            #expect(stopped.lastError?.contains("\"salary\"") == true)
+            // PostgreSQL still has Ann only, as she was; the store has both.
+            let rows = try connection.query("SELECT name, salary FROM \"Person\"").rows
+            #expect(rows.count == 1)
+            #expect(try rows.first?.decode(1, as: String.self) == "2000000")
+            #expect(try a.rows().count == 2)
+
+            try connection.simpleQuery(
+                "ALTER TABLE \"Person\" ALTER COLUMN salary TYPE bigint USING salary::bigint")
+            try a.replica.sync()
+            #expect(try databaseRows(database) == a.rows())
+            #expect(try a.replica.checkStatus().pendingSaves == 0)
+        }
+    }
+
     /// (And an SQL insert may leave out attributes with a default in the schema.)
     @Test func aColumnAddedByHandIsIgnored() throws {
         try withDatabase { database in

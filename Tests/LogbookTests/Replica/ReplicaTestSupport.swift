@@ -4,7 +4,7 @@ import Testing
 @testable import Logbook
 @testable import TestSupport
 
-/// A store of ``SyncFixture/schema`` in a temporary directory, with its replica of `database`.
+/// A store of ``SyncFixture/schema`` (or of model classes) in a temporary directory, with its replica of `database`.
 final class ReplicaStore {
     let directory: TemporaryDirectory
     let container: ModelContainer
@@ -13,11 +13,14 @@ final class ReplicaStore {
     init(
         _ database: SyncFixture.Database, name: String,
         options: PostgreSQLReplica.Options = PostgreSQLReplica.Options(),
-        directory: TemporaryDirectory = TemporaryDirectory("replica")
+        directory: TemporaryDirectory = TemporaryDirectory("replica"),
+        types: [any PersistentModel.Type]? = nil
     ) throws {
         self.directory = directory
-        container = try ModelContainer(
-            schema: SyncFixture.schema, at: URL(filePath: directory.child("store.logbook")))
+        let url = URL(filePath: directory.child("store.logbook"))
+        container =
+            try types.map { try ModelContainer(for: $0, at: url) }
+            ?? ModelContainer(schema: SyncFixture.schema, at: url)
         var options = options
         options.name = options.name ?? name
         replica = PostgreSQLReplica(
@@ -41,13 +44,14 @@ final class ReplicaStore {
 func storeRows(_ container: ModelContainer) throws -> [String: [String?]] {
     var rows: [String: [String?]] = [:]
     for entity in container.schema.entities {
-        let fields = entity.storedFields.attributes
+        // As the replica sees them: a many-to-many's links as keys.
+        let fields = SyncedEntity(entity, columns: []).fields
         let binding = try container.core.binding(named: entity.name)
         try container.store.forEach(in: entity.name) { key, value in
             guard let pk = Keyspaces.primaryKey(ofObjectKey: key) else { return }
             var values = fields.map(\.initialValue)
             _ = try binding.codec.decode(value, key: "") { values[$0] = $1 }
-            rows["\(entity.name)/\(pk)"] = values.map(CanonicalText.text)
+            rows["\(entity.name)/\(pk)"] = zip(values, fields).map { CanonicalText.text($0, $1) }
         }
     }
     return rows
@@ -66,8 +70,11 @@ func databaseRows(_ database: SyncFixture.Database, schema: Schema = SyncFixture
             "SELECT \"id\", \(synced.canonicalColumns) FROM \(synced.table)"
         ).rows {
             let id = try row.decode(0, as: Int64.self)
-            rows["\(entity.name)/\(id)"] = try synced.fields.indices.map {
-                try row.decode($0 + 1, as: String?.self)
+            // PostgreSQL's text of a JSONB column is the store's JSON respaced: compare values.
+            rows["\(entity.name)/\(id)"] = try synced.fields.indices.map { i in
+                let text = try row.decode(i + 1, as: String?.self)
+                guard let value = CanonicalText.value(text, synced.fields[i]) else { return text }
+                return CanonicalText.text(value, synced.fields[i])
             }
         }
     }

@@ -1,42 +1,11 @@
 import Foundation
 
-/// A value as aggregates count and add it: the one place that maps a stored value to a number.
-/// A new number type of attributes gets a case here, an arm in ``init(_:)`` and one in
-/// ``Accumulator/add(_:_:)``; sums, means and extremes then work for it.
-enum AggregateNumber {
-    /// Integers, added exactly (128 bits) and compared as integers.
-    case integer(Int64)
-    /// Doubles and dates (seconds since 2001), added with compensation and compared as
-    /// indexes order them (NaN after every number).
-    case double(Double)
-
-    /// The number `value` is, or `nil` for a value that is not one (text, `nil`, …).
-    @inline(__always)
-    init?(_ value: AttributeValue) {
-        switch value {
-        case .integer(let v): self = .integer(v)
-        case .double(let v): self = .double(v)
-        case .date(let v): self = .double(v.timeIntervalSinceReferenceDate)
-        default: return nil
-        }
-    }
-
-    /// Whether values of `type` are numbers an aggregate can add up (dates are averaged, not
-    /// summed).
-    static func canSum(_ type: AttributeType) -> Bool {
-        type == .integer || type == .double
-    }
-
-    /// Whether values of `type` can be averaged.
-    static func canAverage(_ type: AttributeType) -> Bool {
-        canSum(type) || type == .date
-    }
-}
-
-/// The running state of one aggregate function over one group's values. Integers are summed in
-/// 128 bits, so a sum overflows only when its result does not fit in 64 (then the result is
+/// The running state of one aggregate function over one group's values (see
+/// ``AggregateNumber`` for what is added how). Integers are summed in 128 bits, so a sum
+/// overflows only when its result does not fit its type (then the result is
 /// ``LogbookError/aggregateOverflow(entity:attribute:)``); doubles are summed with Neumaier's
-/// compensation, so the order values come in barely changes the sum.
+/// compensation, so the order values come in barely changes the sum; decimals are summed as
+/// decimals.
 struct Accumulator {
     /// Values seen (not `nil`).
     private(set) var count = 0
@@ -46,7 +15,9 @@ struct Accumulator {
     private var compensation = 0.0
     private var integerExtreme: Int64 = 0
     private var doubleExtreme = 0.0
-    /// The extreme of values that are not numbers (or, after a merge, of either kind).
+    private var decimals = DecimalSum()
+    /// The extreme of values that are neither integers nor doubles (or, after a merge, of
+    /// either kind).
     private var extreme: AttributeValue = .null
 
     init() {}
@@ -79,7 +50,7 @@ struct Accumulator {
         }
     }
 
-    /// Adds a double (or a date's seconds).
+    /// Adds a double (or a date's seconds, or a float).
     @inline(__always)
     mutating func add(double v: Double, _ operation: AggregateOperation) {
         count &+= 1
@@ -108,26 +79,37 @@ struct Accumulator {
         doubleSum = t
     }
 
-    /// Adds any value (`nil` is skipped), through ``AggregateNumber`` for numbers.
+    /// Adds any value (`nil` is skipped): integers and doubles as above, `UInt64` and
+    /// `Decimal` sums exactly, other extremes in the order of ``AttributeValue/compare(_:_:)``.
     mutating func add(_ value: AttributeValue, _ operation: AggregateOperation) {
-        if value.isNull { return }
-        switch AggregateNumber(value) {
-        case .integer(let v)?: add(integer: v, operation)
-        case .double(let v)?: add(double: v, operation)
-        case nil:
+        switch value {
+        case .null: return
+        case .integer(let v): return add(integer: v, operation)
+        case .double(let v): return add(double: v, operation)
+        case .float(let v): return add(double: Double(v), operation)
+        case .date(let v): return add(double: v.timeIntervalSinceReferenceDate, operation)
+        case .unsigned(let v) where operation == .sum || operation == .average:
             count &+= 1
-            switch operation {
-            case .minimum:
-                if count == 1 || AttributeValue.compare(value, extreme) == .orderedAscending {
-                    extreme = value
-                }
-            case .maximum:
-                if count == 1 || AttributeValue.compare(value, extreme) == .orderedDescending {
-                    extreme = value
-                }
-            case .count, .sum, .average:
-                break
+            integerSum &+= Int128(v)  // Below 2^127 for any count of UInt64s that fits in memory.
+            return
+        case .decimal(let v) where operation == .sum || operation == .average:
+            count &+= 1
+            decimals.add(v)
+            return
+        default: break
+        }
+        count &+= 1
+        switch operation {
+        case .minimum:
+            if count == 1 || AttributeValue.compare(value, extreme) == .orderedAscending {
+                extreme = value
             }
+        case .maximum:
+            if count == 1 || AttributeValue.compare(value, extreme) == .orderedDescending {
+                extreme = value
+            }
+        case .count, .sum, .average:
+            break
         }
     }
 
@@ -149,6 +131,7 @@ struct Accumulator {
             overflowed = overflowed || other.overflowed || overflow
             accumulate(other.doubleSum)
             compensation += other.compensation
+            decimals.add(other.decimals)
         case .minimum, .maximum:
             let mine = result(operation, type: type)
             let theirs = other.result(operation, type: type)
@@ -161,31 +144,47 @@ struct Accumulator {
         }
     }
 
-    /// The function's value over what was added, as a value of the type it reports: counts
-    /// are integers; sums have the attribute's number type; means are doubles (dates for a
-    /// date); extremes have the attribute's type. `overflow` is thrown for an integer sum past
-    /// 64 bits.
+    /// The function's value over what was added, as a value of the type it reports (see
+    /// ``AggregateNumber``): counts are integers; sums have the attribute's number type;
+    /// means are doubles (dates for a date, decimals for a decimal); extremes have the
+    /// attribute's type. `overflow` is thrown for a sum that does not fit its type.
     func result(_ operation: AggregateOperation, type: AttributeType, overflow: LogbookError? = nil)
         throws -> AttributeValue
     {
+        let overflow = overflow ?? LogbookError.invalidQuery("a sum that does not fit its type")
         switch operation {
         case .count:
             return .integer(Int64(count))
         case .sum:
-            if type == .integer {
-                guard !overflowed, let sum = Int64(exactly: integerSum) else {
-                    throw overflow ?? LogbookError.invalidQuery("an integer sum past 64 bits")
-                }
+            switch type {
+            case .uint64:
+                guard let sum = UInt64(exactly: integerSum) else { throw overflow }
+                return .unsigned(sum)
+            case .decimal:
+                guard decimals.isExact else { throw overflow }
+                return .decimal(decimals.sum)
+            case .float:
+                return .float(Float(doubleSum + compensation))
+            case .double:
+                return .double(doubleSum + compensation)
+            default:
+                guard !overflowed, let sum = Int64(exactly: integerSum) else { throw overflow }
                 return .integer(sum)
             }
-            return .double(doubleSum + compensation)
         case .average:
             guard count > 0 else { return .null }
-            if type == .integer {
+            switch type {
+            case .decimal:
+                guard let mean = decimals.mean(count) else { throw overflow }
+                return .decimal(mean)
+            case .date:
+                let mean = (doubleSum + compensation) / Double(count)
+                return .date(Date(timeIntervalSinceReferenceDate: mean))
+            case .double, .float:
+                return .double((doubleSum + compensation) / Double(count))
+            default:
                 return .double(Double(integerSum) / Double(count))
             }
-            let mean = (doubleSum + compensation) / Double(count)
-            return type == .date ? .date(Date(timeIntervalSinceReferenceDate: mean)) : .double(mean)
         case .minimum, .maximum:
             return result(operation, type: type)
         }
@@ -196,10 +195,11 @@ struct Accumulator {
         guard count > 0 else { return .null }
         if !extreme.isNull { return extreme }
         switch type {
-        case .integer: return .integer(integerExtreme)
         case .double: return .double(doubleExtreme)
+        case .float: return .float(Float(doubleExtreme))
         case .date: return .date(Date(timeIntervalSinceReferenceDate: doubleExtreme))
-        default: return extreme
+        default:
+            return AggregateNumber.isSignedStorage(type) ? .integer(integerExtreme) : extreme
         }
     }
 
@@ -209,5 +209,54 @@ struct Accumulator {
         if a.isNaN { return false }
         if b.isNaN { return true }
         return a < b
+    }
+}
+
+/// A sum of decimals, added as decimals (never through a double), that knows whether it is
+/// exact: a sum Decimal's 38 digits cannot hold is reported, not rounded. A NaN makes the sum
+/// NaN, as it does a double sum.
+struct DecimalSum {
+    private(set) var sum = Decimal(0)
+    /// Whether a sum lost digits (it is rounded).
+    private var inexact = false
+    /// Whether a sum went past Decimal's range (it is meaningless).
+    private var overflowed = false
+
+    /// Whether ``sum`` is the exact sum.
+    var isExact: Bool { !inexact && !overflowed }
+
+    mutating func add(_ value: Decimal) {
+        if sum.isNaN { return }
+        if value.isNaN {
+            sum = .nan
+            return
+        }
+        var a = sum
+        var b = value
+        switch NSDecimalAdd(&sum, &a, &b, .plain) {
+        case .noError: break
+        case .lossOfPrecision: inexact = true
+        default: overflowed = true
+        }
+    }
+
+    mutating func add(_ other: DecimalSum) {
+        add(other.sum)
+        inexact = inexact || other.inexact
+        overflowed = overflowed || other.overflowed
+    }
+
+    /// The mean of `count` values that add up to ``sum`` (rounded to Decimal's digits), or
+    /// `nil` when the sum overflowed.
+    func mean(_ count: Int) -> Decimal? {
+        if overflowed { return nil }
+        if sum.isNaN { return .nan }
+        var result = Decimal()
+        var a = sum
+        var b = Decimal(count)
+        switch NSDecimalDivide(&result, &a, &b, .plain) {
+        case .noError, .lossOfPrecision: return result
+        default: return nil
+        }
     }
 }

@@ -5,11 +5,12 @@ import Foundation
 public enum AggregateOperation: String, Sendable, Hashable, CaseIterable {
     /// The number of objects whose value is not `nil`.
     case count
-    /// The sum of a number attribute: exact for integers (a sum past 64 bits is the error
-    /// ``LogbookError/aggregateOverflow(entity:attribute:)``, never a wrapped value). The sum of
-    /// no values is 0.
+    /// The sum of a number attribute: exact for integers of every width and for `Decimal` (a
+    /// sum that does not fit is the error ``LogbookError/aggregateOverflow(entity:attribute:)``,
+    /// never a wrapped or rounded value). The sum of no values is 0.
     case sum
-    /// The mean of a number or `Date` attribute (a `Double` for numbers), or `nil` for no values.
+    /// The mean of a number or `Date` attribute (a `Double` for numbers, a `Decimal` for
+    /// `Decimal`), or `nil` for no values.
     case average
     /// The smallest value (in the order of indexes and sorts), or `nil` for no values.
     case minimum

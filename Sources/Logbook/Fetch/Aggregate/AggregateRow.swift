@@ -1,3 +1,5 @@
+import Foundation
+
 /// One group of an aggregate: its key values, its object count and the values computed for it.
 ///
 /// Read it by column name (`row["sum_salary"]`), by position (``group``, ``values``), or — for
@@ -55,13 +57,15 @@ public struct AggregateRow: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The mean of a number attribute `keyPath` as a `Double`, if the aggregate computes it
-    /// and the group has a value.
+    /// and the group has a value (a `Decimal`'s mean rounded to a double: ``value(_:)`` has it
+    /// exactly).
     public func average<Model: PersistentModel, Value>(_ keyPath: KeyPath<Model, Value>)
         -> Double?
     {
         switch value(.average(keyPath)) {
         case .double(let mean)?: return mean
         case .integer(let mean)?: return Double(mean)
+        case .decimal(let mean)?: return NSDecimalNumber(decimal: mean).doubleValue
         default: return nil
         }
     }

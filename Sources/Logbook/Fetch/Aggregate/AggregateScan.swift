@@ -104,7 +104,7 @@ final class AggregateScan {
             var r = ByteReader(record)
             r.offset = offset
             switch function.type {
-            case .integer:
+            case .integer, .int8, .int16, .int32, .uint8, .uint16, .uint32:
                 guard let v = try? r.zigzag() else { throw binding.codec.corrupt(pk) }
                 groups.accumulators[base + i].add(integer: v, function.operation)
             case .double, .date:

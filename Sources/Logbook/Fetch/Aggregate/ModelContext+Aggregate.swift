@@ -14,8 +14,8 @@ extension ModelContext {
     /// grouped by an indexed attribute, with no predicate — each value's count. Everything else
     /// reads the matching records once (through an index where the predicate allows), decoding
     /// only the fields the aggregate uses.
-    /// - Throws: ``LogbookError/aggregateOverflow(entity:attribute:)`` for an integer sum past 64
-    ///   bits; ``LogbookError/typeMismatch(entity:attribute:expected:found:)`` for a sum or
+    /// - Throws: ``LogbookError/aggregateOverflow(entity:attribute:)`` for a sum that does not
+    ///   fit its type (an integer past 64 bits, a `Decimal` past its 38 digits); ``LogbookError/typeMismatch(entity:attribute:expected:found:)`` for a sum or
     ///   average of an attribute that is not a number (or a date, for an average);
     ///   ``LogbookError/invalidQuery(_:)`` for a key path that is not an attribute (or, for a
     ///   group key, an attribute through a to-one relationship), or a sort by a value the

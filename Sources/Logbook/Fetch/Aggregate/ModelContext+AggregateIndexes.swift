@@ -85,8 +85,8 @@ extension ModelContext {
     }
 
     /// The groups of an index whose leading fields are the group keys and which holds every
-    /// function's field, read from its entries alone (a group's entries are contiguous, so a
-    /// group is looked up once per run); `nil` if there is no such index available.
+    /// function's field, read from its entries alone (``CoveredIndexGroups``); `nil` if there
+    /// is no such index available.
     private func coveredGroups(_ plan: AggregatePlan) -> AggregateGroups? {
         let binding = plan.binding
         let keys = plan.groups.map(\.storedField)
@@ -104,44 +104,11 @@ extension ModelContext {
         guard types.prefix(located).allSatisfy(IndexKey.decodesField) else { return nil }
         return core.indexes.withIndexes(of: binding.index) { indexes -> AggregateGroups? in
             guard let index = indexes?[i] else { return nil }
-            var groups = AggregateGroups()
-            var offsets = [Int](repeating: 0, count: located + 1)
-            var previous: [UInt8] = []
-            var g = -1
-            var damaged = false
-            index.forEach(from: index.start, to: index.end) { entry in
-                for k in 0..<located {
-                    guard let end = IndexKey.fieldEnd(entry, at: offsets[k], type: types[k]) else {
-                        damaged = true
-                        return false
-                    }
-                    offsets[k + 1] = end
-                }
-                let prefix = UnsafeRawBufferPointer(rebasing: entry[0..<offsets[keys.count]])
-                if g < 0 || !prefix.elementsEqual(previous) {
-                    previous = Array(prefix)
-                    var offset = 0
-                    let values = (0..<keys.count).map { k in
-                        IndexKey.decodeField(entry, at: &offset, type: types[k]) ?? .null
-                    }
-                    g = groups.group(previous, functions: plan.functions.count) { values }
-                }
-                groups.counts[g] += 1
-                let base = g * plan.functions.count
-                for (f, function) in plan.functions.enumerated() {
-                    var offset = offsets[positions[f]]
-                    guard
-                        let value = IndexKey.decodeField(
-                            entry, at: &offset, type: types[positions[f]])
-                    else {
-                        damaged = true
-                        return false
-                    }
-                    groups.accumulators[base + f].add(value, function.operation)
-                }
-                return true
-            }
-            return damaged ? nil : groups
+            let reader = CoveredIndexGroups(
+                keyCount: keys.count, types: types, positions: positions,
+                functions: plan.functions)
+            index.forEach(from: index.start, to: index.end) { reader.add($0) }
+            return reader.damaged ? nil : reader.finish()
         }
     }
 
@@ -217,7 +184,7 @@ extension ModelContext {
 
     /// Adds the first value of the index entries met (those of objects not in `skip`) and says
     /// to stop; `true` (go on) for an entry of a skipped object.
-    private static func takeFirst(
+    static func takeFirst(
         _ entry: UnsafeRawBufferPointer, _ type: AttributeType, _ skip: Set<UInt64>,
         _ operation: AggregateOperation, _ accumulator: inout Accumulator
     ) -> Bool {

@@ -2,13 +2,15 @@ import Foundation
 
 extension ModelContext {
     /// The sum of a number attribute over the objects `predicate` selects (all for `nil`), with
-    /// pending changes: 0 when there are none.
+    /// pending changes: 0 when there are none. Exact for integers and `Decimal`; a sum that does
+    /// not fit in `Value` (an `Int8` attribute's sum past 127, say) is the overflow error.
     ///
     /// ```swift
     /// let payroll = try context.sum(\Employee.salary)                       // Int64
     /// let engineers = try context.sum(\Employee.salary, where: #Predicate { $0.designation == "Engineer" })
     /// ```
-    /// - Throws: as ``aggregate(_:)-(AggregateDescriptor<Model>)``.
+    /// - Throws: ``LogbookError/aggregateOverflow(entity:attribute:)`` for a sum that does not
+    ///   fit in `Value`; as ``aggregate(_:)-(AggregateDescriptor<Model>)``.
     public func sum<Model: PersistentModel, Value: AttributeStorable>(
         _ keyPath: KeyPath<Model, Value>, where predicate: Predicate<Model>? = nil
     ) throws -> Value {
@@ -22,6 +24,15 @@ extension ModelContext {
         _ keyPath: KeyPath<Model, Value>, where predicate: Predicate<Model>? = nil
     ) throws -> Double? {
         try single(.average(keyPath), predicate, as: Double?.self)
+    }
+
+    /// The mean of a `Decimal` attribute over the objects `predicate` selects, as a decimal
+    /// (never through a double; rounded to Decimal's 38 digits), or `nil` when none has a value.
+    /// - Throws: as ``aggregate(_:)-(AggregateDescriptor<Model>)``.
+    public func average<Model: PersistentModel>(
+        _ keyPath: KeyPath<Model, Decimal>, where predicate: Predicate<Model>? = nil
+    ) throws -> Decimal? {
+        try single(.average(keyPath), predicate, as: Decimal?.self)
     }
 
     /// The mean of a `Date` attribute over the objects `predicate` selects, or `nil` when none
@@ -48,7 +59,12 @@ extension ModelContext {
     public func minimum<Model: PersistentModel, Value: AttributeStorable>(
         _ keyPath: KeyPath<Model, Value>, where predicate: Predicate<Model>? = nil
     ) throws -> Value? {
-        try single(.minimum(keyPath), predicate, as: Value?.self)
+        if predicate == nil, let value = extremeFromIndex(keyPath, of: Model.self, .minimum),
+            let converted = Self.convert(value, to: Value?.self)
+        {
+            return converted
+        }
+        return try single(.minimum(keyPath), predicate, as: Value?.self)
     }
 
     /// The largest value of an attribute over the objects `predicate` selects, or `nil` when
@@ -57,7 +73,12 @@ extension ModelContext {
     public func maximum<Model: PersistentModel, Value: AttributeStorable>(
         _ keyPath: KeyPath<Model, Value>, where predicate: Predicate<Model>? = nil
     ) throws -> Value? {
-        try single(.maximum(keyPath), predicate, as: Value?.self)
+        if predicate == nil, let value = extremeFromIndex(keyPath, of: Model.self, .maximum),
+            let converted = Self.convert(value, to: Value?.self)
+        {
+            return converted
+        }
+        return try single(.maximum(keyPath), predicate, as: Value?.self)
     }
 
     /// The distinct values of an attribute (or of an attribute through a to-one relationship)
@@ -93,14 +114,19 @@ extension ModelContext {
     private func single<Model: PersistentModel, T>(
         _ function: AggregateFunction<Model>, _ predicate: Predicate<Model>?, as type: T.Type
     ) throws -> T {
-        let rows = try aggregate(AggregateDescriptor(predicate: predicate, computing: [function]))
-        let value = rows.first?.values.first ?? .null
+        let plan = try makePlan(AggregateDescriptor(predicate: predicate, computing: [function]))
+        let value = try aggregate(plan).first?.values.first ?? .null
         if let converted = Self.convert(value, to: T.self) { return converted }
+        if function.operation == .sum, case .integer = value {
+            // Invariant: the plan has the one function.
+            throw LogbookError.aggregateOverflow(
+                entity: plan.binding.entity.name, attribute: plan.functions[0].attribute)
+        }
         throw LogbookError.invalidQuery(
             "the \(function.operation) is a \(value.type?.description ?? "nil"), not a \(T.self)")
     }
 
-    private static func convert<T>(_ value: AttributeValue, to type: T.Type) -> T? {
+    static func convert<T>(_ value: AttributeValue, to type: T.Type) -> T? {
         if let storable = T.self as? any AttributeStorable.Type {
             return storable.init(attributeValue: value) as? T
         }

@@ -185,14 +185,17 @@ final class Downloader {
                 {
                     continue
                 }
-                let field = binding.stored.attributes[slot]
+                // The replica's description: a many-to-many's links read as keys.
+                let field =
+                    synced.fieldIndex[name].map { synced.fields[$0] }
+                    ?? binding.stored.attributes[slot]
                 guard let value = CanonicalText.value(text, field) else {
                     throw LogbookError.sync(
                         .valueNotReadable(
                             table: entityName, column: name, id: Int64(clamping: pk),
                             text: text ?? ""))
                 }
-                if objects[id]!.values[slot] != value || !objects[id]!.existed {
+                if !Self.identical(objects[id]!.values[slot], value) || !objects[id]!.existed {
                     objects[id]!.values[slot] = value
                     objects[id]!.changed |= fieldBit(slot)
                 }
@@ -226,6 +229,21 @@ final class Downloader {
             built.entities.insert(binding.index)
         }
         return built
+    }
+
+    /// Whether two values are the same down to their bits (`-0.0` is not `0.0`, which `==`
+    /// says it is).
+    static func identical(_ a: AttributeValue, _ b: AttributeValue) -> Bool {
+        switch (a, b) {
+        case (.double(let x), .double(let y)): return x.bitPattern == y.bitPattern
+        case (.float(let x), .float(let y)): return x.bitPattern == y.bitPattern
+        case (.array(let x), .array(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { identical($0, $1) }
+        case (.composite(let x), .composite(let y)):
+            return x.fields == y.fields && x.values.count == y.values.count
+                && zip(x.values, y.values).allSatisfy { identical($0, $1) }
+        default: return a == b
+        }
     }
 
     /// The stored state of `id` (defaults if the store lacks it).

@@ -180,8 +180,9 @@ enum SyncCatalog {
         let table = PostgreSQLTable.identifier(entity.name)
         let name = literal(entity.name)
         let fields = entity.storedFields.attributes
+        let joins = PostgreSQLJoinTable.all(of: entity)
         var body = ""
-        for field in fields {
+        for (i, field) in fields.enumerated() where !joins.contains(where: { $0.field == i }) {
             guard let place = columns.firstIndex(of: field.name) else { continue }
             let column = "NEW.\(PostgreSQLTable.identifier(field.name))"
             body += """
@@ -223,6 +224,48 @@ enum SyncCatalog {
               FOR EACH ROW EXECUTE FUNCTION \(function)();
             CREATE OR REPLACE TRIGGER \(lockTrigger) BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE
               ON \(table) FOR EACH STATEMENT EXECUTE FUNCTION logbook_sync.statement_lock();
+
+            """
+                + joins.compactMap { join in
+                    columns.firstIndex(of: join.relationship).map {
+                        joinTriggerSQL(join, place: $0 + 1)
+                    }
+                }.joined()
+    }
+
+    /// The capture function and triggers of a many-to-many's join table: a link an SQL client
+    /// adds or removes records, in the change log, the new set of links of the object that
+    /// stores them (if that object is in its table), at `place`.
+    static func joinTriggerSQL(_ join: PostgreSQLJoinTable, place: Int) -> String {
+        let function = captureFunction(join.name)
+        let table = PostgreSQLTable.identifier(join.entity)
+        func capture(_ row: String) -> String {
+            """
+                IF EXISTS (SELECT 1 FROM \(table) WHERE "id" = \(row).\(join.owner)) THEN
+                  PERFORM logbook_sync.capture(\(literal(join.entity)), \(row).\(join.owner), 'u',
+                    ARRAY[\(literal(join.relationship))]::text[], ARRAY[\(place)],
+                    ARRAY[\(join.linksExpression(of: "\(row).\(join.owner)"))]::text[]);
+                END IF;
+
+            """
+        }
+        return """
+            CREATE OR REPLACE FUNCTION \(function)() RETURNS trigger
+            LANGUAGE plpgsql AS $logbook_sync$
+            BEGIN
+              IF coalesce(current_setting('\(originSetting)', true), '') <> '' THEN
+                RETURN NULL;
+              END IF;
+              IF TG_OP <> 'INSERT' THEN
+            \(capture("OLD"))  END IF;
+              IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.\(join.owner) IS DISTINCT FROM OLD.\(join.owner)) THEN
+            \(capture("NEW"))  END IF;
+              RETURN NULL;
+            END $logbook_sync$;
+            CREATE OR REPLACE TRIGGER \(captureTrigger) AFTER INSERT OR UPDATE OR DELETE ON \(join.table)
+              FOR EACH ROW EXECUTE FUNCTION \(function)();
+            CREATE OR REPLACE TRIGGER \(lockTrigger) BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE
+              ON \(join.table) FOR EACH STATEMENT EXECUTE FUNCTION logbook_sync.statement_lock();
 
             """
     }

@@ -14,6 +14,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database's sync tables (schema `logbook_sync`) are of a layout this Logbook does not
     /// know (written by a newer one), or damaged.
     case unsupportedDatabase(reason: String)
+    /// An attribute of the schema cannot be kept in PostgreSQL by a replica (`reason` says
+    /// why and what to change); the replica does not start.
+    case unsupportedAttribute(entity: String, attribute: String, reason: String)
     /// The store already syncs with another database (`expected`): a replica belongs to one.
     case otherDatabase(expected: String, found: String)
     /// The store holds objects, and the database was filled by another store: their
@@ -47,6 +50,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
                 "the PostgreSQL table \"\(table)\" lacks the trigger that records changes made by SQL clients, so they would not reach the stores; run `logbook sync PATH URL --setup` (or PostgreSQLReplica.setUp) to restore it."
         case .unsupportedDatabase(let reason):
             return "the sync tables of the PostgreSQL database cannot be used: \(reason)."
+        case .unsupportedAttribute(let entity, let attribute, let reason):
+            return "\(entity).\(attribute) cannot be synced with PostgreSQL: \(reason)."
         case .otherDatabase(let expected, let found):
             return
                 "the store syncs with the PostgreSQL database \(expected), not this one (\(found)); a store is a replica of one database."

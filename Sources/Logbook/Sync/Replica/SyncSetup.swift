@@ -1,38 +1,5 @@
 import Foundation
 
-/// One entity as the replica syncs it: its stored fields (attributes, then to-one
-/// relationships), and each field's place in its row's stamps (`logbook_sync.tables`).
-struct SyncedEntity {
-    let name: String
-    /// The table, as a quoted identifier.
-    let table: String
-    let fields: [AttributeDescription]
-    /// Field names by position.
-    let fieldIndex: [String: Int]
-    /// 1-based place of each field in `logbook_sync.rows.stamps`.
-    let places: [String: Int]
-    /// The positions of the fields with a `UNIQUE` constraint.
-    let unique: [Int]
-
-    init(_ entity: Entity, columns: [String]) {
-        name = entity.name
-        table = PostgreSQLTable.identifier(entity.name)
-        let fields = entity.storedFields.attributes
-        self.fields = fields
-        fieldIndex = Dictionary(
-            fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
-        places = Dictionary(
-            columns.enumerated().map { ($1, $0 + 1) }, uniquingKeysWith: { a, _ in a })
-        unique = fields.indices.filter { fields[$0].isUnique }
-    }
-
-    /// The canonical-text expressions of every field, for a `SELECT` from the table.
-    var canonicalColumns: String {
-        fields.map { CanonicalText.expression(PostgreSQLTable.identifier($0.name), $0) }
-            .joined(separator: ", ")
-    }
-}
-
 /// What the replica found in a database: its identity, who filled it first, and the synced
 /// entities.
 struct SyncDatabase {
@@ -50,7 +17,7 @@ enum SyncSetup {
     /// Leaves what exists alone; safe to run again.
     /// - Throws: ``LogbookError/postgreSQL(_:)``.
     static func run(_ connection: PostgreSQLConnection, schema: Schema) throws {
-        try requireSyncedTypes(schema)
+        try requireSyncableAttributes(schema)
         try connection.transaction {
             try connection.simpleQuery(
                 "SELECT pg_advisory_xact_lock(\(SyncCatalog.lock));"
@@ -65,7 +32,8 @@ enum SyncSetup {
                 }
                 let table = PostgreSQLTable.identifier(entity.name)
                 sql += PostgreSQLTable.create(entity, ifNotExists: true)
-                for field in fields {
+                let links = Set(PostgreSQLJoinTable.all(of: entity).map(\.relationship))
+                for field in fields where !links.contains(field.name) {
                     sql +=
                         "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS "
                         + addedColumn(field) + ";\n"
@@ -105,7 +73,7 @@ enum SyncSetup {
     private static func defaultLiteral(_ field: AttributeDescription) -> String? {
         guard let value = field.defaultValue, !value.isNull else { return nil }
         var literal: [UInt8] = []
-        PostgreSQLLiteral.append(value, to: &literal)
+        PostgreSQLLiteral.append(value, as: field, to: &literal)
         return String(decoding: literal, as: UTF8.self)
     }
 
@@ -122,21 +90,28 @@ enum SyncSetup {
         return columns
     }
 
-    /// The attribute types a replica syncs (schema format 3's other types are not synced yet).
-    static let syncedTypes: Set<AttributeType> = [
-        .string, .integer, .double, .bool, .date, .data, .uuid,
-    ]
-
-    /// - Throws: ``SyncError/unsupportedDatabase(reason:)`` naming the first attribute of a
-    ///   type a replica does not sync.
-    static func requireSyncedTypes(_ schema: Schema) throws {
+    /// Checks that a replica can keep every attribute of `schema` in PostgreSQL. It syncs every
+    /// attribute type, with the export's column for each; what it cannot keep is a unique
+    /// constraint over a composite (its fields together), an array, a set or a `JSONB` column:
+    /// a replica resolves unique clashes field by field, on values it can compare as text.
+    /// - Throws: ``SyncError/unsupportedAttribute(entity:attribute:reason:)`` naming the first
+    ///   such attribute.
+    static func requireSyncableAttributes(_ schema: Schema) throws {
         for entity in schema.entities {
-            for field in entity.storedFields.attributes where !syncedTypes.contains(field.type) {
+            for field in entity.storedFields.attributes where field.isUnique {
+                let kind: String
+                switch field.type {
+                case .composite: kind = "a composite"
+                case .array: kind = "an array"
+                case .set: kind = "a set"
+                default: continue
+                }
                 throw LogbookError.sync(
-                    .unsupportedDatabase(
+                    .unsupportedAttribute(
+                        entity: entity.name, attribute: field.name,
                         reason:
-                            "\(entity.name).\(field.name) is of a type syncing does not support yet "
-                            + "(\(field.type)); replicas sync strings, integers, doubles, bools, dates, data and UUIDs"
+                            "it is \(kind) with a unique constraint, and replicas resolve unique clashes "
+                            + "one scalar value at a time; drop the constraint, or make a scalar attribute unique"
                     ))
             }
         }
@@ -156,7 +131,7 @@ enum SyncSetup {
     ///   ``SyncError/missingTrigger(table:)``, ``SyncError/unsupportedDatabase(reason:)``;
     ///   ``LogbookError/postgreSQL(_:)``.
     static func check(_ connection: PostgreSQLConnection, schema: Schema) throws -> SyncDatabase {
-        try requireSyncedTypes(schema)
+        try requireSyncableAttributes(schema)
         let identity = try connection.query(
             "SELECT id::text, format, seed_store::text FROM logbook_sync.database")
         guard identity.rows.count == 1, let row = identity.rows.first,
@@ -178,18 +153,11 @@ enum SyncSetup {
         var entities: [String: SyncedEntity] = [:]
         for entity in schema.entities {
             let table = entity.name
-            let found = try connection.query(
-                """
-                SELECT a.attname::text, format_type(a.atttypid, a.atttypmod)
-                FROM pg_attribute a
-                WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
-                """, [.text(PostgreSQLTable.identifier(table))])
-            guard !found.rows.isEmpty else { throw LogbookError.sync(.missingTable(table)) }
-            var types: [String: String] = [:]
-            for column in found.rows {
-                types[try column.decode(0, as: String.self)] = try column.decode(1, as: String.self)
-            }
-            for field in entity.storedFields.attributes {
+            let types = try columnTypes(connection, table)
+            guard !types.isEmpty else { throw LogbookError.sync(.missingTable(table)) }
+            let synced = SyncedEntity(entity, columns: registered[table] ?? [])
+            for i in synced.columnFields {
+                let field = synced.fields[i]
                 guard let type = types[field.name] else {
                     throw LogbookError.sync(.missingColumn(table: table, column: field.name))
                 }
@@ -200,6 +168,7 @@ enum SyncSetup {
                             table: table, column: field.name, expected: expected, found: type))
                 }
             }
+            for join in synced.joins.values { try checkJoinTable(connection, join) }
             let triggers = try connection.query(
                 """
                 SELECT count(*) FROM pg_trigger
@@ -213,9 +182,58 @@ enum SyncSetup {
             guard try triggers.rows.first?.decode(0, as: Int64.self) == 2,
                 entity.storedFields.attributes.allSatisfy({ columns.contains($0.name) })
             else { throw LogbookError.sync(.missingTrigger(table: table)) }
-            entities[table] = SyncedEntity(entity, columns: columns)
+            entities[table] = synced
         }
         return SyncDatabase(identifier: identifier, seedStore: seed, entities: entities)
+    }
+
+    /// The columns of a table (`name`, unquoted) and their types, as `format_type` writes them;
+    /// empty if the table is missing.
+    private static func columnTypes(_ connection: PostgreSQLConnection, _ name: String) throws
+        -> [String: String]
+    {
+        let found = try connection.query(
+            """
+            SELECT a.attname::text, format_type(a.atttypid, a.atttypmod)
+            FROM pg_attribute a
+            WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
+            """, [.text(PostgreSQLTable.identifier(name))])
+        var types: [String: String] = [:]
+        for column in found.rows {
+            types[try column.decode(0, as: String.self)] = try column.decode(1, as: String.self)
+        }
+        return types
+    }
+
+    /// Checks a many-to-many's join table: its two `bigint` columns and its two triggers.
+    private static func checkJoinTable(
+        _ connection: PostgreSQLConnection, _ join: PostgreSQLJoinTable
+    )
+        throws
+    {
+        let types = try columnTypes(connection, join.name)
+        guard !types.isEmpty else { throw LogbookError.sync(.missingTable(join.name)) }
+        for column in [join.entity + "_id", join.relationship + "_id"] {
+            guard let type = types[column] else {
+                throw LogbookError.sync(.missingColumn(table: join.name, column: column))
+            }
+            guard normalized(type) == "bigint" else {
+                throw LogbookError.sync(
+                    .columnType(table: join.name, column: column, expected: "BIGINT", found: type))
+            }
+        }
+        let triggers = try connection.query(
+            """
+            SELECT count(*) FROM pg_trigger
+            WHERE tgrelid = to_regclass($1) AND tgname IN ($2, $3) AND tgenabled <> 'D'
+            """,
+            [
+                .text(join.table), .text(SyncCatalog.captureTrigger),
+                .text(SyncCatalog.lockTrigger),
+            ])
+        guard try triggers.rows.first?.decode(0, as: Int64.self) == 2 else {
+            throw LogbookError.sync(.missingTrigger(table: join.name))
+        }
     }
 
     /// A type name as `format_type` writes it: lower case, no space after a comma.

@@ -114,7 +114,8 @@ final class Uploader {
             for u in change.entity.unique where change.changed.contains(u) {
                 if !change.values[u].isNull {
                     var literal: [UInt8] = []
-                    PostgreSQLLiteral.append(change.values[u], to: &literal)
+                    PostgreSQLLiteral.append(
+                        change.values[u], as: change.entity.fields[u], to: &literal)
                     byEntity[name]!.unique[u, default: []].insert(
                         String(decoding: literal, as: UTF8.self))
                 }
@@ -297,7 +298,8 @@ final class Uploader {
         for k in outcomes.indices {
             let entity = outcomes[k].change.entity
             for u in entity.unique where outcomes[k].write && outcomes[k].written.contains(u) {
-                guard let final = outcomes[k].final, let text = CanonicalText.text(final[u])
+                guard let final = outcomes[k].final,
+                    let text = CanonicalText.text(final[u], entity.fields[u])
                 else { continue }
                 let id = outcomes[k].change.id
                 var holder: UInt64?
@@ -306,7 +308,7 @@ final class Uploader {
                     if let j = inSave[key] {
                         // It holds the value after this save only if the save left it so.
                         if j < k, let theirs = outcomes[j].final,
-                            CanonicalText.text(theirs[u]) == text
+                            CanonicalText.text(theirs[u], entity.fields[u]) == text
                         {
                             holder = other
                         } else if j > k, !outcomes[j].written.contains(u),
@@ -321,7 +323,9 @@ final class Uploader {
                 }
                 if holder == nil {
                     for j in 0..<k where outcomes[j].change.entity.name == entity.name {
-                        if let theirs = outcomes[j].final, CanonicalText.text(theirs[u]) == text {
+                        if let theirs = outcomes[j].final,
+                            CanonicalText.text(theirs[u], entity.fields[u]) == text
+                        {
                             holder = outcomes[j].change.id
                             break
                         }
@@ -374,6 +378,7 @@ final class Uploader {
                     + (values.map { SyncSQL.textArray($0) } ?? "NULL") + ", \(save.stamp))")
             position += 1
         }
+        var links: [PostgreSQLJoinTable: [UInt8]] = [:]
         var inserts: [String: (entity: SyncedEntity, rows: [String])] = [:]
         var insertOrder: [String] = []
         for outcome in outcomes {
@@ -388,28 +393,42 @@ final class Uploader {
                         insertOrder.append(entity.name)
                     }
                     var row: [UInt8] = Array("(\(change.id)".utf8)
-                    for value in change.values {
+                    for (i, (value, field)) in zip(change.values, fields).enumerated() {
+                        if let join = entity.joins[i] {
+                            let keys = PostgreSQLJoinTable.keys(value) ?? []
+                            join.appendRows(
+                                owner: change.id, keys: keys, to: &links[join, default: []])
+                            continue
+                        }
                         row.append(contentsOf: ", ".utf8)
-                        PostgreSQLLiteral.append(value, to: &row)
+                        PostgreSQLLiteral.append(value, as: field, to: &row)
                     }
                     row.append(UInt8(ascii: ")"))
                     inserts[entity.name]!.rows.append(String(decoding: row, as: UTF8.self))
                     changeRow(
                         echo: true, entity: entity.name, id: change.id, op: "i",
                         columns: fields.map(\.name),
-                        values: change.values.map(CanonicalText.text))
+                        values: zip(change.values, fields).map { CanonicalText.text($0, $1) })
                 case .update:
                     var assignments: [UInt8] = []
                     for i in outcome.written {
+                        if let join = entity.joins[i] {
+                            sql += linkChanges(
+                                join, change.id, from: snapshot.current[change.identifier]?[i],
+                                to: outcome.values[i])
+                            continue
+                        }
                         if !assignments.isEmpty { assignments.append(contentsOf: ", ".utf8) }
                         assignments.append(
                             contentsOf: (PostgreSQLTable.identifier(fields[i].name) + " = ").utf8)
-                        PostgreSQLLiteral.append(outcome.values[i], to: &assignments)
+                        PostgreSQLLiteral.append(outcome.values[i], as: fields[i], to: &assignments)
                     }
-                    sql +=
-                        "UPDATE \(entity.table) SET "
-                        + String(decoding: assignments, as: UTF8.self)
-                        + " WHERE \"id\" = \(change.id);\n"
+                    if !assignments.isEmpty {
+                        sql +=
+                            "UPDATE \(entity.table) SET "
+                            + String(decoding: assignments, as: UTF8.self)
+                            + " WHERE \"id\" = \(change.id);\n"
+                    }
                     var stamps = outcome.stamps
                     stamps.deleted = false
                     stamps.position = position
@@ -422,16 +441,18 @@ final class Uploader {
                     stampRows.append(stampRow(entity.name, change.id, stamps))
                     // The echo: what was applied as the save had it.
                     let echoed = outcome.written.filter {
-                        CanonicalText.text(outcome.values[$0])
-                            == CanonicalText.text(change.values[$0])
+                        CanonicalText.text(outcome.values[$0], fields[$0])
+                            == CanonicalText.text(change.values[$0], fields[$0])
                     }
                     if !echoed.isEmpty {
                         changeRow(
                             echo: true, entity: entity.name, id: change.id, op: "u",
                             columns: echoed.map { fields[$0].name },
-                            values: echoed.map { CanonicalText.text(change.values[$0]) })
+                            values: echoed.map { CanonicalText.text(change.values[$0], fields[$0]) }
+                        )
                     }
                 case .delete:
+                    for join in entity.joins.values { sql += join.deleteLinks(of: [change.id]) }
                     sql += "DELETE FROM \(entity.table) WHERE \"id\" = \(change.id);\n"
                     var stamps = outcome.stamps
                     stamps.deleted = true
@@ -450,21 +471,23 @@ final class Uploader {
                     values: nil)
             } else if change.kind != .delete, let final = outcome.final {
                 let differing = Set(change.changed + outcome.written).sorted().filter {
-                    CanonicalText.text(final[$0]) != CanonicalText.text(change.values[$0])
+                    CanonicalText.text(final[$0], fields[$0])
+                        != CanonicalText.text(change.values[$0], fields[$0])
                 }
                 if !differing.isEmpty {
                     changeRow(
                         echo: false, entity: entity.name, id: change.id, op: "u",
                         columns: differing.map { fields[$0].name },
-                        values: differing.map { CanonicalText.text(final[$0]) })
+                        values: differing.map { CanonicalText.text(final[$0], fields[$0]) })
                 }
             }
         }
         var inserted = ""
         for name in insertOrder {
             let (entity, rows) = inserts[name]!
-            let columns = ["\"id\""] + entity.fields.map { PostgreSQLTable.identifier($0.name) }
-            let update = entity.fields.map {
+            let fields = entity.columnFields.map { entity.fields[$0] }
+            let columns = ["\"id\""] + fields.map { PostgreSQLTable.identifier($0.name) }
+            let update = fields.map {
                 let column = PostgreSQLTable.identifier($0.name)
                 return "\(column) = EXCLUDED.\(column)"
             }
@@ -478,6 +501,9 @@ final class Uploader {
                     "\nON CONFLICT (\"id\") DO UPDATE SET \(update.joined(separator: ", "));\n"
                 start = end
             }
+        }
+        for (join, rows) in links.sorted(by: { $0.key.name < $1.key.name }) {
+            inserted += join.insert(rows)
         }
         // The marker: the save is in PostgreSQL.
         changeRow(echo: true, entity: nil, id: nil, op: "m", columns: nil, values: nil)
@@ -511,6 +537,26 @@ final class Uploader {
 
             """
         return sql
+    }
+
+    /// The statements that take the links of `owner` in `join` from `old` to `new` (stored
+    /// link lists): a `DELETE` of those gone, an `INSERT` of those added.
+    private func linkChanges(
+        _ join: PostgreSQLJoinTable, _ owner: UInt64, from old: AttributeValue?,
+        to new: AttributeValue
+    ) -> String {
+        let before = Set(old.flatMap { PostgreSQLJoinTable.keys($0) } ?? [])
+        let after = PostgreSQLJoinTable.keys(new) ?? []
+        let gone = before.subtracting(after).sorted()
+        var sql = ""
+        if !gone.isEmpty {
+            sql +=
+                "DELETE FROM \(join.table) WHERE \(join.owner) = \(owner) AND \(join.target) IN ("
+                + gone.map { String($0) }.joined(separator: ", ") + ");\n"
+        }
+        var rows: [UInt8] = []
+        join.appendRows(owner: owner, keys: after.filter { !before.contains($0) }, to: &rows)
+        return sql + join.insert(rows)
     }
 
     private func stampRow(_ entity: String, _ id: UInt64, _ stamps: RowStamps) -> String {

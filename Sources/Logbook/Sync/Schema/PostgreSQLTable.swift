@@ -14,7 +14,8 @@ package enum PostgreSQLTable {
     /// `CREATE TABLE` for `entity`: `id BIGINT PRIMARY KEY`, a column per attribute of its
     /// ``PostgreSQLLiteral/type(_:)`` (`NOT NULL` unless optional, `UNIQUE` where the schema
     /// says so), a `BIGINT` per to-one relationship (the related object's id, or `NULL`), then a
-    /// `CREATE INDEX` per other indexed attribute. With `ifNotExists`, `IF NOT EXISTS` on each
+    /// `CREATE INDEX` per other indexed attribute, and the ``PostgreSQLJoinTable`` of each
+    /// many-to-many relationship the entity stores. With `ifNotExists`, `IF NOT EXISTS` on each
     /// (the change feed, which may run again).
     ///
     /// A `UNIQUE` constraint is `DEFERRABLE INITIALLY DEFERRED`: PostgreSQL checks it when a
@@ -49,13 +50,16 @@ package enum PostgreSQLTable {
                 indexes += ");\n"
             }
         }
-        for relationship in entity.relationships where relationship.isStored {
-            // The links of a many-to-many's storing side: its stored value (FORMAT.md Part 2).
-            columns.append(
-                "  \(identifier(relationship.name)) \(relationship.isToMany ? "BYTEA" : "BIGINT")")
+        for relationship in entity.relationships
+        where relationship.isStored && !relationship.isToMany {
+            columns.append("  \(identifier(relationship.name)) BIGINT")
         }
         var text = "CREATE TABLE \(exists)\(identifier(entity.name)) (\n"
         text += columns.joined(separator: ",\n") + "\n);\n"
+        // The links of a many-to-many's storing side: a join table each.
+        for join in PostgreSQLJoinTable.all(of: entity) {
+            indexes += join.create(ifNotExists: ifNotExists)
+        }
         return text + indexes
     }
 

@@ -1,5 +1,5 @@
 /// A parsed JSON value. Numbers keep their text, so 64-bit integers survive exactly.
-enum JSONValue: Equatable {
+package enum JSONValue: Equatable {
     /// `null`.
     case null
     case bool(Bool)
@@ -9,7 +9,7 @@ enum JSONValue: Equatable {
     /// Members in the order written.
     case object([(key: String, value: JSONValue)])
 
-    static func == (a: JSONValue, b: JSONValue) -> Bool {
+    package static func == (a: JSONValue, b: JSONValue) -> Bool {
         switch (a, b) {
         case (.null, .null): return true
         case (.bool(let x), .bool(let y)): return x == y
@@ -24,13 +24,13 @@ enum JSONValue: Equatable {
     }
 
     /// The member `key` of an object, or `nil`.
-    subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.key == key }?.value
     }
 
     /// The string, if this is one.
-    var string: String? {
+    package var string: String? {
         if case .string(let s) = self { return s }
         return nil
     }
@@ -39,14 +39,14 @@ enum JSONValue: Equatable {
 /// A strict JSON (RFC 8259) parser for one document, with errors that give the column.
 ///
 /// Nesting is limited to 512 levels, so hostile input cannot exhaust the stack.
-struct JSONParser {
+package struct JSONParser {
     /// What is wrong and where (1-based column in the text).
-    struct SyntaxError: Error, CustomStringConvertible {
+    package struct SyntaxError: Error, CustomStringConvertible {
         /// 1-based column (in UTF-8 bytes) of the problem.
-        var column: Int
+        package var column: Int
         /// What is wrong there.
-        var message: String
-        var description: String { "invalid JSON at column \(column): \(message)" }
+        package var message: String
+        package var description: String { "invalid JSON at column \(column): \(message)" }
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
@@ -56,7 +56,7 @@ struct JSONParser {
     /// Parses `bytes` (UTF-8), which must hold exactly one JSON value (surrounding whitespace
     /// allowed).
     /// - Throws: ``SyntaxError``.
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws -> JSONValue {
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         parser.skipWhitespace()
         let value = try parser.value()
@@ -251,7 +251,7 @@ struct JSONParser {
 
 extension JSONParser {
     /// Whether `token` is a number as JSON writes one: `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`.
-    static func isNumber(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func isNumber(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0
         func digits() -> Int {
             let start = i
@@ -277,5 +277,24 @@ extension JSONParser {
             guard digits() > 0 else { return false }
         }
         return i == token.count
+    }
+}
+
+extension UnsafeBufferPointer {
+    /// The elements in `range`, as a buffer of their own (no slice type in between).
+    package func part(_ range: Range<Int>) -> UnsafeBufferPointer {
+        UnsafeBufferPointer(start: baseAddress.map { $0 + range.lowerBound }, count: range.count)
+    }
+}
+
+extension String {
+    /// `bytes` as a string if they are valid UTF-8 (quickly when they are ASCII), else `nil`.
+    package init?(validatingUTF8 bytes: UnsafeBufferPointer<UInt8>) {
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            self = String(decoding: bytes, as: UTF8.self)
+        } else {
+            guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+            self = text
+        }
     }
 }
