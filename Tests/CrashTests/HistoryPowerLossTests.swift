@@ -13,10 +13,10 @@ import Testing
 /// of objects whose stored values changed; and the feed's values (`historyReader(values:)`, what
 /// `logbook changes` writes) are those of the model after each save.
 @Suite struct HistoryPowerLossTests {
-    /// Variants per crash point: 10 quick, 200 long (the object test covers recovery itself).
+    /// Variants per crash point: 5 quick, 200 long (the object test covers recovery itself).
     static let variantsPerPoint =
         ProcessInfo.processInfo.environment["LOGBOOK_HISTORY_CRASH_VARIANTS"].flatMap { Int($0) }
-        ?? TestTier.pick(quick: 10, long: 200)
+        ?? TestTier.pick(quick: 5, long: 200)
 
     @Test func everyCrashPointKeepsTheHistoryOfTheSurvivingSaves() throws {
         let label = "history power loss"
@@ -119,7 +119,8 @@ func checkRecoveredHistory(
                 sequences == saves.filter { $0 > oldest && $0 <= m }.sorted()
             })
         else {
-            return "history after \(oldest) lists saves \(sequences), which are the saves up to none "
+            return
+                "history after \(oldest) lists saves \(sequences), which are the saves up to none "
                 + "of the commits \(candidates.sorted()) that hold the recovered objects"
         }
         let reader = try container.historyReader(after: nil, values: true)

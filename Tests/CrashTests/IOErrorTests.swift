@@ -13,12 +13,12 @@ import Testing
 /// `fdatasync` the store refuses writes until it is reopened; after reopening every
 /// acknowledged commit is there and a second open is clean.
 @Suite struct IOErrorTests {
-    /// Every how many calls a fault is injected: every 4th in the default tier (from a seeded
-    /// offset, so that runs cover different calls; `LOGBOOK_SEED` replays one), every call in
-    /// the long tier. `LOGBOOK_FAULT_STRIDE` sets it.
+    /// Every how many of the calls a fault kind applies to one is injected: every 6th in the
+    /// default tier (from a seeded offset, so that runs cover different calls; `LOGBOOK_SEED`
+    /// replays one), every call in the long tier. `LOGBOOK_FAULT_STRIDE` sets it.
     static let stride =
         ProcessInfo.processInfo.environment["LOGBOOK_FAULT_STRIDE"].flatMap { Int($0) }
-        ?? TestTier.pick(quick: 4, long: 1)
+        ?? TestTier.pick(quick: 6, long: 1)
 
     /// Single puts, batches of 10 and 1,000, deletes, segment rolls, a streaming commit, a
     /// buffered commit and a sync, compaction, reopening, and close.
@@ -83,11 +83,15 @@ import Testing
         var runs = 0
         var failures: [String] = []
         var resurfaced = 0
+        var applicable = 0
         let started = Date()
         for (i, call) in calls.enumerated() {
             let skip = seen[call.operation, default: 0]
             seen[call.operation] = skip + 1
-            guard kind.applies(to: call.operation), i % Self.stride == offset else { continue }
+            guard kind.applies(to: call.operation) else { continue }
+            // Every stride-th call the fault applies to, so each kind gets its share.
+            applicable += 1
+            guard (applicable - 1) % Self.stride == offset else { continue }
             let path = scratch.child("run\(i)")
             var run = FaultRun(path: path, segmentSize: segmentSize)
             run.faults.inject(kind.fault, on: call.operation, skip: skip, times: kind.times)

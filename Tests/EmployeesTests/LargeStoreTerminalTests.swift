@@ -3,14 +3,16 @@ import TestSupport
 import Testing
 
 /// A store of 100,000 employees (20,000 in the default tier) on a pseudo-terminal: the screen
-/// opens on it, pages, jumps to the end and searches; a long `list` shows its progress on a
-/// terminal's standard error, and only there.
+/// opens on it, pages, jumps to the end and searches; a long `list` (of 8,000 employees in the
+/// default tier: the line is drawn every 1,024 rows) shows its progress on a terminal's standard
+/// error, and only there.
 @Suite(.serialized) struct LargeStoreTerminalTests {
     static let count = TestTier.pick(quick: 20_000, long: 100_000)
+    static let listCount = TestTier.pick(quick: 8_000, long: 100_000)
 
-    private func makeStore() throws -> EmployeesProcess {
+    private func makeStore(_ count: Int = Self.count) throws -> EmployeesProcess {
         let employees = try EmployeesProcess()
-        try LargeStore.make(at: employees.storePath, employees: Self.count)
+        try LargeStore.make(at: employees.storePath, employees: count)
         return employees
     }
 
@@ -82,17 +84,17 @@ import Testing
     }
 
     @Test func progressGoesToATerminalsStandardErrorOnly() throws {
-        let employees = try makeStore()
+        let employees = try makeStore(Self.listCount)
         defer { employees.removeDirectory() }
         let table = employees.directory.appendingPathComponent("table").path
         let terminal = try PseudoTerminal()
         #expect(try list(employees, [], on: terminal, into: table) == 0)
         let shown = terminal.text
         #expect(shown.contains("\r\u{1B}[Klist: "), "\(shown.suffix(300))")
-        #expect(shown.contains(" of \(Self.count) employees, "))
+        #expect(shown.contains(" of \(Self.listCount) employees, "))
         #expect(shown.hasSuffix("\r\u{1B}[K"), "erased at the end")
         let rows = try String(contentsOfFile: table, encoding: .utf8)
-        #expect(rows.split(separator: "\n").count == Self.count + 1)
+        #expect(rows.split(separator: "\n").count == Self.listCount + 1)
         #expect(!rows.contains("\u{1B}"), "none of it in the output")
 
         let json = employees.directory.appendingPathComponent("json").path
@@ -102,7 +104,10 @@ import Testing
 
         // Standard error that is not a terminal (what every other process test uses).
         let piped = try employees.run(
-            ["--store", employees.storePath, "list", "--where", "salary > \(Self.count - 1000)"],
+            [
+                "--store", employees.storePath, "list", "--where",
+                "salary > \(Self.listCount - 1000)",
+            ],
             environment: ["EMPLOYEES_PROGRESS_AFTER_MS": "0"])
         #expect(piped.status == 0 && piped.standardError.isEmpty)
         #expect(piped.lines.count == 1001)

@@ -77,6 +77,10 @@ import Testing
     /// destination verifies clean, at the previous backup's token or a later one, and holds
     /// exactly the saves up to its token; a backup run to the end cleans up what the killed
     /// ones left.
+    /// The objects in the store before the writer starts: 5,000 in the default tier, 20,000 in
+    /// the long one.
+    static let filled = TestTier.pick(quick: 5_000, long: 20_000)
+
     @Test func aBackupKilledAtAnyMomentLeavesThePreviousOrTheNewBackup() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
@@ -84,8 +88,8 @@ import Testing
         var rng = SeededGenerator(seed: testSeed("backup kill"))
         let container = try ModelContainer(
             for: [Employee.self], at: URL(fileURLWithPath: source), options: Self.options())
-        try Self.fill(container, 20_000, prefix: "a")
-        let filled = Set((0..<20_000).map { "a\($0)" })
+        try Self.fill(container, Self.filled, prefix: "a")
+        let filled = Set((0..<Self.filled).map { "a\($0)" })
         let first = try CLI.run(["backup", source, destination])
         var previous = try #require(Self.token(in: first.stdout), "\(first.stderr)")
         // How long a whole backup takes here: the kills fall within it, and some after.
@@ -120,7 +124,7 @@ import Testing
         #expect(last.status == 0, "\(last.stderr)")
         #expect(try CLI.run(["backup", "--verify", destination]).status == 0)
         #expect(!FileManager.default.fileExists(atPath: destination + ".incoming"))
-        #expect(try Self.names(at: destination).0.count == 20_000 + writer.count)
+        #expect(try Self.names(at: destination).0.count == Self.filled + writer.count)
         try container.close()
         print(
             "backup kill: \(killed) of 8 killed (\(kept) left the previous backup), "

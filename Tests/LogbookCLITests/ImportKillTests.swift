@@ -8,7 +8,8 @@ import Testing
 /// streaming commit: afterwards the store holds every imported object or none of them,
 /// verifies clean (an unfinished commit is a torn tail) and opens for writing.
 @Suite struct ImportKillTests {
-    static let objects = 20_000
+    /// Objects imported: 5,000 in the default tier (five pieces of 1,000), 20,000 in the long one.
+    static let objects = TestTier.pick(quick: 5_000, long: 20_000)
 
     @Test func importKilledAtRandomPointsIsAllOrNothing() throws {
         let seed = testSeed("importKilledAtRandomPointsIsAllOrNothing")
