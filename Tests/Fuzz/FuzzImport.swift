@@ -86,7 +86,7 @@ private func fuzzImportCheck(_ object: ImportedObject) -> [String] {
 }
 
 /// Each line of `bytes` the fast parser reads, read again as JSON: it must parse, and give the
-/// same entity and values.
+/// same entity, `_id` and values.
 private func fuzzImportFastLines(_ bytes: [UInt8]) -> [String] {
     let parser = ObjectLineParser(entities: fuzzImportSchema.entities)
     var problems: [String] = []
@@ -94,7 +94,7 @@ private func fuzzImportFastLines(_ bytes: [UInt8]) -> [String] {
         var line = Array(line)
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
         line.withUnsafeBufferPointer { line in
-            guard let (entity, fast) = parser.parse(line) else { return }
+            guard let (entity, fast, id) = parser.parse(line) else { return }
             let json: JSONValue
             do {
                 json = try JSONParser.parse(line)
@@ -104,6 +104,10 @@ private func fuzzImportFastLines(_ bytes: [UInt8]) -> [String] {
             }
             guard json["_entity"]?.string == entity.name, case .object(let members) = json else {
                 problems.append("the fast parser read entity \(entity.name) from \(json)")
+                return
+            }
+            if let id, json["_id"] != .number(String(id)) {
+                problems.append("the fast parser read _id \(id) from \(json)")
                 return
             }
             var values = [AttributeValue?](repeating: nil, count: entity.attributes.count)
