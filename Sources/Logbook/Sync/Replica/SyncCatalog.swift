@@ -175,8 +175,9 @@ enum SyncCatalog {
     }
 
     /// The capture function and the two triggers of `entity`'s table, whose synced columns
-    /// are `columns` in `logbook_sync.tables` order (a stamp's place is its column's).
-    static func triggerSQL(_ entity: Entity, columns: [String]) -> String {
+    /// are `columns` in `logbook_sync.tables` order (a stamp's place is its column's). An SQL
+    /// client's delete also applies the delete rules of `schema` (``SyncDeleteRules``).
+    static func triggerSQL(_ entity: Entity, in schema: Schema, columns: [String]) -> String {
         let table = PostgreSQLTable.identifier(entity.name)
         let name = literal(entity.name)
         let fields = entity.storedFields.attributes
@@ -208,7 +209,7 @@ enum SyncCatalog {
               END IF;
               IF TG_OP = 'DELETE' THEN
                 PERFORM logbook_sync.capture(\(name), OLD."id", 'd', NULL, NULL, NULL);
-                RETURN NULL;
+            \(SyncDeleteRules.sql(entity, in: schema))    RETURN NULL;
               END IF;
               IF TG_OP = 'UPDATE' AND NEW."id" IS DISTINCT FROM OLD."id" THEN
                 RAISE EXCEPTION 'logbook sync: the id of a row of % cannot change (% to %)',

@@ -51,7 +51,7 @@ enum SyncSetup {
                     "INSERT INTO logbook_sync.tables (entity, columns) VALUES ("
                     + SyncSQL.literal(entity.name) + ", " + SyncSQL.textArray(columns)
                     + ") ON CONFLICT (entity) DO UPDATE SET columns = EXCLUDED.columns;\n"
-                sql += SyncCatalog.triggerSQL(entity, columns: columns)
+                sql += SyncCatalog.triggerSQL(entity, in: schema, columns: columns)
             }
             try connection.simpleQuery(sql)
         }
