@@ -117,6 +117,13 @@ public struct RecordDecoder: Sendable {
         return (pk, version)
     }
 
+    /// What compaction rewrites object records with so that each is written in the store's
+    /// newest schema version, as a container's compaction does (FORMAT.md Part 2, "Object
+    /// records"): for tools that compact a store without the app's model.
+    package var recordUpgrader: any CompactionRewriter {
+        RecordUpgrader(codecs.values.map(\.codec))
+    }
+
     /// A check of the records of the entity keyspace `keyspace` (`nil` for a keyspace that is
     /// no entity's), for tools that check a store record by record: the function throws what
     /// ``decode(keyspace:key:value:)-(_,UnsafeRawBufferPointer,_)`` throws for a record that does

@@ -1,5 +1,6 @@
 import Foundation
 import LogStore
+import Logbook
 
 /// `logbook compact PATH`: rewrites the live records and reclaims dead bytes.
 enum Compact: Subcommand {
@@ -10,8 +11,10 @@ enum Compact: Subcommand {
     static let discussion = """
         Seals the active segment, copies the live records of every segment into new ones and \
         removes the old, then prints what it reclaimed. Crash-safe at every step (FORMAT.md, \
-        "Compaction"). Takes the writer lock: a store open elsewhere for writing is refused \
-        with one line and exit status 1.
+        "Compaction"). In a store of the object layer, object records of older schema versions \
+        are written in the newest one, as an app's compaction writes them (byte for byte, with \
+        a warning, if the schema record does not read). Takes the writer lock: a store open \
+        elsewhere for writing is refused with one line and exit status 1.
         \(TornTail.writerHelp) Compaction then removes the cut file, as it removes every one.
         """
 
@@ -20,6 +23,14 @@ enum Compact: Subcommand {
         let store = try StoreAccess.openForWriting(path)
         defer { try? store.close() }
         TornTail.warn(store.recovery, console)
+        do {
+            if let decoder = try RecordDecoder.stored(in: store) {
+                store.setCompactionRewriter(decoder.recordUpgrader)
+            }
+        } catch {
+            // Records are then copied as they are, damage included, where `verify` finds it.
+            console.error("warning: object records keep their schema versions: \(error)")
+        }
         let before = try store.stats()
         console.progress.show(
             "compact: rewriting \(Formatting.count(before.segments, "segment")), "
