@@ -29,7 +29,7 @@ final class ShelfTag: PersistentModel {
 @Suite struct RelationshipImportTests {
     /// Shelves A and B; volumes Dune (A; sf, classic), Emma (B; classic) and Loose (none);
     /// tags sf and classic. A tag and a shelf deleted first leave gaps in the keys.
-    private func library(at path: String) throws {
+    func library(at path: String) throws {
         let container = try ModelContainer(
             for: [Shelf.self, Volume.self, ShelfTag.self], at: URL(filePath: path))
         let context = ModelContext(container)
@@ -71,7 +71,7 @@ final class ShelfTag: PersistentModel {
     }
 
     /// Each volume's title, shelf and tags, as the classes read them.
-    private func shelving(at path: String) throws -> [String] {
+    func shelving(at path: String) throws -> [String] {
         let container = try ModelContainer(
             for: [Shelf.self, Volume.self, ShelfTag.self], at: URL(filePath: path))
         defer { try? container.close() }

@@ -11,6 +11,10 @@ import Logbook
 /// takes the next key of its sequence. Two objects of one hierarchy that would share a key, and
 /// a reference to a key no object of the file has, are refused with the line.
 ///
+/// A CSV file holds the objects of one entity: a reference from it to another hierarchy names
+/// an object already in the store by its key, as export wrote it (import the destination's file
+/// first), and one to a key the store lacks is refused with the line.
+///
 /// Memory: about 16 bytes per object and per reference.
 struct FileKeys {
     private let file: String
@@ -22,10 +26,18 @@ struct FileKeys {
     private var used: [String: Set<UInt64>] = [:]
     /// The references to check at the end: the hierarchy, the store key, and what names it.
     private var references: [(root: String, key: UInt64, line: Int, field: String)] = []
+    /// The hierarchies (by top entity) the file holds objects of; `nil` for all.
+    private let fileRoots: Set<String>?
+    /// References to objects already in the store: the entity, the key, and what names it.
+    private var storeReferences: [(entity: String, key: UInt64, line: Int, field: String)] = []
 
     /// The keys of an import into a store of `schema`, whose hierarchies' last keys `lastKey`
-    /// gives (by entity), from the file named `file`.
-    init(schema: Schema, file: String, lastKey: (String) throws -> UInt64) rethrows {
+    /// gives (by entity), from the file named `file`, which holds objects of `fileEntity`'s
+    /// hierarchy only (a CSV file), or of any entity (`nil`).
+    init(
+        schema: Schema, file: String, fileEntity: String? = nil,
+        lastKey: (String) throws -> UInt64
+    ) rethrows {
         self.file = file
         var bases: [String: UInt64] = [:]
         var roots: [String: String] = [:]
@@ -43,6 +55,7 @@ struct FileKeys {
         }
         self.bases = bases
         self.roots = roots
+        fileRoots = fileEntity.map { [roots[$0] ?? $0] }
     }
 
     /// The store key of `object`, or `nil` for the next key of its sequence; its links in
@@ -61,14 +74,17 @@ struct FileKeys {
         let links = object.links.map { r, keys in
             let relationship = entity.relationships[r]
             let destination = relationship.destination
+            let field = "\(entity.name).\(relationship.name)"
+            if let fileRoots, !fileRoots.contains(roots[destination] ?? destination) {
+                for key in keys {
+                    storeReferences.append((destination, key, object.line, field))
+                }
+                return (r, keys)
+            }
             let base = bases[destination] ?? 0
             let mapped = keys.map { base &+ $0 }
             for key in mapped {
-                references.append(
-                    (
-                        roots[destination] ?? destination, key, object.line,
-                        "\(entity.name).\(relationship.name)"
-                    ))
+                references.append((roots[destination] ?? destination, key, object.line, field))
             }
             return (r, mapped)
         }
@@ -88,9 +104,18 @@ struct FileKeys {
         }
     }
 
-    /// Checks that every reference names an object of the file.
+    /// Checks that every reference names an object of the file, or of the store where the file
+    /// holds one entity's objects (`exists` says whether the store has an object of an entity,
+    /// or of one that inherits from it, with a key).
     /// - Throws: ``LineError`` for the first that does not.
-    func checkReferences() throws {
+    func checkReferences(exists: (String, UInt64) throws -> Bool) throws {
+        for reference in storeReferences where try !exists(reference.entity, reference.key) {
+            throw LineError(
+                file: file, line: reference.line,
+                message:
+                    "\(reference.field) names \(reference.entity) \(reference.key), which the store does not hold: import the \(reference.entity) objects first"
+            )
+        }
         for reference in references where used[reference.root]?.contains(reference.key) != true {
             let base = bases[reference.root] ?? 0
             throw LineError(
@@ -114,9 +139,23 @@ struct FileKeys {
         guard toMany else { return key(value).map { [$0] } }
         guard
             case .data(let data)? = AttributeValue(
-                json: value, as: AttributeDescription("links", .data, optional: true)),
-            data.count % 8 == 0, !data.isEmpty
+                json: value, as: AttributeDescription("links", .data, optional: true))
         else { return nil }
+        return keys(links: data)
+    }
+
+    /// The keys a relationship's CSV field holds: for a to-one a key, for a link list the hex
+    /// of its keys as export writes it; empty for an empty field.
+    static func keys(csvField text: String, toMany: Bool) -> [UInt64]? {
+        if text.isEmpty { return [] }
+        guard toMany else { return UInt64(text).flatMap { $0 > 0 ? [$0] : nil } }
+        guard case .data(let data)? = AttributeValue(text: text, as: .data) else { return nil }
+        return keys(links: data)
+    }
+
+    /// The keys of a stored link list: 8-byte big-endian keys, strictly ascending.
+    private static func keys(links data: Data) -> [UInt64]? {
+        guard data.count % 8 == 0, !data.isEmpty else { return nil }
         var keys: [UInt64] = []
         for start in stride(from: 0, to: data.count, by: 8) {
             let key = data[data.startIndex + start..<data.startIndex + start + 8].reduce(0) {

@@ -36,9 +36,12 @@ enum Import: Subcommand {
         status 1).
 
         CSV (--format csv, or a FILE ending in .csv) as `export --format csv` writes it: a \
-        header row naming the attributes (an id column is skipped), rows of one entity named \
-        by --entity, into a store that has a schema. An empty field is null for an optional \
-        attribute and "" for a required string.
+        header row naming the columns, rows of one entity named by --entity, into a store that \
+        has a schema. An empty field is null for an optional attribute and "" for a required \
+        string. The id column is the _id above. A relationship column holds a to-one's key or a \
+        many-to-many's link list, as export writes them: keys of this file's objects within \
+        the entity's own hierarchy, and otherwise keys of objects already in the store (import \
+        the file of the entity they name first; in a cycle, use JSON Lines).
         \(TornTail.writerHelp)
         """
 
@@ -86,7 +89,9 @@ enum Import: Subcommand {
         } else {
             source = JSONLinesSource(input: input, file: label, storeSchema: storeSchema)
         }
-        let saver = ObjectSaver(path: path, storeHasSchema: storeSchema != nil, file: label)
+        let saver = ObjectSaver(
+            path: path, storeHasSchema: storeSchema != nil, file: label,
+            fileEntity: format == "csv" ? arguments.value("entity") : nil)
         let meter = ProgressMeter("import")
         let size = input.fileSize
         let saved: Int

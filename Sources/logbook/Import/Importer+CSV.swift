@@ -2,15 +2,24 @@ import Foundation
 import Logbook
 
 /// Reads CSV as `logbook export --format csv` writes it, one row at a time: a header row
-/// naming the columns (`id` is skipped), then one row per object of `entity`. An empty field is
-/// `nil` for an optional attribute and `""` for a required string.
+/// naming the columns, then one row per object of `entity`. An empty field is `nil` for an
+/// optional attribute and `""` for a required string. The `id` column is the object's `_id`
+/// (``FileKeys``); a stored relationship's column holds a to-one's key or a link list's hex,
+/// as export writes them (empty: none).
 struct CSVSource: ImportSource {
+    /// What a column of the header holds.
+    private enum Column {
+        case id
+        case attribute(index: Int, AttributeDescription)
+        case relationship(index: Int, toMany: Bool)
+    }
+
     private let input: InputReader
     private let file: String
     private let entity: Entity
     private var rows = CSVRows()
-    /// The attribute of each column (`nil` for `id`), once the header is read.
-    private var columns: [(index: Int, attribute: AttributeDescription)?]?
+    /// The columns, once the header is read.
+    private var columns: [Column]?
     var fileSchema: Schema? { nil }
 
     /// A source reading `input` (the file named `file` on the command line) as objects of
@@ -28,14 +37,19 @@ struct CSVSource: ImportSource {
                     file: file, line: 1, message: "the file is empty; it needs a header row")
             }
             columns = try header.fields.map { name in
-                if name == "id" || name == "_id" { return nil }
-                guard let index = entity.attributeIndex(name) else {
-                    throw LineError(
-                        file: file, line: header.line,
-                        message:
-                            "\(entity.name) has no attribute \"\(name)\" (a column of the header)")
+                if name == "id" || name == "_id" { return .id }
+                if let index = entity.attributeIndex(name) {
+                    return .attribute(index: index, entity.attributes[index])
                 }
-                return (index, entity.attributes[index])
+                if let r = entity.relationships.firstIndex(where: { $0.name == name && $0.isStored }
+                ) {
+                    return .relationship(index: r, toMany: entity.relationships[r].isToMany)
+                }
+                throw LineError(
+                    file: file, line: header.line,
+                    message:
+                        "\(entity.name) has no attribute or stored relationship \"\(name)\" (a column of the header)"
+                )
             }
         }
         let columns = self.columns ?? []
@@ -47,23 +61,44 @@ struct CSVSource: ImportSource {
             guard row.fields.count == columns.count else {
                 throw fail("\(row.fields.count) fields, but the header has \(columns.count)")
             }
-            var values = [AttributeValue?](repeating: nil, count: entity.attributes.count)
+            var object = ImportedObject(
+                entity: entity,
+                values: [AttributeValue?](repeating: nil, count: entity.attributes.count),
+                line: row.line)
             for (f, (field, column)) in zip(row.fields, columns).enumerated() {
-                guard let (index, attribute) = column else { continue }
-                let quoted = f < row.quoted.count && row.quoted[f]
-                guard let value = AttributeValue(csvField: field, quoted: quoted, as: attribute)
-                else {
-                    throw fail(
-                        "\(entity.name).\(attribute.name) holds \(attribute.declaredType), not "
-                            + Formatting.quoted(String(field.prefix(40))))
+                switch column {
+                case .id:
+                    guard !field.isEmpty else { continue }
+                    guard let id = Int64(field), id > 0 else {
+                        throw fail(
+                            "id holds \(Formatting.quoted(String(field.prefix(40)))), not a key of 1 or more"
+                        )
+                    }
+                    object.id = id
+                case .attribute(let index, let attribute):
+                    let quoted = f < row.quoted.count && row.quoted[f]
+                    guard let value = AttributeValue(csvField: field, quoted: quoted, as: attribute)
+                    else {
+                        throw fail(
+                            "\(entity.name).\(attribute.name) holds \(attribute.declaredType), not "
+                                + Formatting.quoted(String(field.prefix(40))))
+                    }
+                    object.values[index] = value
+                case .relationship(let index, let toMany):
+                    guard let keys = FileKeys.keys(csvField: field, toMany: toMany) else {
+                        throw fail(
+                            "\(entity.name).\(entity.relationships[index].name) holds "
+                                + (toMany ? "a link list (the hex of its keys)" : "a key")
+                                + ", not " + Formatting.quoted(String(field.prefix(40))))
+                    }
+                    if !keys.isEmpty { object.links.append((index, keys)) }
                 }
-                values[index] = value
             }
-            for (attribute, value) in zip(entity.attributes, values)
+            for (attribute, value) in zip(entity.attributes, object.values)
             where value == nil && !attribute.isOptional && attribute.defaultValue == nil {
                 throw fail("\(entity.name).\(attribute.name) is required but has no column")
             }
-            return ImportedObject(entity: entity, values: values, line: row.line)
+            return object
         }
         return nil
     }

@@ -95,6 +95,8 @@ final class ObjectSaver {
     /// The keys of the file's objects and references, from the store's open on.
     private var keys: FileKeys?
     private let file: String
+    /// The entity of a file of one entity's objects (CSV), or `nil`.
+    private let fileEntity: String?
     private var pendingObjects = 0
     private var pendingBytes = 0
     /// Objects inserted so far.
@@ -103,11 +105,13 @@ final class ObjectSaver {
     private(set) var recovery: RecoveryReport?
 
     /// A saver into the store at `path` (created if missing), which holds a schema or not, of
-    /// the objects of the file named `file`.
-    init(path: String, storeHasSchema: Bool, file: String) {
+    /// the objects of the file named `file`: of `fileEntity` only (a CSV file, whose references
+    /// to other entities name objects in the store), or of any entity.
+    init(path: String, storeHasSchema: Bool, file: String, fileEntity: String? = nil) {
         self.path = path
         self.storeHasSchema = storeHasSchema
         self.file = file
+        self.fileEntity = fileEntity
     }
 
     deinit { abandon() }
@@ -144,7 +148,7 @@ final class ObjectSaver {
     ///   engine's error for a commit that cannot finish.
     func finish(fileSchema: Schema?) throws -> Int {
         let (context, commit) = try open(fileSchema)
-        try keys?.checkReferences()
+        if let container { try keys?.checkReferences { try Self.holds(container, $0, $1) } }
         try context.save(into: commit)
         try wrapped { _ = try commit.finish() }
         self.context = nil
@@ -178,7 +182,7 @@ final class ObjectSaver {
         self.container = container
         recovery = container.store.recovery
         // Before any insert: the hierarchies' last keys the file's keys go after.
-        keys = try FileKeys(schema: container.schema, file: file) {
+        keys = try FileKeys(schema: container.schema, file: file, fileEntity: fileEntity) {
             try container.lastPrimaryKey(of: $0)
         }
         let commit = try wrapped { try container.store.beginCommit() }
@@ -187,6 +191,28 @@ final class ObjectSaver {
         self.context = context
         self.commit = commit
         return (context, commit)
+    }
+
+    /// Whether `container`'s store holds an object with primary key `key` of `entity` or of an
+    /// entity that inherits from it.
+    private static func holds(_ container: ModelContainer, _ entity: String, _ key: UInt64)
+        throws -> Bool
+    {
+        let schema = container.schema
+        func inherits(_ name: String) -> Bool {
+            var next: String? = name
+            for _ in 0...schema.entities.count {
+                guard let current = next else { return false }
+                if current == entity { return true }
+                next = schema.entity(named: current)?.superentity
+            }
+            return false
+        }
+        for candidate in schema.entities where inherits(candidate.name) {
+            let id = PersistentIdentifier(entityName: candidate.name, primaryKey: key)
+            if try container.store.get(id.storeKey, in: candidate.name) != nil { return true }
+        }
+        return false
     }
 
     /// Runs `body`, reporting the engine's errors as the object layer does.
