@@ -143,7 +143,14 @@ final class ContainerCore: Sendable {
                 Array(versionIdentifier.utf8), for: Keyspaces.versionIdentifierKey,
                 in: Keyspaces.meta)
         }
-        if !setup.isEmpty { try wrapStoreErrors { _ = try store.commit(setup) } }
+        // Buffered, not synced: nothing else depends on this commit until a later one, and a
+        // later synced commit makes it durable first (the same segment's fdatasync covers it; a
+        // sealed segment is synced before the next begins), so a power loss leaves the store
+        // before it or after it, and an open after one before it settles the schema again. An
+        // open that migrates lightweight then costs no device flush (issue 38: ≤ 2× an open).
+        if !setup.isEmpty {
+            try wrapStoreErrors { _ = try store.commit(setup, durability: .buffered) }
+        }
         var bindings: [EntityBinding] = []
         var byType: [ObjectIdentifier: Int] = [:]
         for (i, entity) in schema.entities.enumerated() {
