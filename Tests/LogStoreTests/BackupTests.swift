@@ -212,6 +212,51 @@ import Testing
         #expect(try LogStore.verifyBackup(at: dir.child("b")).problems.count == 2)
     }
 
+    /// The order a crash at any moment relies on, in a first backup and an incremental one:
+    /// every file the backup wrote and the names of `DST.incoming` are synced before the swap
+    /// (the syncs may run at once, but all return before it), and the parent after the swap,
+    /// before anything of the previous backup is removed.
+    @Test func theSwapComesAfterTheSyncsOfTheNewBackupAndBeforeAnyRemoval() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        var rng = SeededGenerator(seed: testSeed("backup sync order"))
+        let fs = CallLogFileSystem(PosixFileSystem())
+        var options = options()
+        options.fileSystem = fs
+        let store = try LogStore(path: dir.child("s"), options: options)
+        defer { try? store.close() }
+        let staging = dir.child("b") + ".incoming"
+        for round in 0..<3 {
+            _ = try write(store, 60, rng: &rng)
+            let before = fs.calls.count
+            let report = try store.backup(to: dir.child("b"))
+            #expect(report.incremental == (round > 0))
+            let calls = Array(fs.calls[before...])
+            let swap = try #require(
+                calls.firstIndex {
+                    ($0.operation == "exchange" || $0.operation == "rename") && $0.path == staging
+                })
+            let written = Set(
+                calls[..<swap].filter { $0.operation == "write" && $0.path.hasPrefix(staging) }
+                    .map(\.path))
+            #expect(written.contains(staging + "/backup.manifest"))
+            let synced = Set(calls[..<swap].filter { $0.operation == "fdatasync" }.map(\.path))
+            #expect(written.subtracting(synced).isEmpty, "round \(round): unsynced \(written)")
+            #expect(
+                calls[..<swap].contains { $0.operation == "fsync-directory" && $0.path == staging })
+            let parentSync = calls[swap...].firstIndex {
+                $0.operation == "fsync-directory" && $0.path == dir.path
+            }
+            let firstRemoval = calls[swap...].firstIndex { $0.operation == "unlink" }
+            #expect(parentSync != nil, "round \(round)")
+            if let parentSync, let firstRemoval {
+                #expect(parentSync < firstRemoval, "round \(round)")
+            }
+            #expect((firstRemoval != nil) == (round > 0), "round \(round)")
+            try expectClean(dir.child("b"))
+        }
+    }
+
     /// A backup that fails at any system call leaves the previous backup as it was, and nothing
     /// of its own: whole (after a compaction) and incremental.
     @Test(arguments: [true, false])

@@ -60,7 +60,7 @@ import Testing
             #expect(made.stdout.contains(round == 0 ? "whole" : "incremental"), "\(made.stdout)")
             let token = try #require(Self.token(in: made.stdout), "\(made.stdout)")
             let verified = try CLI.run(["backup", "--verify", destination])
-            #expect(verified.status == 0, "round \(round): \(verified.stdout)")
+            #expect(verified.status == 0, "round \(round): \(verified.stdout) \(verified.stderr)")
             #expect(Self.token(in: verified.stdout) == token)
             let (names, copyToken) = try Self.names(at: destination)
             #expect(copyToken == token)
@@ -109,7 +109,7 @@ import Testing
                     + ["backup", source, destination])
             if run.status == 137 || run.crashed { killed += 1 }
             let verified = try CLI.run(["backup", "--verify", destination])
-            #expect(verified.status == 0, "round \(round): \(verified.stdout)")
+            #expect(verified.status == 0, "round \(round): \(verified.stdout) \(verified.stderr)")
             let token = try #require(Self.token(in: verified.stdout))
             #expect(token >= previous, "round \(round): \(token)")
             if token == previous { kept += 1 }

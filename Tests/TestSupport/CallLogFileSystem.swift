@@ -94,4 +94,13 @@ package final class CallLogFileSystem: FileSystem, Sendable {
         try inner.contents(ofDirectory: path)
     }
     package func kind(of path: String) -> PathKind { inner.kind(of: path) }
+    package func link(_ from: String, to: String) throws {
+        try logged("link", to) { try inner.link(from, to: to) }
+    }
+    package func exchange(_ first: String, _ second: String) throws {
+        try logged("exchange", first) { try inner.exchange(first, second) }
+    }
+    package func removeDirectory(_ path: String) throws {
+        try logged("rmdir", path) { try inner.removeDirectory(path) }
+    }
 }

@@ -9,12 +9,12 @@ import Foundation
 /// Builds the files of a new backup in `DST.incoming` (FORMAT.md, "Backups"): incrementally, as
 /// the previous backup's files (linked, never copied) plus one segment of the commits written
 /// since; or whole, as copies of the source's sealed segments (linking those the previous
-/// backup already holds) and of the commits at the start of its newest segment. Every file it
-/// writes is synced, all of them at the end (``syncWritten()``): nothing reaches them before
-/// the swap, so the order in which they become durable does not matter, and syncs in a row let
-/// the file system write them back in one journal commit instead of one each. Linked files
-/// need no sync: their data was synced by the backup that wrote them, and the new name is made
-/// durable by the caller's sync of the directory before it swaps it into place.
+/// backup already holds) and of the commits at the start of its newest segment. It syncs
+/// nothing: the files it wrote (``writtenPaths``) are synced by ``BackupTarget/install(syncing:)``
+/// together with the directory, all at once, before the swap; nothing reaches them before it,
+/// so the order in which they become durable does not matter. Linked files need no sync: their
+/// data was synced by the backup that wrote them, and the new name is made durable by that sync
+/// of the directory.
 ///
 /// Not thread-safe; the snapshot's segments stay mapped while it runs.
 struct BackupBuilder {
@@ -27,6 +27,8 @@ struct BackupBuilder {
     private(set) var bytesLinked: Int64 = 0
     /// The files written (not linked), to sync before the swap.
     private let written = WrittenFiles()
+    /// The paths of the files written (not linked): what must be synced before the swap.
+    var writtenPaths: [String] { written.paths }
 
     /// Paths, appended to by the non-mutating writes.
     private final class WrittenFiles {
@@ -45,7 +47,8 @@ struct BackupBuilder {
         self.identity = identity
     }
 
-    /// Writes the backup's files; returns its manifest and whether it was incremental.
+    /// Writes the backup's files, unsynced (``writtenPaths``); returns its manifest and whether
+    /// it was incremental.
     /// - Throws: ``LogStoreError/io(operation:path:errno:)`` (`ENOSPC` among others).
     mutating func build() throws -> (BackupManifest, incremental: Bool) {
         let previous = target.previous.flatMap { $0.identity == identity ? $0 : nil }
@@ -69,17 +72,7 @@ struct BackupBuilder {
                 offset += Int64(raw.count)
             }
         }
-        try syncWritten()
         return (manifest, incremental)
-    }
-
-    /// Makes the data of every file written durable (`fdatasync`), reopening each by name.
-    private func syncWritten() throws {
-        for path in written.paths {
-            let file = try fs.open(path, create: false, readOnly: true)
-            defer { try? fs.close(file) }
-            try fs.syncData(file)
-        }
     }
 
     // MARK: Incremental
@@ -353,8 +346,8 @@ struct BackupBuilder {
         }
     }
 
-    /// Creates `name` in `DST.incoming`, lets `body` write it, and closes it (``build()`` syncs
-    /// it later); returns its size. A file that fails is removed.
+    /// Creates `name` in `DST.incoming`, lets `body` write it, and closes it (it is synced
+    /// before the swap); returns its size. A file that fails is removed.
     @discardableResult
     private func write(
         name: String, _ body: (OpenFile, inout Int64) throws -> Void

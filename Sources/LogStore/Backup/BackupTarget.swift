@@ -111,20 +111,32 @@ struct BackupTarget {
         return file
     }
 
-    /// Puts the backup built in `DST.incoming` in place of `DST`, atomically and durably, and
-    /// removes the previous one.
+    /// Makes the files at `written` (in `DST.incoming`) and the directory durable, then puts
+    /// the backup built there in place of `DST`, atomically and durably, and removes the
+    /// previous one.
     ///
-    /// Two syncs, each needed: of `DST.incoming` before the swap (the names of its files,
-    /// linked or written, must be durable before they become `DST`'s); of the parent after it
-    /// (the swap is durable when this returns, and before the previous backup's files are
-    /// removed, which must never reach the disk ahead of the swap, or a crash could leave `DST`
-    /// the previous backup with files missing). The removal itself is not synced: if a crash
-    /// loses it, `DST.incoming` comes back with what was left of the previous backup, which
-    /// the next backup removes (``settle()``), and `DST` is already the new one.
+    /// Two waits for the disk, each needed. First the data of every written file and the names
+    /// of `DST.incoming` (linked or written): all must be durable before they become `DST`'s,
+    /// in no order among themselves, so their syncs run at once (``ConcurrentSyncs``), and
+    /// none of them returns before the swap is made. Then the parent after the swap (the swap
+    /// is durable when this returns, and before the previous backup's files are removed, which
+    /// must never reach the disk ahead of the swap, or a crash could leave `DST` the previous
+    /// backup with files missing). The removal itself is not synced: if a crash loses it,
+    /// `DST.incoming` comes back with what was left of the previous backup, which the next
+    /// backup removes (``settle()``), and `DST` is already the new one.
     /// - Throws: ``LogStoreError/io(operation:path:errno:)``; `DST` is then the previous backup
     ///   or the new one.
-    mutating func install() throws {
-        try fs.syncDirectory(staging)
+    mutating func install(syncing written: [String]) throws {
+        let fs = self.fs
+        let staging = self.staging
+        let syncFile = { @Sendable (path: String) throws -> Void in
+            let file = try fs.open(path, create: false, readOnly: true)
+            defer { try? fs.close(file) }
+            try fs.syncData(file)
+        }
+        try ConcurrentSyncs.run(
+            written.map { path in { @Sendable in try syncFile(path) } }
+                + [{ @Sendable in try fs.syncDirectory(staging) }])
         let parent = LogStore.parentDirectory(of: path)
         if !exists {
             try fs.rename(staging, to: path)

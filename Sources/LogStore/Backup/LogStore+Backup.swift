@@ -44,7 +44,7 @@ extension LogStore {
         var builder = BackupBuilder(snapshot: snapshot, target: target, identity: identity)
         do {
             let (manifest, incremental) = try builder.build()
-            try target.install()
+            try target.install(syncing: builder.writtenPaths)
             return BackupReport(
                 lastSequence: manifest.lastSequence, incremental: incremental,
                 bytesCopied: builder.bytesCopied, bytesReused: builder.bytesLinked,
