@@ -5,10 +5,12 @@ import Foundation
 enum LogbookBench {
     static var workloads: [Workload] {
         EngineWorkloads.all + SyncWorkloads.all + CompactWorkload.all + YCSBWorkloads.all
-            + ObjectWorkloads.all + IndexWorkloads.all + MigrationWorkloads.all + QueryWorkloads.all + ResourceWorkloads.all
+            + ObjectWorkloads.all + IndexWorkloads.all + MigrationWorkloads.all + QueryWorkloads.all
+            + ResourceWorkloads.all
             + ToolWorkloads.all + EnumerateMemoryWorkload.all + BackupWorkload.all
             + HistoryWorkloads.all + ContextSyncWorkloads.all + OrderedWorkloads.all
             + ManyToManyWorkloads.all + TypeWorkloads.all + StudioWorkloads.all
+            + ReplicaWorkloads.all
     }
 
     static func main() {

@@ -15,6 +15,8 @@ struct Target {
         case figureAtMost(Double)
         /// Logbook's size (a `size` row) is at most this many megabytes.
         case megabytesAtMost(Double)
+        /// Logbook's rate for `workload` is at least this many operations per second.
+        case operationsPerSecondAtLeast(Double)
     }
 
     var name: String
@@ -96,7 +98,7 @@ struct Target {
             Target(
                 name: "tools: stats ≤ 0.1 s", workload: "tools-stats",
                 rule: .millisecondsAtMost(100)),
-        ] + StudioWorkloads.targets + QueryWorkloads.targets
+        ] + StudioWorkloads.targets + QueryWorkloads.targets + ReplicaWorkloads.targets
 
     /// `(figure, met)` from `results`, or `nil` if the run did not measure it.
     func evaluate(_ results: [BenchResult]) -> (figure: String, met: Bool)? {
@@ -124,6 +126,10 @@ struct Target {
             guard let bytes = ours?.bytes, bytes > 0 else { return nil }
             let megabytes = Double(bytes) / 1_048_576
             return (String(format: "%.1f MB", megabytes), megabytes <= bound)
+        case .operationsPerSecondAtLeast(let bound):
+            guard let ours, ours.seconds > 0, ours.operations > 0 else { return nil }
+            let rate = Double(ours.operations) / ours.seconds
+            return (String(format: "%.0f/s", rate), rate >= bound)
         }
     }
 }

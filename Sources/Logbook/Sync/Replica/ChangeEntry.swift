@@ -81,8 +81,23 @@ struct ChangeEntry {
 /// Reads PostgreSQL's change log a transaction at a time.
 struct ChangeLogReader {
     let connection: PostgreSQLConnection
+    /// The replica whose echoes ``transactions(after:)`` leaves out: the entries repeating
+    /// its own saves, which it would pass over (its save markers stay, and so do corrections
+    /// for it), so a replica does not read its own saves back.
+    var echoesOf: Int32?
     /// Rows per query.
     var batchSize = 5_000
+
+    init(connection: PostgreSQLConnection, echoesOf origin: Int32? = nil) {
+        self.connection = connection
+        echoesOf = origin
+    }
+
+    /// The condition on a row that leaves out the echoes of ``echoesOf``.
+    private var kept: String {
+        guard let origin = echoesOf else { return "" }
+        return " AND (origin <> \(origin) OR NOT echo OR op = 'm')"
+    }
 
     /// The next whole transactions after `position` (a transaction is never split), oldest
     /// first; empty when there is none.
@@ -91,7 +106,7 @@ struct ChangeLogReader {
         var entries: [ChangeEntry] = []
         try connection.query(
             "SELECT \(ChangeEntry.columnsSQL) FROM logbook_sync.changes "
-                + "WHERE position > $1::bigint ORDER BY position LIMIT $2::bigint",
+                + "WHERE position > $1::bigint\(kept) ORDER BY position LIMIT $2::bigint",
             [.int(Int64(clamping: position)), .int(Int64(batchSize))]
         ) { entries.append(try ChangeEntry($0)) }
         var groups = Self.group(entries)
@@ -103,7 +118,8 @@ struct ChangeLogReader {
                 var rest: [ChangeEntry] = []
                 try connection.query(
                     "SELECT \(ChangeEntry.columnsSQL) FROM logbook_sync.changes "
-                        + "WHERE xact = $1::bigint AND position > $2::bigint ORDER BY position",
+                        + "WHERE xact = $1::bigint AND position > $2::bigint\(kept) "
+                        + "ORDER BY position",
                     [.int(last[0].xact), .int(Int64(clamping: last[last.count - 1].position))]
                 ) { rest.append(try ChangeEntry($0)) }
                 groups[0] += rest

@@ -112,7 +112,7 @@ final class ReplicaSession {
             uploader = Uploader(
                 connection: connection, origin: origin, author: author, database: database,
                 resolvers: settings.resolvers, report: settings.report)
-            changeLog = ChangeLogReader(connection: connection)
+            changeLog = ChangeLogReader(connection: connection, echoesOf: origin)
             contents = try ReplicaCommitReader(
                 store: core.store, after: max(registration.upSequence, acknowledged),
                 values: true)

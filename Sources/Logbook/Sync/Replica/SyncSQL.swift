@@ -22,6 +22,12 @@ enum SyncSQL {
             + "]::\(type)[]"
     }
 
+    /// Whether an unquoted array element is `NULL` (in any case).
+    private static func isNull(_ element: ArraySlice<UInt8>) -> Bool {
+        element.count == 4
+            && zip(element, "NULL".utf8).allSatisfy { $0 & 0xDF == $1 }
+    }
+
     /// The elements of a one-dimensional array in PostgreSQL's text output (`{a,"b c",NULL}`),
     /// `nil` for each `NULL`; `nil` if `text` is not such an array.
     static func parseArray(_ text: String) -> [String?]? {
@@ -65,8 +71,9 @@ enum SyncSQL {
             } else {
                 var end = i
                 while end < bytes.endIndex && bytes[end] != UInt8(ascii: ",") { end += 1 }
-                let element = String(decoding: bytes[i..<end], as: UTF8.self)
-                items.append(element.uppercased() == "NULL" ? nil : element)
+                let element = bytes[i..<end]
+                items.append(
+                    isNull(element) ? nil : String(decoding: element, as: UTF8.self))
                 i = end
             }
             guard i < bytes.endIndex else { return items }

@@ -9,7 +9,8 @@ import Foundation
 /// with the object that held it first), then writes the rows, their stamps, the change log
 /// (an echo of what was applied as the save had it, which the origin skips, and a correction
 /// for the origin where PostgreSQL keeps something else), the save's marker, and the new
-/// watermark, and commits. Two round trips per save.
+/// watermark, and commits. Three round trips per save: the reads, the change log's rows (one
+/// `COPY`, ``ChangeLogRows``), the other writes with the `COMMIT`.
 ///
 /// Not thread-safe: one uploader per connection, used from one thread.
 final class Uploader {
@@ -38,6 +39,8 @@ final class Uploader {
     private struct Snapshot {
         var upSequence: UInt64 = 0
         var nextPosition: UInt64 = 1
+        /// The transaction's `txid_current()`, which its change log rows carry.
+        var xact: Int64 = 0
         var rows: [PersistentIdentifier: RowStamps] = [:]
         var current: [PersistentIdentifier: [AttributeValue]] = [:]
         /// Per entity and unique field position: canonical value → ids holding it.
@@ -72,7 +75,9 @@ final class Uploader {
                 return false
             }
             let outcomes = decide(save, changes, snapshot)
-            try connection.simpleQuery(writeSQL(save, outcomes, snapshot) + "COMMIT;")
+            let (sql, changeLog) = writeSQL(save, outcomes, snapshot)
+            try connection.copyIn(ChangeLogRows.copySQL) { write in try write(changeLog.bytes) }
+            try connection.simpleQuery(sql + "COMMIT;")
             return true
         } catch {
             if !connection.isClosed && connection.transactionStatus != .idle {
@@ -90,8 +95,8 @@ final class Uploader {
             SELECT pg_advisory_xact_lock(\(SyncCatalog.lock));
             SELECT set_config('\(SyncCatalog.originSetting)', '\(origin)', true);
             SELECT up_sequence, (SELECT last_value + CASE WHEN is_called THEN 1 ELSE 0 END
-              FROM logbook_sync.positions) FROM logbook_sync.replicas WHERE origin = \(origin)
-              FOR UPDATE;
+              FROM logbook_sync.positions), txid_current() FROM logbook_sync.replicas
+              WHERE origin = \(origin) FOR UPDATE;
 
             """
         enum Read {
@@ -157,6 +162,7 @@ final class Uploader {
         }
         snapshot.upSequence = UInt64(clamping: try watermark.decode(0, as: Int64.self))
         snapshot.nextPosition = UInt64(clamping: try watermark.decode(1, as: Int64.self))
+        snapshot.xact = try watermark.decode(2, as: Int64.self)
         for (read, result) in zip(reads, results[4...]) {
             switch read {
             case .rows(let entity):
@@ -357,25 +363,23 @@ final class Uploader {
 
     // MARK: Writing
 
+    /// The statements of the save's writes but the change log, and the change log's rows.
     private func writeSQL(
         _ save: LocalLog.Save, _ outcomes: [Outcome], _ snapshot: Snapshot
-    ) -> String {
+    ) -> (sql: String, changeLog: ChangeLogRows) {
         var sql = ""
         var position = snapshot.nextPosition
-        var changeRows: [String] = []
+        var changeRows = ChangeLogRows()
         var stampRows: [String] = []
-        let author = SyncSQL.literal(self.author)
-        let prefix = "txid_current(), \(origin), \(save.sequence)"
         func changeRow(
             echo: Bool, entity: String?, id: UInt64?, op: Character, columns: [String]?,
             values: [String?]?
         ) {
             changeRows.append(
-                "(\(position), \(prefix), \(echo), \(echo ? "NULL" : String(origin)), \(author), "
-                    + (entity.map(SyncSQL.literal) ?? "NULL") + ", "
-                    + (id.map { String($0) } ?? "NULL") + ", '\(op)', "
-                    + (columns.map { SyncSQL.textArray($0) } ?? "NULL") + ", "
-                    + (values.map { SyncSQL.textArray($0) } ?? "NULL") + ", \(save.stamp))")
+                position: position, xact: snapshot.xact, origin: origin,
+                sequence: save.sequence, echo: echo, target: echo ? nil : origin, author: author,
+                entity: entity, id: id, op: op, columns: columns, values: values,
+                stamp: save.stamp)
             position += 1
         }
         var links: [PostgreSQLJoinTable: [UInt8]] = [:]
@@ -519,15 +523,6 @@ final class Uploader {
                 + "stamps = EXCLUDED.stamps, writers = EXCLUDED.writers;\n"
             start = end
         }
-        start = 0
-        while start < changeRows.count {
-            let end = min(start + 1000, changeRows.count)
-            sql +=
-                "INSERT INTO logbook_sync.changes (position, xact, origin, sequence, echo, "
-                + "target, author, entity, id, op, columns, \"values\", stamp) VALUES\n"
-                + changeRows[start..<end].joined(separator: ",\n") + ";\n"
-            start = end
-        }
         sql += """
             SELECT setval('logbook_sync.positions', \(position - 1));
             UPDATE logbook_sync.replicas SET up_sequence = \(save.sequence), up_clock = \(save.stamp),
@@ -536,7 +531,7 @@ final class Uploader {
             SELECT pg_notify('\(SyncCatalog.channel)', '');
 
             """
-        return sql
+        return (sql, changeRows)
     }
 
     /// The statements that take the links of `owner` in `join` from `old` to `new` (stored
