@@ -115,16 +115,8 @@ struct FileKeys {
         guard
             case .data(let data)? = AttributeValue(
                 json: value, as: AttributeDescription("links", .data, optional: true)),
-            data.count % 8 == 0, !data.isEmpty
+            !data.isEmpty
         else { return nil }
-        var keys: [UInt64] = []
-        for start in stride(from: 0, to: data.count, by: 8) {
-            let key = data[data.startIndex + start..<data.startIndex + start + 8].reduce(0) {
-                $0 << 8 | UInt64($1)
-            }
-            guard key > (keys.last ?? 0) else { return nil }
-            keys.append(key)
-        }
-        return keys
+        return LinkList.keys(data)
     }
 }
