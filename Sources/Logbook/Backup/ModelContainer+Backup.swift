@@ -57,7 +57,7 @@ extension ModelContainer {
     package static func backup(_ store: LogStore, identifier: UUID?, to destination: String)
         throws -> ContainerBackup
     {
-        let identity = identifier.map { withUnsafeBytes(of: $0.uuid) { Array($0) } } ?? []
+        let identity = identifier.map(Keyspaces.storeIdentifierValue) ?? []
         let report = try wrapStoreErrors { try store.backup(to: destination, identity: identity) }
         return ContainerBackup(
             token: identifier.map {
@@ -77,9 +77,9 @@ extension ModelContainer {
         let path = directory.path
         var files = try wrapStoreErrors { try LogStore.verifyBackup(at: path) }
         let token =
-            files.identity.count == 16
-            ? HistoryToken(storeIdentifier: uuid(files.identity), sequence: files.lastSequence)
-            : nil
+            Keyspaces.storeIdentifier(ofValue: files.identity).map {
+                HistoryToken(storeIdentifier: $0, sequence: files.lastSequence)
+            }
         let store = try wrapStoreErrors { try StoreCheck.run(storeAt: path) }
         if !store.isDamaged {
             files.problems += tokenProblems(path, identity: files.identity, at: files.lastSequence)
@@ -105,19 +105,14 @@ extension ModelContainer {
                         + "at commit \(sequence)")
             }
             let found = try HistoryToken.current(of: store)?.storeIdentifier
-            if identity.count == 16, found != uuid(identity) {
+            if let expected = Keyspaces.storeIdentifier(ofValue: identity), found != expected {
                 problems.append(
                     "\(path): the store's identity is \(found?.uuidString ?? "missing"); the "
-                        + "backup was made of \(uuid(identity).uuidString)")
+                        + "backup was made of \(expected.uuidString)")
             }
             return problems
         } catch {
             return ["\(path) does not open as a store: \(error)"]
         }
-    }
-
-    /// The identifier of 16 `bytes`, as the store keeps it.
-    private static func uuid(_ bytes: [UInt8]) -> UUID {
-        bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
     }
 }

@@ -47,9 +47,7 @@ extension ContainerCore {
             var last: [String: UInt64] = [:]
             for entity in old.entities {
                 let stored = try store.get(Keyspaces.counterKey(entity.name), in: Keyspaces.meta)
-                let counter =
-                    stored.flatMap { $0.withUnsafeBytes { Keyspaces.primaryKey(ofObjectKey: $0) } }
-                    ?? 0
+                let counter = stored.flatMap(Keyspaces.number(ofValue:)) ?? 0
                 let root = newRoots[entity.name] ?? entity.name
                 last[root] = max(last[root] ?? 0, counter)
             }
@@ -68,7 +66,7 @@ extension ContainerCore {
             }
             for name in Set(joining.compactMap { newRoots[$0] }).sorted() {
                 batch.put(
-                    Keyspaces.objectKey(last[name] ?? 0), for: Keyspaces.counterKey(name),
+                    Keyspaces.numberValue(last[name] ?? 0), for: Keyspaces.counterKey(name),
                     in: Keyspaces.meta)
             }
             for entity in new.entities where oldRoots[entity.name] != nil {
@@ -80,7 +78,7 @@ extension ContainerCore {
             // History starts after the last commit before the migration's (which is no save).
             let since = store.lastSequence
             batch.put(
-                Keyspaces.objectKey(since), for: Keyspaces.historySinceKey, in: Keyspaces.meta)
+                Keyspaces.numberValue(since), for: Keyspaces.historySinceKey, in: Keyspaces.meta)
             return since
         }
     }

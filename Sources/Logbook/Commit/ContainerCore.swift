@@ -137,10 +137,11 @@ final class ContainerCore: Sendable {
         if let versionIdentifier, !setup.isEmpty,
             try wrapStoreErrors({
                 try store.get(Keyspaces.versionIdentifierKey, in: Keyspaces.meta)
-            }) != Array(versionIdentifier.utf8)
+            }) != Keyspaces.versionIdentifierValue(versionIdentifier)
         {
             setup.put(
-                Array(versionIdentifier.utf8), for: Keyspaces.versionIdentifierKey,
+                Keyspaces.versionIdentifierValue(versionIdentifier),
+                for: Keyspaces.versionIdentifierKey,
                 in: Keyspaces.meta)
         }
         // Buffered, not synced: nothing else depends on this commit until a later one, and a
@@ -169,9 +170,7 @@ final class ContainerCore: Sendable {
             let stored = try wrapStoreErrors {
                 try store.get(Keyspaces.counterKey(entity.name), in: Keyspaces.meta)
             }
-            counters.append(
-                stored.flatMap { $0.withUnsafeBytes { Keyspaces.primaryKey(ofObjectKey: $0) } } ?? 0
-            )
+            counters.append(stored.flatMap(Keyspaces.number(ofValue:)) ?? 0)
         }
         let keyRoots = schema.entities.indices.map { schema.hierarchyRoot(of: $0) }
         for (i, root) in keyRoots.enumerated() { counters[root] = max(counters[root], counters[i]) }
@@ -205,7 +204,7 @@ final class ContainerCore: Sendable {
     ) throws -> [Schema] {
         let marker = try wrapStoreErrors {
             try store.get(Keyspaces.versionIdentifierKey, in: Keyspaces.meta)
-        }
+        }.map(Keyspaces.versionIdentifier(ofValue:))
         let start = try plan.position(of: current, marker: marker)
         let last = plan.versions.count - 1
         guard start < last else { return [] }
@@ -322,7 +321,7 @@ final class ContainerCore: Sendable {
         }
         for e in raised {
             batch.put(
-                Keyspaces.objectKey(floor), for: Keyspaces.counterKey(bindings[e].entity.name),
+                Keyspaces.numberValue(floor), for: Keyspaces.counterKey(bindings[e].entity.name),
                 in: Keyspaces.meta)
         }
     }

@@ -96,7 +96,7 @@ extension ModelContext {
             let root = core.keyRoots[entity]
             guard countersWritten.insert(root).inserted else { continue }
             batch.put(
-                Keyspaces.objectKey(core.lastPrimaryKey(root)),
+                Keyspaces.numberValue(core.lastPrimaryKey(root)),
                 for: Keyspaces.counterKey(core.bindings[root].entity.name),
                 in: Keyspaces.meta)
         }

@@ -105,10 +105,56 @@ enum IndexKey {
     }
 
     /// The primary key at the end of an entry.
-    /// Invariant: `entry` has at least 9 bytes (checked when entries are loaded).
+    /// Invariant: `entry` has at least ``minimumEntryBytes`` (checked when entries are loaded).
     @inline(__always)
     static func primaryKey(_ entry: UnsafeRawBufferPointer) -> UInt64 {
         UInt64(bigEndian: entry.loadUnaligned(fromByteOffset: entry.count - 8, as: UInt64.self))
+    }
+
+    /// The fewest bytes an entry has: one field (a null) and the primary key.
+    static let minimumEntryBytes = 9
+
+    /// The head of `bytes` (an entry, a bound or a prefix): its first 8 bytes as a big-endian
+    /// number, zeros after shorter bytes. If `head(a) < head(b)` then `a` sorts before `b`, and
+    /// `a <= b` gives `head(a) <= head(b)`: heads order entries that differ in them as their
+    /// bytes do (the sidecar records each chunk's first, FORMAT.md Part 2, "Index sidecar").
+    @inline(__always)
+    static func head(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        if bytes.count >= 8 { return UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)) }
+        var value: UInt64 = 0
+        for i in 0..<bytes.count { value |= UInt64(bytes[i]) << UInt64(56 - 8 * i) }
+        return value
+    }
+
+    /// The shortest entry whose head is `head` (its 8 bytes and one more): what a chunk that
+    /// fails its check stands in as, so that searches keep their order.
+    static func entry(withHead head: UInt64) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(minimumEntryBytes)
+        appendBigEndian(head, to: &bytes)
+        bytes.append(0)
+        return bytes
+    }
+
+    /// Whether the field at `offset` of an entry is null.
+    /// Invariant: `offset` is a field's start inside `entry` (``fieldEnd(_:at:type:)`` passed it).
+    @inline(__always)
+    static func isNull(_ entry: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+        entry[offset] == nullTag
+    }
+
+    /// The value of the non-null integer field (of any integer type but `uint64`) at `offset`.
+    /// Invariant: ``fieldEnd(_:at:type:)`` stepped over it (a value tag and 8 bytes).
+    @inline(__always)
+    static func integerField(_ entry: UnsafeRawBufferPointer, at offset: Int) -> Int64 {
+        integer(UInt64(bigEndian: entry.loadUnaligned(fromByteOffset: offset + 1, as: UInt64.self)))
+    }
+
+    /// The value of the non-null `double`, `date` or `float` field at `offset`.
+    /// Invariant: ``fieldEnd(_:at:type:)`` stepped over it (a value tag and 8 bytes).
+    @inline(__always)
+    static func doubleField(_ entry: UnsafeRawBufferPointer, at offset: Int) -> Double {
+        double(UInt64(bigEndian: entry.loadUnaligned(fromByteOffset: offset + 1, as: UInt64.self)))
     }
 
     /// The text as stored: NFC, so that canonically equal strings (which Swift compares equal)

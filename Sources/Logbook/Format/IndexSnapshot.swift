@@ -134,7 +134,7 @@ enum IndexSnapshot {
             data.append(contentsOf: bytes)
             while data.count % 4 != 0 { data.append(0) }
             let head = bytes.withUnsafeBytes {
-                OrderedIndex.head(UnsafeRawBufferPointer(rebasing: $0[0..<Int(ends[0])]))
+                IndexKey.head(UnsafeRawBufferPointer(rebasing: $0[0..<Int(ends[0])]))
             }
             let crc = data.withUnsafeBytes {
                 MappedSidecar.crc32c(
@@ -347,9 +347,10 @@ enum IndexSnapshot {
             let count = Int(directory.loadLE(at: record, as: UInt32.self))
             let byteCount = Int(directory.loadLE(at: record + 4, as: UInt32.self))
             let head = directory.loadLE(at: record + 8, as: UInt64.self)
-            // At least one entry, each of at least 9 bytes, inside the chunk data.
+            // At least one entry, each of at least its fewest bytes, inside the chunk data.
             let size = count * 4 + byteCount
-            guard count > 0, byteCount >= count * 9, size <= raw.count - data,
+            guard count > 0, byteCount >= count * IndexKey.minimumEntryBytes,
+                size <= raw.count - data,
                 heads.last.map({ $0 <= head }) ?? true
             else { throw ByteReader.Truncated() }
             let endsPointer = (raw.baseAddress! + data).bindMemory(to: UInt32.self, capacity: count)

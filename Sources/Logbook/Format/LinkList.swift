@@ -3,7 +3,7 @@ import Foundation
 /// The links of the storing side of a many-to-many relationship, as a record holds them
 /// (FORMAT.md Part 2, "Object records"): a `data` value of the destination objects' primary
 /// keys, each a `u64` big-endian, strictly ascending. No links is `null`, never empty data.
-enum LinkList {
+package enum LinkList {
     /// The stored value of `keys` (any order, duplicates and zeros dropped).
     static func value(_ keys: some Sequence<UInt64>) -> AttributeValue {
         let sorted = Array(Set(keys).subtracting([0])).sorted()
@@ -18,7 +18,7 @@ enum LinkList {
 
     /// The keys of a stored value, ascending; `nil` for a value that is not a link list
     /// (not data, a length that is not a multiple of 8, keys not strictly ascending, a zero).
-    static func keys(_ value: AttributeValue) -> [UInt64]? {
+    package static func keys(_ value: AttributeValue) -> [UInt64]? {
         switch value {
         case .null: return []
         case .data(let data): return keys(data)
@@ -26,7 +26,8 @@ enum LinkList {
         }
     }
 
-    static func keys(_ data: Data) -> [UInt64]? {
+    /// The keys of a link list's `data` payload, ascending; `nil` for bytes that are not one.
+    package static func keys(_ data: Data) -> [UInt64]? {
         guard data.count % 8 == 0 else { return nil }
         return data.withUnsafeBytes { raw in keys(raw) }
     }

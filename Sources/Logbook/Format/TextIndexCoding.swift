@@ -149,4 +149,42 @@ enum TextIndexCoding {
             out.append(Int(position))
         }
     }
+
+    // MARK: Edits
+
+    // A commit's changes to the postings, before they reach the chunks, are entries of an
+    // ``IndexEntries`` list, in memory only: `term 0x00 key` (a posting taken out) or
+    // `term 0x00 key payload` (one added, the payload as ``appendPayload(length:positions:to:)``
+    // writes it), the key a `u64` big-endian so that a term's edits sort by key. Terms hold no
+    // 0x00.
+
+    /// Appends an edit's `term 0x00 key`; an addition's payload follows.
+    @inline(__always)
+    static func appendEdit(term: UnsafeRawBufferPointer, key: UInt64, to out: inout [UInt8]) {
+        out.append(contentsOf: term)
+        out.append(0)
+        IndexKey.appendPrimaryKey(key, to: &out)
+    }
+
+    /// The number of bytes of an edit's term: those before its 0x00.
+    @inline(__always)
+    static func editTermLength(_ edit: UnsafeRawBufferPointer) -> Int {
+        var end = 0
+        while end < edit.count && edit[end] != 0 { end += 1 }
+        return end
+    }
+
+    /// The key of an edit whose term has `termLength` bytes.
+    @inline(__always)
+    static func editKey(_ edit: UnsafeRawBufferPointer, termLength: Int) -> UInt64 {
+        UInt64(bigEndian: edit.loadUnaligned(fromByteOffset: termLength + 1, as: UInt64.self))
+    }
+
+    /// The payload of an addition whose term has `termLength` bytes.
+    @inline(__always)
+    static func editPayload(_ edit: UnsafeRawBufferPointer, termLength: Int)
+        -> UnsafeRawBufferPointer
+    {
+        UnsafeRawBufferPointer(rebasing: edit[(termLength + 9)...])
+    }
 }

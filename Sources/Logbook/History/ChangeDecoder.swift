@@ -178,8 +178,7 @@ struct ChangeDecoder {
                 if !runs.isEmpty { runs.removeAll(keepingCapacity: true) }
                 save = try SaveRecord.decode(value, sequence: sequence, runs: &runs)
             case .schema:
-                guard let value, key.count == 4 else { return }
-                let version = key.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                guard let value, let version = Keyspaces.schemaVersion(ofKey: key) else { return }
                 if history.versions[version] == nil {
                     history.add(try SchemaCodec.decode(value, key: String(version)))
                     learned = true

@@ -32,22 +32,24 @@ extension ContainerCore {
             )
         }
         if let identity, let since {
-            guard identity.count == 16, since.count == 8 else {
+            guard let uuid = Keyspaces.storeIdentifier(ofValue: identity),
+                let since = Keyspaces.number(ofValue: since)
+            else {
                 throw LogbookError.corruptRecord(
                     entity: Keyspaces.meta,
                     key: String(decoding: Keyspaces.storeIdentifierKey, as: UTF8.self),
                     reason: "a store identifier has 16 bytes and its history start 8")
             }
-            let uuid = identity.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
-            return (uuid, since.withUnsafeBytes { Keyspaces.primaryKey(ofObjectKey: $0) } ?? 0)
+            return (uuid, since)
         }
         guard !readOnly else { return (nil, 0) }
         let uuid = UUID()
         let start = isNew ? 0 : store.lastSequence
         batch.put(
-            withUnsafeBytes(of: uuid.uuid) { Array($0) }, for: Keyspaces.storeIdentifierKey,
+            Keyspaces.storeIdentifierValue(uuid), for: Keyspaces.storeIdentifierKey,
             in: Keyspaces.meta)
-        batch.put(Keyspaces.objectKey(start), for: Keyspaces.historySinceKey, in: Keyspaces.meta)
+        batch.put(
+            Keyspaces.numberValue(start), for: Keyspaces.historySinceKey, in: Keyspaces.meta)
         return (uuid, start)
     }
 

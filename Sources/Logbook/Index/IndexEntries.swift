@@ -57,7 +57,10 @@ struct IndexEntries {
         guard count > 1 else { return self }
         return bytes.withUnsafeBytes { raw -> IndexEntries in
             var items = (0..<count).map { i -> SortItem in
-                SortItem(prefix: Self.prefix(raw, start(i), ends[i]), entry: Int32(i))
+                SortItem(
+                    prefix: IndexKey.head(
+                        UnsafeRawBufferPointer(rebasing: raw[start(i)..<ends[i]])),
+                    entry: Int32(i))
             }
             RadixSort.sort(&items) { $0.prefix }
             var runStart = 0
@@ -97,21 +100,6 @@ struct IndexEntries {
     private struct SortItem {
         var prefix: UInt64
         var entry: Int32
-    }
-
-    /// The first 8 bytes, big-endian, zero-padded: comparing prefixes orders entries that
-    /// differ in them as their bytes do.
-    @inline(__always)
-    private static func prefix(_ raw: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> UInt64 {
-        if end - start >= 8 {
-            return UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: start, as: UInt64.self))
-        }
-        var value: UInt64 = 0
-        for i in 0..<8 {
-            value <<= 8
-            if start + i < end { value |= UInt64(raw[start + i]) }
-        }
-        return value
     }
 
     @inline(__always)

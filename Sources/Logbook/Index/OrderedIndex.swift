@@ -83,8 +83,8 @@ final class IndexChunk {
         else { return }
         if check.problem == nil { check.problem = problem }
         mapped = nil
-        ownBytes = withUnsafeBytes(of: head.bigEndian) { Array($0) } + [0]
-        ownEnds = [9]
+        ownBytes = IndexKey.entry(withHead: head)
+        ownEnds = [UInt32(ownBytes.count)]
     }
 
     private static func problem(
@@ -97,7 +97,9 @@ final class IndexChunk {
         guard !ends.isEmpty else { return "a chunk is empty" }
         var previous = 0
         for end in ends {
-            guard Int(end) >= previous + 9 else { return "a chunk has an entry under 9 bytes" }
+            guard Int(end) >= previous + IndexKey.minimumEntryBytes else {
+                return "a chunk has an entry under \(IndexKey.minimumEntryBytes) bytes"
+            }
             previous = Int(end)
         }
         guard previous == bytes.count else { return "a chunk's entries do not fill its bytes" }
@@ -106,14 +108,14 @@ final class IndexChunk {
         where bytes.baseAddress!.load(fromByteOffset: bytes.count + i, as: UInt8.self) != 0 {
             return "a chunk is not followed by zeros"
         }
-        guard OrderedIndex.head(entry(bytes, ends, 0)) == head else {
+        guard IndexKey.head(entry(bytes, ends, 0)) == head else {
             return "a chunk's first entry is not its recorded head"
         }
         for i in 1..<ends.count
         where IndexBytes.compare(entry(bytes, ends, i - 1), entry(bytes, ends, i)) >= 0 {
             return "a chunk's entries are not in order"
         }
-        if let nextHead, OrderedIndex.head(entry(bytes, ends, ends.count - 1)) > nextHead {
+        if let nextHead, IndexKey.head(entry(bytes, ends, ends.count - 1)) > nextHead {
             return "a chunk's last entry sorts after the next chunk's head"
         }
         return nil
@@ -238,8 +240,9 @@ final class IndexChunk {
 final class OrderedIndex {
     // Unchecked exclusivity: every access is under the owner's guard, none overlapping.
     @exclusivity(unchecked) private(set) var chunks: [IndexChunk] = []
-    /// Each chunk's ``head(_:)``, in step with `chunks`: finding a chunk compares these numbers
-    /// in one small array, and reads entries only of chunks whose heads tie with the key's.
+    /// Each chunk's ``IndexKey/head(_:)``, in step with `chunks`: finding a chunk compares these
+    /// numbers in one small array, and reads entries only of chunks whose heads tie with the
+    /// key's.
     /// Invariant: `heads[c] == head(first entry of chunks[c])`.
     @exclusivity(unchecked) private var heads: [UInt64] = []
     private(set) var count = 0
@@ -267,22 +270,12 @@ final class OrderedIndex {
 
     // MARK: Finding
 
-    /// The first 8 bytes of `entry` as a big-endian number, zeros after a shorter entry: if
-    /// `head(a) < head(b)` then `a` sorts before `b` (and `a <= b` gives `head(a) <= head(b)`).
-    @inline(__always)
-    static func head(_ entry: UnsafeRawBufferPointer) -> UInt64 {
-        if entry.count >= 8 { return UInt64(bigEndian: entry.loadUnaligned(as: UInt64.self)) }
-        var value: UInt64 = 0
-        for i in 0..<entry.count { value |= UInt64(entry[i]) << UInt64(56 - 8 * i) }
-        return value
-    }
-
     /// The position of the first entry not below `key`.
     func lowerBound(_ key: UnsafeRawBufferPointer) -> Position {
         // The last chunk whose first entry is not above `key`: the chunks whose head is below
         // the key's start below it, those whose head is above start above it, and those that
         // tie are compared in full.
-        let keyHead = Self.head(key)
+        let keyHead = IndexKey.head(key)
         var (lo, hi) = heads.withUnsafeBufferPointer { heads -> (Int, Int) in
             var lo = 0
             var hi = heads.count
@@ -398,7 +391,7 @@ final class OrderedIndex {
             let chunk = IndexChunk()
             chunk.insert(entry, at: 0)
             chunks.append(chunk)
-            heads.append(Self.head(entry))
+            heads.append(IndexKey.head(entry))
             count = 1
             return true
         }
@@ -412,12 +405,12 @@ final class OrderedIndex {
         }
         let chunk = chunks[p.chunk]
         chunk.insert(entry, at: p.slot)
-        if p.slot == 0 { heads[p.chunk] = Self.head(entry) }
+        if p.slot == 0 { heads[p.chunk] = IndexKey.head(entry) }
         count += 1
         if chunk.byteCount > Self.maxChunkBytes && chunk.count > 1 {
             let tail = chunk.split(at: chunk.count / 2)
             chunks.insert(tail, at: p.chunk + 1)
-            heads.insert(tail.withEntry(0, Self.head), at: p.chunk + 1)
+            heads.insert(tail.withEntry(0, IndexKey.head), at: p.chunk + 1)
         }
         return true
     }
@@ -437,7 +430,7 @@ final class OrderedIndex {
             heads.remove(at: p.chunk)
             return true
         }
-        if p.slot == 0 { heads[p.chunk] = chunk.withEntry(0, Self.head) }
+        if p.slot == 0 { heads[p.chunk] = chunk.withEntry(0, IndexKey.head) }
         if p.chunk + 1 < chunks.count,
             chunk.byteCount + chunks[p.chunk + 1].byteCount <= Self.targetChunkBytes
         {
@@ -530,7 +523,7 @@ final class OrderedIndex {
                     bytes: Array(raw[base..<entries.ends[last]]),
                     ends: entries.ends[first...last].map { UInt32($0 - base) })
                 chunks.append(chunk)
-                heads.append(chunk.withEntry(0, Self.head))
+                heads.append(chunk.withEntry(0, IndexKey.head))
                 count += chunk.count
                 first = last + 1
             }

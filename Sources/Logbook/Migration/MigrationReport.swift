@@ -86,7 +86,7 @@ extension ModelContainer {
         guard let stored = try SchemaHistory.read(from: store).current else { return report }
         let marker = try wrapStoreErrors {
             try store.get(Keyspaces.versionIdentifierKey, in: Keyspaces.meta)
-        }
+        }.map(Keyspaces.versionIdentifier(ofValue:))
         let start: Int
         do {
             start = try plan.position(of: stored, marker: marker)

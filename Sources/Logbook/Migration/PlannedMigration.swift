@@ -83,9 +83,8 @@ struct PlannedMigration {
     /// - Throws: ``LogbookError/storeNewerThanModel(stored:newest:)`` for a marker newer than the
     ///   newest version; ``LogbookError/invalidMigrationPlan(_:)`` for one the plan does not list,
     ///   or a stored schema that is none of the plan's versions.
-    func position(of stored: Schema, marker: [UInt8]?) throws -> Int {
-        if let marker {
-            let text = String(decoding: marker, as: UTF8.self)
+    func position(of stored: Schema, marker: String?) throws -> Int {
+        if let text = marker {
             if let i = versions.firstIndex(where: { "\($0.identifier)" == text }) { return i }
             if let version = Schema.Version(text), version > newest.identifier {
                 throw LogbookError.storeNewerThanModel(

@@ -128,7 +128,7 @@ struct StoreCopy {
                 }
             }
             batch.put(
-                Keyspaces.objectKey(commit.sequence), for: Keyspaces.historySinceKey,
+                Keyspaces.numberValue(commit.sequence), for: Keyspaces.historySinceKey,
                 in: Keyspaces.meta)
             try flush(&batch)
             return try commit.finish()

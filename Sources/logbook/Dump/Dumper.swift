@@ -167,8 +167,9 @@ struct Dumper {
             return .deletedObject(entity: record.keyspace, id: id)
         case .put:
             if record.keyspace == Keyspaces.schema {
-                let version = record.key.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-                guard record.key.count == 4, let schema = schemas[version] else { return .raw }
+                guard let version = Keyspaces.schemaVersion(ofKey: record.key),
+                    let schema = schemas[version]
+                else { return .raw }
                 return .schema(schema)
             }
             guard decoder.isEntityKeyspace(record.keyspace) else { return .raw }

@@ -153,17 +153,8 @@ struct FileKeys {
         return keys(links: data)
     }
 
-    /// The keys of a stored link list: 8-byte big-endian keys, strictly ascending.
+    /// The keys of a stored link list (not empty: no links are written as null).
     private static func keys(links data: Data) -> [UInt64]? {
-        guard data.count % 8 == 0, !data.isEmpty else { return nil }
-        var keys: [UInt64] = []
-        for start in stride(from: 0, to: data.count, by: 8) {
-            let key = data[data.startIndex + start..<data.startIndex + start + 8].reduce(0) {
-                $0 << 8 | UInt64($1)
-            }
-            guard key > (keys.last ?? 0) else { return nil }
-            keys.append(key)
-        }
-        return keys
+        data.isEmpty ? nil : LinkList.keys(data)
     }
 }

@@ -80,13 +80,11 @@ final class CoveredIndexGroups {
             switch readings[f] {
             case .integer, .double:
                 // Invariant: `fieldEnd` stepped over a null tag or a value tag and 8 bytes.
-                if entry[at] == IndexKey.nullTag { continue }
-                let bits = UInt64(
-                    bigEndian: entry.loadUnaligned(fromByteOffset: at + 1, as: UInt64.self))
+                if IndexKey.isNull(entry, at: at) { continue }
                 if case .integer = readings[f] {
-                    current[f].add(integer: IndexKey.integer(bits), operations[f])
+                    current[f].add(integer: IndexKey.integerField(entry, at: at), operations[f])
                 } else {
-                    current[f].add(double: IndexKey.double(bits), operations[f])
+                    current[f].add(double: IndexKey.doubleField(entry, at: at), operations[f])
                 }
             case .value:
                 var offset = at

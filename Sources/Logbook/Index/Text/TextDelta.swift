@@ -83,14 +83,13 @@ struct TextDeltaBuilder {
         if value != nil { new.appendEntries(key: pk, to: &delta.additions[entity]) }
     }
 
-    /// `entries` without those of object `pk` (`term 0x00 key …`).
+    /// `entries` (edits, ``TextIndexCoding/appendEdit(term:key:to:)``) without those of object
+    /// `pk`.
     private static func removing(_ pk: UInt64, from entries: IndexEntries) -> IndexEntries {
         var kept = IndexEntries()
         entries.forEach { entry in
-            var end = 0
-            while end < entry.count && entry[end] != 0 { end += 1 }
-            let key = UInt64(
-                bigEndian: entry.loadUnaligned(fromByteOffset: end + 1, as: UInt64.self))
+            let key = TextIndexCoding.editKey(
+                entry, termLength: TextIndexCoding.editTermLength(entry))
             if key != pk { kept.append(entry) }
         }
         return kept

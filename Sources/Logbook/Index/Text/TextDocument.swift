@@ -103,26 +103,21 @@ final class TextDocument {
         }
     }
 
-    /// Appends, for each distinct term, the entry `term 0x00 key payload` (the key big-endian,
-    /// the payload as ``TextIndexCoding/appendPayload(length:positions:to:)`` writes it): the
-    /// postings this object adds to the index.
+    /// Appends, for each distinct term, an addition (``TextIndexCoding/appendEdit(term:key:to:)``
+    /// and the payload): the postings this object adds to the index.
     func appendEntries(key: UInt64, to entries: inout IndexEntries) {
         forEachTerm { term, positions in
-            entries.bytes.append(contentsOf: term)
-            entries.bytes.append(0)
-            IndexKey.appendPrimaryKey(key, to: &entries.bytes)
+            TextIndexCoding.appendEdit(term: term, key: key, to: &entries.bytes)
             TextIndexCoding.appendPayload(length: length, positions: positions, to: &entries.bytes)
             entries.close()
         }
     }
 
-    /// Appends, for each distinct term, the entry `term 0x00 key`: the postings this object
-    /// takes out of the index.
+    /// Appends, for each distinct term, a removal (``TextIndexCoding/appendEdit(term:key:to:)``):
+    /// the postings this object takes out of the index.
     func appendKeys(key: UInt64, to entries: inout IndexEntries) {
         forEachTerm { term, _ in
-            entries.bytes.append(contentsOf: term)
-            entries.bytes.append(0)
-            IndexKey.appendPrimaryKey(key, to: &entries.bytes)
+            TextIndexCoding.appendEdit(term: term, key: key, to: &entries.bytes)
             entries.close()
         }
     }

@@ -128,8 +128,8 @@ final class TextIndex {
 
     // MARK: Changing
 
-    /// Applies a commit's postings: `removals` (entries `term 0x00 key`) and `additions`
-    /// (entries `term 0x00 key payload`, ``TextDocument/appendEntries(key:to:)``), each sorted
+    /// Applies a commit's postings: `removals` and `additions` (edits as
+    /// ``TextIndexCoding/appendEdit(term:key:to:)`` writes them, ``TextDocument``), each sorted
     /// and distinct. A removal and an addition of the same term and key replace the posting.
     /// Only the chunks that hold the changed terms are rewritten.
     /// - Throws: ``ByteReader/Truncated`` if a chunk it rewrites does not decode (then the
@@ -309,21 +309,17 @@ private struct TermEdits {
             rebasing: entries.bytes[(i == 0 ? 0 : entries.ends[i - 1])..<entries.ends[i]])
     }
 
-    /// The term of entry `i`: its bytes before the 0x00 (terms hold none, and every entry has
-    /// one after its term).
+    /// The term of entry `i`.
     private static func term(_ entries: Entries, _ i: Int) -> UnsafeRawBufferPointer {
         let whole = entry(entries, i)
-        var end = 0
-        while end < whole.count && whole[end] != 0 { end += 1 }
-        return UnsafeRawBufferPointer(rebasing: whole[0..<end])
+        return UnsafeRawBufferPointer(
+            rebasing: whole[0..<TextIndexCoding.editTermLength(whole)])
     }
 
-    /// The key of an entry: the 8 bytes after its term's 0x00.
+    /// The key of entry `i`, whose term has `termLength` bytes.
     @inline(__always)
     private static func key(_ entries: Entries, _ i: Int, termLength: Int) -> UInt64 {
-        UInt64(
-            bigEndian: entry(entries, i).loadUnaligned(
-                fromByteOffset: termLength + 1, as: UInt64.self))
+        TextIndexCoding.editKey(entry(entries, i), termLength: termLength)
     }
 
     /// Writes `postings` (`nil`: none) with group `g`'s edits applied into `out`; returns
@@ -345,10 +341,11 @@ private struct TermEdits {
         }
         @inline(__always) func emitAdded() {
             let key = addedKey()
-            let whole = Self.entry(additions, a)
             TextIndexCoding.appendPosting(
                 key: key, previousKey: previous,
-                payload: UnsafeRawBufferPointer(rebasing: whole[(termLength + 9)...]), to: &body)
+                payload: TextIndexCoding.editPayload(
+                    Self.entry(additions, a), termLength: termLength),
+                to: &body)
             previous = key
             count += 1
             a += 1

@@ -5,7 +5,7 @@ import LogStore
 /// "Sync"). Every commit that puts a key of this keyspace was written by the replica itself
 /// (a change from PostgreSQL, or its bookkeeping), never by the app, and is never sent back up.
 enum SyncRecords {
-    static let keyspace = "logbook.sync"
+    static let keyspace = Keyspaces.sync
     /// Which database the store is a replica of, and its origin number there.
     static let replicaKey: [UInt8] = Array("replica".utf8)
     /// How far the store has applied PostgreSQL's change log.
@@ -100,19 +100,5 @@ enum SyncRecords {
 
     static func damaged(_ key: String, _ reason: String) -> LogbookError {
         .corruptRecord(entity: keyspace, key: key, reason: reason)
-    }
-
-    /// The replica record of `store`, if it has one.
-    static func replica(in store: LogStore) throws -> Replica? {
-        try wrapStoreErrors { try store.get(replicaKey, in: keyspace) }.map { bytes in
-            try bytes.withUnsafeBytes { try Replica(decoding: $0) }
-        }
-    }
-
-    /// The down record of `store`, if it has one.
-    static func down(in store: LogStore) throws -> Down? {
-        try wrapStoreErrors { try store.get(downKey, in: keyspace) }.map { bytes in
-            try bytes.withUnsafeBytes { try Down(decoding: $0) }
-        }
     }
 }
