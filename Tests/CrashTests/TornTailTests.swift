@@ -26,6 +26,19 @@ import Testing
         return bytes
     }
 
+    /// How many leading bytes `a` and `b` share. A plain loop: `zip(a, b).prefix(while:)` took
+    /// three quarters of this suite's time in debug builds, in generic metadata lookups.
+    static func commonPrefixCount(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                let count = min(a.count, b.count)
+                var i = 0
+                while i < count && a[i] == b[i] { i += 1 }
+                return i
+            }
+        }
+    }
+
     /// Tears the newest segment at each of `cuts`, opens, and checks the store landed on the
     /// last commit complete before the cut. Returns the number of cuts checked.
     static func checkCuts(
@@ -41,7 +54,7 @@ import Testing
             writeFile(segment, torn)
             for (file, bytes) in others { writeFile(file, bytes) }  // hints rewritten at close
             // Garbage can repeat a byte it replaces: the damage starts where the bytes differ.
-            let intact = zip(torn, original).prefix { $0 == $1 }.count
+            let intact = commonPrefixCount(torn, original)
             let expected = store.lastCommit(endingBy: intact)
             let end = store.landing(intact: intact, original: original)
             let at = "\(damage) at \(cut) of \(original.count)"
@@ -115,7 +128,8 @@ import Testing
     }
 
     /// A final commit of 1,000 records spans two frames; cut anywhere it is all or nothing.
-    /// Quick tier: every byte near the frame boundaries and the ends, a stride elsewhere.
+    /// Quick tier: every byte near the frame boundaries and the ends, and every 631st byte
+    /// elsewhere from a seeded offset, so that successive runs cut at different bytes.
     @Test(arguments: Damage.allCases)
     func largeFinalCommitTornAnywhereIsAllOrNothing(_ damage: Damage) throws {
         let dir = ScratchDirectory("torn")
@@ -128,9 +142,10 @@ import Testing
         }
         let start = store.ends[1].size
         let end = store.ends[2].size
-        let stride = TestTier.pick(quick: 211, long: 1)
+        let stride = TestTier.pick(quick: 631, long: 1)
+        let offset = Int(seed % UInt64(stride))
         let interesting = Set(
-            Swift.stride(from: start, through: end, by: stride)
+            Swift.stride(from: start + offset, through: end, by: stride)
                 + Array(start..<start + 40) + Array(end - 40...end)
                 + Array(start + (64 << 10) - 40..<start + (64 << 10) + 60))
         let checked = try Self.checkCuts(store, interesting.sorted(), damage, seed: seed)

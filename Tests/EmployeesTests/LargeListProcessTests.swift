@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `employees list` on a store whose employees hold more bytes than the process may use: the
@@ -12,10 +13,15 @@ import Testing
     /// The limit, in KiB: half the bytes of the names.
     static let limitKiB = 24 << 10
 
-    /// A process directory with the large store made in it.
+    /// The large store, built once for the suite's tests; each gets a copy.
+    private static let largeStore = StoreTemplate("large-list") {
+        try LargeStore.make(at: $0, employees: count, nameBytes: nameBytes)
+    }
+
+    /// A process directory with a copy of the large store in it.
     private static func makeStore() throws -> EmployeesProcess {
         let employees = try EmployeesProcess()
-        try LargeStore.make(at: employees.storePath, employees: count, nameBytes: nameBytes)
+        try largeStore.copy(to: employees.storePath)
         return employees
     }
 

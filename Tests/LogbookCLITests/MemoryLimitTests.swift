@@ -53,6 +53,9 @@ import Testing
         try context.save()
     }
 
+    /// The store of ``makeStore(at:)``, built once for the suite's tests; each gets a copy.
+    static let notesStore = StoreTemplate("notes") { try makeStore(at: $0) }
+
     /// Runs `logbook arguments…` under the limit with its standard output in `output`.
     static func runLimited(_ arguments: [String], output: String) throws -> CLIResult {
         let logbook = try #require(CLI.executable)
@@ -73,7 +76,7 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let path = dir.child("store")
-        try Self.makeStore(at: path)
+        try Self.notesStore.copy(to: path)
 
         let dump = try Self.runLimited(
             ["dump", path, "--format", "jsonl"], output: dir.child("dump"))
@@ -121,7 +124,7 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let path = dir.child("store")
-        try Self.makeStore(at: path)
+        try Self.notesStore.copy(to: path)
         let before = try CLI.run(["export", path, "--output", dir.child("before.jsonl")])
         #expect(before.status == 0, "\(before.stderr)")
 
@@ -150,7 +153,7 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let path = dir.child("store")
-        try Self.makeStore(at: path)
+        try Self.notesStore.copy(to: path)
         let export = try CLI.run(["export", path, "--output", dir.child("notes.jsonl")])
         #expect(export.status == 0, "\(export.stderr)")
         let copy = dir.child("copy")
@@ -202,6 +205,13 @@ import Testing
         try store.close()
     }
 
+    /// The stores of ``makeManyKeys(at:keys:)`` with ten keys and with 2^20, built once for the
+    /// suite's tests; each gets copies.
+    static let tenKeys = StoreTemplate("ten-keys") { try makeManyKeys(at: $0, keys: 10) }
+    static let millionKeys = StoreTemplate("million-keys") {
+        try makeManyKeys(at: $0, keys: 1 << 20)
+    }
+
     /// `verify` and `stats` of a million keys hold a piece of the key directory file at a
     /// time, not all of it: open checks the file's table 12 MiB at a time, dropping each
     /// piece's pages after it, and verify compares the file with the log in passes that each
@@ -213,8 +223,8 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let (small, large) = (dir.child("small"), dir.child("large"))
-        try Self.makeManyKeys(at: small, keys: 10)
-        try Self.makeManyKeys(at: large, keys: 1 << 20)
+        try Self.tenKeys.copy(to: small)
+        try Self.millionKeys.copy(to: large)
         try #require(FileManager.default.fileExists(atPath: large + "/keys.dir"))
         let verified = try CLI.run(["verify", large])
         #expect(verified.status == 0 && verified.stdout.contains("verify: OK"), "\(verified)")
@@ -242,8 +252,8 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let (small, large) = (dir.child("small"), dir.child("large"))
-        try Self.makeManyKeys(at: small, keys: 10)
-        try Self.makeManyKeys(at: large, keys: 1 << 20)
+        try Self.tenKeys.copy(to: small)
+        try Self.millionKeys.copy(to: large)
         let base = try Self.peakKiB(["compact", small])
         let peak = try Self.peakKiB(["compact", large])
         // The index's own table (2^21 slots of 12 bytes: 24 MiB), which re-pointing changes,

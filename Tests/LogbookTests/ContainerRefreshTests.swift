@@ -9,9 +9,13 @@ import Testing
 /// refresh shows whole saves only, and fetches through the index agree with the records.
 @Suite struct ContainerRefreshTests {
     @Test func aReaderNeverSeesHalfASaveWhileTheWriterSavesAndCompacts() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
-        let url = URL(fileURLWithPath: dir.child("s"))
+        // On the disk, not under TemporaryDirectory.base (/dev/shm): on a tmpfs the writer saved
+        // and compacted so fast that, on a loaded machine, the reader's read-only open gave up
+        // after its listing attempts (EAGAIN) while compactions kept changing the files.
+        let dir = FileManager.default.temporaryDirectory.path + "/logbook-refresh-\(UUID())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let url = URL(fileURLWithPath: dir + "/s")
         var options = LogStoreOptions()
         options.segmentSize = 16 << 10
         options.autoCompactionDeadFraction = nil

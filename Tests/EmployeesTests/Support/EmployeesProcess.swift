@@ -23,7 +23,7 @@ struct EmployeesProcess {
 
     init() throws {
         executable = try Self.locateExecutable()
-        directory = FileManager.default.temporaryDirectory
+        directory = URL(fileURLWithPath: TemporaryDirectory.base)
             .appendingPathComponent("employees-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
