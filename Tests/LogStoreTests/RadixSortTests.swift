@@ -21,3 +21,22 @@ import Testing
         }
     }
 }
+
+@Suite struct RadixSortOrderedInputTests {
+    /// An input in order already is left as it is (the check that skips the passes must not
+    /// reorder equal keys), and one that is out of order only at its end is still sorted.
+    @Test(arguments: [65, 300, 70_000])
+    func leavesAnOrderedInputAsItIsAndSortsOneOutOfOrderAtItsEnd(count: Int) {
+        let ordered = (0..<count).map { i in (key: UInt64(i / 3) << 20, index: i) }
+        var sorted = ordered
+        RadixSort.sort(&sorted) { $0.key }
+        #expect(sorted.map(\.index) == ordered.map(\.index))
+        var late = ordered
+        late[count - 1].key = 0
+        let expected = late.indices.sorted {
+            late[$0].key != late[$1].key ? late[$0].key < late[$1].key : $0 < $1
+        }
+        RadixSort.sort(&late) { $0.key }
+        #expect(late.map(\.index) == expected)
+    }
+}

@@ -4,7 +4,32 @@ import LogStore
 /// package's stable radix sort (``RadixSort``).
 enum KeySort {
     /// Candidate positions ordered by primary key.
+    /// - Complexity: O(n) when the keys are ascending already (records met in log order, as
+    ///   written in key order, the common case), else a radix sort.
     static func order(primaryKeys: [UInt64]) -> [Int] {
+        let ascending = primaryKeys.withUnsafeBufferPointer { keys in
+            var i = 1
+            while i < keys.count {
+                if keys[i - 1] > keys[i] { return false }
+                i += 1
+            }
+            return true
+        }
+        if ascending { return Array(primaryKeys.indices) }
+        // Each key with its position in one integer, when both fit: the radix sort of plain
+        // integers (stable) then orders positions by key, with no wider items to move.
+        let count = primaryKeys.count
+        let positionBits = UInt64(max(1, Int.bitWidth - (count - 1).leadingZeroBitCount))
+        let largest = primaryKeys.max() ?? 0
+        if largest < 1 << (64 - positionBits) {
+            var packed = [UInt64](unsafeUninitializedCapacity: count) { buffer, initialized in
+                for i in 0..<count { buffer[i] = primaryKeys[i] << positionBits | UInt64(i) }
+                initialized = count
+            }
+            RadixSort.sort(&packed)
+            let mask: UInt64 = (1 << positionBits) - 1
+            return packed.map { Int($0 & mask) }
+        }
         var items = primaryKeys.indices.map { Item(key: primaryKeys[$0], index: Int32($0)) }
         sort(&items)
         return items.map { Int($0.index) }

@@ -41,6 +41,9 @@ final class CompositeProperty_<Value>: CompositeProperty, @unchecked Sendable { 
     /// Each field in place, when proved to match the `Codable` path.
     private let direct: [DirectField]?
     private let optional: (any OptionalMarker.Type)?
+    /// `optional == nil`, kept as a plain flag: comparing the optional metatype with `nil`
+    /// looks up generic metadata, and a fetch asks once per field of every object.
+    private let neverAbsent: Bool
 
     init(storable: StorableType, valueOffset: Int) {
         self.storable = storable
@@ -49,6 +52,7 @@ final class CompositeProperty_<Value>: CompositeProperty, @unchecked Sendable { 
         startingFields = inner.flatten(
             inner.placeholder.flatMap { inner.attributeValue(of: $0) } ?? .null)
         optional = storable.isOptional ? Value.self as? any OptionalMarker.Type : nil
+        neverAbsent = optional == nil
         var start = 0
         let startingTree = inner.unflatten(startingFields, from: &start)
         let starting = storable.value(from: startingTree) as? Value
@@ -186,7 +190,7 @@ final class CompositeProperty_<Value>: CompositeProperty, @unchecked Sendable { 
 
     func makePresent(_ object: AnyObject) -> Bool {
         // Not through `isPresent`: the typed pointer it makes costs a metadata lookup a call.
-        if optional == nil { return true }
+        if neverAbsent { return true }
         if isPresent(object) { return true }
         guard let starting else { return false }
         value(object).pointee = starting
@@ -273,8 +277,10 @@ final class CompositeMarkerAccessor<Value>: FieldAccessor, CompositeMarker, Conv
         property.isPresent(object)
     }
 
+    /// The marker takes no bytes: reading it makes an absent composite present, as writing
+    /// `.composite(.present)` does, without making that value.
     func decode(_ r: inout ByteReader, into object: AnyObject) throws {
-        guard write(object, .composite(.present)) else { throw ByteReader.Truncated() }
+        guard property.makePresent(object) else { throw ByteReader.Truncated() }
     }
 
     func holds(_ result: Any, in object: AnyObject) -> Bool {

@@ -262,6 +262,9 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
     let infoOffset: Int
     let slotOffset: Int
     private let offset: Int
+    /// `Value(relatedObjects: [])`, made once: making it at each decode looks up the array's
+    /// generic metadata. An empty array is immutable, so sharing it is safe.
+    nonisolated(unsafe) private let noObjects: Value
 
     init?(name: String, offset: Int) {
         typealias Wrapper = Relationship<Value>
@@ -276,6 +279,7 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
         entryOffset = offset + entry
         infoOffset = offset + info
         slotOffset = offset + slot
+        noObjects = Value(relatedObjects: [])
     }
 
     var kind: FieldKind { .toOne }
@@ -322,9 +326,7 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
     func write(_ object: AnyObject, _ value: AttributeValue) -> Bool {
         if Value.isToMany {
             guard let keys = LinkList.keys(value) else { return false }
-            field(object).pointee.links = keys
-            field(object).pointee.isResolved = false
-            field(object).pointee.value = Value(relatedObjects: [])
+            setLinks(object, keys)
             return true
         }
         switch value {
@@ -344,9 +346,22 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
         return true
     }
 
+    /// A stored to-many's links, not resolved to objects until the relationship is read.
+    private func setLinks(_ object: AnyObject, _ keys: [UInt64]) {
+        let f = field(object)
+        f.pointee.links = keys
+        f.pointee.isResolved = false
+        f.pointee.value = noObjects
+    }
+
     func decode(_ r: inout ByteReader, into object: AnyObject) throws {
         if Value.isToMany {
-            guard write(object, try r.value(.data)) else { throw ByteReader.Truncated() }
+            // The link list read where it lies in the record (a `data` value): no `Data` or
+            // `AttributeValue` is made per object, as `write` would need.
+            guard let keys = LinkList.keys(try r.lengthPrefixed()) else {
+                throw ByteReader.Truncated()
+            }
+            setLinks(object, keys)
             return
         }
         _ = write(object, .integer(try r.zigzag()))
