@@ -19,11 +19,11 @@ public struct ModelConfiguration: Sendable {
     public var allowsSave: Bool
     /// Engine options (durability, segment size, automatic compaction…).
     public var options: LogStoreOptions
-    /// Told how an open goes when it builds indexes from the records (the first open after an
-    /// index or a unique constraint was added to the model, or after a tool wrote the store):
-    /// a report when an entity's build starts, about a hundred as its records are read, and one
-    /// when its indexes are ready. An open that reads the indexes the store keeps reports
-    /// nothing. Called synchronously on the thread that opens the container, during its init,
+    /// Told how an open goes when it builds ordered indexes from the records (the first open
+    /// after an index or a unique constraint was added to the model, or after a tool wrote the
+    /// store): a report when an entity's build starts, about a hundred as its records are read,
+    /// and one when its indexes are ready. An open that reads the indexes the store keeps
+    /// reports nothing, and so does the build of a text index (`.searchable`), not covered yet. Called synchronously on the thread that opens the container, during its init,
     /// so it must not use the container; hand the reports to the app's UI from there
     /// (`Task { @MainActor in … }`). `nil`, the default, reports nothing.
     public var indexBuildProgress: IndexBuildProgressHandler?
