@@ -43,19 +43,31 @@ extension LogStore {
             if state.closed { throw .closed }
         }
         try sync()
-        var bytes = Self.sidecarMagic
-        bytes.reserveCapacity(contents.count + Self.sidecarOverhead)
-        bytes.appendLE(Self.sidecarVersion)
-        bytes.appendLE(UInt16(0))
-        bytes.appendLE(sequence)
-        bytes.appendLE(bytes.withUnsafeBytes { Checksum.crc32c($0) })
-        bytes.appendLE(UInt64(contents.count))
-        bytes.append(contentsOf: contents)
-        bytes.appendLE(
-            bytes.withUnsafeBytes { Checksum.crc32c(UnsafeRawBufferPointer(rebasing: $0[24...])) })
+        // Header and trailer around the contents, written as three pieces: the contents (an
+        // index sidecar can be tens of megabytes) are not copied.
+        var header = Self.sidecarMagic
+        header.appendLE(Self.sidecarVersion)
+        header.appendLE(UInt16(0))
+        header.appendLE(sequence)
+        header.appendLE(header.withUnsafeBytes { Checksum.crc32c($0) })
+        header.appendLE(UInt64(contents.count))
+        var trailer: [UInt8] = []
+        trailer.appendLE(
+            contents.withUnsafeBytes { contents in
+                Checksum.crc32c(
+                    contents,
+                    extending: header.withUnsafeBytes {
+                        Checksum.crc32c(UnsafeRawBufferPointer(rebasing: $0[24...]))
+                    })
+            })
         let fs = options.fileSystem
-        try bytes.withUnsafeBytes {
-            try fs.writeAtomically($0, to: sidecarPath(name), directory: path)
+        try header.withUnsafeBytes { header in
+            try contents.withUnsafeBytes { contents in
+                try trailer.withUnsafeBytes { trailer in
+                    try fs.writeAtomically(
+                        [header, contents, trailer], to: sidecarPath(name), directory: path)
+                }
+            }
         }
     }
 

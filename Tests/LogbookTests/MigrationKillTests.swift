@@ -58,6 +58,68 @@ import Testing
         print("migration kills: \(outcomes), migration \(String(format: "%.2f", duration)) s")
     }
 
+    /// SIGKILL in the middle of an open that builds an index the store has no copy of (the
+    /// Employee of TestSupport indexes `designation`; the store was written without it), and
+    /// of the close that keeps it: the next open has the index, exact, and reports its build
+    /// if it must build it again.
+    @Test func aKilledIndexBuildIsBuiltAgainAtTheNextOpen() async throws {
+        let directory = TemporaryDirectory("index-build-kill")
+        defer { directory.remove() }
+        let original = directory.child("original.logbook")
+        do {
+            let container = try ModelContainer(
+                for: [UnindexedEmployee.self], at: URL(fileURLWithPath: original))
+            let context = ModelContext(container)
+            for i in 0..<Self.employees {
+                let employee = UnindexedEmployee()
+                employee.name = "Employee \(i)"
+                employee.designation = "D\(i % 13)"
+                employee.salary = Int64(i)
+                context.insert(employee)
+            }
+            try context.save()
+            try container.close()
+        }
+        let timed = directory.child("timed.logbook")
+        try Self.copy(original, to: timed)
+        let started = Date()
+        try ModelContainer(for: [Employee.self], at: URL(fileURLWithPath: timed)).close()
+        let duration = Date().timeIntervalSince(started)
+        var rng = SeededGenerator(seed: testSeed("index build kills"))
+        var rebuilt = 0
+        for round in 0..<Self.rounds {
+            let path = directory.child("index\(round).logbook")
+            try Self.copy(original, to: path)
+            let delay = UInt32(Double.random(in: 0..<(duration * 1.2), using: &rng) * 1_000_000)
+            await #expect(processExitsWith: .signal(SIGKILL)) {
+                [path = path as String, delay = delay as UInt32] in
+                Thread.detachNewThread {
+                    usleep(delay)
+                    kill(getpid(), SIGKILL)
+                }
+                try? ModelContainer(for: [Employee.self], at: URL(fileURLWithPath: path)).close()
+                kill(getpid(), SIGKILL)
+            }
+            let reports = ProgressReports()
+            var configuration = ModelConfiguration(url: URL(fileURLWithPath: path))
+            configuration.indexBuildProgress = reports.handler
+            let container = try ModelContainer(for: [Employee.self], configuration: configuration)
+            #expect(try container.indexProblems().isEmpty)
+            let engineers = try ModelContext(container).fetch(
+                FetchDescriptor<Employee>(predicate: #Predicate { $0.designation == "D5" }))
+            #expect(engineers.count == (0..<Self.employees).filter { $0 % 13 == 5 }.count)
+            let built = reports.all
+            if container.indexesReadFromSidecar {
+                #expect(built.isEmpty)
+            } else {
+                rebuilt += 1
+                #expect(built.last?.done == Self.employees)
+            }
+            try container.close()
+        }
+        print("index build kills: built again at \(rebuilt) of \(Self.rounds) reopens")
+    }
+
     /// Which version the store at `path` is at, checked whole: "old" (every salary a string),
     /// or "new" (every salary converted).
     static func check(_ path: String) throws -> String {

@@ -14,6 +14,7 @@ enum ChildProcess {
     /// Runs the child subcommand in this process; returns the exit status.
     static func runChild(_ arguments: [String]) -> Int32 {
         if let status = EnumerateMemoryWorkload.runChild(arguments) { return status }
+        if let status = MigrationWorkloads.runChild(arguments) { return status }
         do {
             guard arguments.count >= 4, let keys = Int(arguments[3]) else {
                 throw BenchError.usage("__child load|open <engine> <dir> <keys> [valueSize]")

@@ -165,6 +165,15 @@ final class SQLiteEmployees: EmployeeStore {
         return true
     }
 
+    /// The custom stage of `objects-migration` in SQL: a new column, then every row's value of
+    /// it computed from its salary with one `UPDATE` in one transaction.
+    func addGrades() throws {
+        try database?.execute("ALTER TABLE employee ADD COLUMN grade INTEGER NOT NULL DEFAULT 0")
+        try begin.run()
+        try database?.execute("UPDATE employee SET grade = salary / 10000")
+        try commit.run()
+    }
+
     func compact() throws -> String? {
         try database?.execute("VACUUM")
         try checkpoint()

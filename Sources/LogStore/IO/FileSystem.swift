@@ -409,17 +409,39 @@ extension FileSystem {
     func writeAtomically(_ bytes: UnsafeRawBufferPointer, to path: String, directory: String)
         throws
     {
+        try writeAtomically([bytes], to: path, directory: directory)
+    }
+
+    /// ``writeAtomically(_:to:directory:)`` of the concatenation of `parts`, making the same
+    /// writes as for one buffer of their bytes, through a buffer of one piece: the parts are not
+    /// copied whole.
+    func writeAtomically(_ parts: [UnsafeRawBufferPointer], to path: String, directory: String)
+        throws
+    {
         let temporary = path + ".tmp"
         let file = try open(temporary, create: true, readOnly: false)
         do {
             try truncate(file, to: 0)
-            var done = 0
-            while done < bytes.count {
-                let piece = min(SegmentOutput.flushThreshold, bytes.count - done)
-                try writeAll(
-                    file, UnsafeRawBufferPointer(rebasing: bytes[done..<done + piece]),
-                    at: Int64(done))
-                done += piece
+            let total = parts.reduce(0) { $0 + $1.count }
+            var piece: [UInt8] = []
+            piece.reserveCapacity(min(SegmentOutput.flushThreshold, total))
+            var written = 0
+            for bytes in parts {
+                var done = 0
+                while done < bytes.count {
+                    let take = min(SegmentOutput.flushThreshold - piece.count, bytes.count - done)
+                    piece.append(
+                        contentsOf: UnsafeRawBufferPointer(rebasing: bytes[done..<done + take]))
+                    done += take
+                    if piece.count == SegmentOutput.flushThreshold {
+                        try piece.withUnsafeBytes { try writeAll(file, $0, at: Int64(written)) }
+                        written += piece.count
+                        piece.removeAll(keepingCapacity: true)
+                    }
+                }
+            }
+            if !piece.isEmpty {
+                try piece.withUnsafeBytes { try writeAll(file, $0, at: Int64(written)) }
             }
             try syncData(file)
             try close(file)

@@ -55,10 +55,11 @@ final class ContainerCore: Sendable {
     /// - Throws: ``CustomStagesNeeded`` (having closed the store) when the plan's stages from
     ///   the store's version include custom code; what ``PlannedMigration/position(of:marker:)``
     ///   throws.
+    /// `indexBuildProgress` hears how the build of indexes the store has no copy of goes.
     init(
         schema requested: Schema?, layouts: [ModelLayout], url: URL?, options: LogStoreOptions,
         through steps: [Schema] = [], versionIdentifier: String? = nil,
-        plan: PlannedMigration? = nil
+        plan: PlannedMigration? = nil, indexBuildProgress: IndexBuildProgressHandler? = nil
     ) throws {
         var steps = steps
         let versionIdentifier = versionIdentifier ?? plan.map { "\($0.newest.identifier)" }
@@ -182,7 +183,8 @@ final class ContainerCore: Sendable {
         self.store = store
         self.bindings = bindings
         self.indexes = ContainerIndexes(
-            bindings: bindings, store: store, schemaVersion: schema.version, counters: counters)
+            bindings: bindings, store: store, schemaVersion: schema.version, counters: counters,
+            progress: indexBuildProgress)
         self.bindingByName = Dictionary(
             uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
         self.bindingByType = byType

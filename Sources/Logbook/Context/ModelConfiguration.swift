@@ -19,12 +19,22 @@ public struct ModelConfiguration: Sendable {
     public var allowsSave: Bool
     /// Engine options (durability, segment size, automatic compaction…).
     public var options: LogStoreOptions
+    /// Told how an open goes when it builds ordered indexes from the records (the first open
+    /// after an index or a unique constraint was added to the model, or after a tool wrote the
+    /// store): a report when an entity's build starts, about a hundred as its records are read,
+    /// and one when its indexes are ready. An open that reads the indexes the store keeps
+    /// reports nothing, and so does the build of a text index (`.searchable`), not covered yet. Called synchronously on the thread that opens the container, during its init,
+    /// so it must not use the container; hand the reports to the app's UI from there
+    /// (`Task { @MainActor in … }`). `nil`, the default, reports nothing.
+    public var indexBuildProgress: IndexBuildProgressHandler?
 
     /// A configuration. `name` names the store (`<name>.logbook` in the default location)
-    /// unless `url` is given.
+    /// unless `url` is given; `indexBuildProgress` is told how building indexes goes (see
+    /// ``indexBuildProgress``).
     public init(
         _ name: String? = nil, url: URL? = nil, isStoredInMemoryOnly: Bool = false,
-        allowsSave: Bool = true, options: LogStoreOptions = LogStoreOptions()
+        allowsSave: Bool = true, options: LogStoreOptions = LogStoreOptions(),
+        indexBuildProgress: IndexBuildProgressHandler? = nil
     ) {
         if let url {
             self.url = url
@@ -40,6 +50,7 @@ public struct ModelConfiguration: Sendable {
         self.isStoredInMemoryOnly = isStoredInMemoryOnly
         self.allowsSave = allowsSave
         self.options = options
+        self.indexBuildProgress = indexBuildProgress
     }
 
     /// The engine options this configuration opens the store with.
@@ -93,7 +104,12 @@ extension ModelContainer {
     public convenience init(
         for types: [any PersistentModel.Type], configuration: ModelConfiguration
     ) throws {
-        try self.init(for: types, at: configuration.url, options: configuration.storeOptions)
+        let layouts = try types.map { try ModelLayout.of($0) }
+        try self.init(
+            core: ContainerCore(
+                schema: Schema(try ModelLayout.entities(resolving: layouts)), layouts: layouts,
+                url: configuration.url, options: configuration.storeOptions,
+                indexBuildProgress: configuration.indexBuildProgress))
     }
 
     /// Opens (creating if needed) the store at `url` for the entities of `types`, listed one by

@@ -60,7 +60,13 @@ enum IndexSnapshot {
         schemaVersion: UInt32
     ) -> [UInt8] {
         var data = [UInt8](repeating: 0, count: headerSize)
-        data.reserveCapacity(1 << 16)
+        // Room for every chunk's ends, bytes and padding, and the summary: the array is not
+        // regrown (which would hold up to twice the index's bytes).
+        var room = headerSize + (1 << 16)
+        for index in indexes.compactMap({ $0 }).joined() {
+            for chunk in index.chunks { room += chunk.byteCount + chunk.count * 4 + 3 }
+        }
+        data.reserveCapacity(room)
         var summary = ByteWriter(capacity: 1 << 12)
         summary.varint(UInt64(schemaVersion))
         let entities = definitions.indices.filter { !definitions[$0].isEmpty && indexes[$0] != nil }

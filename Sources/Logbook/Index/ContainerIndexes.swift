@@ -77,8 +77,13 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
 
     /// The indexes of `bindings`, read from the store's sidecar where it still describes the
     /// store, else built from the records.
-    /// - Parameter counters: the last primary key handed out, per binding.
-    init(bindings: [EntityBinding], store: LogStore, schemaVersion: UInt32, counters: [UInt64]) {
+    /// - Parameters:
+    ///   - counters: the last primary key handed out, per binding.
+    ///   - progress: told how each entity's build goes (``IndexBuildProgress``), on this thread.
+    init(
+        bindings: [EntityBinding], store: LogStore, schemaVersion: UInt32, counters: [UInt64],
+        progress: IndexBuildProgressHandler? = nil
+    ) {
         let definitions = bindings.map { IndexDefinition.all(of: $0.entity, binding: $0.index) }
         self.definitions = definitions
         makers = zip(definitions, bindings).map { definitions, binding in
@@ -112,7 +117,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
             }
             allRead = false
             do {
-                let (built, highest) = try build(binding, from: store)
+                let (built, highest) = try build(binding, from: store, progress: progress)
                 indexes[e] = built
                 maxStoredKey[e] = max(maxStoredKey[e], highest)
                 changed = true
@@ -125,17 +130,31 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         }
     }
 
-    /// Builds the indexes of one entity from its stored records.
+    /// Builds the indexes of one entity from its stored records, telling `progress` how it
+    /// goes (nothing for an entity without records).
     /// - Returns: the indexes and the highest primary key met.
-    private func build(_ binding: EntityBinding, from store: LogStore) throws -> (
-        [OrderedIndex], UInt64
-    ) {
+    private func build(
+        _ binding: EntityBinding, from store: LogStore,
+        progress: IndexBuildProgressHandler? = nil
+    ) throws -> ([OrderedIndex], UInt64) {
         // Invariant: called only for entities with indexes.
         let maker = makers[binding.index]!
         var lists = maker.emptyLists
+        // Sorted in runs as they come, to bound the scratch memory (see `SortedRuns`).
+        var runs = Array(repeating: SortedRuns(), count: lists.count)
         var highest: UInt64 = 0
+        var reporter: IndexBuildReporter?
+        if let progress {
+            let total = try wrapStoreErrors { try store.count(in: binding.keyspace) }
+            if total > 0 {
+                reporter = IndexBuildReporter(
+                    handler: progress, entity: binding.entity.name,
+                    indexes: definitions[binding.index].map(\.names), total: total)
+            }
+        }
         try wrapStoreErrors {
             try store.forEach(in: binding.keyspace) { key, value in
+                reporter?.advance()
                 guard let pk = Keyspaces.primaryKey(ofObjectKey: key) else {
                     throw LogbookError.corruptRecord(
                         entity: binding.entity.name, key: "\(key.count) bytes",
@@ -143,9 +162,16 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
                 }
                 highest = max(highest, pk)
                 try maker.appendEntries(record: value, pk: pk, to: &lists)
+                for i in lists.indices where lists[i].count >= SortedRuns.runEntries {
+                    runs[i].add(&lists[i])
+                }
             }
         }
-        return (lists.map { OrderedIndex(sorted: $0.sorted()) }, highest)
+        for i in lists.indices { runs[i].add(&lists[i]) }
+        lists = []
+        let built = runs.indices.map { runs[$0].finish() }
+        reporter?.finish()
+        return (built, highest)
     }
 
     /// After a use of `entity`'s indexes: if the check of a loaded chunk failed during it,

@@ -172,6 +172,13 @@ final class IndexChunk {
         try withStorage { raw, ends in try body(Self.entry(raw, ends, i)) }
     }
 
+    /// The bytes and entry ends of a chunk made in memory (not loaded from a sidecar).
+    var ownContents: (bytes: [UInt8], ends: [UInt32]) {
+        // Invariant: only for chunks a build made (see `SortedRuns`).
+        assert(mapped == nil && pending == nil)
+        return (ownBytes, ownEnds)
+    }
+
     /// Copies mapped bytes and ends into the chunk's own arrays, before a change.
     @inline(__always)
     private func own() {
@@ -507,6 +514,28 @@ final class OrderedIndex {
     }
 
     /// Appends sorted entries that all sort after the index's, packed into new chunks.
+    /// Appends sorted entries that all sort after the index's, packed into new chunks.
+    func appendSorted(_ entries: IndexEntries) { append(sorted: entries) }
+
+    /// Appends chunks made in memory whose entries are in order and all sort after the index's.
+    func appendChunks(_ more: [IndexChunk]) {
+        for chunk in more where chunk.count > 0 {
+            chunks.append(chunk)
+            heads.append(chunk.withEntry(0, Self.head))
+            count += chunk.count
+        }
+    }
+
+    /// Empties the index and returns its chunks, in order.
+    func takeChunks() -> [IndexChunk] {
+        defer {
+            chunks = []
+            heads = []
+            count = 0
+        }
+        return chunks
+    }
+
     private func append(sorted entries: IndexEntries) {
         guard !entries.isEmpty else { return }
         entries.bytes.withUnsafeBytes { raw in

@@ -64,7 +64,7 @@ extension ModelContainer {
         func open() throws -> ContainerCore {
             try ContainerCore(
                 schema: newest.schema, layouts: newest.layouts, url: url, options: options,
-                plan: plan)
+                plan: plan, indexBuildProgress: configuration.indexBuildProgress)
         }
         do {
             return try open()

@@ -1,5 +1,6 @@
 import Foundation
 import Logbook
+import Synchronization
 
 /// The real ``EmployeeRepository``: a Logbook store in a directory, one container and a
 /// context of its own for the life of the repository.
@@ -31,9 +32,11 @@ final class LogbookEmployeeRepository: EmployeeRepository {
     init(path: String) throws(EmployeesError) {
         self.path = path
         do {
+            var configuration = ModelConfiguration(url: URL(fileURLWithPath: path))
+            configuration.indexBuildProgress = Self.indexBuildProgressLine()
             container = try ModelContainer(
                 for: EmployeesSchemaV3.models, migrationPlan: EmployeesMigrationPlan.self,
-                configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+                configurations: configuration)
         } catch {
             throw Self.translate(error, path: path)
         }
@@ -41,6 +44,23 @@ final class LogbookEmployeeRepository: EmployeeRepository {
     }
 
     deinit { try? container.close() }
+
+    /// Shows an open's index build on a ``ProgressLine`` (when standard error is a terminal
+    /// and standard output is not), erased when the build ends; `nil` otherwise.
+    private static func indexBuildProgressLine() -> IndexBuildProgressHandler? {
+        guard let line = ProgressLine.forStandardError() else { return nil }
+        // Reports come on the opening thread, one at a time.
+        let shared = SharedProgressLine(line)
+        return { report in
+            shared.line.withLock { line in
+                if report.done == report.total {
+                    line.clear()
+                } else {
+                    line.show("opening: indexing \(report), \(Int(report.fraction * 100))%")
+                }
+            }
+        }
+    }
 
     func add(_ draft: EmployeeDraft) throws(EmployeesError) -> EmployeeRecord {
         let company = try draft.company.map { reference throws(EmployeesError) in
@@ -135,4 +155,10 @@ final class LogbookEmployeeRepository: EmployeeRepository {
             employee, primaryKey: employee.persistentModelID.primaryKey,
             company: employee.company.map(link))
     }
+}
+
+/// A ``ProgressLine`` a `@Sendable` handler can hold.
+private final class SharedProgressLine: Sendable {
+    let line: Mutex<ProgressLine>
+    init(_ line: sending ProgressLine) { self.line = Mutex(line) }
 }
