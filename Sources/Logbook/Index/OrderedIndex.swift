@@ -514,14 +514,13 @@ final class OrderedIndex {
     }
 
     /// Appends sorted entries that all sort after the index's, packed into new chunks.
-    /// Appends sorted entries that all sort after the index's, packed into new chunks.
     func appendSorted(_ entries: IndexEntries) { append(sorted: entries) }
 
     /// Appends chunks made in memory whose entries are in order and all sort after the index's.
     func appendChunks(_ more: [IndexChunk]) {
         for chunk in more where chunk.count > 0 {
             chunks.append(chunk)
-            heads.append(chunk.withEntry(0, Self.head))
+            heads.append(chunk.withEntry(0, IndexKey.head))
             count += chunk.count
         }
     }
