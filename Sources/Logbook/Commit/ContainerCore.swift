@@ -145,14 +145,7 @@ final class ContainerCore: Sendable {
                 for: Keyspaces.versionIdentifierKey,
                 in: Keyspaces.meta)
         }
-        // Buffered, not synced: nothing else depends on this commit until a later one, and a
-        // later synced commit makes it durable first (the same segment's fdatasync covers it; a
-        // sealed segment is synced before the next begins), so a power loss leaves the store
-        // before it or after it, and an open after one before it settles the schema again. An
-        // open that migrates lightweight then costs no device flush (issue 38: ≤ 2× an open).
-        if !setup.isEmpty {
-            try wrapStoreErrors { _ = try store.commit(setup, durability: .buffered) }
-        }
+        if !setup.isEmpty { try wrapStoreErrors { _ = try store.commit(setup) } }
         var bindings: [EntityBinding] = []
         var byType: [ObjectIdentifier: Int] = [:]
         for (i, entity) in schema.entities.enumerated() {
