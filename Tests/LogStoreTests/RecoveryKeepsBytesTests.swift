@@ -249,4 +249,39 @@ import Testing
         #expect(try StoreFiles(storeAt: history.path).cutFiles.isEmpty)
         #expect(readFile(history.newestSegment) == torn)
     }
+
+    /// On a full file system the torn tail is cut without a cut file: a store that filled its
+    /// disk still opens for writing, with every acknowledged commit (issue 40: a real `ENOSPC`
+    /// left reopening impossible).
+    @Test(arguments: [ENOSPC, EDQUOT])
+    func aFullFileSystemCutsTheTornTailWithoutKeepingIt(code: Int32) throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let history = try CommitHistory(path: dir.child("s"), commits: 3)
+        let torn = Array(readFile(history.newestSegment)[..<(history.sizes[3] - 2)])
+        writeFile(history.newestSegment, torn)
+        let fs = FaultInjectingFileSystem()
+        fs.inject(.error(code), on: "write", pathSuffix: ".cut.tmp", times: 10)
+        var options = LogStoreOptions()
+        options.fileSystem = fs
+        options.autoCompactionDeadFraction = nil
+        let store = try LogStore(path: history.path, options: options)
+        let cut = try #require(store.recovery.cuts.first)
+        #expect(cut.keptIn == nil)
+        #expect(cut.offset == Int64(history.sizes[2]))
+        #expect(store.recovery.notes.contains { $0.contains("not kept: no space left") })
+        #expect(try StoreFiles(storeAt: history.path).cutFiles.isEmpty)
+        #expect(try StoreFiles(storeAt: history.path).temporaryFiles.isEmpty)
+        #expect(readFile(history.newestSegment) == Array(torn[..<history.sizes[2]]))
+        try store.put([7], for: [7], in: "after")
+        try store.close()
+        // Any other failure to keep the bytes still refuses the open and cuts nothing.
+        let again = try CommitHistory(path: dir.child("t"), commits: 3)
+        let tornAgain = Array(readFile(again.newestSegment)[..<(again.sizes[3] - 2)])
+        writeFile(again.newestSegment, tornAgain)
+        fs.heal()
+        fs.inject(.error(EIO), on: "write", pathSuffix: ".cut.tmp", times: 10)
+        #expect(throws: LogStoreError.self) { try LogStore(path: again.path, options: options) }
+        #expect(readFile(again.newestSegment) == tornAgain)
+    }
 }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Opening's replay of a store's segments into the index (FORMAT.md, "Recovery"): every segment
 /// in order, through its hint when the hint passes every check, else by a scan; torn tails cut
 /// (and kept aside), corruption thrown or, in salvage mode, skipped. The decisions are
@@ -209,12 +215,19 @@ struct Replay {
     }
 
     /// Drops the bytes of the newest segment from `offset` on: when writable, keeps them in a
-    /// cut file, then truncates and syncs the segment; read-only, only hides them.
+    /// cut file, then truncates and syncs the segment; read-only, only hides them. On a full
+    /// file system the bytes (an incomplete commit, never acknowledged) are not kept: a store
+    /// that filled its disk must still open, so its data can be read and deleted.
     private mutating func cut(_ segment: Segment, at offset: Int, reason: String) throws {
         let dropped = segment.size - offset
         var keptIn: String?
+        var unkept = false
         if writable && dropped > 0 {
-            keptIn = try CutBytes.keep(segment, from: offset, directory: path, fileSystem: fs)
+            do {
+                keptIn = try CutBytes.keep(segment, from: offset, directory: path, fileSystem: fs)
+            } catch LogStoreError.io(_, _, let code) where code == ENOSPC || code == EDQUOT {
+                unkept = true
+            }
             try fs.truncate(segment.file, to: Int64(offset))
             try fs.syncData(segment.file)
         }
@@ -225,7 +238,8 @@ struct Replay {
                 keptIn: keptIn))
         report.notes.append(
             "cut \(dropped) bytes of an incomplete commit at offset \(offset) of \(segment.path): \(reason)"
-                + (keptIn.map { "; kept in \($0)" } ?? ""))
+                + (keptIn.map { "; kept in \($0)" } ?? "")
+                + (unkept ? "; not kept: no space left on the file system" : ""))
     }
 
     /// Salvage: a segment whose header cannot be read is renamed `NAME.seg.damaged` (when
