@@ -12,6 +12,9 @@
 /// closed or released.
 final class PostgreSQLSocket {
     private var descriptor: Int32
+    /// What one `read(2)` fills before its bytes are appended to the caller's buffer, so a
+    /// receive costs the bytes that came, not a zeroed chunk.
+    private var scratch = [UInt8](repeating: 0, count: 64 << 10)
 
     private init(_ descriptor: Int32) { self.descriptor = descriptor }
 
@@ -178,20 +181,18 @@ final class PostgreSQLSocket {
     /// Reads what is available (at most 64 KiB) and appends it to `buffer`; returns the number
     /// of bytes, 0 at the end of the stream, `nil` if nothing is ready yet.
     func receive(into buffer: inout [UInt8]) throws -> Int? {
-        let chunk = 64 << 10
-        let start = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: chunk))
         while true {
-            let n = buffer.withUnsafeMutableBytes { raw in
-                read(descriptor, raw.baseAddress! + start, chunk)
+            let n = scratch.withUnsafeMutableBytes { raw in
+                read(descriptor, raw.baseAddress!, raw.count)
             }
             if n >= 0 {
-                buffer.removeLast(chunk - n)
+                scratch.withUnsafeBufferPointer {
+                    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<n]))
+                }
                 return n
             }
             let error = errno
             if error == EINTR { continue }
-            buffer.removeLast(chunk)
             if error == EAGAIN || error == EWOULDBLOCK { return nil }
             throw LogbookError.postgreSQL(
                 .connectionClosed(reason: "receiving failed: \(Self.errorText(error))"))
