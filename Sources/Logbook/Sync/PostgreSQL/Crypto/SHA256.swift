@@ -76,23 +76,32 @@ struct SHA256 {
     /// The digest of everything added; the hasher is spent afterwards.
     mutating func finalize() -> [UInt8] {
         let bitLength = (blocks &* 64 &+ UInt64(pending.count)) &* 8
-        pending.append(0x80)
-        if pending.count > Self.blockLength - 8 {
-            pending.append(contentsOf: repeatElement(0, count: Self.blockLength - pending.count))
-            compressPending()
+        // The pending bytes, 0x80, zeros and the 64-bit length end one block, or two when the
+        // length does not fit after the pending bytes.
+        let length = pending.count < Self.blockLength - 8 ? Self.blockLength : 2 * Self.blockLength
+        var tail = [UInt8](repeating: 0, count: length)
+        tail.withUnsafeMutableBytes { raw in
+            pending.withUnsafeBytes { raw.copyMemory(from: $0) }
+            raw[pending.count] = 0x80
+            raw.storeBytes(of: bitLength.bigEndian, toByteOffset: length - 8, as: UInt64.self)
+            var offset = 0
+            while offset < length {
+                Self.compress(
+                    &state,
+                    UnsafeRawBufferPointer(
+                        UnsafeMutableRawBufferPointer(
+                            rebasing: raw[offset..<offset + Self.blockLength])))
+                offset += Self.blockLength
+            }
         }
-        pending.append(contentsOf: repeatElement(0, count: Self.blockLength - 8 - pending.count))
-        for shift in stride(from: 56, through: 0, by: -8) {
-            pending.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
-        }
-        compressPending()
-        var digest: [UInt8] = []
-        digest.reserveCapacity(Self.digestLength)
-        for word in state {
-            digest.append(UInt8(truncatingIfNeeded: word >> 24))
-            digest.append(UInt8(truncatingIfNeeded: word >> 16))
-            digest.append(UInt8(truncatingIfNeeded: word >> 8))
-            digest.append(UInt8(truncatingIfNeeded: word))
+        pending.removeAll()
+        var digest = [UInt8](repeating: 0, count: Self.digestLength)
+        digest.withUnsafeMutableBytes { raw in
+            var i = 0
+            while i < 8 {
+                raw.storeBytes(of: state[i].bigEndian, toByteOffset: i &* 4, as: UInt32.self)
+                i &+= 1
+            }
         }
         return digest
     }
@@ -108,14 +117,19 @@ struct SHA256 {
     /// FIPS 180-4 §6.2.2: one 64-byte block into `state`.
     private static func compress(_ state: inout [UInt32], _ block: UnsafeRawBufferPointer) {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-            for t in 0..<16 {
+            // `while` loops, not `for in` ranges: unoptimized builds (the tests') spend most of
+            // their time in a range's generic iterator otherwise.
+            var t = 0
+            while t < 16 {
                 w[t] = UInt32(
-                    bigEndian: block.loadUnaligned(fromByteOffset: t * 4, as: UInt32.self))
+                    bigEndian: block.loadUnaligned(fromByteOffset: t &* 4, as: UInt32.self))
+                t &+= 1
             }
-            for t in 16..<64 {
-                let s0 = rotate(w[t - 15], 7) ^ rotate(w[t - 15], 18) ^ (w[t - 15] >> 3)
-                let s1 = rotate(w[t - 2], 17) ^ rotate(w[t - 2], 19) ^ (w[t - 2] >> 10)
+            while t < 64 {
+                let s0 = rotate(w[t - 15], 7) ^ rotate(w[t - 15], 18) ^ (w[t - 15] &>> 3)
+                let s1 = rotate(w[t - 2], 17) ^ rotate(w[t - 2], 19) ^ (w[t - 2] &>> 10)
                 w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
+                t &+= 1
             }
             var a = state[0]
             var b = state[1]
@@ -126,7 +140,8 @@ struct SHA256 {
             var g = state[6]
             var h = state[7]
             roundConstants.withUnsafeBufferPointer { k in
-                for t in 0..<64 {
+                var t = 0
+                while t < 64 {
                     let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
                     let choose = (e & f) ^ (~e & g)
                     let t1 = h &+ s1 &+ choose &+ k[t] &+ w[t]
@@ -141,6 +156,7 @@ struct SHA256 {
                     c = b
                     b = a
                     a = t1 &+ t2
+                    t &+= 1
                 }
             }
             state[0] &+= a
@@ -156,6 +172,6 @@ struct SHA256 {
 
     @inline(__always)
     private static func rotate(_ x: UInt32, _ n: UInt32) -> UInt32 {
-        (x >> n) | (x << (32 - n))
+        (x &>> n) | (x &<< (32 &- n))
     }
 }
