@@ -9,9 +9,6 @@ struct Workload: Sendable, CustomStringConvertible {
     /// Whether the store does work in the background (automatic compaction), so that its trace
     /// interleaves calls no acknowledgement depends on.
     var background = false
-    /// Variants per crash point in the default tier, for a workload whose recovered stores are
-    /// slow to open (``PowerLossTests/variantsPerPoint(_:)``); the long tier keeps its count.
-    var defaultTierVariants = 40
     /// Builds (without recording) the store the recorded part starts from.
     var prepare: (@Sendable (WorkloadDriver) throws -> Void)?
     /// The recorded part.
@@ -152,7 +149,7 @@ struct Workload: Sendable, CustomStringConvertible {
     /// Overwrites of a few keys with automatic compaction on: compactions start in the
     /// background and run while commits go on (the trace interleaves them).
     static let automaticCompaction = Workload(
-        name: "automatic compaction", segmentSize: 300, background: true, defaultTierVariants: 20
+        name: "automatic compaction", segmentSize: 300, background: true
     ) { d in
         d.automaticCompaction = true
         try d.open()
@@ -170,7 +167,7 @@ struct Workload: Sendable, CustomStringConvertible {
     /// it ends), begun in a segment that already holds commits and growing past the segment
     /// size; then a put, which starts a new segment.
     static let streamingCommit = Workload(
-        name: "streaming commit", segmentSize: 1 << 20, defaultTierVariants: 20
+        name: "streaming commit", segmentSize: 1 << 20
     ) { d in
         try d.open()
         for i in 0..<3 { try d.put("k\(i)") }
