@@ -41,6 +41,10 @@ final class FakePostgreSQLServer: Sendable {
         Thread.detachNewThread { [listener, done] in
             let client = accept(listener, nil, nil)
             if client >= 0 {
+                #if canImport(Darwin)
+                    var on: Int32 = 1
+                    setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &on, 4)
+                #endif
                 let connection = FakeClient(client)
                 if (try? connection.readStartup()) != nil { try? script(connection) }
                 // Hold the connection a moment so the client reads what was sent, then close.
@@ -78,8 +82,15 @@ struct FakeClient: Sendable {
     func send(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
+            // Never SIGPIPE: the client may have closed already (it is meant to, after a
+            // violation), and the signal would end the whole test process.
             let n = bytes.withUnsafeBytes {
-                write(fd, $0.baseAddress! + offset, bytes.count - offset)
+                #if canImport(Glibc)
+                    Glibc.send(
+                        fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                #else
+                    Darwin.send(fd, $0.baseAddress! + offset, bytes.count - offset, 0)
+                #endif
             }
             guard n > 0 else { return }
             offset += n
