@@ -14,7 +14,7 @@ import Testing
 @Suite(.serialized) struct MigrationKillTests {
     static let long = ProcessInfo.processInfo.environment["LOGBOOK_LONG_TESTS"] == "1"
     static let employees = long ? 1_000_000 : 4_000
-    static let rounds = long ? 4 : 16
+    static let rounds = long ? 4 : 8
     /// Kills land in the first `reach` migration times: at 1M, most within the migration.
     static let reach = long ? 1.2 : 3.0
 
