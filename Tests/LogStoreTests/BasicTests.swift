@@ -67,7 +67,11 @@ import Testing
         defer { dir.remove() }
         let path = dir.child("s")
         var rng = SeededGenerator(seed: 7)
-        let big = (0..<(17 << 20)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        var big = [UInt8](repeating: 0, count: 17 << 20)
+        big.withUnsafeMutableBytes { raw in
+            let words = raw.bindMemory(to: UInt64.self)
+            for i in words.indices { words[i] = rng.next() }
+        }
         do {
             let store = try LogStore(path: path)
             try store.put(big, for: b("big"), in: "blobs")

@@ -34,7 +34,7 @@ actor BatchImporter: ModelActor {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try fixture.open()
-        let (batches, size) = (10, 10_000)
+        let (batches, size) = (10, TestTier.pick(quick: 2_000, long: 10_000))
         let importer = BatchImporter(modelContainer: container)
         let finished = Locked(false)
         // Fetches begun: after each save the importer waits (up to 10 s) for one to begin, so
