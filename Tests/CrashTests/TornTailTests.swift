@@ -21,7 +21,7 @@ import Testing
         case .truncated: break
         case .zeroFilled: bytes += [UInt8](repeating: 0, count: original.count - cut)
         case .garbageFilled:
-            bytes += (cut..<original.count).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            bytes += rng.bytes(original.count - cut)
         }
         return bytes
     }

@@ -67,11 +67,7 @@ import Testing
         defer { dir.remove() }
         let path = dir.child("s")
         var rng = SeededGenerator(seed: 7)
-        var big = [UInt8](repeating: 0, count: 17 << 20)
-        big.withUnsafeMutableBytes { raw in
-            let words = raw.bindMemory(to: UInt64.self)
-            for i in words.indices { words[i] = rng.next() }
-        }
+        let big = rng.bytes(17 << 20)
         do {
             let store = try LogStore(path: path)
             try store.put(big, for: b("big"), in: "blobs")

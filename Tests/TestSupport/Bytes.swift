@@ -19,6 +19,26 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     }
 }
 
+extension SeededGenerator {
+    /// `count` random bytes, eight from each number (a byte at a time is slow in debug builds).
+    public mutating func bytes(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        bytes.withUnsafeMutableBytes { raw in
+            var offset = 0
+            while offset < count {
+                var word = next()
+                let length = min(8, count - offset)
+                withUnsafeBytes(of: &word) {
+                    raw.baseAddress!.advanced(by: offset).copyMemory(
+                        from: $0.baseAddress!, byteCount: length)
+                }
+                offset += length
+            }
+        }
+        return bytes
+    }
+}
+
 /// The seed for a randomized test: `LOGBOOK_SEED` if set, else a fresh one. Printed either way,
 /// so a failure can be replayed with `LOGBOOK_SEED=<seed> swift test --filter <test>`.
 public func testSeed(_ name: String) -> UInt64 {
