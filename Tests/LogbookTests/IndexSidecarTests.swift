@@ -9,22 +9,30 @@ import Testing
 /// used in place until they change, checked before their first use, and a damaged one makes
 /// its entity's indexes be built from the records, with the reason reported.
 @MainActor @Suite struct IndexSidecarTests {
-    /// A store of `count` Staff in several teams, closed (so it has a sidecar).
-    private func filled(_ fixture: LogbookFixture, count: Int = 3000) throws {
-        let container = try fixture.open([Staff.self, Team.self])
+    /// A store of 3,000 Staff in several teams, closed (so it has a sidecar): built once, and
+    /// copied for each test.
+    private static let staff = StoreTemplate("staff-sidecar") { path in
+        let container = try ModelContainer(
+            for: [Staff.self, Team.self], at: URL(fileURLWithPath: path))
+        let context = ModelContext(container)
         let teams = (0..<3).map { Team("t\($0)") }
-        for team in teams { container.mainContext.insert(team) }
-        for i in 0..<count {
-            container.mainContext.insert(
+        for team in teams { context.insert(team) }
+        for i in 0..<3000 {
+            context.insert(
                 Staff(
                     "staff member \(i)", designation: ["Engineer", "Manager", "Clerk"][i % 3],
                     salary: Int64(i * 7 % 1000), team: teams[i % 3]))
         }
-        try container.mainContext.save()
+        try context.save()
         try container.close()
     }
 
-    /// A store as ``filled(_:count:)`` makes it; the salaries below 100 it holds, and the path
+    /// The fixture's store becomes a copy of ``staff``.
+    private func filled(_ fixture: LogbookFixture) throws {
+        try Self.staff.copy(to: fixture.url.path)
+    }
+
+    /// A store as ``filled(_:)`` makes it; the salaries below 100 it holds, and the path
     /// of its sidecar.
     private func filledWithSidecar(_ fixture: LogbookFixture) throws -> (
         expected: [String], sidecar: String
