@@ -11,8 +11,9 @@ import Testing
 /// of 100,000 employees (20,000 in the default tier): the DOM after scripts ran holds what the
 /// view must show, the script ran under the content security policy, and each view's
 /// screenshot is far from blank. One browser a test, driven over the DevTools protocol
-/// (``HeadlessChromium``), loads every view in a fresh browser context: starting one costs
-/// about a second of CPU, loading a view a fraction of that.
+/// (``HeadlessChromium``), loads every view one after the other in one tab: a launch, or a new
+/// tab or browser context, costs processes and most of a second of CPU; a page in the same tab
+/// a small fraction of that.
 ///
 /// `LOGBOOK_STUDIO_SCREENSHOT=FILE` also writes the objects view of the large store there (the
 /// picture in README.md).

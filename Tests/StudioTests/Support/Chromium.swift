@@ -34,18 +34,22 @@ enum Chromium {
 }
 
 /// One headless Chromium, started once and driven over the DevTools protocol
-/// (``DevToolsPipe``), that loads any number of pages: each in a tab of its own browser context
-/// (its own cookies and storage, as a fresh browser would have), at 1280 × 900 pixels.
+/// (``DevToolsPipe``), that loads any number of pages one after the other in one tab of
+/// 1280 × 900 pixels, with no cookies from the page before (as a fresh browser would have). One
+/// tab, not a tab or a browser context a page: each new one costs renderer processes.
 ///
 /// ``close()`` ends the browser; releasing it kills the browser if it still runs. Not
 /// thread-safe: one test uses it.
 final class HeadlessChromium {
     private let pipe: DevToolsPipe
     private let run: String
+    /// The tab's session.
+    private let session: String
     /// How long one page may take to load (or a command to be answered).
     let timeout: Int
 
-    /// Starts the browser, its profile and standard error in a directory of `directory`.
+    /// Starts the browser, its profile and standard error in a directory of `directory`, and
+    /// opens its tab.
     /// - Throws: ``DevToolsError`` if it cannot start or does not answer within `timeout`.
     init(in directory: TemporaryDirectory, timeout: Int = 120) throws {
         guard let path = Chromium.path else { throw DevToolsError.malformed("no Chromium") }
@@ -61,33 +65,10 @@ final class HeadlessChromium {
                 "--disable-component-update", "--user-data-dir=\(run)/profile",
                 "--window-size=1280,900", "--remote-debugging-pipe", "about:blank",
             ], stderr: run + "/stderr", environment: ["HOME=\(run)", "PATH=/usr/bin:/bin"])
-        try pipe.command("Browser.getVersion", within: timeout)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: run)
-    }
-
-    /// Loads `url` in a new tab of a new browser context and waits for its load event (its
-    /// scripts have run); returns the DOM then (`document.documentElement.outerHTML`, as
-    /// `--dump-dom` prints it) and a PNG screenshot of 1280 × 900 pixels. Closes the tab and
-    /// the context after.
-    /// - Throws: ``DevToolsError`` if the browser exits, fails a command, or the page does not load
-    ///   within ``timeout``.
-    func load(_ url: String) throws -> (dom: String, png: [UInt8]) {
-        let context = try string(
-            "browserContextId", of: pipe.command("Target.createBrowserContext", within: timeout))
-        defer {
-            _ = try? pipe.command(
-                "Target.disposeBrowserContext", ["browserContextId": context], within: timeout)
-        }
-        let target = try string(
+        let target = try Self.string(
             "targetId",
-            of: pipe.command(
-                "Target.createTarget", ["url": "about:blank", "browserContextId": context],
-                within: timeout))
-        defer { _ = try? pipe.command("Target.closeTarget", ["targetId": target], within: timeout) }
-        let session = try string(
+            of: pipe.command("Target.createTarget", ["url": "about:blank"], within: timeout))
+        session = try Self.string(
             "sessionId",
             of: pipe.command(
                 "Target.attachToTarget", ["targetId": target, "flatten": true], within: timeout))
@@ -98,14 +79,27 @@ final class HeadlessChromium {
             "Emulation.setDeviceMetricsOverride",
             ["width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": false],
             session: session, within: timeout)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: run)
+    }
+
+    /// Clears the browser's cookies, loads `url` in the tab and waits for its load event (its
+    /// scripts have run); returns the DOM then (`document.documentElement.outerHTML`, as
+    /// `--dump-dom` prints it) and a PNG screenshot of 1280 × 900 pixels.
+    /// - Throws: ``DevToolsError`` if the browser exits, fails a command, or the page does not load
+    ///   within ``timeout``.
+    func load(_ url: String) throws -> (dom: String, png: [UInt8]) {
+        try pipe.command("Storage.clearCookies", within: timeout)
         pipe.discardEvents()
         let navigation = try pipe.command(
             "Page.navigate", ["url": url], session: session, within: timeout)
         if let error = navigation["errorText"] as? String {
             throw DevToolsError.commandFailed(method: "Page.navigate \(url)", message: error)
         }
-        // The load event of this navigation's document, not of the blank page before it.
-        let loader = try string("loaderId", of: navigation)
+        // The load event of this navigation's document, not of the page before it.
+        let loader = try Self.string("loaderId", of: navigation)
         _ = try pipe.event("Page.lifecycleEvent", session: session, within: timeout) {
             $0["name"] as? String == "load" && $0["loaderId"] as? String == loader
         }
@@ -114,7 +108,7 @@ final class HeadlessChromium {
             ["expression": "document.documentElement.outerHTML", "returnByValue": true],
             session: session, within: timeout)
         let html = (dom["result"] as? [String: Any])?["value"] as? String
-        let shot = try string(
+        let shot = try Self.string(
             "data",
             of: pipe.command(
                 "Page.captureScreenshot", ["format": "png"], session: session, within: timeout))
@@ -130,7 +124,7 @@ final class HeadlessChromium {
         if pipe.process.exitStatus(within: 10) == nil { pipe.process.signal(SIGKILL) }
     }
 
-    private func string(_ key: String, of result: [String: Any]) throws -> String {
+    private static func string(_ key: String, of result: [String: Any]) throws -> String {
         guard let value = result[key] as? String else {
             throw DevToolsError.malformed("no \(key) in \(result)")
         }
