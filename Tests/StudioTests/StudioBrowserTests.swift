@@ -8,9 +8,12 @@ import Testing
 
 /// Headless Chromium (`LOGBOOK_CHROMIUM`, else `chromium` and its usual names; `.ci/run`
 /// installs Debian's `chromium`), loading every view by its URL on the demo store and on a store
-/// of 100,000 employees (20,000 in the default tier): the DOM after scripts ran (`--dump-dom`) holds what the view must show,
-/// the script ran under the content security policy, and each view's screenshot
-/// (`--screenshot`) is far from blank.
+/// of 100,000 employees (20,000 in the default tier): the DOM after scripts ran holds what the
+/// view must show, the script ran under the content security policy, and each view's
+/// screenshot is far from blank. One browser a test, driven over the DevTools protocol
+/// (``HeadlessChromium``), loads every view one after the other in one tab: a launch, or a new
+/// tab or browser context, costs processes and most of a second of CPU; a page in the same tab
+/// a small fraction of that.
 ///
 /// `LOGBOOK_STUDIO_SCREENSHOT=FILE` also writes the objects view of the large store there (the
 /// picture in README.md).
@@ -118,12 +121,14 @@ struct StudioBrowserTests {
         screenshotOf saved: (target: String, file: String)? = nil
     ) throws {
         let base = "http://127.0.0.1:\(studio.port)"
-        let blank = try Chromium.load("about:blank", in: directory)
+        let browser = try HeadlessChromium(in: directory)
+        defer { browser.close() }
+        let blank = try browser.load("about:blank")
         #expect(blank.png.count > 0)
         for view in views {
             let separator = view.target.contains("?") ? "&" : "?"
-            let page = try Chromium.load(
-                base + view.target + separator + "token=" + RunningStudio.token, in: directory)
+            let page = try browser.load(
+                base + view.target + separator + "token=" + RunningStudio.token)
             #expect(
                 page.dom.contains("<html lang=\"en\" class=\"js\">"),
                 "\(view.target): the script did not run")
@@ -150,60 +155,5 @@ struct StudioBrowserTests {
         #expect(
             !required || Chromium.path != nil,
             "LOGBOOK_REQUIRE_CHROMIUM=1 but no Chromium was found: the browser tests would skip")
-    }
-}
-
-/// Headless Chromium, run once per page.
-enum Chromium {
-    /// Its path: `LOGBOOK_CHROMIUM`, or the first of the usual names that is installed (in
-    /// `/usr/bin` or on `PATH`).
-    static let path: String? = {
-        let environment = ProcessInfo.processInfo.environment
-        let names = ["chromium", "chromium-browser", "google-chrome"]
-        let directories =
-            ["/usr/bin"] + (environment["PATH"] ?? "").split(separator: ":").map(String.init)
-        let candidates =
-            [environment["LOGBOOK_CHROMIUM"]].compactMap { $0 }
-            + names.flatMap { name in directories.map { "\($0)/\(name)" } }
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
-
-    /// The DOM after the page's scripts ran, and a screenshot of 1280 × 900 pixels.
-    static func load(_ url: String, in directory: TemporaryDirectory) throws -> (
-        dom: String, png: [UInt8]
-    ) {
-        let path = try #require(path)
-        let run = directory.child("chromium-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: run) }
-        let browser = try SpawnedProcess(
-            path,
-            [
-                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                "--hide-scrollbars",
-                "--disable-extensions", "--disable-background-networking", "--disable-sync",
-                "--disable-component-update", "--user-data-dir=\(run)/profile",
-                "--window-size=1280,900",
-                "--screenshot=\(run)/page.png", "--dump-dom", url,
-            ], stdout: run + "/dom.html", stderr: run + "/stderr",
-            environment: ["HOME=\(run)", "PATH=/usr/bin:/bin"])
-        let status = browser.exitStatus(within: 120)
-        #expect(
-            status == 0,
-            "chromium: \(String(decoding: readFile(run + "/stderr").suffix(600), as: UTF8.self))")
-        return (
-            String(decoding: readFile(run + "/dom.html"), as: UTF8.self),
-            readFile(run + "/page.png")
-        )
-    }
-
-    /// The width and height of a PNG (from its header), or `nil` if it is not one.
-    static func size(ofPNG bytes: [UInt8]) -> (Int, Int)? {
-        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        guard bytes.count >= 24, Array(bytes[0..<8]) == signature,
-            Array(bytes[12..<16]) == Array("IHDR".utf8)
-        else { return nil }
-        func word(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
-        return (word(16), word(20))
     }
 }

@@ -8,16 +8,18 @@ import Foundation
 
 /// A child process started with SIGINT, SIGTERM and SIGPIPE unblocked and at their defaults (a
 /// test runner's thread may block signals, and a child inherits its mask), standard input from
-/// `/dev/null`, standard output and error to files.
+/// `/dev/null`, standard output and error to files, and any further descriptors it is given.
 final class SpawnedProcess {
     let pid: pid_t
     private(set) var status: Int32?
 
-    /// Starts `executable arguments…`.
+    /// Starts `executable arguments…`; `descriptors` maps each of the child's descriptor numbers
+    /// to the test's open descriptor it gets a copy of (the test's own stays open: close it after).
     /// - Throws: ``TestClientError/connect(_:)`` with the error of `posix_spawn`.
     init(
         _ executable: String, _ arguments: [String], stdout: String, stderr: String,
-        environment: [String] = ["SWIFT_BACKTRACE=enable=no", "PATH=/usr/bin:/bin"]
+        environment: [String] = ["SWIFT_BACKTRACE=enable=no", "PATH=/usr/bin:/bin"],
+        descriptors: [(child: Int32, parent: Int32)] = []
     ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -25,6 +27,12 @@ final class SpawnedProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        for descriptor in descriptors {
+            // Invariant: no parent descriptor is one the child gets (`dup2` onto itself would keep
+            // its close-on-exec flag, and 0–2 are replaced above).
+            assert(descriptor.parent > 2 && !descriptors.contains { $0.child == descriptor.parent })
+            posix_spawn_file_actions_adddup2(&actions, descriptor.parent, descriptor.child)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
