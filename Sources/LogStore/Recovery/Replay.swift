@@ -189,15 +189,23 @@ struct Replay {
         scanner.position = start
         // Bounded memory however large the segment (or one commit in it): drop pages behind.
         scanner.releasePages = { segment.releasePages(from: $0, to: $1) }
+        var readAgain: Int?
         while let event = scanner.next() {
             switch event {
             case .commit(let sequence, let start, let end):
                 state.applyCommit(&scanner, start: start, end: end, segment: segment)
                 state.lastSequence = max(state.lastSequence, sequence)
             case .damage(let damage):
-                if RecoveryRules.classify(damage, in: scanner, newest: newest) == .tornTail {
+                switch RecoveryRules.classify(damage, in: scanner, newest: newest) {
+                case .tornTail:
                     try cut(segment, at: damage.commitStart, reason: damage.reason)
                     return
+                case .writtenSinceRead where readAgain != damage.commitStart:
+                    readAgain = damage.commitStart
+                    scanner.position = damage.commitStart
+                    continue
+                case .writtenSinceRead, .corruption:
+                    break
                 }
                 guard options.salvage else {
                     throw LogStoreError.corruption(
