@@ -13,12 +13,12 @@ struct OpenedStore {
 }
 
 /// Whether the segments a listing named are a state of the store, given a listing taken after
-/// their files were opened (FORMAT.md, "Readers in other processes"). A directory listing is not atomic: one taken
-/// while a writer's compaction renames its outputs in and removes its inputs may miss both an
-/// output and an input, a set no moment had. The set is a moment's when the later listing holds
-/// every segment it holds, and besides them only ordinary segments after its newest (commits
-/// written since): a missed output would still be there, or its own outputs in its place, and
-/// they are never ordinary.
+/// their files were opened (FORMAT.md, "Readers in other processes"). A directory listing is not
+/// atomic: one taken while a writer's compaction renames its outputs in and removes its inputs
+/// may miss both an output and an input, a set no moment had. The set is a moment's when the
+/// later listing holds every segment it holds, and besides them only ordinary segments after its
+/// newest (commits written since): a missed output would still be there, or its own outputs in
+/// its place, and they are never ordinary.
 enum ListingStability {
     static func holds(listed: [UInt64], after: [UInt64]) -> Bool {
         let before = Set(listed)
