@@ -1,8 +1,9 @@
 import Foundation
-import LogStore
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import LogStore
 
 /// A store opened read-only lists its directory while the writer may compact: the files it
 /// listed may be removed and replaced while it replays them, however long that takes (FORMAT.md,
@@ -53,6 +54,40 @@ import Testing
         #expect(try reader.get(Array("n".utf8), in: "churn") != nil)
         try reader.close()
         try writer.close()
+    }
+}
+
+extension ReaderListingTests {
+    /// A read-only replay that opens hints by name (the rebuild after a key directory file fails
+    /// a check later, which replays segments it already holds) may find a listed hint removed
+    /// by a compaction: it scans that segment instead of failing.
+    @Test func aHintRemovedUnderAReadOnlyReplayIsScannedInstead() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        var rng = SeededGenerator(seed: testSeed("reader hint removed"))
+        var model: [String: [UInt8]] = [:]
+        let writer = try LogStore(path: dir.child("s"), options: options())
+        try randomWrites(writer, 300, keys: 100, maxValue: 80, rng: &rng, model: &model)
+        let last = writer.lastSequence
+        try writer.close()
+        // Replay from the segments and their hints, not from the index the close saved.
+        try? FileManager.default.removeItem(atPath: dir.child("s/keys.dir"))
+        let hints = try FileManager.default.contentsOfDirectory(atPath: dir.child("s"))
+            .filter { $0.hasSuffix(".hint") }.sorted()
+        try #require(hints.count >= 2)
+        // Mapping a segment takes the next segment's hint away, as a compaction would.
+        let mapped = Atomic<Int>(0)
+        var readerOptions = options(readOnly: true)
+        readerOptions.fileSystem = HookedFileSystem(beforeMappingSegment: {
+            let next = mapped.add(1, ordering: .relaxed).newValue
+            if next < hints.count {
+                try? FileManager.default.removeItem(atPath: dir.child("s/" + hints[next]))
+            }
+        })
+        var replay = Replay(path: dir.child("s"), options: readerOptions)
+        let opened = try replay.run()
+        #expect(opened.state.lastSequence == last)
+        #expect(opened.report.notes.filter { $0.contains("was removed") }.count == hints.count - 1)
     }
 }
 

@@ -166,6 +166,14 @@ struct Replay {
                 report.notes.append(
                     "ignored the hint file of \(segment.path) (\(unusable.reason)); scanned the segment instead"
                 )
+            } catch LogStoreError.io(_, _, ENOENT) where !writable {
+                // Listed, then removed by the writer's compaction before it was opened (a replay
+                // by name: the rebuild after a key directory file failed a later check). The
+                // segment is still held open: scan it.
+                state.setSize(of: segment, fileSize)
+                report.notes.append(
+                    "the hint file of \(segment.path) was removed while the store was read; scanned the segment instead"
+                )
             }
         }
         let skips = report.skipped.count
