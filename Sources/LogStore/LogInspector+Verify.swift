@@ -197,6 +197,7 @@ extension LogInspector {
             }
         }
         var releasedUpTo = 0
+        var readAgain: Int?
         while let event = scanner.next() {
             switch event {
             case .commit(let sequence, let start, let end):
@@ -230,12 +231,19 @@ extension LogInspector {
                             value: record.value))
                 }
             case .damage(let damage):
-                if RecoveryRules.classify(damage, in: scanner, newest: newest) == .tornTail {
+                switch RecoveryRules.classify(damage, in: scanner, newest: newest) {
+                case .tornTail:
                     report.problems.append(
                         Problem(
                             path: segment.path, offset: Int64(damage.commitStart),
                             reason: damage.reason, kind: .tornTail))
                     return  // recovery drops everything after a torn write
+                case .writtenSinceRead where readAgain != damage.commitStart:
+                    readAgain = damage.commitStart  // read while the writer wrote it
+                    scanner.position = damage.commitStart
+                    continue
+                case .writtenSinceRead, .corruption:
+                    break
                 }
                 report.problems.append(
                     Problem(

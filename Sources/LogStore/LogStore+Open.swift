@@ -10,17 +10,15 @@ struct OpenedStore {
     var lockFile: OpenFile?
     var writer: LogWriter?
     var report: RecoveryReport
-    /// The segment orders the directory listed, in replay order.
-    var listed: [UInt64] = []
 }
 
-/// Whether the segments a replay listed are a state of the store, given a listing taken after
-/// it (FORMAT.md, "Readers in other processes"). A directory listing is not atomic: one taken
-/// while a writer's compaction renames its outputs in and removes its inputs may miss both an
-/// output and an input, a set no moment had. The set is a moment's when the later listing holds
-/// every segment it holds, and besides them only ordinary segments after its newest (commits
-/// written since): a missed output would still be there, or its own outputs in its place, and
-/// they are never ordinary.
+/// Whether the segments a listing named are a state of the store, given a listing taken after
+/// their files were opened (FORMAT.md, "Readers in other processes"). A directory listing is not
+/// atomic: one taken while a writer's compaction renames its outputs in and removes its inputs
+/// may miss both an output and an input, a set no moment had. The set is a moment's when the
+/// later listing holds every segment it holds, and besides them only ordinary segments after its
+/// newest (commits written since): a missed output would still be there, or its own outputs in
+/// its place, and they are never ordinary.
 enum ListingStability {
     static func holds(listed: [UInt64], after: [UInt64]) -> Bool {
         let before = Set(listed)
@@ -90,46 +88,46 @@ extension LogStore {
         }
     }
 
-    /// Replays the store; a read-only open lists the directory again if a writer's compaction
-    /// removed a file it listed, or changed the listing while it replayed, waiting a little
-    /// longer each time so that a compaction in progress can end (``listingAttempts`` times,
-    /// then it reports the error).
+    /// Replays the store. A read-only open, which holds no lock, replays a ``PinnedListing``: it
+    /// lists the directory, opens every file listed and lists again, and does so again while a
+    /// writer's compaction moves files between the two listings, waiting a little longer each
+    /// time (``listingAttempts`` times, then it reports `EAGAIN`). Only the opens lie between
+    /// the listings, so however long the replay takes, a writer that compacts often cannot make
+    /// it start over.
     static func replayListing(
         path: String, options: LogStoreOptions, checkingTablesLater: Bool = false
     ) throws -> OpenedStore {
+        guard options.readOnly else {
+            return try replay(
+                path: path, options: options, pinned: nil,
+                checkingTablesLater: checkingTablesLater)
+        }
         var attempt = 0
         while true {
-            if attempt > 0 { usleep(UInt32(min(attempt, 20)) * 1_000) }
-            do {
-                let opened = try replay(
-                    path: path, options: options, checkingTablesLater: checkingTablesLater)
-                guard options.readOnly else { return opened }
-                let after = try StoreFiles(storeAt: path, fileSystem: options.fileSystem)
-                if ListingStability.holds(listed: opened.listed, after: after.segments.map(\.order))
-                {
-                    return opened
-                }
-                guard attempt < listingAttempts else {
-                    throw LogStoreError.io(operation: "open", path: path, errno: EAGAIN)
-                }
-                attempt += 1
-            } catch LogStoreError.io(_, _, ENOENT)
-                where options.readOnly && attempt < listingAttempts
-            {
-                attempt += 1
+            if let pinned = try PinnedListing(storeAt: path, fileSystem: options.fileSystem) {
+                return try replay(
+                    path: path, options: options, pinned: pinned,
+                    checkingTablesLater: checkingTablesLater)
             }
+            attempt += 1
+            guard attempt < listingAttempts else {
+                throw LogStoreError.io(operation: "open", path: path, errno: EAGAIN)
+            }
+            usleep(UInt32(min(attempt, 20)) * 1_000)
         }
     }
 
     /// How many times a read-only open lists the directory before it gives up on a writer that
-    /// keeps compacting: about three quarters of a second of waiting in all.
+    /// keeps moving files between two listings taken a few `open`s apart: about three quarters
+    /// of a second of waiting in all.
     static let listingAttempts = 50
 
     private static func replay(
-        path: String, options: LogStoreOptions, checkingTablesLater: Bool
+        path: String, options: LogStoreOptions, pinned: PinnedListing?, checkingTablesLater: Bool
     ) throws -> OpenedStore {
         var replay = Replay(path: path, options: options)
         replay.checkingTablesLater = checkingTablesLater
+        replay.pinned = pinned
         return try replay.run()
     }
 

@@ -104,8 +104,11 @@ extension LogStore {
         var segment = segments.last
         segments: while let current = segment {
             if let limit, last >= limit { break }
-            let fileSize = Int(try fs.size(current.file))
-            if let tail = try FollowedTail(of: current, to: fileSize, fileSystem: fs) {
+            var readAgain = false
+            tail: while true {
+                let fileSize = Int(try fs.size(current.file))
+                guard let tail = try FollowedTail(of: current, to: fileSize, fileSystem: fs)
+                else { break tail }
                 defer { tail.release() }
                 var scanner = SegmentScanner(
                     bytes: tail.bytes, keyspaces: index.withLock { $0.keyspaces })
@@ -126,17 +129,27 @@ extension LogStore {
                     case .damage(let damage):
                         // The writer may be writing that commit now; damage that bytes synced
                         // before it vouch for is corruption.
-                        if pending.isEmpty
-                            && RecoveryRules.classify(damage, in: scanner, newest: true)
-                                == .tornTail
-                        {
+                        guard pending.isEmpty else {
+                            throw LogStoreError.corruption(
+                                path: current.path, offset: Int64(damage.offset),
+                                reason: damage.reason)
+                        }
+                        if RecoveryRules.classify(damage, in: scanner, newest: true) == .tornTail {
                             break segments
+                        }
+                        // One `pread` may have copied that commit while the writer wrote it,
+                        // and, further on, the mark the writer wrote once it was whole: read the
+                        // tail again, after that mark (RecoveryRules.Damage.writtenSinceRead).
+                        guard readAgain else {
+                            readAgain = true
+                            continue tail
                         }
                         throw LogStoreError.corruption(
                             path: current.path, offset: Int64(damage.offset),
                             reason: damage.reason)
                     }
                 }
+                break tail
             }
             guard let order = pending.popFirst() else { break }
             do {

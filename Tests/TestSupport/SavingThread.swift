@@ -13,13 +13,18 @@ public final class SavingThread: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     /// Starts saving into `container`, `perSave` employees a save, compacting the store after
-    /// every `compactEvery` saves if given.
-    public init(_ container: ModelContainer, perSave: Int = 1, compactEvery: Int? = nil) {
+    /// every `compactEvery` saves if given, and stopping by itself after `maxSaves` saves if
+    /// given (on a tmpfs saves cost next to nothing, and a writer without a bound outgrows what
+    /// a reader can take in).
+    public init(
+        _ container: ModelContainer, perSave: Int = 1, compactEvery: Int? = nil,
+        maxSaves: Int? = nil
+    ) {
         Thread.detachNewThread { [self] in
             let context = ModelContext(container)
             var i = 0
             var saves = 0
-            while !stop.load(ordering: .relaxed) {
+            while !stop.load(ordering: .relaxed) && saves < (maxSaves ?? .max) {
                 let names = (i..<(i + perSave)).map { "e\($0)" }
                 for (n, name) in zip(i..., names) {
                     context.insert(Employee(name: name, designation: "d\(n % 7)", salary: Int64(n)))

@@ -40,14 +40,16 @@ extension Hint {
     /// cover the segment's records exactly. It keeps the puts and deletes of the keyspaces named
     /// in `keeping` (all when `nil`, none when empty: a check that applies nothing needs no memory
     /// per record).
+    /// The hint is read from `opened` when given (its caller's, left open), else opened by name.
     /// - Throws: ``Unusable`` for a hint that breaks a rule; ``LogStoreError`` if it cannot be
     ///   read.
     static func check(
         segment: Segment, keyspaces: KeyspaceTable, fileSystem fs: any FileSystem,
-        keeping: Set<String>? = nil
+        keeping: Set<String>? = nil, opened: OpenFile? = nil
     ) throws -> Checked {
-        let file = try fs.open(path(forSegment: segment.path), create: false, readOnly: true)
-        defer { try? fs.close(file) }
+        let file =
+            try opened ?? fs.open(path(forSegment: segment.path), create: false, readOnly: true)
+        defer { if opened == nil { try? fs.close(file) } }
         let size = try fs.size(file)
         guard size <= sizeLimit(for: segment) else {
             throw Unusable(reason: "larger than its segment allows")

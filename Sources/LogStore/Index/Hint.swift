@@ -113,12 +113,15 @@ extension Hint {
     /// never covers. `nil` otherwise (no hint, a version without zero tails, or bytes that are
     /// not zero: the hint is then checked against the whole file, and fails as stale). A size
     /// taken from here is only a candidate: a caller that finds the hint unusable goes back to
-    /// the file's size and scans.
-    static func sizeBeforeZeroTail(of segment: Segment, fileSystem fs: any FileSystem) -> Int? {
+    /// the file's size and scans. The hint is read from `opened` when given (left open).
+    static func sizeBeforeZeroTail(
+        of segment: Segment, fileSystem fs: any FileSystem, opened: OpenFile? = nil
+    ) -> Int? {
         guard segment.formatVersion >= ZeroTail.firstVersion,
-            let file = try? fs.open(path(forSegment: segment.path), create: false, readOnly: true)
+            let file = try? opened
+                ?? fs.open(path(forSegment: segment.path), create: false, readOnly: true)
         else { return nil }
-        defer { try? fs.close(file) }
+        defer { if opened == nil { try? fs.close(file) } }
         guard let size = try? fs.size(file), size >= Int64(FileHeader.size + trailerSize) else {
             return nil
         }

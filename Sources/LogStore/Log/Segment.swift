@@ -15,6 +15,8 @@ final class Segment: @unchecked Sendable {
     let handle: UInt32
     let path: String
     let file: OpenFile
+    /// Closes `file` once neither this segment nor a ``PinnedListing`` holds it.
+    private let owner: SharedFile
     private let fileSystem: any FileSystem
     /// Start of the mapping; record offsets are relative to it.
     let base: UnsafeRawPointer
@@ -30,10 +32,12 @@ final class Segment: @unchecked Sendable {
     /// Opens and maps an existing segment, or creates one with a header when `create` is set.
     /// A `growing` segment is opened for writing; it and a `following` one (the newest segment
     /// of a store opened read-only, which another process appends to) are mapped with room to
-    /// grow, so that ``grownBytes(to:)`` can read what is appended later.
+    /// grow, so that ``grownBytes(to:)`` can read what is appended later. A segment that is
+    /// neither growing nor created may be given its file already `opened` (read-only, by a
+    /// ``PinnedListing``) rather than opening it by name.
     init(
         directory: String, order: UInt64, handle: UInt32, fileSystem: any FileSystem, growing: Bool,
-        following: Bool = false, create: Bool = false
+        following: Bool = false, create: Bool = false, opened: SharedFile? = nil
     ) throws {
         // The index names a segment in 28 bits (`KeyDirectory.Entry`), and handles are never
         // reused within a session: past the last one, refuse instead of trapping in the index.
@@ -47,7 +51,16 @@ final class Segment: @unchecked Sendable {
         self.handle = handle
         self.path = directory + "/" + Self.fileName(order: order)
         self.fileSystem = fileSystem
-        let file = try fileSystem.open(path, create: create, readOnly: !growing)
+        assert(opened == nil || !(growing || create), "a pinned file is open read-only")
+        let owner: SharedFile
+        if let opened {
+            owner = opened
+        } else {
+            owner = SharedFile(
+                try fileSystem.open(path, create: create, readOnly: !growing),
+                fileSystem: fileSystem)
+        }
+        let file = owner.file
         do {
             if create {
                 try fileSystem.truncate(file, to: 0)
@@ -58,17 +71,17 @@ final class Segment: @unchecked Sendable {
             mappedLength = growing || following ? Self.growingReservation : max(size, 1)
             base = try fileSystem.map(file, length: mappedLength)
         } catch {
-            try? fileSystem.close(file)
+            // `owner` closes the file, unless a pinned listing still holds it.
             // A half-made segment must not outlive the failure.
             if create { try? fileSystem.remove(path) }
             throw error
         }
         self.file = file
+        self.owner = owner
     }
 
     deinit {
         fileSystem.unmap(base, length: mappedLength)
-        try? fileSystem.close(file)
     }
 
     /// The segment's bytes up to `size` (or `limit`). Valid while the segment lives.

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Walks a segment's bytes commit by commit, checking every frame (CRC, length, type, sequence),
 /// every record's structure and every keyspace number before reporting a commit, so a commit is
 /// applied whole or not at all. It never reads past `bytes` and never allocates in proportion to a
@@ -159,6 +161,23 @@ struct SegmentScanner {
             }
             candidate += 1
         }
+        return true
+    }
+
+    /// Whether the commit (or mark) where `damage` was found checks whole when its bytes are read
+    /// again now, from the mapping ``bytes`` views. A reader that holds no lock reads the newest
+    /// segment while its writer appends: it may read a commit half written, then, further on,
+    /// the mark the writer appended after that commit was whole (``isTornWrite(_:)`` then finds
+    /// the damage vouched for). Read again after that mark, the commit's bytes are the ones the
+    /// writer finished before writing the mark. For a store no one writes, the same bytes are
+    /// read twice and this is false.
+    func checksWholeReadAgain(_ damage: Damage) -> Bool {
+        // The mark was read before this: the commit's bytes are read after it.
+        atomicMemoryFence(ordering: .acquiring)
+        var again = self
+        again.releasePages = nil
+        again.position = damage.commitStart
+        guard case .commit = again.next() else { return false }
         return true
     }
 

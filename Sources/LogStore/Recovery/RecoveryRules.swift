@@ -51,13 +51,20 @@ enum RecoveryRules {
         case tornTail
         /// Corruption: an error naming the file and the first bad byte, or (salvage) a skip.
         case corruption
+        /// Bytes of the newest segment that a reader without the lock read while the writer
+        /// was writing them: a mark vouches for them, and read again they hold a whole commit.
+        /// Scan again from the damaged commit's start (once: the second read sees the bytes the
+        /// writer finished before that mark).
+        case writtenSinceRead
     }
 
     /// Classifies `damage`, found by `scanner` in a segment that is the newest or not.
     static func classify(
         _ damage: SegmentScanner.Damage, in scanner: SegmentScanner, newest: Bool
     ) -> Damage {
-        newest && scanner.isTornWrite(damage) ? .tornTail : .corruption
+        guard newest else { return .corruption }
+        if scanner.isTornWrite(damage) { return .tornTail }
+        return scanner.checksWholeReadAgain(damage) ? .writtenSinceRead : .corruption
     }
 }
 

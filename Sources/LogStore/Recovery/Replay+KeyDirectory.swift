@@ -93,7 +93,8 @@ extension Replay {
             let newest = i == files.segments.count - 1
             let segment = try Segment(
                 directory: self.path, order: listed.order, handle: UInt32(i), fileSystem: fs,
-                growing: newest && writable, following: newest && !writable)
+                growing: newest && writable, following: newest && !writable,
+                opened: pinned?.segments[listed.order])
             guard
                 case .valid(let header) = RecoveryRules.header(
                     of: segment.bytes(), order: listed.order, newest: newest, path: segment.path)

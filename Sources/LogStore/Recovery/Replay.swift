@@ -26,6 +26,10 @@ struct Replay {
     /// Whether the tables of a key directory file are checked after open rather than during it
     /// (``PendingKeyDirectoryCheck``): a store's own open; never `verify`, which reports.
     var checkingTablesLater = false
+    /// For a read-only open: the listing to replay, its files already open, so that a writer's
+    /// compaction cannot remove them under the replay. `nil`: list the directory and open by name
+    /// (a writer's open, which holds the lock, or verify).
+    var pinned: PinnedListing?
 
     var fs: any FileSystem { options.fileSystem }
     var writable: Bool { !options.readOnly }
@@ -39,7 +43,7 @@ struct Replay {
     /// Lists the directory, tidies it (leftover temporary files, hints whose segment is gone)
     /// when writable, replays every segment, and makes the writer.
     mutating func run() throws -> OpenedStore {
-        let files = try StoreFiles(storeAt: path, fileSystem: fs)
+        let files = try pinned?.files ?? StoreFiles(storeAt: path, fileSystem: fs)
         if writable {
             for name in files.temporaryFiles {
                 try fs.remove(files.path(of: name))
@@ -94,9 +98,7 @@ struct Replay {
                 state: state, reservedSize: max(fileSize, active.size),
                 zeroTail: options.zeroTail)
         }
-        return OpenedStore(
-            state: state, lockFile: nil, writer: writer, report: report,
-            listed: files.segments.map(\.order))
+        return OpenedStore(state: state, lockFile: nil, writer: writer, report: report)
     }
 
     /// Checks one segment's header and applies its commits, through its hint if usable.
@@ -105,7 +107,8 @@ struct Replay {
     ) throws {
         let segment = try Segment(
             directory: path, order: file.order, handle: UInt32(state.segments.count),
-            fileSystem: fs, growing: newest && writable, following: newest && !writable)
+            fileSystem: fs, growing: newest && writable, following: newest && !writable,
+            opened: pinned?.segments[file.order])
         let bytes = segment.bytes()
         switch RecoveryRules.header(
             of: bytes, order: file.order, newest: newest, path: segment.path)
@@ -138,17 +141,21 @@ struct Replay {
     /// by a scan (which writes the hint of a sealed segment).
     mutating func index(_ segment: Segment, newest: Bool, hasHint: Bool) throws {
         state.addSegment(segment)
-        if hasHint {
+        // A pinned listing's hint is the one it opened, if any.
+        let hintFile = pinned?.hints[segment.order]?.file
+        if pinned == nil ? hasHint : hintFile != nil {
             // A hint describes the segment without its zero tail (FORMAT.md, "Zero tail").
             let fileSize = segment.size
-            if let described = Hint.sizeBeforeZeroTail(of: segment, fileSystem: fs) {
+            if let described = Hint.sizeBeforeZeroTail(
+                of: segment, fileSystem: fs, opened: hintFile)
+            {
                 state.setSize(of: segment, described)
             }
             do {
                 // The hint says where records are; the CRCs say they are still what was written.
                 let checked = try Hint.check(
                     segment: segment, keyspaces: state.keyspaces, fileSystem: fs,
-                    keeping: state.onlyKeyspaces)
+                    keeping: state.onlyKeyspaces, opened: hintFile)
                 Hint.apply(checked, to: segment, state: &state)
                 state.lastSequence = max(state.lastSequence, checked.lastSequence)
                 return
@@ -158,6 +165,14 @@ struct Replay {
                 report.ignoredHints.append(hint)
                 report.notes.append(
                     "ignored the hint file of \(segment.path) (\(unusable.reason)); scanned the segment instead"
+                )
+            } catch LogStoreError.io(_, _, ENOENT) where !writable {
+                // Listed, then removed by the writer's compaction before it was opened (a replay
+                // by name: the rebuild after a key directory file failed a later check). The
+                // segment is still held open: scan it.
+                state.setSize(of: segment, fileSize)
+                report.notes.append(
+                    "the hint file of \(segment.path) was removed while the store was read; scanned the segment instead"
                 )
             }
         }
@@ -182,15 +197,23 @@ struct Replay {
         scanner.position = start
         // Bounded memory however large the segment (or one commit in it): drop pages behind.
         scanner.releasePages = { segment.releasePages(from: $0, to: $1) }
+        var readAgain: Int?
         while let event = scanner.next() {
             switch event {
             case .commit(let sequence, let start, let end):
                 state.applyCommit(&scanner, start: start, end: end, segment: segment)
                 state.lastSequence = max(state.lastSequence, sequence)
             case .damage(let damage):
-                if RecoveryRules.classify(damage, in: scanner, newest: newest) == .tornTail {
+                switch RecoveryRules.classify(damage, in: scanner, newest: newest) {
+                case .tornTail:
                     try cut(segment, at: damage.commitStart, reason: damage.reason)
                     return
+                case .writtenSinceRead where readAgain != damage.commitStart:
+                    readAgain = damage.commitStart
+                    scanner.position = damage.commitStart
+                    continue
+                case .writtenSinceRead, .corruption:
+                    break
                 }
                 guard options.salvage else {
                     throw LogStoreError.corruption(
