@@ -38,17 +38,18 @@ struct SortedRuns {
         count += sorted.count
         var run: [RunChunk] = []
         if let scratch {
+            // The run's chunks are laid out in one buffer and written with one call.
             var data: [UInt8] = []
-            try OrderedIndex.pack(sorted: sorted) { chunk in
+            data.reserveCapacity(sorted.bytes.count + sorted.count * 4 + (1 << 12))
+            let base = scratch.size
+            OrderedIndex.pack(sorted: sorted) { chunk in
                 let (bytes, ends) = chunk.ownContents
-                data.removeAll(keepingCapacity: true)
+                let offset = base + Int64(data.count)
                 for end in ends { data.appendLE(end) }
                 data.append(contentsOf: bytes)
-                let offset = try wrapStoreErrors {
-                    try data.withUnsafeBytes { try scratch.append($0) }
-                }
                 run.append(.spilled(offset: offset, entries: ends.count, bytes: bytes.count))
             }
+            try wrapStoreErrors { try data.withUnsafeBytes { _ = try scratch.append($0) } }
         } else {
             OrderedIndex.pack(sorted: sorted) { run.append(.resident($0)) }
         }
@@ -142,6 +143,8 @@ private struct RunCursor {
     private var bytes: [UInt8] = []
     private var ends: [UInt32] = []
     private var slot = 0
+    /// Where a spilled chunk is read into.
+    private var buffer: [UInt8] = []
 
     init(_ chunks: [RunChunk], scratch: ScratchFile?) {
         self.chunks = chunks
@@ -181,16 +184,23 @@ private struct RunCursor {
         case .spilled(let offset, let entries, let byteCount):
             // Invariant: spilled chunks come with the scratch file they were written to.
             let scratch = scratch!
-            ends = [UInt32](repeating: 0, count: entries)
-            bytes = [UInt8](repeating: 0, count: byteCount)
+            // One read of the ends and the bytes.
+            let endBytes = entries * 4
+            if buffer.count < endBytes + byteCount {
+                buffer = [UInt8](repeating: 0, count: endBytes + byteCount)
+            }
             try wrapStoreErrors {
-                try ends.withUnsafeMutableBytes { try scratch.read(into: $0, at: offset) }
-                try bytes.withUnsafeMutableBytes {
-                    try scratch.read(into: $0, at: offset + Int64(entries * 4))
+                try buffer.withUnsafeMutableBytes {
+                    try scratch.read(
+                        into: UnsafeMutableRawBufferPointer(
+                            rebasing: $0[0..<(endBytes + byteCount)]),
+                        at: offset)
                 }
             }
-            // Written little-endian.
-            for i in ends.indices { ends[i] = UInt32(littleEndian: ends[i]) }
+            buffer.withUnsafeBytes { raw in
+                ends = (0..<entries).map { raw.loadLE(at: $0 * 4, as: UInt32.self) }
+                bytes = Array(raw[endBytes..<(endBytes + byteCount)])
+            }
         }
     }
 
