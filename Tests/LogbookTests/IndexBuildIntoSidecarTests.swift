@@ -1,4 +1,5 @@
 import Foundation
+import LogStore
 import Logbook
 import TestSupport
 import Testing
@@ -67,5 +68,30 @@ import Testing
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: fixture.url.path)
                 .allSatisfy { !$0.hasSuffix(".tmp") })
+    }
+
+    /// A full disk while the open writes the sidecar (or spills its runs): the open builds the
+    /// index in memory instead, exact, and the close writes the sidecar.
+    @Test(arguments: ["logbook-indexes.sidecar.tmp", "scratch.tmp"])
+    func aFullDiskAtTheOpenLeavesTheBuildInMemory(failing file: String) throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        try IndexBuildProgressTests.writeUnindexed(fixture, count: Self.employees)
+        let disk = FaultInjectingFileSystem()
+        disk.inject(.error(ENOSPC), on: "write", pathSuffix: file, skip: 1)
+        var options = LogStoreOptions()
+        options.fileSystem = disk
+        let container = try ModelContainer(
+            for: [Employee.self],
+            configuration: ModelConfiguration(url: fixture.url, options: options))
+        #expect(disk.calls.contains { $0.operation == "write" && $0.path.hasSuffix(file) })
+        #expect(!FileManager.default.fileExists(atPath: Self.sidecar(fixture)))
+        #expect(try Self.count(container, "D5") == Self.expected(5))
+        try container.close()
+        #expect(FileManager.default.fileExists(atPath: Self.sidecar(fixture)))
+        let reopened = try fixture.open([Employee.self])
+        defer { try? reopened.close() }
+        #expect(reopened.indexesReadFromSidecar)
+        #expect(try Self.count(reopened, "D5") == Self.expected(5))
     }
 }
