@@ -167,9 +167,9 @@ extension LogStore {
         try fs.syncDirectory(path)
     }
 
-    private func sidecarPath(_ name: String) -> String { path + "/" + name + Self.sidecarSuffix }
+    func sidecarPath(_ name: String) -> String { path + "/" + name + Self.sidecarSuffix }
 
-    private static func checkSidecarName(_ name: String) throws {
+    static func checkSidecarName(_ name: String) throws {
         let allowed = name.utf8.allSatisfy {
             ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
                 || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E

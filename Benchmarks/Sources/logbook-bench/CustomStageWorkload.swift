@@ -90,6 +90,7 @@ extension MigrationWorkloads {
     /// (building the index if the store has none), fetches Employee `probe`, closes, and reports
     /// the peak RSS and the anonymous RSS at the end, in bytes. `nil` for another task.
     static func runChild(_ arguments: [String]) -> Int32? {
+        if arguments.first == "make-plain-store" { return makePlainStore(arguments) }
         guard arguments.first == "open-index" else { return nil }
         do {
             guard arguments.count == 3, let probe = UInt64(arguments[2]) else {
@@ -105,6 +106,28 @@ extension MigrationWorkloads {
             try container.close()
             let status = ChildProcess.memoryStatus()
             print("RESULT peak=\(status["VmHWM"] ?? 0) rssAnon=\(status["RssAnon"] ?? 0)")
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("child failed: \(error)\n".utf8))
+            return 1
+        }
+    }
+
+    /// `__child make-plain-store <store> <employees>`: writes the store the migration rows start
+    /// from (`PlainEmployee`, one save), so that `open-index` can be run by hand on copies of it
+    /// (to profile one open, or to compare two builds on the same store).
+    static func makePlainStore(_ arguments: [String]) -> Int32 {
+        do {
+            guard arguments.count == 3, let n = Int(arguments[2]), n > 0 else {
+                throw BenchError.usage("__child make-plain-store <store> <employees>")
+            }
+            let container = try ModelContainer(
+                for: [PlainEmployee.self], at: URL(fileURLWithPath: arguments[1]))
+            let load = ModelContext(container)
+            for row in EmployeeData.generate(count: n) { load.insert(PlainEmployee(row)) }
+            try load.save()
+            try container.close()
+            print("RESULT employees=\(n)")
             return 0
         } catch {
             FileHandle.standardError.write(Data("child failed: \(error)\n".utf8))

@@ -197,6 +197,8 @@ enum KeyDirectoryFile {
     /// Entries of a table renumbered and written at a time: 3 MiB, whole blocks of whole
     /// entries, so each piece's block CRCs are the file's.
     static let writePieceEntries = 3 * blockSize / MemoryLayout<KeyDirectory.Entry>.stride
+    /// Bytes of a table written as it is, a piece at a time: whole blocks.
+    static let writePieceBytes = 4 * blockSize
 
     /// Writes `table` to `file` at `offset`, with each entry's segment handle replaced by its
     /// place in the list (`position[handle]`) when `position` is given; returns its block CRCs.
@@ -207,8 +209,22 @@ enum KeyDirectoryFile {
         at offset: Int64, fileSystem fs: any FileSystem
     ) throws -> [UInt32] {
         guard let position else {
-            try fs.writeAll(file, table.rawBytes, at: offset)
-            return blockCRCs(table.rawBytes)
+            // A piece at a time, dropping the pages of a mapped table behind (they stay in the
+            // page cache): writing a table mapped from the old file does not pull it all into
+            // memory. Pieces are whole blocks, so their CRCs are the blocks' of the whole.
+            let raw = table.rawBytes
+            let stride = MemoryLayout<KeyDirectory.Entry>.stride
+            var crcs: [UInt32] = []
+            var start = 0
+            while start < raw.count {
+                let end = min(start + writePieceBytes, raw.count)
+                let piece = UnsafeRawBufferPointer(rebasing: raw[start..<end])
+                crcs += blockCRCs(piece)
+                try fs.writeAll(file, piece, at: offset + Int64(start))
+                table.releasePages(below: end / stride)
+                start = end
+            }
+            return crcs
         }
         let stride = MemoryLayout<KeyDirectory.Entry>.stride
         var piece = [KeyDirectory.Entry](
@@ -228,6 +244,7 @@ enum KeyDirectoryFile {
                 try fs.writeAll(file, written, at: offset + Int64(first * stride))
             }
             first += n
+            table.releasePages(below: first)
         }
         return crcs
     }

@@ -177,7 +177,7 @@ final class ContainerCore: Sendable {
         self.bindings = bindings
         self.indexes = ContainerIndexes(
             bindings: bindings, store: store, schemaVersion: schema.version, counters: counters,
-            progress: indexBuildProgress)
+            progress: indexBuildProgress, writesSidecar: !options.readOnly)
         self.bindingByName = Dictionary(
             uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
         self.bindingByType = byType

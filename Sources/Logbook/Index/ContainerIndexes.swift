@@ -80,9 +80,12 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     /// - Parameters:
     ///   - counters: the last primary key handed out, per binding.
     ///   - progress: told how each entity's build goes (``IndexBuildProgress``), on this thread.
+    ///   - writesSidecar: whether indexes built from the records are written to the store's
+    ///     sidecar as they are built and then used from it, as if read from it (for the
+    ///     container's own writable store; see ``buildIntoSidecar(_:schemaVersion:progress:)``).
     init(
         bindings: [EntityBinding], store: LogStore, schemaVersion: UInt32, counters: [UInt64],
-        progress: IndexBuildProgressHandler? = nil
+        progress: IndexBuildProgressHandler? = nil, writesSidecar: Bool = false
     ) {
         let definitions = bindings.map { IndexDefinition.all(of: $0.entity, binding: $0.index) }
         self.definitions = definitions
@@ -107,6 +110,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
             from: store, definitions: definitions, schemaVersion: schemaVersion)
         note = snapshot.note
         allRead = true
+        var unread: [EntityBinding] = []
         for binding in bindings where !definitions[binding.index].isEmpty {
             let e = binding.index
             if let loaded = snapshot.indexes[e] {
@@ -116,6 +120,16 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
                 continue
             }
             allRead = false
+            unread.append(binding)
+        }
+        // Not after a salvage: the sidecar would not be used (it describes no store recovery
+        // skipped bytes of), so the indexes would be built twice.
+        if writesSidecar && !unread.isEmpty && store.recovery.skipped.isEmpty {
+            buildIntoSidecar(unread, schemaVersion: schemaVersion, progress: progress)
+        }
+        for binding in unread where indexes[binding.index] == nil && failures[binding.index] == nil
+        {
+            let e = binding.index
             do {
                 let (built, highest) = try build(binding, from: store, progress: progress)
                 indexes[e] = built
@@ -137,11 +151,24 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
         _ binding: EntityBinding, from store: LogStore,
         progress: IndexBuildProgressHandler? = nil
     ) throws -> ([OrderedIndex], UInt64) {
+        var (runs, highest) = try gather(binding, from: store, progress: progress)
+        let built = try runs.indices.map { try runs[$0].finish() }
+        return (built, highest)
+    }
+
+    /// Reads the stored records of one entity into sorted runs of each of its indexes (spilled
+    /// to `scratch` if given), telling `progress` how it goes (nothing for an entity without
+    /// records).
+    /// - Returns: the runs of each index and the highest primary key met.
+    private func gather(
+        _ binding: EntityBinding, from store: LogStore, spillingTo scratch: ScratchFile? = nil,
+        progress: IndexBuildProgressHandler? = nil
+    ) throws -> ([SortedRuns], UInt64) {
         // Invariant: called only for entities with indexes.
         let maker = makers[binding.index]!
         var lists = maker.emptyLists
         // Sorted in runs as they come, to bound the scratch memory (see `SortedRuns`).
-        var runs = Array(repeating: SortedRuns(), count: lists.count)
+        var runs = Array(repeating: SortedRuns(spillingTo: scratch), count: lists.count)
         var highest: UInt64 = 0
         var reporter: IndexBuildReporter?
         if let progress {
@@ -163,15 +190,80 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
                 highest = max(highest, pk)
                 try maker.appendEntries(record: value, pk: pk, to: &lists)
                 for i in lists.indices where lists[i].count >= SortedRuns.runEntries {
-                    runs[i].add(&lists[i])
+                    try runs[i].add(&lists[i])
                 }
             }
         }
-        for i in lists.indices { runs[i].add(&lists[i]) }
+        for i in lists.indices { try runs[i].add(&lists[i]) }
         lists = []
-        let built = runs.indices.map { runs[$0].finish() }
         reporter?.finish()
-        return (built, highest)
+        return (runs, highest)
+    }
+
+    /// Builds the indexes of `unread` from their records into a new sidecar, with the indexes
+    /// already loaded, and loads them from it: the runs are spilled to a scratch file and merged
+    /// straight into the sidecar, so that neither they nor the indexes are held in memory (the
+    /// indexes are then used from the mapped file, as after an open that reads them). Where this
+    /// fails (a read-only store, a full disk), the entities it did not settle are left for the
+    /// build in memory; an entity whose records cannot be read gets its failure.
+    private func buildIntoSidecar(
+        _ unread: [EntityBinding], schemaVersion: UInt32, progress: IndexBuildProgressHandler?
+    ) {
+        let sequence = store.lastSequence
+        do {
+            try store.withScratchFile { scratch in
+                var runs: [Int: [SortedRuns]] = [:]
+                for binding in unread {
+                    let e = binding.index
+                    do {
+                        let (gathered, highest) = try gather(
+                            binding, from: store, spillingTo: scratch, progress: progress)
+                        runs[e] = gathered
+                        maxStoredKey[e] = max(maxStoredKey[e], highest)
+                    } catch let error as LogbookError {
+                        guard case .corruptRecord = error else { throw error }
+                        failures[e] = error
+                    }
+                }
+                let sources: [[SnapshotIndexSource]?] = definitions.indices.map { e in
+                    if let loaded = indexes[e] {
+                        // Writing reads every chunk: checked first, and an entity whose chunks
+                        // fail is left out (its indexes are built at its first use).
+                        for index in loaded { index.checkAll() }
+                        guard checks[e]?.problem == nil else { return nil }
+                        return loaded.map(SnapshotIndexSource.init)
+                    }
+                    guard let entityRuns = runs[e] else { return nil }
+                    return entityRuns.map { run in
+                        var run = run
+                        return SnapshotIndexSource { try run.merge($0) }
+                    }
+                }
+                runs = [:]
+                try wrapStoreErrors {
+                    try store.writeSidecar(
+                        named: IndexSnapshot.sidecarName, sequence: sequence
+                    ) { output in
+                        var sink = SidecarSink(output: output)
+                        return try IndexSnapshot.write(
+                            definitions: definitions, sources: sources,
+                            maxStoredKeys: maxStoredKey, schemaVersion: schemaVersion, to: &sink)
+                    }
+                }
+            }
+        } catch {
+            // Left for the build in memory (which meets the same damage, if that was it).
+            for binding in unread { failures[binding.index] = nil }
+            return
+        }
+        let written = IndexSnapshot.load(
+            from: store, definitions: definitions, schemaVersion: schemaVersion)
+        for binding in unread where failures[binding.index] == nil {
+            let e = binding.index
+            guard let loaded = written.indexes[e] else { continue }
+            indexes[e] = loaded
+            checks[e] = written.checks[e]
+        }
     }
 
     /// After a use of `entity`'s indexes: if the check of a loaded chunk failed during it,

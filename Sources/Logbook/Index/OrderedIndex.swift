@@ -536,8 +536,19 @@ final class OrderedIndex {
     }
 
     private func append(sorted entries: IndexEntries) {
+        Self.pack(sorted: entries) { chunk in
+            chunks.append(chunk)
+            heads.append(chunk.withEntry(0, IndexKey.head))
+            count += chunk.count
+        }
+    }
+
+    /// Packs sorted entries into chunks of up to ``targetChunkBytes`` (an entry larger than that
+    /// gets a chunk of its own), handing each to `body` in order: the chunks an index of them
+    /// holds.
+    static func pack(sorted entries: IndexEntries, _ body: (IndexChunk) throws -> Void) rethrows {
         guard !entries.isEmpty else { return }
-        entries.bytes.withUnsafeBytes { raw in
+        try entries.bytes.withUnsafeBytes { raw in
             var first = 0
             while first < entries.count {
                 let base = entries.start(first)
@@ -547,12 +558,10 @@ final class OrderedIndex {
                 {
                     last += 1
                 }
-                let chunk = IndexChunk(
-                    bytes: Array(raw[base..<entries.ends[last]]),
-                    ends: entries.ends[first...last].map { UInt32($0 - base) })
-                chunks.append(chunk)
-                heads.append(chunk.withEntry(0, IndexKey.head))
-                count += chunk.count
+                try body(
+                    IndexChunk(
+                        bytes: Array(raw[base..<entries.ends[last]]),
+                        ends: entries.ends[first...last].map { UInt32($0 - base) }))
                 first = last + 1
             }
         }
