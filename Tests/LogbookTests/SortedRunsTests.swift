@@ -102,7 +102,7 @@ import Testing
         try Self.withScratch { store, scratch in
             var sortedRuns = [SortedRuns(spillingTo: scratch), SortedRuns()]
             let all = try Self.gathered(runs: runs, into: &sortedRuns, using: &rng)
-            let expected = IndexSnapshot.encode(
+            let expected = try IndexSnapshot.encode(
                 definitions: [definitions], indexes: [[try sortedRuns[1].finish(), resident]],
                 maxStoredKeys: [UInt64(all.count)], schemaVersion: 3)
             var spilled = sortedRuns[0]

@@ -40,10 +40,12 @@ struct SnapshotIndexSource {
 
 extension IndexSnapshot {
     /// The snapshot of `indexes` (per binding: its indexes, `nil` for none or unavailable).
+    /// - Throws: nothing in practice (an array sink does not throw, nor do the chunks of indexes
+    ///   in memory); the signature is the shared writer's.
     static func encode(
         definitions: [[IndexDefinition]], indexes: [[OrderedIndex]?], maxStoredKeys: [UInt64],
         schemaVersion: UInt32
-    ) -> [UInt8] {
+    ) throws -> [UInt8] {
         // Room for every chunk's ends, bytes and padding, and the summary: the array is not
         // regrown (which would hold up to twice the index's bytes).
         var room = headerSize + (1 << 16)
@@ -52,8 +54,7 @@ extension IndexSnapshot {
         }
         var sink = ArraySink(data: [])
         sink.data.reserveCapacity(room)
-        // Invariant: an array sink does not throw, nor do the chunks of indexes in memory.
-        let header = try! write(
+        let header = try write(
             definitions: definitions,
             sources: indexes.map { $0?.map(SnapshotIndexSource.init) },
             maxStoredKeys: maxStoredKeys, schemaVersion: schemaVersion, to: &sink)

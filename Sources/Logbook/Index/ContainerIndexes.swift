@@ -577,11 +577,11 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     func persist(to store: LogStore, schemaVersion: UInt32) throws {
         try persistText(to: store, schemaVersion: schemaVersion)
         guard !isEmpty else { return }
-        let contents: [UInt8]? = lock.withLock { _ in
+        let contents: [UInt8]? = try lock.withLock { _ in
             guard changed, !unpersistable else { return nil }
             // Writing reads every chunk: check them all first.
             checkAllLoaded()
-            return IndexSnapshot.encode(
+            return try IndexSnapshot.encode(
                 definitions: definitions, indexes: indexes.indices.map { available($0) },
                 maxStoredKeys: maxStoredKey, schemaVersion: schemaVersion)
         }
