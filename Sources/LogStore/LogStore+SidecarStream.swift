@@ -19,21 +19,7 @@ extension LogStore {
     package func writeSidecar(
         named name: String, sequence: UInt64, streaming produce: (SidecarOutput) throws -> [UInt8]
     ) throws {
-        try Self.checkSidecarName(name)
-        guard writer != nil else { throw LogStoreError.readOnly(path: path) }
-        guard sequence <= lastSequence else {
-            throw LogStoreError.invalidArgument(
-                "a sidecar cannot describe commit \(sequence): the last commit is \(lastSequence)")
-        }
-        try index.withLock { state throws(LogStoreError) in
-            if state.closed { throw .closed }
-        }
-        try sync()
-        var header = Self.sidecarMagic
-        header.appendLE(Self.sidecarVersion)
-        header.appendLE(UInt16(0))
-        header.appendLE(sequence)
-        header.appendLE(header.withUnsafeBytes { Checksum.crc32c($0) })
+        var header = try beginSidecarWrite(named: name, sequence: sequence)
         let fs = options.fileSystem
         let final = sidecarPath(name)
         let temporary = final + ".tmp"

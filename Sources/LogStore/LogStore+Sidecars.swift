@@ -33,23 +33,9 @@ extension LogStore {
     ///   ``LogStoreError/io(operation:path:errno:)``.
     /// - Complexity: O(contents), plus one sync of the log and two of the file system.
     public func writeSidecar(named name: String, contents: [UInt8], sequence: UInt64) throws {
-        try Self.checkSidecarName(name)
-        guard writer != nil else { throw LogStoreError.readOnly(path: path) }
-        guard sequence <= lastSequence else {
-            throw LogStoreError.invalidArgument(
-                "a sidecar cannot describe commit \(sequence): the last commit is \(lastSequence)")
-        }
-        try index.withLock { state throws(LogStoreError) in
-            if state.closed { throw .closed }
-        }
-        try sync()
         // Header and trailer around the contents, written as three pieces: the contents (an
         // index sidecar can be tens of megabytes) are not copied.
-        var header = Self.sidecarMagic
-        header.appendLE(Self.sidecarVersion)
-        header.appendLE(UInt16(0))
-        header.appendLE(sequence)
-        header.appendLE(header.withUnsafeBytes { Checksum.crc32c($0) })
+        var header = try beginSidecarWrite(named: name, sequence: sequence)
         header.appendLE(UInt64(contents.count))
         var trailer: [UInt8] = []
         trailer.appendLE(
@@ -224,5 +210,31 @@ package final class MappedSidecar: @unchecked Sendable {  // immutable after map
     /// when next touched. Advice only.
     package func releasePages() {
         fileSystem.releaseUnwrittenCopyOnWritePages(memory, length: length)
+    }
+}
+
+extension LogStore {
+    /// What every sidecar write does first: checks the name, that the store is writable and
+    /// open, and that `sequence` is at most the last commit; syncs the log (a sidecar never
+    /// describes commits a crash could lose); and returns the header's first 24 bytes (magic,
+    /// version, flags, sequence and their CRC), to which the writer appends the length.
+    /// - Throws: as ``writeSidecar(named:contents:sequence:)``.
+    func beginSidecarWrite(named name: String, sequence: UInt64) throws -> [UInt8] {
+        try Self.checkSidecarName(name)
+        guard writer != nil else { throw LogStoreError.readOnly(path: path) }
+        guard sequence <= lastSequence else {
+            throw LogStoreError.invalidArgument(
+                "a sidecar cannot describe commit \(sequence): the last commit is \(lastSequence)")
+        }
+        try index.withLock { state throws(LogStoreError) in
+            if state.closed { throw .closed }
+        }
+        try sync()
+        var header = Self.sidecarMagic
+        header.appendLE(Self.sidecarVersion)
+        header.appendLE(UInt16(0))
+        header.appendLE(sequence)
+        header.appendLE(header.withUnsafeBytes { Checksum.crc32c($0) })
+        return header
     }
 }
