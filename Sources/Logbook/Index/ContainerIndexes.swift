@@ -179,6 +179,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
                     indexes: definitions[binding.index].map(\.names), total: total)
             }
         }
+        let runEntries = SortedRuns.runEntries
         try wrapStoreErrors {
             try store.forEach(in: binding.keyspace) { key, value in
                 reporter?.advance()
@@ -189,7 +190,7 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
                 }
                 highest = max(highest, pk)
                 try maker.appendEntries(record: value, pk: pk, to: &lists)
-                for i in lists.indices where lists[i].count >= SortedRuns.runEntries {
+                for i in lists.indices where lists[i].count >= runEntries {
                     try runs[i].add(&lists[i])
                 }
             }

@@ -13,9 +13,13 @@ import LogStore
 /// chunk per run.
 ///
 /// A value type; not thread-safe.
-struct SortedRuns {
+package struct SortedRuns {
     /// Entries a builder gathers before it hands them over.
-    static let runEntries = 1 << 16
+    static var runEntries: Int { runEntriesOverride ?? 1 << 16 }
+
+    /// A smaller run for the task that sets it, so that tests can make an open merge many
+    /// runs without building a store of hundreds of thousands of objects.
+    @TaskLocal package static var runEntriesOverride: Int?
 
     /// The runs so far, each a list of chunks in order (in memory, or where they lie in
     /// `scratch`).

@@ -129,6 +129,10 @@ private final class ObjectWorkloadDriver {
     /// The container's context, made when it opens.
     private(set) var context: ModelContext!
 
+    /// Employees inserted by the workload's one large save: records over more than one 4 KiB
+    /// page in the default tier, about ten pages in the long one.
+    static let bulkInserts = TestTier.pick(quick: 250, long: 1_000)
+
     func run() throws {
         try open(modelsBeforeMigration)
         // The seed's flows: three employees; a raise; a deletion.
@@ -149,9 +153,9 @@ private final class ObjectWorkloadDriver {
         let bobID = bob.persistentModelID
         context.delete(bob)
         try save { $0[bobID] = nil }
-        // One save of 1,000 inserts: many sectors, all or nothing.
+        // One save of many inserts: many sectors and pages, all or nothing.
         var bulk: [Employee] = []
-        for i in 0..<1_000 {
+        for i in 0..<Self.bulkInserts {
             let employee = Employee(
                 name: "Bulk \(i)", designation: i % 3 == 0 ? "Engineer" : "Clerk",
                 salary: Int64(1_000_000 + i))
