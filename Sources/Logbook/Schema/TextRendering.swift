@@ -57,6 +57,13 @@ package enum TextRendering {
         var run = 0
         var i = 0
         while i < bytes.count {
+            // Eight bytes at a time past the bytes that are copied as they are.
+            while i + 8 <= bytes.count,
+                !mayNeedEscape(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            {
+                i += 8
+            }
+            guard i < bytes.count else { break }
             let byte = bytes[i]
             // Invariant: `bytes` is valid UTF-8, so 0xC2 starts U+0080–U+00BF.
             let c1 = byte == 0xC2 && i + 1 < bytes.count && bytes[i + 1] < 0xA0
@@ -87,6 +94,19 @@ package enum TextRendering {
         body(
             UnsafeRawBufferPointer(rebasing: raw[run...]),
             UnsafeRawBufferPointer(rebasing: raw[0..<0]))
+    }
+
+    /// Whether any of the eight bytes of `word` is one ``escapeJSON(_:_:)`` may escape: below
+    /// 0x20, `"`, `\\`, 0x7F, or 0xC2 (which may start U+0080–U+009F). Never false when one is.
+    @inlinable
+    package static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        // A byte of `x` is zero, or (with `ones &* n`, n ≤ 0x80) below n: exact for "any".
+        func anyBelow(_ x: UInt64, _ n: UInt64) -> Bool { (x &- ones &* n) & ~x & highs != 0 }
+        return anyBelow(word, 0x20) || anyBelow(word ^ (ones &* 0x22), 1)
+            || anyBelow(word ^ (ones &* 0x5C), 1) || anyBelow(word ^ (ones &* 0x7F), 1)
+            || anyBelow(word ^ (ones &* 0xC2), 1)
     }
 
     /// The lower-case hex digit of `value` (0–15).
