@@ -38,9 +38,7 @@ import Testing
             tool: URL(fileURLWithPath: "/bin/sh"))
     }
 
-    private static func lines(_ path: String) throws -> [Substring] {
-        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
-    }
+    private static func lines(_ path: String) throws -> [Substring] { readLines(path) }
 
     @Test func theTableAndTheJSONStreamThroughAStoreLargerThanTheirMemory() throws {
         let employees = try Self.makeStore()

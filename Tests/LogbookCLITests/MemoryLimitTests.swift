@@ -67,8 +67,8 @@ import Testing
 
     /// The JSON objects of a JSON Lines file.
     static func lines(_ path: String) -> [[String: Any]] {
-        readFile(path).split(separator: UInt8(ascii: "\n")).compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]
+        readLines(path).compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
     }
 
@@ -105,8 +105,7 @@ import Testing
         let sql = try Self.runLimited(
             ["export", path, "--format", "sql"], output: dir.child("sql"))
         #expect(sql.status == 0 && !sql.crashed, "\(sql.stderr)")
-        let inserts = readFile(dir.child("sql")).split(separator: UInt8(ascii: "\n"))
-            .filter { $0.starts(with: Array("INSERT INTO".utf8)) }
+        let inserts = readLines(dir.child("sql")).filter { $0.hasPrefix("INSERT INTO") }
         #expect(inserts.count == Self.notes)
 
         let stats = try Self.runLimited(

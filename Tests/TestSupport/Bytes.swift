@@ -54,6 +54,33 @@ public func readFile(_ path: String) -> [UInt8] {
     (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))) ?? []
 }
 
+/// The lines of a file (split at `\n`, empty lines dropped), found with `memchr`: a test
+/// reading tens of MiB of a tool's output does not split it a byte or a character at a time
+/// in an unoptimized build.
+public func readLines(_ path: String) -> [Substring] {
+    let bytes = readFile(path)
+    var lines: [Substring] = []
+    bytes.withUnsafeBufferPointer { buffer in
+        guard let base = buffer.baseAddress else { return }
+        var start = 0
+        while start < buffer.count {
+            let found = memchr(base + start, 0x0A, buffer.count - start)
+            let end =
+                found.map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base }
+                ?? buffer.count
+            if end > start {
+                lines.append(
+                    Substring(
+                        String(
+                            decoding: UnsafeBufferPointer(start: base + start, count: end - start),
+                            as: UTF8.self)))
+            }
+            start = end + 1
+        }
+    }
+    return lines
+}
+
 /// Writes a whole file (replacing it).
 public func writeFile(_ path: String, _ bytes: [UInt8]) {
     try? Data(bytes).write(to: URL(fileURLWithPath: path))
