@@ -29,8 +29,12 @@ import Testing
         return all
     }
 
-    /// Runs of up to 3,000 random entries each (some runs empty) handed to each of `sortedRuns`
-    /// alike, and all the entries.
+    /// Entries a run may hold: several 4 KiB chunks of them in the default tier, more in the
+    /// long one.
+    static let maxRunEntries = TestTier.pick(quick: 1_000, long: 3_000)
+
+    /// Runs of up to ``maxRunEntries`` random entries each (some runs empty) handed to each of
+    /// `sortedRuns` alike, and all the entries.
     static func gathered(
         runs: Int, into sortedRuns: inout [SortedRuns], using rng: inout SeededGenerator
     ) throws -> IndexEntries {
@@ -38,7 +42,7 @@ import Testing
         var pk: UInt64 = 0
         for _ in 0..<runs {
             var list = IndexEntries()
-            for _ in 0..<Int.random(in: 0..<3_000, using: &rng) {
+            for _ in 0..<Int.random(in: 0..<Self.maxRunEntries, using: &rng) {
                 pk += UInt64.random(in: 1...3, using: &rng)
                 let entry = Self.entry(pk, using: &rng)
                 entry.withUnsafeBytes { list.append($0) }
