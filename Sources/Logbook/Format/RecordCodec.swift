@@ -81,6 +81,10 @@ final class RecordCodec: Sendable {
     /// version before attributes or to-ones were appended): their records decode in field
     /// order, as current ones do, without collecting their values first.
     private let prefixVersions: Set<UInt32>
+    /// Older versions (below 64) whose records a scan locates as it locates current ones: their
+    /// stored fields are the current ones' first fields, of the same shapes and optional slots,
+    /// and every field they lack reads as `null`. Each with its field count and bitmap bytes.
+    private let scanPrefixes: [(version: UInt32, fields: Int, bitmapBytes: Int)]
 
     /// A codec for the records of `described` (its attributes, then its to-one relationships
     /// as optional integers: ``Entity/storedFields``).
@@ -138,6 +142,16 @@ final class RecordCodec: Sendable {
                 !$0.value.widens && !$0.value.substitutesNulls
                     && $0.value.currentIndex == Array(0..<$0.value.currentIndex.count)
             }.keys)
+        scanPrefixes = prefixVersions.compactMap { [layout, missingValues, older] version in
+            guard version < 64, let old = older[version] else { return nil }
+            let fields = old.types.count
+            guard fields <= layout.types.count,
+                old.shapes[...] == layout.shapes[..<fields],
+                old.optionalSlot[...] == layout.optionalSlot[..<fields],
+                missingValues[version]?[fields...].allSatisfy(\.isNull) == true
+            else { return nil }
+            return (version, fields, old.bitmapBytes)
+        }
     }
 
     /// Fills `old.nullReadsAs`: for each field of `old` that a later version up to
@@ -262,10 +276,17 @@ final class RecordCodec: Sendable {
         let slots = UnsafeMutableBufferPointer<Int>.allocate(
             capacity: max(layout.optionalSlot.count, 1))
         _ = slots.initialize(from: layout.optionalSlot)
+        let prefixes = UnsafeMutableBufferPointer<Int32>.allocate(capacity: 64)
+        prefixes.initialize(repeating: -1)
+        var prefixVersions: UInt64 = 0
+        for prefix in scanPrefixes {
+            prefixes[Int(prefix.version)] = Int32(prefix.fields << 8 | prefix.bitmapBytes)
+            prefixVersions |= 1 << UInt64(prefix.version)
+        }
         return ScanLayout(
             schemaVersion: UInt64(schemaVersion), currentLayoutVersions: currentLayoutVersions,
             bitmapBytes: layout.bitmapBytes, skips: skips,
-            optionalSlot: slots)
+            optionalSlot: slots, prefixVersions: prefixVersions, prefixes: prefixes)
     }
 
     /// The current layout as raw buffers (no reference counting in scan loops).
@@ -285,10 +306,15 @@ final class RecordCodec: Sendable {
         }
         let skips: UnsafeMutableBufferPointer<Skip>
         let optionalSlot: UnsafeMutableBufferPointer<Int>
+        /// Bit v set: records of schema version v hold a prefix of the current fields (see
+        /// ``RecordCodec/scanPrefixes``), described at `prefixes[v]`: fields << 8 | bitmap bytes.
+        let prefixVersions: UInt64
+        let prefixes: UnsafeMutableBufferPointer<Int32>
 
         func deallocate() {
             skips.deallocate()
             optionalSlot.deallocate()
+            prefixes.deallocate()
         }
     }
 
@@ -306,8 +332,10 @@ final class RecordCodec: Sendable {
     }
 
     /// Finds where each of the first `count` fields' values start in a record of the current
-    /// schema version (-1 for `null`), without decoding them. Returns `false` for a record of
-    /// another version, or one that is damaged (which a full decode then reports).
+    /// schema version, or of a version whose fields are a prefix of the current ones (-1 for
+    /// `null`, and for the fields such a record lacks), without decoding them. Returns `false`
+    /// for a record of another version, or one that is damaged (which a full decode then
+    /// reports).
     @inline(__always)
     static func locate(
         _ buffer: UnsafeRawBufferPointer, _ offsets: UnsafeMutableBufferPointer<Int>, count: Int,
@@ -320,21 +348,33 @@ final class RecordCodec: Sendable {
         // The schema version, usually one byte.
         guard i < end else { return false }
         let first = base.load(fromByteOffset: 0, as: UInt8.self)
+        let version: UInt64
         if first < 0x80 {
-            guard layout.hasCurrentLayout(UInt64(first)) else { return false }
+            version = UInt64(first)
             i = 1
         } else {
             var r = ByteReader(buffer)
-            guard let version = try? r.varint(), layout.hasCurrentLayout(version) else {
-                return false
-            }
+            guard let long = try? r.varint() else { return false }
+            version = long
             i = r.offset
+        }
+        var bitmapBytes = layout.bitmapBytes
+        var present = count
+        if !layout.hasCurrentLayout(version) {
+            guard version < 64, layout.prefixVersions >> version & 1 != 0 else { return false }
+            let prefix = Int(layout.prefixes[Int(version)])
+            bitmapBytes = prefix & 0xFF
+            present = min(count, prefix >> 8)
         }
         guard skipVarint() else { return false }  // object version
         let bitmapStart = i
-        i += layout.bitmapBytes
+        i += bitmapBytes
         guard i <= end else { return false }
         for f in 0..<count {
+            if f >= present {
+                offsets[f] = -1
+                continue
+            }
             let slot = layout.optionalSlot[f]
             if slot >= 0
                 && base.load(fromByteOffset: bitmapStart + slot >> 3, as: UInt8.self)
