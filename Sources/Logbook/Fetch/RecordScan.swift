@@ -221,9 +221,9 @@ final class RecordScan {
         directValueOffset(value, fields: leafLocateCount, leafSkips)
     }
 
-    /// Where the value of field `fields - 1` starts in a record of the current layout, found
-    /// by stepping over the fields before it with `skips` (which must all be required); -1
-    /// for any other record.
+    /// Where the value of field `fields - 1` starts in a record of the current layout (or of
+    /// a version whose fields are a prefix of it, holding that field), found by stepping over
+    /// the fields before it with `skips` (which must all be required); -1 for any other record.
     @inline(__always)
     private func directValueOffset(
         _ value: UnsafeRawBufferPointer, fields: Int,
@@ -232,11 +232,18 @@ final class RecordScan {
         guard let base = value.baseAddress, value.count > 0 else { return -1 }
         let end = value.count
         let first = base.load(as: UInt8.self)
-        guard first < 0x80, scanLayout.hasCurrentLayout(UInt64(first)) else { return -1 }
+        guard first < 0x80 else { return -1 }
+        var bitmapBytes = scanLayout.bitmapBytes
+        if !scanLayout.hasCurrentLayout(UInt64(first)) {
+            guard first < 64, scanLayout.prefixVersions >> first & 1 != 0 else { return -1 }
+            let prefix = Int(scanLayout.prefixes[Int(first)])
+            guard fields <= prefix >> 8 else { return -1 }
+            bitmapBytes = prefix & 0xFF
+        }
         var i = 1
         @inline(__always) func skipVarint() -> Bool { RecordCodec.skipVarint(base, &i, end: end) }
         guard skipVarint() else { return -1 }  // the object version
-        i += scanLayout.bitmapBytes
+        i += bitmapBytes
         for f in 0..<fields - 1 {
             guard i < end else { return -1 }
             switch skips[f] {
