@@ -145,7 +145,7 @@ final class RecordCodec: Sendable {
         scanPrefixes = prefixVersions.compactMap { [layout, missingValues, older] version in
             guard version < 64, let old = older[version] else { return nil }
             let fields = old.types.count
-            guard fields <= layout.types.count,
+            guard fields <= layout.types.count, old.bitmapBytes < 256,
                 old.shapes[...] == layout.shapes[..<fields],
                 old.optionalSlot[...] == layout.optionalSlot[..<fields],
                 missingValues[version]?[fields...].allSatisfy(\.isNull) == true

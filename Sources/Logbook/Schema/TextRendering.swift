@@ -2,7 +2,7 @@ import Foundation
 
 /// The byte-level pieces of ``AttributeValue/TextFormat``: they append UTF-8 to a buffer, so
 /// a tool writing a million values builds no string per value.
-package enum TextRendering {
+@usableFromInline package enum TextRendering {
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
     private static let upperHexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
