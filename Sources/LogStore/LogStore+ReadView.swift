@@ -9,6 +9,9 @@ extension LogStore {
     ///
     /// Thread safety: a value; use it on one thread at a time. Buffers it hands out are valid
     /// only during the call.
+    /// (`@usableFromInline` so that other modules inline ``withValue(forKey:_:)``: see
+    /// ``RadixSort``.)
+    @usableFromInline
     package struct KeyspaceView: @unchecked Sendable {  // immutable; segments kept alive
         fileprivate let directory: KeyDirectory
         fileprivate let segments: [Segment?]

@@ -223,10 +223,8 @@ extension LogStore {
         }
         var rewritten: [UInt8] = []
         for (keyspace, directory) in directories.enumerated() where directory.count > 0 {
-            let name = names[keyspace] ?? ""
-            let rewriter =
-                names[keyspace] != nil && rewriter?.rewrites(keyspace: name) == true
-                ? rewriter : nil
+            // Prepared once for the keyspace: a record it leaves as it is costs one call.
+            let rewrite = names[keyspace].flatMap { rewriter?.preparedRewrite(forKeyspace: $0) }
             // The inputs' pages copied so far leave memory as the copy goes.
             var release = WalkPageRelease(byHandle)
             defer { release.finish() }
@@ -243,7 +241,7 @@ extension LogStore {
                     throw keyDirectoryDamaged(
                         error, keyspace: index.withLock { $0.keyspaces.name(of: keyspace) })
                 }
-                if let rewriter, let value = rewriter.rewrite(record.value, in: name) {
+                if let rewrite, let value = rewrite(record.value) {
                     rewritten.removeAll(keepingCapacity: true)
                     value.withUnsafeBytes {
                         RecordFormat.append(

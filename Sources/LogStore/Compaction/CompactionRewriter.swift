@@ -13,6 +13,24 @@ public protocol CompactionRewriter: Sendable {
     /// record as it is. A value it cannot read must be copied as it is (`nil`): damage stays
     /// where `verify` finds it.
     func rewrite(_ value: UnsafeRawBufferPointer, in keyspace: String) -> [UInt8]?
+
+    /// The rewrite of `keyspace`'s values, asked once per keyspace a compaction copies and then
+    /// applied to each of its live records, so that what depends only on the keyspace is found
+    /// once instead of per record; `nil` copies the keyspace byte for byte, as
+    /// ``rewrites(keyspace:)`` returning `false` does. The function must answer as
+    /// ``rewrite(_:in:)`` does. The default asks ``rewrites(keyspace:)`` and calls
+    /// ``rewrite(_:in:)``.
+    func preparedRewrite(forKeyspace keyspace: String) -> ((UnsafeRawBufferPointer) -> [UInt8]?)?
+}
+
+extension CompactionRewriter {
+    /// ``rewrite(_:in:)`` for `keyspace`'s values, if ``rewrites(keyspace:)``.
+    public func preparedRewrite(
+        forKeyspace keyspace: String
+    ) -> ((UnsafeRawBufferPointer) -> [UInt8]?)? {
+        guard rewrites(keyspace: keyspace) else { return nil }
+        return { rewrite($0, in: keyspace) }
+    }
 }
 
 extension LogStore {

@@ -1,8 +1,9 @@
 /// LEB128 unsigned varints (FORMAT.md, "Conventions"): 7 bits a byte, low group first, high bit set
 /// on every byte but the last; at most 10 bytes, and a 10th byte holds only the top bit of a
 /// `UInt64` (0 or 1). The one varint codec of the package: the engine's records and hints and the
-/// object layer's records all use it.
-package enum Varint {
+/// object layer's records all use it. (`@usableFromInline` so that other modules inline its
+/// `@inlinable` members: see ``RadixSort``.)
+@usableFromInline package enum Varint {
     /// The longest encoding.
     package static let maxSize = 10
 

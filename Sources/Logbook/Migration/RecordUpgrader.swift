@@ -18,7 +18,22 @@ struct RecordUpgrader: CompactionRewriter {
     func rewrites(keyspace: String) -> Bool { codecs[keyspace] != nil }
 
     func rewrite(_ value: UnsafeRawBufferPointer, in keyspace: String) -> [UInt8]? {
+        codecs[keyspace].flatMap { Self.upgraded(value, codec: $0) }
+    }
+
+    /// The entity's codec found once per compaction: a record of the current version (every
+    /// record, once a store has been compacted since its last migration) then costs the read
+    /// of its first varint.
+    func preparedRewrite(
+        forKeyspace keyspace: String
+    ) -> ((UnsafeRawBufferPointer) -> [UInt8]?)? {
         guard let codec = codecs[keyspace] else { return nil }
+        return { Self.upgraded($0, codec: codec) }
+    }
+
+    /// `value` (a record of `codec`'s entity) written in `codec`'s version, or `nil` if it is
+    /// of that version already or does not decode.
+    private static func upgraded(_ value: UnsafeRawBufferPointer, codec: RecordCodec) -> [UInt8]? {
         var reader = ByteReader(value)
         guard let version = try? reader.varint(), version != UInt64(codec.schemaVersion) else {
             return nil
