@@ -23,7 +23,7 @@ import Testing
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, descriptor, 3)
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("30"), nil]
-        defer { argv.forEach { free($0) } }
+        defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, "/bin/sleep", &actions, nil, argv, environ)
         try #require(result == 0, "posix_spawn: \(result)")
