@@ -183,10 +183,11 @@ struct BackupTarget {
     /// With `freeingLater`, each file is opened before its name is removed and closed on a
     /// thread of its own once all are gone: a file whose last name this removes (a superseded
     /// backup's manifest, its segments the new one does not share) keeps its blocks until that
-    /// close, so freeing them, a device discard on some file systems (milliseconds on this
-    /// project's test disk), happens after the backup has returned. The names are gone when
-    /// this returns either way; only the blocks' release waits, and a crash before it loses
-    /// nothing (the file system frees an unnamed file's blocks when it mounts).
+    /// close, so freeing them, a device discard on a file system mounted with `discard`
+    /// (milliseconds when the disk is busy), happens after the backup has returned. The names
+    /// are gone when this returns either way; only the blocks' release waits, and a crash
+    /// before it loses nothing a backup needs (the blocks of an unnamed file are reclaimed by
+    /// the journal's orphan list at mount, or by a file system check).
     static func removeDirectory(
         _ path: String, fileSystem fs: any FileSystem, freeingLater: Bool = false
     ) throws {
