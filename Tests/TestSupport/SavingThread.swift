@@ -10,6 +10,7 @@ public final class SavingThread: Sendable {
     /// The first error a save threw, which stopped the thread.
     package let failure = Locked<String?>(nil)
     private let stop = Atomic<Bool>(false)
+    private let ended = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
 
     /// Starts saving into `container`, `perSave` employees a save, compacting the store after
@@ -43,6 +44,7 @@ public final class SavingThread: Sendable {
                 }
                 i += perSave
             }
+            ended.store(true, ordering: .releasing)
             done.signal()
         }
     }
@@ -56,9 +58,21 @@ public final class SavingThread: Sendable {
     }
 
     /// The names saved at or before `sequence`.
+    ///
+    /// A save is visible (to a backup, a reader) as soon as it commits, a moment before this
+    /// thread records it: so this first waits, up to 10 s, for the thread to record a save at
+    /// `sequence` or later (or to stop). Without the wait, a backup that took the writer's
+    /// newest save could be compared with a list that lacked it.
     public func names(upTo sequence: UInt64) -> Set<String> {
-        Set(saved.withLock { $0.filter { $0.sequence <= sequence }.map(\.name) })
+        let deadline = Date().addingTimeInterval(10)
+        while saved.withLock({ ($0.last?.sequence ?? 0) < sequence }), !stopped, Date() < deadline {
+            usleep(1000)
+        }
+        return Set(saved.withLock { $0.filter { $0.sequence <= sequence }.map(\.name) })
     }
+
+    /// Whether the thread has stopped saving (finished, failed or reached its bound).
+    private var stopped: Bool { ended.load(ordering: .acquiring) }
 
     /// Stops the thread and waits for it.
     public func finish() {

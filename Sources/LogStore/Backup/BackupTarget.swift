@@ -33,6 +33,9 @@ struct BackupTarget {
     private var locks: [OpenFile] = []
 
     static let stagingSuffix = ".incoming"
+    /// At most this many files of a removed backup are held open to be freed later (the rest
+    /// are freed as their names go): a bound on the descriptors a backup adds.
+    static let filesFreedLater = 128
     static let asideSuffix = ".previous"
 
     /// Takes `path` for a backup: checks it is a backup (or empty, or missing), locks it, reads
@@ -158,7 +161,7 @@ struct BackupTarget {
         }
         try fs.syncDirectory(parent)
         // The previous backup, now at `DST.incoming` (its files the new one shares are linked).
-        try? Self.removeDirectory(staging, fileSystem: fs)
+        try? Self.removeDirectory(staging, fileSystem: fs, freeingLater: true)
     }
 
     /// Removes what a failed backup left in `DST.incoming` (best effort); once the new backup
@@ -176,8 +179,29 @@ struct BackupTarget {
     }
 
     /// Removes the files of the directory `path`, then the directory.
-    static func removeDirectory(_ path: String, fileSystem fs: any FileSystem) throws {
-        for name in try fs.contents(ofDirectory: path) { try fs.remove(path + "/" + name) }
+    ///
+    /// With `freeingLater`, each file is opened before its name is removed and closed on a
+    /// thread of its own once all are gone: a file whose last name this removes (a superseded
+    /// backup's manifest, its segments the new one does not share) keeps its blocks until that
+    /// close, so freeing them, a device discard on a file system mounted with `discard`
+    /// (milliseconds when the disk is busy), happens after the backup has returned. The names
+    /// are gone when this returns either way; only the blocks' release waits, and a crash
+    /// before it loses nothing a backup needs (the blocks of an unnamed file are reclaimed by
+    /// the journal's orphan list at mount, or by a file system check).
+    static func removeDirectory(
+        _ path: String, fileSystem fs: any FileSystem, freeingLater: Bool = false
+    ) throws {
+        var held: [OpenFile] = []
+        defer { DeferredClose.close(held, fileSystem: fs) }
+        for name in try fs.contents(ofDirectory: path) {
+            let file = path + "/" + name
+            if freeingLater, held.count < Self.filesFreedLater,
+                let open = try? fs.open(file, create: false, readOnly: true)
+            {
+                held.append(open)
+            }
+            try fs.remove(file)
+        }
         try fs.removeDirectory(path)
     }
 }

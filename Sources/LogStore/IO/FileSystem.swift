@@ -32,6 +32,8 @@ package enum PathKind: Sendable, Equatable {
 package protocol FileSystem: Sendable {
     /// Opens or creates a file (owner-only permissions, `O_CLOEXEC | O_NOFOLLOW`).
     func open(_ path: String, create: Bool, readOnly: Bool) throws -> OpenFile
+    /// Closes the file; a lock ``tryLock(_:)`` took through it is released at once, even while
+    /// a child process spawned by another thread still holds a copy of the descriptor.
     func close(_ file: OpenFile) throws
     /// Writes at `offset`; may write less than `bytes.count`.
     func write(_ file: OpenFile, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int
@@ -93,6 +95,11 @@ package struct PosixFileSystem: FileSystem {
     }
 
     package func close(_ file: OpenFile) throws {
+        // An `flock` lock belongs to the open file, not to this descriptor: a child process
+        // that another thread is spawning holds a copy of every descriptor until its `exec`
+        // closes them (`O_CLOEXEC`), and while it does, closing only ours would leave the lock
+        // held. Unlocking first ends it for every copy. (On a file never locked, a no-op.)
+        _ = flock(file.descriptor, LOCK_UN)
         #if canImport(Glibc)
             let result = Glibc.close(file.descriptor)
         #else
