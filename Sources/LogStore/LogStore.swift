@@ -38,6 +38,10 @@ public final class LogStore: Sendable {
     /// Segment handles seen by the last automatic-compaction check, and whether one is queued.
     private let autoCompactionCheckedSegments = Atomic<Int>(0)
     private let autoCompactionQueued = Atomic<Bool>(false)
+    /// The batch ``commitBeforeNextWrite(_:)`` keeps, and whether there is one (read without
+    /// the lock by every write).
+    let deferredBatch = Locked<WriteBatch?>(nil)
+    let hasDeferredBatch = Atomic<Bool>(false)
 
     /// A keyspace's index and the segments it points into, kept mapped while it is read.
     private struct Snapshot: @unchecked Sendable {
@@ -171,6 +175,14 @@ public final class LogStore: Sendable {
     @discardableResult
     public func commit(_ batch: WriteBatch, durability: Durability? = nil) throws -> UInt64 {
         guard let writer else { throw LogStoreError.readOnly(path: path) }
+        try commitDeferred()
+        return try commitNow(batch, durability: durability, writer: writer)
+    }
+
+    /// ``commit(_:durability:)`` without committing a deferred batch first.
+    func commitNow(_ batch: WriteBatch, durability: Durability?, writer: LogWriter) throws
+        -> UInt64
+    {
         let pending = PendingCommit(batch: batch, durability: durability ?? options.durability)
         let sequence = try queue.submit(pending) { group in writer.write(group, index: index) }
             .get()
@@ -389,6 +401,8 @@ public final class LogStore: Sendable {
         var failure: Error?
         // A compaction in progress may be waiting for the open streaming commit: end it first.
         cancelOpenStreamingCommit()
+        // What an open deferred is written now, as the next write would have.
+        do { try commitDeferred() } catch { failure = error }
         // Waits for a compaction in progress.
         let first = compactionLock.withLock { _ in
             queue.close(closing: cancelOpenStreamingCommit) {
