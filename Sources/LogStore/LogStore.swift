@@ -274,6 +274,58 @@ public final class LogStore: Sendable {
         }
     }
 
+    /// Where the log ends now: the next commit is written after it (``forEach(in:after:_:)``).
+    /// - Throws: ``LogStoreError/closed``.
+    public func endOfLog() throws -> LogPosition {
+        try index.withLock { state throws(LogStoreError) -> LogPosition in
+            guard !state.closed else { throw .closed }
+            let last = state.segments.compactMap { $0 }.max { $0.order < $1.order }
+            return LogPosition(segmentOrder: last?.order ?? 0, offset: last?.size ?? 0)
+        }
+    }
+
+    /// ``forEach(in:_:)`` of the live records of `keyspace` that lie at or after `position`
+    /// (written since ``endOfLog()`` returned it, or moved there by a compaction); returns how
+    /// many live keys lie before it. The records before it are not read.
+    /// - Throws: as ``forEach(in:_:)``.
+    @discardableResult
+    public func forEach(
+        in keyspace: String, after position: LogPosition,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Int {
+        let snapshot = try index.withLock { state throws(LogStoreError) -> Snapshot? in
+            guard !state.closed else { throw .closed }
+            guard let id = state.keyspaces.id(of: keyspace) else { return nil }
+            return Snapshot(
+                directory: state.directories[id], segments: state.segments, bases: state.bases)
+        }
+        guard let snapshot else { return 0 }
+        // By handle, the offset from which a segment's records are passed (`Int.max`: none).
+        let from = snapshot.segments.map { segment -> Int in
+            guard let segment else { return Int.max }
+            if segment.order > position.segmentOrder { return 0 }
+            return segment.order == position.segmentOrder ? position.offset : Int.max
+        }
+        var before = 0
+        do {
+            try withExtendedLifetime(snapshot.segments) {
+                try snapshot.directory.forEachInLogOrder(
+                    snapshot.bases, releasingPagesOf: snapshot.segments,
+                    reading: { ref in
+                        let passed = Int(ref.offset) >= from[Int(ref.segment)]
+                        if !passed { before += 1 }
+                        return passed
+                    }
+                ) { _, record in
+                    try body(record.key, record.value)
+                }
+            }
+        } catch let damage as KeyDirectory.DamagedEntry {
+            throw keyDirectoryDamaged(damage, keyspace: keyspace)
+        }
+        return before
+    }
+
     /// Every live key of `keyspace`, in no set order.
     /// - Throws: ``LogStoreError/closed``; ``LogStoreError/damagedKeyDirectory(path:reason:)`` if
     ///   an entry points at no record of its key (close then removes the key directory file).
