@@ -254,7 +254,8 @@ public final class LogStore: Sendable {
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
     ) throws {
         // Copying the directory is O(1) (copy-on-write); the segments stay mapped while referenced.
-        let snapshot = try index.withLock { state throws(LogStoreError) -> Snapshot? in
+        let snapshot = try index.withLock(checkingOnly: keyspace) {
+            state throws(LogStoreError) -> Snapshot? in
             guard !state.closed else { throw .closed }
             guard let id = state.keyspaces.id(of: keyspace) else { return nil }
             return Snapshot(
@@ -293,7 +294,8 @@ public final class LogStore: Sendable {
         in keyspace: String, after position: LogPosition,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
     ) throws -> Int {
-        let snapshot = try index.withLock { state throws(LogStoreError) -> Snapshot? in
+        let snapshot = try index.withLock(checkingOnly: keyspace) {
+            state throws(LogStoreError) -> Snapshot? in
             guard !state.closed else { throw .closed }
             guard let id = state.keyspaces.id(of: keyspace) else { return nil }
             return Snapshot(
