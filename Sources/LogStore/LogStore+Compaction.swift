@@ -13,6 +13,8 @@ extension LogStore {
     @discardableResult
     public func compact() throws -> CompactionReport {
         guard let writer else { throw LogStoreError.readOnly(path: path) }
+        // Compaction may rewrite records for the schema a deferred batch holds.
+        try commitDeferred()
         return try compactionLock.withLock { _ in try runCompaction(writer) }
     }
 }

@@ -28,10 +28,14 @@ extension LogStore {
     /// Starts loading the record a read of `key` in `keyspace` would return, and returns once
     /// the key's table line is in, without waiting for the record: work the caller does before
     /// the read then overlaps the read's second cache miss. A guess by hash alone; the read
-    /// still compares the key. Does nothing for an unknown keyspace or a closed store.
+    /// still compares the key. Does nothing for an unknown keyspace, a closed store, or a
+    /// keyspace whose mapped table is still unchecked (a prefetch checks nothing, and is not
+    /// worth checking the whole table for: the read checks what its probe reads).
     package func prefetchRecord(forKey key: UnsafeRawBufferPointer, in keyspace: String) {
-        index.withLock { state in
-            guard !state.closed, let id = state.keyspaces.cachedID(of: keyspace) else { return }
+        index.withLockForPointRead { state in
+            guard !state.closed, let id = state.keyspaces.cachedID(of: keyspace),
+                state.pendingCheck?.tables[id] == nil
+            else { return }
             KeyDirectory.prefetchRecord(
                 state.directories[id].entries, KeyDirectory.hash(key), state.bases)
         }

@@ -38,6 +38,10 @@ public final class LogStore: Sendable {
     /// Segment handles seen by the last automatic-compaction check, and whether one is queued.
     private let autoCompactionCheckedSegments = Atomic<Int>(0)
     private let autoCompactionQueued = Atomic<Bool>(false)
+    /// The batch ``commitBeforeNextWrite(_:)`` keeps, and whether there is one (read without
+    /// the lock by every write).
+    let deferredBatch = Locked<WriteBatch?>(nil)
+    let hasDeferredBatch = Atomic<Bool>(false)
 
     /// A keyspace's index and the segments it points into, kept mapped while it is read.
     private struct Snapshot: @unchecked Sendable {
@@ -171,6 +175,14 @@ public final class LogStore: Sendable {
     @discardableResult
     public func commit(_ batch: WriteBatch, durability: Durability? = nil) throws -> UInt64 {
         guard let writer else { throw LogStoreError.readOnly(path: path) }
+        try commitDeferred()
+        return try commitNow(batch, durability: durability, writer: writer)
+    }
+
+    /// ``commit(_:durability:)`` without committing a deferred batch first.
+    func commitNow(_ batch: WriteBatch, durability: Durability?, writer: LogWriter) throws
+        -> UInt64
+    {
         let pending = PendingCommit(batch: batch, durability: durability ?? options.durability)
         let sequence = try queue.submit(pending) { group in writer.write(group, index: index) }
             .get()
@@ -242,7 +254,8 @@ public final class LogStore: Sendable {
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
     ) throws {
         // Copying the directory is O(1) (copy-on-write); the segments stay mapped while referenced.
-        let snapshot = try index.withLock { state throws(LogStoreError) -> Snapshot? in
+        let snapshot = try index.withLock(checkingOnly: keyspace) {
+            state throws(LogStoreError) -> Snapshot? in
             guard !state.closed else { throw .closed }
             guard let id = state.keyspaces.id(of: keyspace) else { return nil }
             return Snapshot(
@@ -260,6 +273,59 @@ public final class LogStore: Sendable {
         } catch let damage as KeyDirectory.DamagedEntry {
             throw keyDirectoryDamaged(damage, keyspace: keyspace)
         }
+    }
+
+    /// Where the log ends now: the next commit is written after it (``forEach(in:after:_:)``).
+    /// - Throws: ``LogStoreError/closed``.
+    public func endOfLog() throws -> LogPosition {
+        try index.withLock { state throws(LogStoreError) -> LogPosition in
+            guard !state.closed else { throw .closed }
+            let last = state.segments.compactMap { $0 }.max { $0.order < $1.order }
+            return LogPosition(segmentOrder: last?.order ?? 0, offset: last?.size ?? 0)
+        }
+    }
+
+    /// ``forEach(in:_:)`` of the live records of `keyspace` that lie at or after `position`
+    /// (written since ``endOfLog()`` returned it, or moved there by a compaction); returns how
+    /// many live keys lie before it. The records before it are not read.
+    /// - Throws: as ``forEach(in:_:)``.
+    @discardableResult
+    public func forEach(
+        in keyspace: String, after position: LogPosition,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Int {
+        let snapshot = try index.withLock(checkingOnly: keyspace) {
+            state throws(LogStoreError) -> Snapshot? in
+            guard !state.closed else { throw .closed }
+            guard let id = state.keyspaces.id(of: keyspace) else { return nil }
+            return Snapshot(
+                directory: state.directories[id], segments: state.segments, bases: state.bases)
+        }
+        guard let snapshot else { return 0 }
+        // By handle, the offset from which a segment's records are passed (`Int.max`: none).
+        let from = snapshot.segments.map { segment -> Int in
+            guard let segment else { return Int.max }
+            if segment.order > position.segmentOrder { return 0 }
+            return segment.order == position.segmentOrder ? position.offset : Int.max
+        }
+        var before = 0
+        do {
+            try withExtendedLifetime(snapshot.segments) {
+                try snapshot.directory.forEachInLogOrder(
+                    snapshot.bases, releasingPagesOf: snapshot.segments,
+                    reading: { ref in
+                        let passed = Int(ref.offset) >= from[Int(ref.segment)]
+                        if !passed { before += 1 }
+                        return passed
+                    }
+                ) { _, record in
+                    try body(record.key, record.value)
+                }
+            }
+        } catch let damage as KeyDirectory.DamagedEntry {
+            throw keyDirectoryDamaged(damage, keyspace: keyspace)
+        }
+        return before
     }
 
     /// Every live key of `keyspace`, in no set order.
@@ -389,6 +455,8 @@ public final class LogStore: Sendable {
         var failure: Error?
         // A compaction in progress may be waiting for the open streaming commit: end it first.
         cancelOpenStreamingCommit()
+        // What an open deferred is written now, as the next write would have.
+        do { try commitDeferred() } catch { failure = error }
         // Waits for a compaction in progress.
         let first = compactionLock.withLock { _ in
             queue.close(closing: cancelOpenStreamingCommit) {

@@ -102,3 +102,21 @@ public struct CompactionReport: Sendable, Equatable {
     /// Wall time in seconds.
     public var duration: Double
 }
+
+/// A place in a store's log: a segment, by the replay order in its file header, and a byte
+/// offset in it (``LogStore/endOfLog()``). Positions of one store compare in log order.
+public struct LogPosition: Sendable, Hashable, Comparable {
+    /// The segment's order (FORMAT.md, "Directory layout").
+    public let segmentOrder: UInt64
+    /// Bytes from the start of the segment file.
+    public let offset: Int
+
+    public init(segmentOrder: UInt64, offset: Int) {
+        self.segmentOrder = segmentOrder
+        self.offset = offset
+    }
+
+    public static func < (a: LogPosition, b: LogPosition) -> Bool {
+        (a.segmentOrder, a.offset) < (b.segmentOrder, b.offset)
+    }
+}

@@ -137,6 +137,7 @@ extension LogStore {
     ///   this thread already has one open; ``LogStoreError/io(operation:path:errno:)``.
     public func beginCommit(durability: Durability? = nil) throws -> StreamingCommit {
         guard let writer else { throw LogStoreError.readOnly(path: path) }
+        try commitDeferred()
         let place = try queue.hold()
         do {
             let stream = try writer.beginStream(

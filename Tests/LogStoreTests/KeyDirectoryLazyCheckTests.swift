@@ -54,6 +54,18 @@ import Testing
         try store.close()
     }
 
+    @Test func aPrefetchChecksNothingAndLeavesTheTableUnchecked() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        _ = try makeStore(dir.path)
+        let store = try LogStore(path: dir.path, options: options())
+        key(7).withUnsafeBytes { store.prefetchRecord(forKey: $0, in: "a") }
+        #expect(pending(store))
+        #expect(try store.get(key(7), in: "a") == value(7))
+        #expect(pending(store))
+        try store.close()
+    }
+
     @Test func aWriteChecksEveryTableFirst() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
@@ -63,6 +75,57 @@ import Testing
         try store.put([1], for: [1], in: "b", durability: .buffered)
         #expect(!pending(store))
         #expect(store.recovery.usedKeyDirectory)
+        try store.close()
+    }
+
+    /// The keyspaces whose tables are still unchecked.
+    private func unchecked(_ store: LogStore) -> Set<String> {
+        store.index.withLockForPointRead { state in
+            Set(
+                (state.pendingCheck?.tables.keys).map { ids in
+                    ids.compactMap { id in state.keyspaces.ids.first { $0.value == id }?.key }
+                } ?? [])
+        }
+    }
+
+    @Test func aWalkOfOneKeyspaceChecksItsTableOnly() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        do {
+            let store = try LogStore(path: dir.path, options: options())
+            for i in 0..<300 {
+                try store.put(value(i), for: key(i), in: "a", durability: .buffered)
+            }
+            for i in 0..<5 { try store.put(value(i), for: key(i), in: "b", durability: .buffered) }
+            try store.close()
+        }
+        let store = try LogStore(path: dir.path, options: options())
+        #expect(unchecked(store) == ["a", "b"])
+        var walked = 0
+        try store.forEach(in: "b") { _, _ in walked += 1 }
+        #expect(walked == 5)
+        #expect(unchecked(store) == ["a"])
+        try store.forEach(in: "a") { _, _ in walked += 1 }
+        #expect(walked == 305)
+        #expect(unchecked(store).isEmpty)
+        #expect(store.recovery.usedKeyDirectory)
+        try store.close()
+    }
+
+    @Test func aDamagedTableFoundByAWalkOfItsKeyspaceIsRebuiltAndTheWalkAnswersRight() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        var bytes = try makeStore(dir.path)
+        let table = KeyDirectoryForgery.Layout(bytes).tables[0]
+        bytes[table.offset + 12 * (table.capacity / 2) + 1] ^= 0x40
+        try Data(bytes).write(to: URL(fileURLWithPath: file(dir.path)))
+
+        let store = try LogStore(path: dir.path, options: options())
+        var values: [[UInt8]: [UInt8]] = [:]
+        try store.forEach(in: "a") { key, value in values[[UInt8](key)] = [UInt8](value) }
+        #expect(!store.recovery.usedKeyDirectory)
+        #expect(values.count == 300)
+        for i in 0..<300 { #expect(values[key(i)] == value(i)) }
         try store.close()
     }
 

@@ -66,4 +66,51 @@ import Testing
                 .sorted() == (0..<20).map { Int64($0) })
         #expect(!FileManager.default.fileExists(atPath: copyPath(fixture)))
     }
+
+    @Test func aStageThatDeletesAsManyAsItInsertsAndLeavesTheRestIsAppliedExactly() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        try writeSeedStore(fixture, count: 20)
+        let container = try ModelContainer(
+            for: SeedModelV2.models, migrationPlan: ReplacingThreePlan.self,
+            configurations: ModelConfiguration(url: fixture.url))
+        defer { try? container.close() }
+        let employees = try container.mainContext.fetch(FetchDescriptor<SeedModelV2.Employee>())
+        var expected = Dictionary(
+            uniqueKeysWithValues: (3..<20).map { ("Employee \($0)", Int64(0)) })
+        expected["Employee 5"] = 5_000
+        for i in 0..<3 { expected["New \(i)"] = Int64(100 + i) }
+        #expect(
+            Dictionary(uniqueKeysWithValues: employees.map { ($0.name, $0.salary) }) == expected)
+        #expect(!FileManager.default.fileExists(atPath: copyPath(fixture)))
+    }
+}
+
+/// V1 → V2 whose stage deletes three Employees, inserts three and changes one: the store's
+/// count stays, and most records are left as they were.
+enum ReplacingThreePlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [SeedModelV1.self, SeedModelV2.self] }
+    static var stages: [MigrationStage] {
+        [
+            .custom(
+                fromVersion: SeedModelV1.self, toVersion: SeedModelV2.self, willMigrate: nil,
+                didMigrate: { context in
+                    let all = try context.fetch(FetchDescriptor<SeedModelV2.Employee>())
+                    for employee in all {
+                        if ["Employee 0", "Employee 1", "Employee 2"].contains(employee.name) {
+                            context.delete(employee)
+                        } else if employee.name == "Employee 5" {
+                            employee.salary = 5_000
+                        }
+                    }
+                    for i in 0..<3 {
+                        let employee = SeedModelV2.Employee()
+                        employee.name = "New \(i)"
+                        employee.salary = Int64(100 + i)
+                        context.insert(employee)
+                    }
+                    try context.save()
+                })
+        ]
+    }
 }

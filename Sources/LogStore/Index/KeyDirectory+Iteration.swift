@@ -27,6 +27,7 @@ extension KeyDirectory {
     /// The references are sorted a window of the log at a time, each window holding at most
     /// about `window` live records (``logOrderWindow``): a table of more keys is read once to
     /// count its records by region of the log, then once per window.
+    /// With `reading`, only the records it accepts are read and passed to `body`.
     /// - Throws: ``DamagedEntry`` for an entry that points at no put record inside its segment
     ///   (the records before it have been passed to `body`); what `body` throws.
     /// - Complexity: O(n × (1 + n / `window`)) time (a radix sort of each window's references,
@@ -34,7 +35,8 @@ extension KeyDirectory {
     ///   the number of keys.
     func forEachInLogOrder(
         _ bases: SegmentBases, releasingPagesOf segments: [Segment?]? = nil,
-        window: Int = logOrderWindow, _ body: (RecordRef, StoredRecord) throws -> Void
+        window: Int = logOrderWindow, reading: ((RecordRef) -> Bool)? = nil,
+        _ body: (RecordRef, StoredRecord) throws -> Void
     ) throws {
         let releasesTable = segments != nil && table.isUnwrittenMapping
         var release = segments.map(WalkPageRelease.init)
@@ -51,6 +53,7 @@ extension KeyDirectory {
                 let ref = RecordRef(
                     segment: UInt32(truncatingIfNeeded: packed >> 32),
                     offset: UInt32(truncatingIfNeeded: packed))
+                if let reading, !reading(ref) { continue }
                 release?.reading(ref)
                 try body(ref, Self.record(at: ref, bases))
             }

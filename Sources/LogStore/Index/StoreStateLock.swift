@@ -11,8 +11,9 @@ import Synchronization
 ///
 /// Open maps the tables of a key directory file without reading them
 /// (``PendingKeyDirectoryCheck``). Until they are checked, only point reads use them, each
-/// checking the blocks its probe reads (``withLockForPointRead(_:)``); every other use of the
-/// index (``withLock(_:)``: writes, walks, counts, compaction, close, views) first checks every
+/// checking the blocks its probe reads (``withLockForPointRead(_:)``); a walk of one keyspace
+/// checks that keyspace's table whole first (``withLock(checkingOnly:_:)``); every other use of
+/// the index (``withLock(_:)``: writes, counts, compaction, close, views) first checks every
 /// table whole, as open used to, and if a check fails rebuilds the index from hints and
 /// segments, as open would have. So no answer ever comes from a table that failed a check, and
 /// no write ever lands on one.
@@ -55,6 +56,18 @@ package struct StoreStateLock: ~Copyable {
     ) throws(E) -> sending Result {
         try state.withLock { (state: inout sending StoreState) throws(E) -> sending Result in
             if _slowPath(state.pendingCheck != nil) { settle(&state) }
+            return try body(&state)
+        }
+    }
+
+    /// ``withLock(_:)`` for a walk of one keyspace: checks that keyspace's table whole if open
+    /// left it unchecked (rebuilding the index if it fails), and leaves the others for later.
+    borrowing func withLock<Result, E: Error>(
+        checkingOnly keyspace: String,
+        _ body: (inout sending StoreState) throws(E) -> sending Result
+    ) throws(E) -> sending Result {
+        try state.withLock { (state: inout sending StoreState) throws(E) -> sending Result in
+            if _slowPath(state.pendingCheck != nil) { settle(&state, keyspace: keyspace) }
             return try body(&state)
         }
     }
@@ -107,6 +120,22 @@ package struct StoreStateLock: ~Copyable {
         do {
             try pending.checkAll(state.directories)
         } catch {
+            try? rebuild(&state, pending, reason: error.reason)
+        }
+    }
+
+    /// Checks keyspace `keyspace`'s table whole, if it is still unchecked; rebuilds the index
+    /// if it fails, as ``settle(_:)`` does.
+    private borrowing func settle(_ state: inout StoreState, keyspace: String) {
+        guard var pending = state.pendingCheck, let id = state.keyspaces.id(of: keyspace) else {
+            return
+        }
+        do {
+            try pending.checkTable(id, of: state.directories)
+            state.pendingCheck = pending
+        } catch {
+            state.pendingCheck = nil
+            mayBePending.store(false, ordering: .relaxed)
             try? rebuild(&state, pending, reason: error.reason)
         }
     }

@@ -96,6 +96,18 @@ struct PendingKeyDirectoryCheck {
 
     /// Checks every table whole, as open used to (``KeyDirectoryFile/checkTable(_:of:segmentSizes:fileSystem:)``).
     /// - Throws: ``KeyDirectoryFile/Unusable`` for the first that fails.
+    /// Checks keyspace `id`'s table whole, as ``checkAll(_:)`` would, and holds it no longer.
+    /// - Throws: ``KeyDirectoryFile/Unusable`` if it fails.
+    mutating func checkTable(_ id: Int, of directories: [KeyDirectory])
+        throws(KeyDirectoryFile.Unusable)
+    {
+        guard let table = tables[id] else { return }
+        try KeyDirectoryFile.checkTable(
+            directories[id], of: table.keyspace, segmentSizes: segmentSizes,
+            fileSystem: options.fileSystem)
+        tables[id] = nil
+    }
+
     func checkAll(_ directories: [KeyDirectory]) throws(KeyDirectoryFile.Unusable) {
         for (id, table) in tables.sorted(by: { $0.key < $1.key }) {
             try KeyDirectoryFile.checkTable(

@@ -83,6 +83,8 @@ final class ContainerCore: Sendable {
             }
         }
         var setup = WriteBatch()
+        // Operations of a stored schema's lightweight migration (its versions and renames).
+        var schemaWrites = 0
         var schema: Schema
         // Where history restarts when the migration gave objects new keys.
         var historyRestart: UInt64? = nil
@@ -110,6 +112,7 @@ final class ContainerCore: Sendable {
                 }
                 schema = next
             }
+            schemaWrites = setup.count
             if schema.version != current.version {
                 try Self.checkNewUniqueConstraints(
                     from: current, to: schema, history: history, store: store)
@@ -135,6 +138,7 @@ final class ContainerCore: Sendable {
         historySince = max(since, historyRestart ?? 0)
         // The version goes with a commit the open makes anyway: an open that changes nothing
         // writes nothing (which would make the index sidecar stale).
+        var versionWritten = false
         if let versionIdentifier, !setup.isEmpty,
             try wrapStoreErrors({
                 try store.get(Keyspaces.versionIdentifierKey, in: Keyspaces.meta)
@@ -144,8 +148,16 @@ final class ContainerCore: Sendable {
                 Keyspaces.versionIdentifierValue(versionIdentifier),
                 for: Keyspaces.versionIdentifierKey,
                 in: Keyspaces.meta)
+            versionWritten = true
         }
-        if !setup.isEmpty { try wrapStoreErrors { _ = try store.commit(setup) } }
+        // A lightweight migration of a store's schema (and version) waits for the first write,
+        // or the close: the open writes nothing, and until then the store is at its old version
+        // to every reader (the records on disk are unchanged either way).
+        if !isNew && schemaWrites > 0 && setup.count == schemaWrites + (versionWritten ? 1 : 0) {
+            try wrapStoreErrors { try store.commitBeforeNextWrite(setup) }
+        } else if !setup.isEmpty {
+            try wrapStoreErrors { _ = try store.commit(setup) }
+        }
         var bindings: [EntityBinding] = []
         var byType: [ObjectIdentifier: Int] = [:]
         for (i, entity) in schema.entities.enumerated() {

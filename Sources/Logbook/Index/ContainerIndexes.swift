@@ -210,6 +210,8 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     private func buildIntoSidecar(
         _ unread: [EntityBinding], schemaVersion: UInt32, progress: IndexBuildProgressHandler?
     ) {
+        // The sidecar describes the store's last commit: the schema an open deferred first.
+        try? store.commitDeferred()
         let sequence = store.lastSequence
         do {
             try store.withScratchFile { scratch in

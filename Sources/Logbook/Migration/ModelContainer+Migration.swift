@@ -75,10 +75,11 @@ extension ModelContainer {
         } catch let needed as CustomStagesNeeded {
             let store = try wrapStoreErrors { try LogStore(path: url.path, options: options) }
             defer { try? store.close() }
+            let end = try wrapStoreErrors { try store.endOfLog() }
             let copy = try StoreCopy(of: url.path, from: options.fileSystem, options: options)
             defer { copy.remove() }
             try plan.runStages(from: needed.start, on: copy)
-            _ = try copy.apply(to: store)
+            _ = try copy.apply(to: store, copiedAt: end)
             try wrapStoreErrors { try store.close() }
             return try open()
         }

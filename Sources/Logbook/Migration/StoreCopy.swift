@@ -96,9 +96,15 @@ struct StoreCopy {
     /// Makes `store` hold what the copy holds, in one streamed commit: every key of every
     /// keyspace the copy changed, added or removed (save records aside: the copy's saves are
     /// not the store's, so the store's recorded history restarts after this commit).
+    ///
+    /// With `end` (the store's ``LogStore/endOfLog()`` when it was copied, and the store
+    /// unchanged since), the changed keys are those whose live record in the copy lies after
+    /// it: the records before it are the store's own, and are not read. Keys are looked for
+    /// among the store's only to count the new ones, and the store is walked for removed keys
+    /// only when the counts say there are some.
     /// - Returns: the commit's sequence number.
     /// - Throws: ``LogbookError/store(_:)``.
-    func apply(to store: LogStore) throws -> UInt64 {
+    func apply(to store: LogStore, copiedAt end: LogPosition? = nil) throws -> UInt64 {
         try wrapStoreErrors {
             let copy = try LogStore(path: path, options: options)
             defer { try? copy.close() }
@@ -109,8 +115,8 @@ struct StoreCopy {
                 try commit.append(batch)
                 batch = WriteBatch()
             }
-            let keyspaces = Set(try copy.keyspaces()).union(try store.keyspaces())
-            for keyspace in keyspaces.sorted() where keyspace != Keyspaces.history {
+            // Without `end`: every key of the copy compared with the store's.
+            func copyChanges(in keyspace: String) throws {
                 try copy.forEach(in: keyspace) { key, value in
                     let bytes = [UInt8](key)
                     if try store.get(bytes, in: keyspace).map({ !$0.elementsEqual(value) }) ?? true
@@ -118,6 +124,23 @@ struct StoreCopy {
                         batch.put([UInt8](value), for: bytes, in: keyspace)
                         if batch.count >= Self.batchOperations { try flush(&batch) }
                     }
+                }
+            }
+            let keyspaces = Set(try copy.keyspaces()).union(try store.keyspaces())
+            for keyspace in keyspaces.sorted() where keyspace != Keyspaces.history {
+                if let end {
+                    var added = 0
+                    try copy.forEach(in: keyspace, after: end) { key, value in
+                        if try !store.contains([UInt8](key), in: keyspace) { added += 1 }
+                        batch.put(value, for: key, in: keyspace)
+                        if batch.count >= Self.batchOperations { try flush(&batch) }
+                    }
+                    // The copy holds the store's keys but the removed ones, and the new ones.
+                    let removed =
+                        try store.count(in: keyspace) - (try copy.count(in: keyspace) - added)
+                    guard removed > 0 else { continue }
+                } else {
+                    try copyChanges(in: keyspace)
                 }
                 try store.forEach(in: keyspace) { key, _ in
                     let bytes = [UInt8](key)
