@@ -99,12 +99,14 @@ package struct StoreStateLock: ~Copyable {
     borrowing func checkProbe(
         _ state: inout StoreState, key: UnsafeRawBufferPointer, in id: Int, storePath: String
     ) throws(LogStoreError) {
-        guard var pending = state.pendingCheck else { return }
+        guard state.pendingCheck != nil else { return }
+        let entries = state.directories[id].entries
         do {
-            try pending.checkProbe(
-                hash: KeyDirectory.hash(key), entries: state.directories[id].entries, in: id)
-            state.pendingCheck = pending
+            // Checked where it lies in the state: a copy would copy its tables' block flags.
+            try state.pendingCheck!.checkProbe(
+                hash: KeyDirectory.hash(key), entries: entries, in: id)
         } catch {
+            let pending = state.pendingCheck!
             state.pendingCheck = nil
             mayBePending.store(false, ordering: .relaxed)
             try rebuild(&state, pending, reason: error.reason)

@@ -44,7 +44,9 @@ struct PendingKeyDirectoryCheck {
     mutating func checkProbe(
         hash: UInt32, entries: UnsafeBufferPointer<KeyDirectory.Entry>, in id: Int
     ) throws(KeyDirectoryFile.Unusable) {
-        guard var table = tables[id] else { return }
+        // The table is found once and changed where it lies (no copy of it, or of its block
+        // flags, per probe).
+        guard let t = tables.index(forKey: id) else { return }
         let stride = MemoryLayout<KeyDirectory.Entry>.stride
         let mask = entries.count - 1
         var slot = Int(hash) & mask
@@ -53,9 +55,9 @@ struct PendingKeyDirectoryCheck {
             // An entry may straddle two blocks.
             let first = slot * stride / KeyDirectoryFile.blockSize
             let last = (slot * stride + stride - 1) / KeyDirectoryFile.blockSize
-            for block in first...last where !table.checkedBlocks[block] {
-                try Self.checkBlock(block, of: entries, table.keyspace)
-                table.checkedBlocks[block] = true
+            for block in first...last where !tables.values[t].checkedBlocks[block] {
+                try Self.checkBlock(block, of: entries, tables.values[t].keyspace)
+                tables.values[t].checkedBlocks[block] = true
             }
             let entry = entries[slot]
             if entry.isEmpty { break }
@@ -65,17 +67,18 @@ struct PendingKeyDirectoryCheck {
             else {
                 throw KeyDirectoryFile.Unusable(
                     reason:
-                        "keyspace \"\(table.keyspace.name.prefix(40))\" has an entry (slot \(slot)) that points outside the segments: segment \(ref.segment) offset \(ref.offset)"
+                        "keyspace \"\(tables.values[t].keyspace.name.prefix(40))\" has an entry (slot \(slot)) that points outside the segments: segment \(ref.segment) offset \(ref.offset)"
                 )
             }
             steps += 1
             guard steps < entries.count else {
                 throw KeyDirectoryFile.Unusable(
-                    reason: "keyspace \"\(table.keyspace.name.prefix(40))\" has no empty slot")
+                    reason:
+                        "keyspace \"\(tables.values[t].keyspace.name.prefix(40))\" has no empty slot"
+                )
             }
             slot = (slot + 1) & mask
         }
-        tables[id] = table
     }
 
     private static func checkBlock(
