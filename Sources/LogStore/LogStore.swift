@@ -253,14 +253,7 @@ public final class LogStore: Sendable {
         in keyspace: String,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        // Copying the directory is O(1) (copy-on-write); the segments stay mapped while referenced.
-        let snapshot = try index.withLock(checkingOnly: keyspace) {
-            state throws(LogStoreError) -> Snapshot? in
-            guard !state.closed else { throw .closed }
-            guard let id = state.keyspaces.id(of: keyspace) else { return nil }
-            return Snapshot(
-                directory: state.directories[id], segments: state.segments, bases: state.bases)
-        }
+        let snapshot = try snapshot(of: keyspace)
         guard let snapshot else { return }
         do {
             try withExtendedLifetime(snapshot.segments) {
@@ -272,6 +265,19 @@ public final class LogStore: Sendable {
             }
         } catch let damage as KeyDirectory.DamagedEntry {
             throw keyDirectoryDamaged(damage, keyspace: keyspace)
+        }
+    }
+
+    /// What a walk of `keyspace` reads, checking that keyspace's table only (`nil`: no such
+    /// keyspace). Copying the directory is O(1) (copy-on-write); the segments stay mapped while
+    /// referenced.
+    private func snapshot(of keyspace: String) throws(LogStoreError) -> Snapshot? {
+        try index.withLock(checkingOnly: keyspace) {
+            state throws(LogStoreError) -> Snapshot? in
+            guard !state.closed else { throw .closed }
+            guard let id = state.keyspaces.id(of: keyspace) else { return nil }
+            return Snapshot(
+                directory: state.directories[id], segments: state.segments, bases: state.bases)
         }
     }
 
@@ -294,13 +300,7 @@ public final class LogStore: Sendable {
         in keyspace: String, after position: LogPosition,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
     ) throws -> Int {
-        let snapshot = try index.withLock(checkingOnly: keyspace) {
-            state throws(LogStoreError) -> Snapshot? in
-            guard !state.closed else { throw .closed }
-            guard let id = state.keyspaces.id(of: keyspace) else { return nil }
-            return Snapshot(
-                directory: state.directories[id], segments: state.segments, bases: state.bases)
-        }
+        let snapshot = try snapshot(of: keyspace)
         guard let snapshot else { return 0 }
         // By handle, the offset from which a segment's records are passed (`Int.max`: none).
         let from = snapshot.segments.map { segment -> Int in
