@@ -28,16 +28,23 @@ extension LogStore {
     /// Starts loading the record a read of `key` in `keyspace` would return, and returns once
     /// the key's table line is in, without waiting for the record: work the caller does before
     /// the read then overlaps the read's second cache miss. A guess by hash alone; the read
-    /// still compares the key. Does nothing for an unknown keyspace, a closed store, or a
-    /// keyspace whose mapped table is still unchecked (a prefetch checks nothing, and is not
-    /// worth checking the whole table for: the read checks what its probe reads).
+    /// still compares the key. Does nothing for an unknown keyspace or a closed store. On a
+    /// mapped table still unchecked it first checks what its probe reads, as the read would
+    /// (``StoreStateLock/checkProbe(_:key:in:storePath:)``), and prefetches nothing if that
+    /// fails: the read then meets the failure and rebuilds.
     package func prefetchRecord(forKey key: UnsafeRawBufferPointer, in keyspace: String) {
         index.withLockForPointRead { state in
-            guard !state.closed, let id = state.keyspaces.cachedID(of: keyspace),
-                state.pendingCheck?.tables[id] == nil
-            else { return }
-            KeyDirectory.prefetchRecord(
-                state.directories[id].entries, KeyDirectory.hash(key), state.bases)
+            guard !state.closed, let id = state.keyspaces.cachedID(of: keyspace) else { return }
+            let hash = KeyDirectory.hash(key)
+            let entries = state.directories[id].entries
+            if _slowPath(state.pendingCheck != nil) {
+                do {
+                    try state.pendingCheck!.checkProbe(hash: hash, entries: entries, in: id)
+                } catch {
+                    return
+                }
+            }
+            KeyDirectory.prefetchRecord(entries, hash, state.bases)
         }
     }
 }

@@ -54,15 +54,62 @@ import Testing
         try store.close()
     }
 
-    @Test func aPrefetchChecksNothingAndLeavesTheTableUnchecked() throws {
+    /// Keyspace `a`'s block flags: which blocks of its table a probe checked.
+    private func checkedBlocks(_ store: LogStore) -> [Bool]? {
+        store.index.withLockForPointRead { state in
+            state.keyspaces.cachedID(of: "a").flatMap {
+                state.pendingCheck?.tables[$0]?.checkedBlocks
+            }
+        }
+    }
+
+    @Test func aPrefetchChecksWhatItsProbeReadsAndLeavesTheTableUnchecked() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         _ = try makeStore(dir.path)
         let store = try LogStore(path: dir.path, options: options())
+        #expect(checkedBlocks(store) == [false])
         key(7).withUnsafeBytes { store.prefetchRecord(forKey: $0, in: "a") }
-        #expect(pending(store))
+        #expect(checkedBlocks(store) == [true])
         #expect(try store.get(key(7), in: "a") == value(7))
         #expect(pending(store))
+        try store.close()
+    }
+
+    @Test func aPrefetchOverADamagedTableLeavesTheDamageToTheRead() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        var bytes = try makeStore(dir.path)
+        let table = KeyDirectoryForgery.Layout(bytes).tables[0]
+        bytes[table.offset + 12 * (table.capacity / 2) + 1] ^= 0x40
+        try Data(bytes).write(to: URL(fileURLWithPath: file(dir.path)))
+
+        let store = try LogStore(path: dir.path, options: options())
+        key(42).withUnsafeBytes { store.prefetchRecord(forKey: $0, in: "a") }
+        // Nothing believed, nothing rebuilt: the read meets the damage and rebuilds.
+        #expect(checkedBlocks(store) == [false])
+        #expect(try store.get(key(42), in: "a") == value(42))
+        #expect(!pending(store))
+        #expect(store.recovery.ignoredKeyDirectory?.contains("fails its checksum") == true)
+        try store.close()
+    }
+
+    @Test func aPrefetchNeverFollowsAForgedEntry() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        var bytes = try makeStore(dir.path)
+        // A live entry names segment 0x0FFFFFFF, CRCs resealed: only the entry check refuses it.
+        let entry = KeyDirectoryForgery.liveEntries(bytes)[0]
+        bytes[entry + 8] = 0xF0
+        bytes[entry + 9] = 0xFF
+        KeyDirectoryForgery.reseal(&bytes)
+        try Data(bytes).write(to: URL(fileURLWithPath: file(dir.path)))
+
+        let store = try LogStore(path: dir.path, options: options())
+        for i in 0..<300 { key(i).withUnsafeBytes { store.prefetchRecord(forKey: $0, in: "a") } }
+        #expect(pending(store))
+        for i in 0..<300 { #expect(try store.get(key(i), in: "a") == value(i)) }
+        #expect(store.recovery.ignoredKeyDirectory?.contains("outside the segments") == true)
         try store.close()
     }
 
