@@ -199,8 +199,14 @@ final class ObjectTable {
 
     private func indexDeferred(_ entity: Int) {
         let table = registry[entity]
-        table.reserve(unindexed[entity].count)
-        for e in unindexed[entity] {
+        let pending = unindexed[entity]
+        table.reserve(pending.count)
+        // Each key's slot is a cache miss of its own: those a few keys ahead are loaded while
+        // one is set.
+        for (i, e) in pending.enumerated() {
+            if i + Self.registryLookahead < pending.count {
+                table.prefetch(self[pending[i + Self.registryLookahead]].primaryKey)
+            }
             let entry = self[e]
             if entry.state != .free && entry.state != .gone && Int(entry.entity) == entity {
                 table.set(entry.primaryKey, e)

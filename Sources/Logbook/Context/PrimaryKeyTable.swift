@@ -121,7 +121,12 @@ final class PrimaryKeyTable {
         slots = .allocate(capacity: size)
         slots.initialize(repeating: Slot(key: 0, entry: -1), count: size)
         mask = size - 1
+        // As in a lookup, each key's new slot is a cache miss: load those a few keys ahead.
+        let ahead = ObjectTable.registryLookahead
         for i in 0..<oldSize where old[i].key != 0 {
+            if i + ahead < oldSize, old[i + ahead].key != 0 {
+                Prefetch.read(slots + Self.home(old[i + ahead].key, mask))
+            }
             var j = Self.home(old[i].key, mask)
             while slots[j].key != 0 { j = (j + 1) & mask }
             slots[j] = old[i]

@@ -65,7 +65,18 @@ extension ModelContext {
                 explanation.candidates = keys.count
                 explanation.entriesVisited = visited
                 scan.reserve(keys.count)
+                // Building looks each match up among the objects registered before: the
+                // registry slots of the keys a few matches ahead are loaded while one is built.
+                let registry =
+                    buildNow != nil && table.hasRegistered(binding.index)
+                    ? table.registry[binding.index] : nil
+                let ahead = ObjectTable.registryLookahead
+                var met = 0
                 try view.forEachValue(forKeys: keys) { key, value in
+                    if let registry, met + ahead < keys.count {
+                        registry.prefetch(keys[met + ahead])
+                    }
+                    met += 1
                     try scan.visit(key: key, value: value)
                 }
             }
