@@ -191,6 +191,13 @@ final class CompositeProperty_<Value>: CompositeProperty, @unchecked Sendable { 
     func makePresent(_ object: AnyObject) -> Bool {
         // Not through `isPresent`: the typed pointer it makes costs a metadata lookup a call.
         if neverAbsent { return true }
+        return makeAbsentPresent(object)
+    }
+
+    /// ``makePresent(_:)`` of a composite that may be absent. Apart, so that the common case
+    /// looks up no metadata: this body's `Value?` does, on entry, wherever it returns.
+    @inline(never)
+    private func makeAbsentPresent(_ object: AnyObject) -> Bool {
         if isPresent(object) { return true }
         guard let starting else { return false }
         value(object).pointee = starting

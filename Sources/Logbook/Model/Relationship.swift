@@ -81,7 +81,7 @@ extension Array: RelationshipValue where Element: PersistentModel {
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue> {
     /// To-one: the target, when `isResolved`. To-many: members set before the owner was inserted.
-    var value: Value
+    @usableFromInline var value: Value
     /// The context's object table, in the object's anchor field only (see ``FieldInfo``).
     @usableFromInline var owner: ObjectTable?
     /// The object's entry in that table; -1 until registered.
@@ -92,21 +92,22 @@ public struct Relationship<Value: RelationshipValue> {
     /// Stored (a to-one, or the storing side of a many-to-many): the relationship's position
     /// among the entity's stored fields. Derived to-many: `-(2 + its position among the
     /// entity's relationships)`. -1 until adopted.
-    var slot: Int32 = -1
+    @usableFromInline var slot: Int32 = -1
     /// To-one: the destination's primary key as stored (0 for none).
-    var key: UInt64 = 0
+    @usableFromInline var key: UInt64 = 0
     /// Stored to-many: the destination keys as stored, ascending.
-    var links: [UInt64] = []
+    @usableFromInline var links: [UInt64] = []
     /// Stored: whether `value` reflects `key` or `links`.
-    var isResolved = true
-    let deleteRule: DeleteRule
-    let inverse: AnyKeyPath?
+    @usableFromInline var isResolved = true
+    @usableFromInline let deleteRule: DeleteRule
+    @usableFromInline let inverse: AnyKeyPath?
     /// The name earlier versions of the model gave the relationship (SwiftData's
     /// `@Relationship(originalName:)`), or `nil`.
-    let originalName: String?
+    @usableFromInline let originalName: String?
 
     /// A relationship starting at `wrappedValue`, with a delete rule and the key path of the
     /// inverse relationship on the destination (found automatically when there is only one).
+    @inlinable
     public init(
         wrappedValue: Value, deleteRule: DeleteRule = .nullify,
         inverse: PartialKeyPath<Value.Destination>? = nil
@@ -262,6 +263,12 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
     let infoOffset: Int
     let slotOffset: Int
     private let offset: Int
+    /// Where `links`, `isResolved` and `value` lie in the object: a decode sets them through
+    /// these, as reaching them through `Relationship<Value>` looks up that type's generic
+    /// metadata at each call.
+    private let linksOffset: Int
+    private let isResolvedOffset: Int
+    private let heldOffset: Int
     /// `Value(relatedObjects: [])`, made once: making it at each decode looks up the array's
     /// generic metadata. An empty array is immutable, so sharing it is safe.
     nonisolated(unsafe) private let noObjects: Value
@@ -271,7 +278,10 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
         guard let owner = MemoryLayout<Wrapper>.offset(of: \Wrapper.owner),
             let entry = MemoryLayout<Wrapper>.offset(of: \Wrapper.entry),
             let info = MemoryLayout<Wrapper>.offset(of: \Wrapper.info),
-            let slot = MemoryLayout<Wrapper>.offset(of: \Wrapper.slot)
+            let slot = MemoryLayout<Wrapper>.offset(of: \Wrapper.slot),
+            let links = MemoryLayout<Wrapper>.offset(of: \Wrapper.links),
+            let isResolved = MemoryLayout<Wrapper>.offset(of: \Wrapper.isResolved),
+            let held = MemoryLayout<Wrapper>.offset(of: \Wrapper.value)
         else { return nil }
         self.name = name
         self.offset = offset
@@ -279,6 +289,9 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
         entryOffset = offset + entry
         infoOffset = offset + info
         slotOffset = offset + slot
+        linksOffset = offset + links
+        isResolvedOffset = offset + isResolved
+        heldOffset = offset + held
         noObjects = Value(relatedObjects: [])
     }
 
@@ -348,10 +361,10 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
 
     /// A stored to-many's links, not resolved to objects until the relationship is read.
     private func setLinks(_ object: AnyObject, _ keys: [UInt64]) {
-        let f = field(object)
-        f.pointee.links = keys
-        f.pointee.isResolved = false
-        f.pointee.value = noObjects
+        let base = Unmanaged.passUnretained(object).toOpaque()
+        (base + linksOffset).assumingMemoryBound(to: [UInt64].self).pointee = keys
+        (base + isResolvedOffset).assumingMemoryBound(to: Bool.self).pointee = false
+        (base + heldOffset).assumingMemoryBound(to: Value.self).pointee = noObjects
     }
 
     func decode(_ r: inout ByteReader, into object: AnyObject) throws {
