@@ -15,7 +15,7 @@ extension LogStore {
         try index.withLockForPointRead { state throws -> Bool in
             guard !state.closed else { throw LogStoreError.closed }
             guard let id = state.keyspaces.cachedID(of: keyspace) else { return false }
-            if _slowPath(state.pendingCheck != nil) {
+            if _slowPath(state.hasPendingCheck) {
                 try index.checkProbe(&state, key: key, in: id, storePath: path)
             }
             guard let (_, record) = try state.find(key, in: id, storePath: path)
@@ -37,9 +37,9 @@ extension LogStore {
             guard !state.closed, let id = state.keyspaces.cachedID(of: keyspace) else { return }
             let hash = KeyDirectory.hash(key)
             let entries = state.directories[id].entries
-            if _slowPath(state.pendingCheck != nil) {
+            if _slowPath(state.hasPendingCheck) {
                 do {
-                    try state.pendingCheck!.checkProbe(hash: hash, entries: entries, in: id)
+                    try state.checkPendingProbe(hash: hash, entries: entries, in: id)
                 } catch {
                     return
                 }

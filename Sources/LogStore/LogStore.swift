@@ -100,7 +100,7 @@ public final class LogStore: Sendable {
             guard let id = state.keyspaces.cachedID(of: keyspace),
                 let (_, record) = try key.withUnsafeBytes({ key in
                     Result { () throws(LogStoreError) in
-                        if _slowPath(state.pendingCheck != nil) {
+                        if _slowPath(state.hasPendingCheck) {
                             try index.checkProbe(&state, key: key, in: id, storePath: path)
                         }
                         return try state.find(key, in: id, storePath: path)
@@ -408,7 +408,7 @@ public final class LogStore: Sendable {
         // Tables still unchecked from an open that used the file whole: nothing was written
         // since (writes check first), so the file describes this state; checking it now would
         // be wasted.
-        if index.withLockForPointRead({ $0.pendingCheck != nil && $0.keyDirectoryFileState != nil }
+        if index.withLockForPointRead({ $0.hasPendingCheck && $0.keyDirectoryFileState != nil }
         ) {
             return true
         }

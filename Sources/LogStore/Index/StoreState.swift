@@ -125,8 +125,29 @@ struct StoreState: @unchecked Sendable {  // only ever touched under the index l
     var keyDirectoryDamaged = false
 
     /// The checks of the key directory file's tables that open left for later, until they run
-    /// (``StoreStateLock``): while set, only point reads use the tables.
-    var pendingCheck: PendingKeyDirectoryCheck?
+    /// (``StoreStateLock``): while set, only point reads use the tables. Set through
+    /// ``setPendingCheck(_:)``.
+    private(set) var pendingCheck: PendingKeyDirectoryCheck?
+
+    /// Whether ``pendingCheck`` is set, asked on every point read. Kept apart: asking
+    /// `pendingCheck != nil` copies the check (its tables' dictionary and flags) and destroys
+    /// the copy, each time.
+    private(set) var hasPendingCheck = false
+
+    mutating func setPendingCheck(_ check: PendingKeyDirectoryCheck?) {
+        hasPendingCheck = check != nil
+        pendingCheck = check
+    }
+
+    /// ``PendingKeyDirectoryCheck/checkProbe(hash:entries:in:)`` on the pending check, where it
+    /// lies in the state (a copy would copy its tables' block flags). Call only while
+    /// ``hasPendingCheck``.
+    @inline(__always)
+    mutating func checkPendingProbe(
+        hash: UInt32, entries: UnsafeBufferPointer<KeyDirectory.Entry>, in id: Int
+    ) throws(KeyDirectoryFile.Unusable) {
+        try pendingCheck!.checkProbe(hash: hash, entries: entries, in: id)
+    }
 
     /// By keyspace number, the key order of each ordered keyspace, `nil` for the others; empty
     /// until ``buildOrder(of:)`` (StoreState+Ordered.swift) turns it on after replay.

@@ -27,7 +27,7 @@ package struct StoreStateLock: ~Copyable {
     private let mayBePending: Atomic<Bool>
 
     init(_ state: consuming sending StoreState, report: RecoveryReport) {
-        mayBePending = Atomic(state.pendingCheck != nil)
+        mayBePending = Atomic(state.hasPendingCheck)
         self.state = Locked(state)
         self.report = Locked(report)
     }
@@ -55,7 +55,7 @@ package struct StoreStateLock: ~Copyable {
         _ body: (inout sending StoreState) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         try state.withLock { (state: inout sending StoreState) throws(E) -> sending Result in
-            if _slowPath(state.pendingCheck != nil) { settle(&state) }
+            if _slowPath(state.hasPendingCheck) { settle(&state) }
             return try body(&state)
         }
     }
@@ -67,7 +67,7 @@ package struct StoreStateLock: ~Copyable {
         _ body: (inout sending StoreState) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         try state.withLock { (state: inout sending StoreState) throws(E) -> sending Result in
-            if _slowPath(state.pendingCheck != nil) { settle(&state, keyspace: keyspace) }
+            if _slowPath(state.hasPendingCheck) { settle(&state, keyspace: keyspace) }
             return try body(&state)
         }
     }
@@ -78,7 +78,7 @@ package struct StoreStateLock: ~Copyable {
     ) throws(E) -> sending Result? {
         try state.withLockIfAvailable {
             (state: inout sending StoreState) throws(E) -> sending Result in
-            if _slowPath(state.pendingCheck != nil) { settle(&state) }
+            if _slowPath(state.hasPendingCheck) { settle(&state) }
             return try body(&state)
         }
     }
@@ -99,15 +99,13 @@ package struct StoreStateLock: ~Copyable {
     borrowing func checkProbe(
         _ state: inout StoreState, key: UnsafeRawBufferPointer, in id: Int, storePath: String
     ) throws(LogStoreError) {
-        guard state.pendingCheck != nil else { return }
+        guard state.hasPendingCheck else { return }
         let entries = state.directories[id].entries
         do {
-            // Checked where it lies in the state: a copy would copy its tables' block flags.
-            try state.pendingCheck!.checkProbe(
-                hash: KeyDirectory.hash(key), entries: entries, in: id)
+            try state.checkPendingProbe(hash: KeyDirectory.hash(key), entries: entries, in: id)
         } catch {
             let pending = state.pendingCheck!
-            state.pendingCheck = nil
+            state.setPendingCheck(nil)
             mayBePending.store(false, ordering: .relaxed)
             try rebuild(&state, pending, reason: error.reason)
         }
@@ -117,7 +115,7 @@ package struct StoreStateLock: ~Copyable {
     /// the store (its report says why).
     private borrowing func settle(_ state: inout StoreState) {
         guard let pending = state.pendingCheck else { return }
-        state.pendingCheck = nil
+        state.setPendingCheck(nil)
         mayBePending.store(false, ordering: .relaxed)
         do {
             try pending.checkAll(state.directories)
@@ -134,9 +132,9 @@ package struct StoreStateLock: ~Copyable {
         }
         do {
             try pending.checkTable(id, of: state.directories)
-            state.pendingCheck = pending
+            state.setPendingCheck(pending)
         } catch {
-            state.pendingCheck = nil
+            state.setPendingCheck(nil)
             mayBePending.store(false, ordering: .relaxed)
             try? rebuild(&state, pending, reason: error.reason)
         }

@@ -25,7 +25,7 @@ extension Replay {
                         start.state.segments[start.covered - 1]!, after: start.recordedSize)
             {
                 try pending.checkAll(start.state.directories)
-                start.state.pendingCheck = nil
+                start.state.setPendingCheck(nil)
             }
         } catch let unusable as KeyDirectoryFile.Unusable {
             report.ignoredKeyDirectory = unusable.reason
@@ -143,7 +143,7 @@ extension Replay {
                     state.directories[i + 1], of: keyspace, segmentSizes: sizes, fileSystem: fs)
             }
         }
-        if checkingTablesLater && !pending.tables.isEmpty { state.pendingCheck = pending }
+        if checkingTablesLater && !pending.tables.isEmpty { state.setPendingCheck(pending) }
         state.lastSequence = meta.lastSequence
         if let newest = state.segments.last ?? nil, writable,
             meta.segments.count == files.segments.count
