@@ -55,6 +55,16 @@ public struct WriteBatch: Sendable {
         append(op: RecordOp.delete, keyspace: keyspace, key: key, value: nil)
     }
 
+    /// Bytes of encoded operations so far.
+    package var encodedBytes: Int { records.count }
+
+    /// Makes room for `bytes` more bytes of encoded operations: a batch built from many
+    /// operations of about known size then does not regrow its buffer (copying it, and
+    /// faulting in fresh pages) as it grows.
+    package mutating func reserveCapacity(forMoreBytes bytes: Int) {
+        records.reserveCapacity(records.count + bytes)
+    }
+
     /// Removes every operation, keeping the allocated capacity.
     public mutating func removeAll() {
         keyspaceNames.removeAll(keepingCapacity: true)

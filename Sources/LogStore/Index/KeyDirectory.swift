@@ -240,6 +240,12 @@ struct KeyDirectory {
         if capacity > table.count { rehash(capacity) }
     }
 
+    /// Makes room before a commit of `puts` puts, which may replace keys as well as add them:
+    /// for `max(count, puts)` keys, so a commit that replaces keys rehashes nothing, and one
+    /// that adds them grows the table at most once more as it goes (by doubling, as any put
+    /// that finds it three quarters full).
+    mutating func reserve(forPuts puts: Int) { reserve(Swift.max(count, puts)) }
+
     /// Removes `key`; returns the record that held it, if any.
     mutating func remove(_ key: UnsafeRawBufferPointer, _ bases: SegmentBases) -> (
         RecordRef, StoredRecord

@@ -229,7 +229,22 @@ struct StoreState: @unchecked Sendable {  // only ever touched under the index l
     mutating func applyCommit(
         _ scanner: inout SegmentScanner, start: Int, end: Int, segment: Segment
     ) {
+        var slots = CommitLookahead(scanner.bytes, start: start, end: end)
+        var olds = CommitLookahead(scanner.bytes, start: start, end: end)
+        // A keyspace the commit defines has no directory until its definition is applied.
+        @inline(__always) func prefetchSlot(_ keyspace: Int, _ hash: UInt32) {
+            guard keyspace < directories.count else { return }
+            KeyDirectory.prefetchSlot(directories[keyspace].entries, hash)
+        }
+        @inline(__always) func prefetchRecord(_ keyspace: Int, _ hash: UInt32) {
+            guard keyspace < directories.count else { return }
+            KeyDirectory.prefetchRecord(directories[keyspace].entries, hash, bases)
+        }
+        for _ in 0..<KeyDirectory.slotLookahead { slots.next(prefetchSlot) }
+        for _ in 0..<KeyDirectory.recordLookahead { olds.next(prefetchRecord) }
         scanner.forEachRecord(start: start, end: end) { record in
+            slots.next(prefetchSlot)
+            olds.next(prefetchRecord)
             let keyspace = Int(clamping: record.keyspace)
             switch record.op {
             case RecordOp.defineKeyspace:

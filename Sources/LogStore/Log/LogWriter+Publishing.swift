@@ -31,7 +31,7 @@ extension LogWriter {
         }
         for (local, puts) in written.commit.batch.putsPerKeyspace.enumerated() where puts > 1024 {
             let id = written.globalIDs[local]
-            state.directories[id].reserve(state.directories[id].count + puts)
+            state.directories[id].reserve(forPuts: puts)
         }
         let handle = active.handle
         var values = 0

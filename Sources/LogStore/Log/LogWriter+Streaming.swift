@@ -98,7 +98,7 @@ extension LogWriter {
             }
             for (id, puts) in putsPerKeyspace.enumerated()
             where puts > 1024 && id < state.directories.count && state.indexed[id] {
-                state.directories[id].reserve(state.directories[id].count + puts)
+                state.directories[id].reserve(forPuts: puts)
             }
             // Read back from the segment: the commit's bytes are all there, unchecked but written
             // by this writer, which defined every keyspace they use.

@@ -72,13 +72,26 @@ extension ModelContext {
         var writer = ByteWriter(capacity: 128)
         var savedEntities = [Bool](repeating: false, count: core.bindings.count)
         var insertedEntities = table.stagedCount.map { $0 > 0 }
-        for e in table.inserted where table[e].state == .inserted {
+        // A large save makes room in the batch once, from its first record's size (an eighth
+        // more, at most `presizeLimit` bytes), instead of regrowing it as it goes.
+        var unsized = table.inserted.count + table.changed.count > Self.presizedSave
+        @inline(__always) func presize(after start: Int, records: Int) {
+            guard unsized else { return }
+            unsized = false
+            let estimate = (batch.encodedBytes - start) * records / 8 * 9
+            batch.reserveCapacity(forMoreBytes: min(estimate, Self.presizeLimit))
+        }
+        for (n, e) in table.inserted.enumerated() where table[e].state == .inserted {
+            let start = batch.encodedBytes
             try encode(e, into: &batch, &writer)
+            presize(after: start, records: table.inserted.count - n + table.changed.count)
             insertedEntities[Int(table[e].entity)] = true
         }
         var save = SaveRecord(time: Date(), author: author)
-        for e in table.changed where table[e].isChanged {
+        for (n, e) in table.changed.enumerated() where table[e].isChanged {
+            let start = batch.encodedBytes
             try encode(e, into: &batch, &writer)
+            presize(after: start, records: table.changed.count - n)
             save.updated(fields: table[e].changedSlots)
             savedEntities[Int(table[e].entity)] = true
         }
@@ -115,6 +128,12 @@ extension ModelContext {
         table.didSave(generation: generation)
         return committed
     }
+
+    /// Pending objects above which a save sizes its batch from its first record.
+    static let presizedSave = 1_024
+    /// The most a save reserves from that estimate (a first record much larger than the others
+    /// would otherwise reserve far more than the batch needs).
+    static let presizeLimit = 1 << 28
 
     /// Appends the record of entry `e` (the next object version) to `batch`.
     /// - Throws: ``LogbookError/missingValue(entity:attribute:object:)``.

@@ -223,6 +223,20 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         }
     }
 
+    /// ``write(_:_:_:)`` of the value a record of an older version lacking field `index` reads
+    /// as: the common kinds in place (no accessor, whose generic conversion looks up metadata).
+    @inline(__always)
+    private func writeMissing(_ object: AnyObject, _ index: Int, _ value: AttributeValue) {
+        let raw = base(object) + valueOffsets[index]
+        switch (kinds[index], value) {
+        case (.string, .string(let v)): raw.assumingMemoryBound(to: String.self).pointee = v
+        case (.int64, .integer(let v)): raw.assumingMemoryBound(to: Int64.self).pointee = v
+        case (.double, .double(let v)): raw.assumingMemoryBound(to: Double.self).pointee = v
+        case (.bool, .bool(let v)): raw.assumingMemoryBound(to: Bool.self).pointee = v
+        default: write(object, index, value)
+        }
+    }
+
     /// Appends stored field `index`'s value; `false` (nothing appended) for `null`.
     @inline(__always)
     func encodeValue(_ object: AnyObject, _ index: Int, _ w: inout ByteWriter) -> Bool {
@@ -280,6 +294,16 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
                 if let version = try loadFields(buffer, into: object) { return version }
             } catch {
                 throw codec.corrupt(primaryKey)
+            }
+            // A record of an older version that only lacks the last fields: read in place too.
+            if !gathersComposites,
+                let version = try codec.decodePrefix(
+                    buffer, primaryKey: primaryKey,
+                    field: { i, r in try decodeValue(object, i, &r) },
+                    null: { i in write(object, i, .null) },
+                    missing: { i, v in writeMissing(object, i, v) })
+            {
+                return version
             }
         } else if let version = try codec.decodeCurrent(
             buffer, primaryKey: primaryKey, field: { i, r in try decodeValue(object, i, &r) },

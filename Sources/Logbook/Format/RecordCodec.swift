@@ -85,6 +85,10 @@ final class RecordCodec: Sendable {
     /// stored fields are the current ones' first fields, of the same shapes and optional slots,
     /// and every field they lack reads as `null`. Each with its field count and bitmap bytes.
     private let scanPrefixes: [(version: UInt32, fields: Int, bitmapBytes: Int)]
+    /// Older versions whose records ``decodePrefix(_:primaryKey:field:null:missing:)`` reads:
+    /// those of `prefixVersions` whose fields have the current ones' shapes, so each value is
+    /// read as a current record's value in the same position.
+    private let inPlacePrefixVersions: Set<UInt32>
 
     /// A codec for the records of `described` (its attributes, then its to-one relationships
     /// as optional integers: ``Entity/storedFields``).
@@ -142,6 +146,13 @@ final class RecordCodec: Sendable {
                 !$0.value.widens && !$0.value.substitutesNulls
                     && $0.value.currentIndex == Array(0..<$0.value.currentIndex.count)
             }.keys)
+        inPlacePrefixVersions = prefixVersions.filter { [layout, older] version in
+            guard let old = older[version], old.types.count <= layout.types.count else {
+                return false
+            }
+            return old.shapes[...] == layout.shapes[..<old.types.count]
+                && old.types[...] == layout.types[..<old.types.count]
+        }
         scanPrefixes = prefixVersions.compactMap { [layout, missingValues, older] version in
             guard version < 64, let old = older[version] else { return nil }
             let fields = old.types.count
@@ -490,6 +501,53 @@ final class RecordCodec: Sendable {
                     entity: entity.name, key: String(primaryKey),
                     reason: "\(buffer.count - r.offset) bytes after the values")
             }
+            return objectVersion
+        } catch is ByteReader.Truncated {
+            throw corrupt(primaryKey)
+        }
+    }
+
+    /// Fast path for records of an older version whose fields are the current ones' first
+    /// fields, of the same shapes (``inPlacePrefixVersions``): as
+    /// ``decodeCurrent(_:primaryKey:field:null:)``, through that version's null bitmap, then
+    /// `missing(i, value)` for each current field the record lacks, with the value
+    /// ``decode(_:key:only:_:)`` gives it. Returns `nil`, having called nothing, for a record
+    /// of any other version.
+    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``, as `decode` words it.
+    @inline(__always)
+    func decodePrefix(
+        _ buffer: UnsafeRawBufferPointer, primaryKey: UInt64,
+        field: (Int, inout ByteReader) throws -> Void, null: (Int) -> Void,
+        missing: (Int, AttributeValue) -> Void
+    ) throws -> UInt64? {
+        var r = ByteReader(buffer)
+        do {
+            let version = try r.varint()
+            guard version <= UInt64(UInt32.max),
+                inPlacePrefixVersions.contains(UInt32(version)),
+                let old = older[UInt32(version)]
+            else { return nil }
+            let objectVersion = try r.varint()
+            let bitmapStart = r.offset
+            guard buffer.count - bitmapStart >= old.bitmapBytes else {
+                throw ByteReader.Truncated()
+            }
+            r.offset += old.bitmapBytes
+            for i in 0..<old.types.count {
+                let slot = old.optionalSlot[i]
+                if slot >= 0 && buffer[bitmapStart + slot / 8] & (1 << UInt8(slot % 8)) != 0 {
+                    null(i)
+                } else {
+                    try field(i, &r)
+                }
+            }
+            guard r.isAtEnd else {
+                throw LogbookError.corruptRecord(
+                    entity: entity.name, key: String(primaryKey),
+                    reason: "\(buffer.count - r.offset) bytes after the values")
+            }
+            let values = missingValues[UInt32(version)] ?? initialValues
+            for i in old.types.count..<initialValues.count { missing(i, values[i]) }
             return objectVersion
         } catch is ByteReader.Truncated {
             throw corrupt(primaryKey)

@@ -75,7 +75,7 @@ extension ModelContainer {
         } catch let needed as CustomStagesNeeded {
             let store = try wrapStoreErrors { try LogStore(path: url.path, options: options) }
             defer { try? store.close() }
-            let end = try wrapStoreErrors { try store.endOfLog() }
+            let end = try wrapStoreErrors { (try store.endOfLog(), store.lastSequence) }
             let copy = try StoreCopy(of: url.path, from: options.fileSystem, options: options)
             defer { copy.remove() }
             try plan.runStages(from: needed.start, on: copy)

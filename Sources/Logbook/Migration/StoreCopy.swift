@@ -97,14 +97,17 @@ struct StoreCopy {
     /// keyspace the copy changed, added or removed (save records aside: the copy's saves are
     /// not the store's, so the store's recorded history restarts after this commit).
     ///
-    /// With `end` (the store's ``LogStore/endOfLog()`` when it was copied, and the store
-    /// unchanged since), the changed keys are those whose live record in the copy lies after
-    /// it: the records before it are the store's own, and are not read. Keys are looked for
-    /// among the store's only to count the new ones, and the store is walked for removed keys
-    /// only when the counts say there are some.
+    /// With `copied` (the store's ``LogStore/endOfLog()`` and ``LogStore/lastSequence`` when it
+    /// was copied, and the store unchanged since), the changed keys are those whose live record
+    /// in the copy lies after `end`: the records before it are the store's own, and are not
+    /// read, nor are the store's keys looked up. A key can leave the copy only by a delete, so
+    /// the store is walked for removed keys only in the keyspaces where one of the copy's
+    /// commits after `sequence` deleted a key (read back from the copy's log, front to back).
     /// - Returns: the commit's sequence number.
     /// - Throws: ``LogbookError/store(_:)``.
-    func apply(to store: LogStore, copiedAt end: LogPosition? = nil) throws -> UInt64 {
+    func apply(to store: LogStore, copiedAt copied: (end: LogPosition, sequence: UInt64)? = nil)
+        throws -> UInt64
+    {
         try wrapStoreErrors {
             let copy = try LogStore(path: path, options: options)
             defer { try? copy.close() }
@@ -126,19 +129,20 @@ struct StoreCopy {
                     }
                 }
             }
-            let keyspaces = Set(try copy.keyspaces()).union(try store.keyspaces())
+            let copied = try copied.map {
+                ($0.end, try Self.deletingKeyspaces(of: copy, after: $0.sequence))
+            }
+            let copyKeyspaces = Set(try copy.keyspaces())
+            let keyspaces = copyKeyspaces.union(try store.keyspaces())
             for keyspace in keyspaces.sorted() where keyspace != Keyspaces.history {
-                if let end {
-                    var added = 0
+                if let (end, deleting) = copied {
                     try copy.forEach(in: keyspace, after: end) { key, value in
-                        if try !store.contains([UInt8](key), in: keyspace) { added += 1 }
                         batch.put(value, for: key, in: keyspace)
                         if batch.count >= Self.batchOperations { try flush(&batch) }
                     }
-                    // The copy holds the store's keys but the removed ones, and the new ones.
-                    let removed =
-                        try store.count(in: keyspace) - (try copy.count(in: keyspace) - added)
-                    guard removed > 0 else { continue }
+                    // A key leaves the copy only by a delete (or with its keyspace).
+                    guard deleting?.contains(keyspace) ?? true || !copyKeyspaces.contains(keyspace)
+                    else { continue }
                 } else {
                     try copyChanges(in: keyspace)
                 }
@@ -156,6 +160,25 @@ struct StoreCopy {
             try flush(&batch)
             return try commit.finish()
         }
+    }
+
+    /// The keyspaces in which a commit of `copy` after `sequence` deleted a key; `nil` (any may
+    /// have lost keys) when its log no longer holds every commit since.
+    private static func deletingKeyspaces(of copy: LogStore, after sequence: UInt64) throws
+        -> Set<String>?
+    {
+        var deleting: Set<String> = []
+        do {
+            let reader = try copy.commits(after: sequence)
+            while let commit = try reader.next() {
+                commit.forEachRecord { record in
+                    if record.value == nil { deleting.insert(record.keyspace) }
+                }
+            }
+        } catch LogStoreError.historyUnavailable {
+            return nil
+        }
+        return deleting
     }
 
     /// Removes the copy's files and directory.
