@@ -277,8 +277,9 @@ extension LogInspector {
     /// Reports the key directory file if `open` would ignore it: the same checks, from the same
     /// code (``Replay/loadKeyDirectory(_:)``); and if open would use it but its index is not the
     /// one the log gives (``KeyDirectoryFile/difference(_:passBytes:)``, in passes that each hold
-    /// about `passBytes` of table).
-    private static func checkKeyDirectory(
+    /// about `passBytes` of table). Internal, not private, for the `keysdir` fuzz target, which
+    /// runs this part of `verify` alone (Tests/Fuzz/README.md).
+    static func checkKeyDirectory(
         _ files: StoreFiles, fileSystem fs: any FileSystem, passBytes: Int,
         report: inout VerifyReport
     ) {

@@ -37,6 +37,36 @@ import Testing
         #expect(!fuzzKeyDirectory([0] + file, template: template).isEmpty)
     }
 
+    /// The body stops at a file that loading refuses (`Replay.loadKeyDirectory`): open then
+    /// ignores it and builds the index from the hints and segments alone, so every such file
+    /// gives the same store. That store answers every read as the template does, and open does
+    /// ignore a file loading refuses.
+    @Test func anIgnoredFileGivesTheTemplatesAnswers() throws {
+        let template = try FuzzKeyDirectoryTemplate()
+        var file = try #require(template.files[FuzzKeyDirectoryTemplate.keysDir])
+        file[FileHeader.size + 4] ^= 0x41  // the last sequence: the meta CRC fails
+        var files = template.files
+        files[FuzzKeyDirectoryTemplate.keysDir] = file
+        var options = LogStoreOptions()
+        options.fileSystem = ByteFileSystem(files: files)
+        options.readOnly = true
+        let directory = FuzzKeyDirectoryTemplate.directory
+        var replay = Replay(path: directory, options: options)
+        replay.checkingTablesLater = true
+        #expect(throws: KeyDirectoryFile.Unusable.self) {
+            try replay.loadKeyDirectory(
+                StoreFiles(storeAt: directory, fileSystem: options.fileSystem))
+        }
+        #expect(
+            fuzzKeyDirectory([1, UInt8(FileHeader.size + 4), 0, 0x41], template: template) == [])
+        let store = try LogStore(path: directory, options: options)
+        defer { try? store.close() }
+        #expect(!store.recovery.usedKeyDirectory)
+        #expect(store.recovery.ignoredKeyDirectory != nil)
+        #expect(try template.pointRead(store) == template.contents)
+        #expect(try FuzzKeyDirectoryTemplate.read(store) == template.contents)
+    }
+
     /// `LOGBOOK_WRITE_FUZZ_SEEDS=1 swift test --filter writesKeyDirectorySeeds` (re)writes the
     /// seeds into Tests/Fuzz/corpus/keysdir, named `seed-…`: the template's file whole, and
     /// patches of each part of it, plain and forged.

@@ -49,10 +49,34 @@ import Testing
         #expect(layout.chunks.count >= 8)
         #expect(layout.summaryOffset + layout.summaryLength == template.sidecar.count - 4)
         // The answers must match: the same file under other answers is a finding.
-        let wrong = FuzzSidecarTemplate(
+        let wrong = try FuzzSidecarTemplate(
             directory: template.directory, sidecar: template.sidecar,
             answers: template.answers.reversed())
         #expect(!fuzzSidecar([0] + template.sidecar, template: wrong).isEmpty)
+    }
+
+    /// The body stops (after what `logbook stats` reads) at a sidecar the open does not use:
+    /// every index is then built from the records, as for the template's answers. A whole open
+    /// over such a sidecar gives those answers, and the core the body makes uses no chunk of it.
+    @Test func aRefusedSidecarGivesTheTemplatesAnswers() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let template = try FuzzSidecarTemplate(directory: dir.child("store"))
+        var bytes = template.sidecar
+        bytes[2] ^= 0x41  // the file's magic
+        let path = template.directory + "/" + FuzzSidecarTemplate.sidecarFile
+        writeFile(path, bytes)
+        let container = try FuzzSidecarTemplate.open(template.directory)
+        defer { try? container.close() }
+        #expect(!container.core.indexes.usesSidecarChunks)
+        #expect(try FuzzSidecarTemplate.answer(container) == template.answers)
+        let again = ContainerCore(readingIndexesAgainOf: template.reader.core)
+        #expect(!again.indexes.usesSidecarChunks)
+        writeFile(path, template.sidecar)
+        #expect(
+            ContainerCore(readingIndexesAgainOf: template.reader.core).indexes.usesSidecarChunks)
+        try FileManager.default.removeItem(atPath: path)
+        #expect(fuzzSidecar([0] + bytes, template: template) == [])
     }
 
     /// Entries out of order in a forged chunk (every CRC right) hide others from a lookup: the

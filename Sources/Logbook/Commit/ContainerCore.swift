@@ -238,7 +238,25 @@ final class ContainerCore: Sendable {
     }
 
     /// The core of a read-only context over `store`, a snapshot of `core`'s store at `token`.
-    init(pastOf core: ContainerCore, store: LogStore, token: HistoryToken) {
+    convenience init(pastOf core: ContainerCore, store: LogStore, token: HistoryToken) {
+        // Built from the past state's records (the sidecar describes the present).
+        self.init(sharing: core, store: store, pastState: (token, core))
+    }
+
+    /// A core over `core`'s own open store whose indexes are read again from the store's index
+    /// sidecar, as an open reads them (``ContainerIndexes``: from the sidecar where it describes
+    /// the store, else built from the records), without opening the store again: for the
+    /// `sidecar` fuzz target (Tests/Fuzz/README.md), which reads one sidecar an input. Use it
+    /// only over a read-only store, and never close its container (the store is `core`'s).
+    convenience init(readingIndexesAgainOf core: ContainerCore) {
+        self.init(sharing: core, store: core.store, pastState: nil)
+    }
+
+    /// A core with `core`'s schema and bindings over `store`, with indexes of its own.
+    private init(
+        sharing core: ContainerCore, store: LogStore,
+        pastState: (token: HistoryToken, of: ContainerCore)?
+    ) {
         url = core.url
         schema = core.schema
         self.store = store
@@ -248,7 +266,6 @@ final class ContainerCore: Sendable {
         keyRoots = core.keyRoots
         descendants = core.descendants
         counters = Locked(core.counters.withLock { $0 })
-        // Built from the past state's records (the sidecar describes the present).
         indexes = ContainerIndexes(
             bindings: core.bindings, store: store, schemaVersion: core.schema.version,
             counters: core.counters.withLock { $0 })
@@ -256,7 +273,7 @@ final class ContainerCore: Sendable {
             SaveLog(entities: Array(repeating: SaveLog.Entry(), count: schema.entities.count)))
         storeIdentifier = core.storeIdentifier
         historySince = core.historySince
-        pastState = (token, core)
+        self.pastState = pastState
     }
 
     /// The main context still alive from an earlier container of this core, if any.

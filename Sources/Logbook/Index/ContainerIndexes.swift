@@ -60,6 +60,10 @@ final class ContainerIndexes: @unchecked Sendable {  // mutable state below is g
     private nonisolated(unsafe) var note: String?
     /// ``sidecarNote`` as it stands, checking no chunk first (for the sidecar fuzz target).
     var sidecarNoteSoFar: String? { lock.withLock { _ in note } }
+    /// Whether any entity's indexes in use are the ones read from the sidecar, their chunks
+    /// still being checked at first use, checking no chunk first (for the sidecar fuzz target:
+    /// `false` right after opening means every index was built from the records).
+    var usesSidecarChunks: Bool { lock.withLock { _ in checks.contains { $0 != nil } } }
     /// Whether opening read every index from the sidecar (decoding no record) and all its
     /// chunks check (checked first if they were not yet).
     var readFromSidecar: Bool {

@@ -16,10 +16,13 @@ struct FuzzKeyDirectoryTemplate {
     let files: [String: [UInt8]]
     /// Every key's value, as `"keyspace/key"` (hex).
     let contents: [String: [UInt8]]
+    /// The keys of `contents` in name order, parsed once (not for every input).
+    let keys: [(name: String, keyspace: String, key: [UInt8])]
 
     init(files: [String: [UInt8]], contents: [String: [UInt8]]) {
         self.files = files
         self.contents = contents
+        keys = Self.parse(contents)
     }
 
     init() throws {
@@ -45,6 +48,7 @@ struct FuzzKeyDirectoryTemplate {
         }
         for key in try store.keys(in: "gone") { try store.delete(key, in: "gone") }
         contents = try Self.read(store)
+        keys = Self.parse(contents)
         try store.close()
         var files: [String: [UInt8]] = [:]
         for name in try fs.contents(ofDirectory: Self.directory) {
@@ -58,20 +62,22 @@ struct FuzzKeyDirectoryTemplate {
         self.files = files
     }
 
-    /// Every key and value of `store`, by walks, checked against point reads and counts.
+    /// Every key and value of `store`, by walks, checked against the keys listed and counts
+    /// (point reads: ``pointRead(_:)``).
     static func read(_ store: LogStore) throws -> [String: [UInt8]] {
         var all: [String: [UInt8]] = [:]
         for keyspace in try store.keyspaces() {
-            var walked = 0
+            var walked: Set<[UInt8]> = []
             try store.forEach(in: keyspace) { key, value in
                 all[keyspace + "/" + key.map { String($0, radix: 16) }.joined(separator: ".")] =
                     Array(value)
-                walked += 1
+                walked.insert(Array(key))
             }
-            for key in try store.keys(in: keyspace) where try store.get(key, in: keyspace) == nil {
-                all[keyspace + "/missing"] = []
+            let listed = try store.keys(in: keyspace)
+            if listed.count != walked.count || !listed.allSatisfy(walked.contains) {
+                all[keyspace + "/listed"] = []
             }
-            if try store.count(in: keyspace) != walked { all[keyspace + "/count"] = [] }
+            if try store.count(in: keyspace) != walked.count { all[keyspace + "/count"] = [] }
         }
         return all
     }
@@ -79,13 +85,20 @@ struct FuzzKeyDirectoryTemplate {
 
 /// Input: `mode: u8, rest`. Mode bit 0 clear: `rest` is the whole `keys.dir`; set: `rest` is
 /// patches to the template's file, 3 bytes each (offset: u16 LE, then a byte XORed in there).
-/// Bit 1 then makes every CRC match again (meta and table blocks), as a forger would. The
-/// store is opened read-only over the template's segments and read every way.
+/// Bit 1 then makes every CRC match again (meta and table blocks), as a forger would.
 ///
-/// Returns what broke: a failed open (a key directory file is a cache: open must ignore a bad
-/// one), an answer or a read error different from the template's when the file was ignored or
-/// not forged, or a different answer (or a read error) from a forged file that `verify` does
-/// not report.
+/// The file is first loaded as open loads it (``Replay/loadKeyDirectory(_:)``, its tables left
+/// for the reads to check, ``PendingKeyDirectoryCheck``). A file that load finds unusable is
+/// ignored by open, which then builds the index from the template's hints and segments alone:
+/// the same whatever the file held (`FuzzKeyDirectoryCorpusTests.anIgnoredFileGivesTheTemplatesAnswers`),
+/// so nothing more is run for it. Otherwise the store is opened read-only over the template's
+/// segments and read every way.
+///
+/// Returns what broke: a load that fails otherwise than by refusing the file; a failed open (a
+/// key directory file is a cache: open must ignore a bad one); an answer or a read error
+/// different from the template's when the file was ignored or not forged; or a different
+/// answer (or a read error) from a forged file that `verify`'s check of the key directory file
+/// does not report.
 @discardableResult
 func fuzzKeyDirectory(_ input: [UInt8], template: FuzzKeyDirectoryTemplate) -> [String] {
     guard let mode = input.first else { return [] }
@@ -111,21 +124,39 @@ func fuzzKeyDirectory(_ input: [UInt8], template: FuzzKeyDirectoryTemplate) -> [
     options.fileSystem = fs
     options.readOnly = true
     options.autoCompactionDeadFraction = nil
+    let directory = FuzzKeyDirectoryTemplate.directory
+    do {
+        var replay = Replay(path: directory, options: options)
+        replay.checkingTablesLater = true
+        _ = try replay.loadKeyDirectory(StoreFiles(storeAt: directory, fileSystem: fs))
+    } catch is KeyDirectoryFile.Unusable {
+        return []
+    } catch {
+        return ["loading the key directory file failed: \(error)"]
+    }
     let store: LogStore
     do {
-        store = try LogStore(path: FuzzKeyDirectoryTemplate.directory, options: options)
+        store = try LogStore(path: directory, options: options)
     } catch {
         return ["open failed: \(error)"]
     }
     defer { try? store.close() }
+    // Run once at most (a replay of the log): the point reads and the walks may both need it.
+    var verified: String?? = nil
+    func verifyProblem() -> String? {
+        if let verified { return verified }
+        let problem = verifyReports(fs)
+        verified = .some(problem)
+        return problem
+    }
     // Point reads first, while the tables are still unchecked (open leaves them to the first
     // read: PendingKeyDirectoryCheck): a damaged file must not change their answers either.
-    let pointAnswers = Result { try FuzzKeyDirectoryTemplate.pointRead(store, template.contents) }
+    let pointAnswers = Result { try template.pointRead(store) }
     if (try? pointAnswers.get()) != template.contents {
         guard forged else {
             return ["a key directory file not forged changed a point read: \(pointAnswers)"]
         }
-        if let problem = verifyReports(fs) { return [problem] }
+        if let problem = verifyProblem() { return [problem] }
     }
     let used = store.recovery.usedKeyDirectory
     let answer = Result { try FuzzKeyDirectoryTemplate.read(store) }
@@ -140,14 +171,18 @@ func fuzzKeyDirectory(_ input: [UInt8], template: FuzzKeyDirectoryTemplate) -> [
     }
     // A forged file may mislead reads (or make them throw, when they catch it), but verify
     // must say so.
-    return verifyReports(fs).map { [$0] } ?? []
+    return verifyProblem().map { [$0] } ?? []
 }
 
-/// What is wrong if `verify` does not report the key directory file in `fs` as unusable.
+/// What is wrong if `verify` does not report the key directory file in `fs` as unusable: its
+/// check of the file (``LogInspector/checkKeyDirectory(_:fileSystem:passBytes:report:)``), the
+/// only part of `verify` the file changes (the rest checks the template's segments and hints).
 private func verifyReports(_ fs: ByteFileSystem) -> String? {
     do {
-        let report = try LogInspector.verify(
-            storeAt: FuzzKeyDirectoryTemplate.directory, fileSystem: fs)
+        var report = VerifyReport()
+        LogInspector.checkKeyDirectory(
+            try StoreFiles(storeAt: FuzzKeyDirectoryTemplate.directory, fileSystem: fs),
+            fileSystem: fs, passBytes: KeyDirectoryFile.comparisonPassBytes, report: &report)
         if !report.problems.contains(where: { $0.kind == .unusableKeyDirectory }) {
             return "a forged key directory file changes answers and verify finds nothing"
         }
@@ -158,15 +193,22 @@ private func verifyReports(_ fs: ByteFileSystem) -> String? {
 }
 
 extension FuzzKeyDirectoryTemplate {
-    /// The value of every key of `contents` (named as ``read(_:)`` names them), by point reads.
-    static func pointRead(_ store: LogStore, _ contents: [String: [UInt8]]) throws -> [String:
-        [UInt8]]
-    {
-        var found: [String: [UInt8]] = [:]
-        for name in contents.keys.sorted() {
+    /// The keys of `contents` (named as ``read(_:)`` names them) in name order.
+    static func parse(_ contents: [String: [UInt8]]) -> [(
+        name: String, keyspace: String, key: [UInt8]
+    )] {
+        contents.keys.sorted().map { name in
             let parts = name.split(separator: "/", maxSplits: 1)
             let key = parts[1].split(separator: ".").map { UInt8($0, radix: 16)! }
-            if let value = try store.get(key, in: String(parts[0])) { found[name] = value }
+            return (name, String(parts[0]), key)
+        }
+    }
+
+    /// The value of every key of ``contents``, by point reads.
+    func pointRead(_ store: LogStore) throws -> [String: [UInt8]] {
+        var found: [String: [UInt8]] = [:]
+        for (name, keyspace, key) in keys {
+            if let value = try store.get(key, in: keyspace) { found[name] = value }
         }
         return found
     }
