@@ -8,7 +8,12 @@ import Testing
 /// the child runs under `ulimit -d` (RLIMIT_DATA: heap and anonymous memory; the segment files
 /// the engine maps do not count), so a tool that holds the objects, or the file it imports,
 /// is killed or fails to allocate instead of finishing.
-@Suite(.serialized) struct MemoryLimitTests {
+///
+/// Not serialized: each test works on copies of its own (``StoreTemplate`` builds each store
+/// once, whichever test asks first), and the limits and peaks are each child's own. In series
+/// the six tests, about 30 s of CPU in a debug build, were the last minute and a half of a
+/// whole `swift test` on two busy cores.
+@Suite struct MemoryLimitTests {
     /// Notes in the store, each with a text of ``textBytes``: 48 MiB in all.
     static let notes = 3000
     static let textBytes = 16 << 10
