@@ -71,6 +71,52 @@ import Testing
         #expect(AttributeValue.string("").text(as: .csv) == "\"\"")
     }
 
+    /// The SQL and CSV quoting against the plain rule (each quote doubled, every other byte as
+    /// it is): quotes at either end, together, and at every offset of a long run; NUL, control
+    /// bytes, backslashes and multi-byte UTF-8 beside them; then random strings of those.
+    @Test func quotesAreDoubledAndEveryOtherByteKept() {
+        func quoted(_ text: String, _ quote: UInt8) -> String {
+            let bytes =
+                [quote] + text.utf8.flatMap { $0 == quote ? [quote, quote] : [$0] } + [quote]
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        var texts = [
+            "", "'", "''", "'''", "'a", "a'", "\0'\0", "\\'\\", "é'李'🦊", "'🦊'",
+            "\u{01}'\u{1F}'\u{7F}",
+            "\"", "\"\"", "a\"", "\"a", "é\"李\"🦊,", "\0\"\0\r\n", "\u{85}'\u{85}",
+        ]
+        let long = "0123456789abcdefghijklmnopqrstuvwxyz é李🦊 \\ \0"
+        for quote in ["'", "\""] {
+            for offset in 0...long.count {
+                var text = long
+                text.insert(contentsOf: quote, at: text.index(text.startIndex, offsetBy: offset))
+                texts += [text, text + quote + text]
+            }
+        }
+        let seed = testSeed("quotesAreDoubledAndEveryOtherByteKept")
+        var rng = SeededGenerator(seed: seed)
+        let pieces = [
+            "'", "''", "\"", ",", "\\", "\0", "\u{01}", "\n", "\r", "a", "é", "李", "🦊", "\u{85}",
+        ]
+        for _ in 0..<300 {
+            texts.append(
+                (0..<Int.random(in: 0...40, using: &rng)).map { _ in
+                    pieces.randomElement(using: &rng)!
+                }.joined())
+        }
+        for text in texts {
+            #expect(
+                AttributeValue.string(text).text(as: .sql) == quoted(text, UInt8(ascii: "'")),
+                "seed \(seed): \(text.debugDescription)")
+            let needsQuotes =
+                text.isEmpty || text.utf8.contains { [0x2C, 0x22, 0x0D, 0x0A].contains($0) }
+            #expect(
+                AttributeValue.string(text).text(as: .csv)
+                    == (needsQuotes ? quoted(text, UInt8(ascii: "\"")) : text),
+                "seed \(seed): \(text.debugDescription)")
+        }
+    }
+
     /// Random strings of every kind of scalar: the JSON form parses back (with Foundation's
     /// parser) to the same string.
     @Test func randomStringsRoundTripThroughJSON() throws {

@@ -337,7 +337,7 @@ import Testing
         try container.close()
     }
 
-    @Test func retentionByDaysKeepsTheSavesOfThatPeriod() throws {
+    @Test func retentionByDaysKeepsTheSavesOfThatPeriod() async throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try ModelContainer(
@@ -348,7 +348,8 @@ import Testing
             try context.save()
         }
         let cut = try container.currentHistoryToken
-        Thread.sleep(forTimeInterval: 1.5)
+        // Awaited, not slept: the main actor, which runs every @MainActor test, stays free.
+        try await Task.sleep(for: .seconds(1.5))
         for i in 0..<40 {
             context.insert(Employee(name: "new \(i)", designation: "Engineer", salary: Int64(i)))
             try context.save()

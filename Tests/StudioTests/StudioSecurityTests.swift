@@ -151,7 +151,7 @@ import Testing
         }
     }
 
-    @Test func aSlowClientIsCutOffAndOthersAreServedMeanwhile() throws {
+    @Test func aSlowClientIsCutOffAndOthersAreServedMeanwhile() async throws {
         let slow = try TestConnection(port: studio.port)
         let start = ContinuousClock.now
         // One byte every 200 ms: the head would take far longer than the 2 s limit.
@@ -163,7 +163,7 @@ import Testing
             slow.send([byte])
             #expect(try studio.get("/log").status == 200)
             if ContinuousClock.now - start > .seconds(4) { break }
-            usleep(200_000)
+            try await Task.sleep(for: .milliseconds(200))
         }
         let response = try? slow.readResponse()
         closedAfter = ContinuousClock.now - start
@@ -171,20 +171,20 @@ import Testing
         #expect(closedAfter! < .seconds(6))
     }
 
-    @Test func anIdleConnectionIsClosed() throws {
+    @Test func anIdleConnectionIsClosed() async throws {
         let idle = try TestConnection(port: studio.port)
         let start = ContinuousClock.now
-        #expect(idle.isClosedByServer())
+        #expect(await idle.closedByServer())
         #expect(ContinuousClock.now - start < .seconds(5))
     }
 
-    @Test func connectionsBeyondTheLimitAreTurnedAwayUntilOthersEnd() throws {
+    @Test func connectionsBeyondTheLimitAreTurnedAwayUntilOthersEnd() async throws {
         let held = try (0..<8).map { _ in try TestConnection(port: studio.port) }
-        usleep(100_000)
+        try await Task.sleep(for: .milliseconds(100))
         let refused = try TestConnection(port: studio.port)
         #expect(try refused.readResponse().status == 503)
-        _ = held.map { $0.isClosedByServer() }  // they time out
-        usleep(100_000)
+        for connection in held { _ = await connection.closedByServer() }  // they time out
+        try await Task.sleep(for: .milliseconds(100))
         #expect(try studio.get("/").status == 200)
     }
 

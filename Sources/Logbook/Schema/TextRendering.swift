@@ -138,24 +138,24 @@ import Foundation
         text.withUTF8 { appendQuoted($0, quote: UInt8(ascii: "'"), to: &output) }
     }
 
-    /// `bytes` between two `quote`s, each `quote` inside doubled.
+    /// `bytes` between two `quote`s, each `quote` inside doubled: `memchr` finds the next quote
+    /// and the run up to it is appended whole (a byte-at-a-time loop took seconds for a 48 MiB
+    /// SQL export in a debug build).
     private static func appendQuoted(
         _ bytes: UnsafeBufferPointer<UInt8>, quote: UInt8, to output: inout [UInt8]
     ) {
         output.append(quote)
-        var run = 0
-        for (i, byte) in bytes.enumerated() where byte == quote {
-            // The run up to and including the quote, then the quote once more.
-            output.append(
-                contentsOf: UnsafeBufferPointer(start: bytes.baseAddress! + run, count: i + 1 - run)
-            )
-            output.append(quote)
-            run = i + 1
-        }
-        if run < bytes.count {
-            output.append(
-                contentsOf: UnsafeBufferPointer(
-                    start: bytes.baseAddress! + run, count: bytes.count - run))
+        if let start = bytes.baseAddress {
+            let end = start + bytes.count
+            var run = start
+            while run < end, let found = memchr(run, Int32(quote), end - run) {
+                // The run up to and including the quote, then the quote once more.
+                let next = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) + 1
+                output.append(contentsOf: UnsafeBufferPointer(start: run, count: next - run))
+                output.append(quote)
+                run = next
+            }
+            output.append(contentsOf: UnsafeBufferPointer(start: run, count: end - run))
         }
         output.append(quote)
     }

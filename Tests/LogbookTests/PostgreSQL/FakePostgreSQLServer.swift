@@ -47,8 +47,12 @@ final class FakePostgreSQLServer: Sendable {
                 #endif
                 let connection = FakeClient(client)
                 if (try? connection.readStartup()) != nil { try? script(connection) }
-                // Hold the connection a moment so the client reads what was sent, then close.
-                Thread.sleep(forTimeInterval: 0.2)
+                // The end of what was sent, so that the client reads all of it and then the
+                // end; then what the client still sends is read until it closes (at most
+                // 0.2 s), so that the close leaves nothing unread, which would reset the
+                // client's side instead of ending it.
+                shutdown(client, Int32(SHUT_WR))
+                connection.drain(seconds: 0.2)
                 close(client)
             }
             done.signal()
@@ -125,6 +129,22 @@ struct FakeClient: Sendable {
             offset += n
         }
         return bytes
+    }
+
+    /// Reads and drops what the client sends until it closes its side, for at most `seconds`.
+    func drain(seconds: Double) {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while ContinuousClock.now < deadline {
+            let left = deadline - ContinuousClock.now
+            let milliseconds =
+                Int32(left.components.seconds * 1000)
+                + Int32(left.components.attoseconds / 1_000_000_000_000_000) + 1
+            guard poll(&descriptor, 1, milliseconds) > 0 else { return }
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n <= 0 { return }
+        }
     }
 
     func readStartup() throws {

@@ -102,6 +102,23 @@ final class TestConnection {
         return recv(descriptor, &probe, 1, Int32(MSG_DONTWAIT)) == 0
     }
 
+    /// ``isClosedByServer()`` without holding a thread while it waits for the server: it sleeps
+    /// 10 ms at a time while nothing can be read (up to the same 20 s per read), where
+    /// ``isClosedByServer()`` blocks in `recv`, and a test blocked there takes one of the few
+    /// threads that run every other test.
+    func closedByServer() async -> Bool {
+        while true {
+            let deadline = ContinuousClock.now + .seconds(20)
+            var readable = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            while poll(&readable, 1, 0) <= 0 && ContinuousClock.now < deadline {
+                guard (try? await Task.sleep(for: .milliseconds(10))) != nil else { break }
+            }
+            guard readable.revents != 0, fill() else { break }
+        }
+        var probe: UInt8 = 0
+        return recv(descriptor, &probe, 1, Int32(MSG_DONTWAIT)) == 0
+    }
+
     /// Everything until the server closes.
     func readToClose() -> [UInt8] {
         while fill() {}
