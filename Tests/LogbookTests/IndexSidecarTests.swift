@@ -90,6 +90,9 @@ import Testing
     /// Where a byte is flipped (offsets in the file; the contents start at 32).
     enum Damage: CaseIterable {
         case format, headerField, firstChunkEnds, firstChunkEntries, middle, summary
+        /// One of the three bytes after `format` that FORMAT.md says are zero (no CRC covers
+        /// them but the whole file's).
+        case zeroBytes
         /// A byte every 4 KiB of the chunk data: whatever a fetch reads first fails its check
         /// during the fetch, which then runs again on indexes built from the records.
         case everyChunk
@@ -112,6 +115,7 @@ import Testing
             }
             offset = 32 + summaryOffset - 1
         case .format: offset = 32
+        case .zeroBytes: offset = 32 + 2
         case .headerField: offset = 32 + 9
         case .firstChunkEnds: offset = 64 + 2
         case .firstChunkEntries: offset = 64 + 200
@@ -127,7 +131,8 @@ import Testing
         let note = container.indexSidecarNote ?? ""
         switch damage {
         case .format: #expect(note.contains("another format"), "\(note)")
-        case .headerField, .summary: #expect(note.contains("does not decode"), "\(note)")
+        case .headerField, .summary, .zeroBytes:
+            #expect(note.contains("does not decode"), "\(note)")
         default: #expect(note.contains("damaged"), "\(note)")
         }
         #expect(try container.indexProblems() == [], "\(damage)")

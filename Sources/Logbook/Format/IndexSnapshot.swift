@@ -98,7 +98,8 @@ enum IndexSnapshot {
         }
         let offset = raw.loadLE(at: 8, as: UInt64.self)
         let length = raw.loadLE(at: 16, as: UInt64.self)
-        guard offset >= UInt64(headerSize), offset <= UInt64(raw.count),
+        guard raw[1] == 0, raw[2] == 0, raw[3] == 0,
+            offset >= UInt64(headerSize), offset <= UInt64(raw.count),
             length == UInt64(raw.count) - offset,
             raw.loadLE(at: 4, as: UInt32.self) == summaryCRC(raw)
         else { throw ByteReader.Truncated() }
