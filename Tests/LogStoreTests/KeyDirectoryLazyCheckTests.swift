@@ -29,6 +29,24 @@ import Testing
         return [UInt8](FileManager.default.contents(atPath: file(path))!)
     }
 
+    /// ``makeStore(_:)``, then one bit of its table's middle entry flipped, so that the CRC of
+    /// the block holding it fails; returns the table's layout.
+    @discardableResult
+    private func makeStoreWithDamagedTable(_ path: String) throws -> (
+        offset: Int, capacity: Int, keysAt: Int, crcsAt: Int, blocks: Int
+    ) {
+        var bytes = try makeStore(path)
+        let table = KeyDirectoryForgery.Layout(bytes).tables[0]
+        bytes[table.offset + 12 * (table.capacity / 2) + 1] ^= 0x40
+        try write(bytes, path)
+        return table
+    }
+
+    /// Writes `bytes` as the key directory file of the store at `path`.
+    private func write(_ bytes: [UInt8], _ path: String) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: file(path)))
+    }
+
     private func key(_ i: Int) -> [UInt8] { Array("key \(i)".utf8) }
     private func value(_ i: Int) -> [UInt8] {
         [UInt8](repeating: UInt8(truncatingIfNeeded: i), count: 10 + i % 20)
@@ -79,10 +97,7 @@ import Testing
     @Test func aPrefetchOverADamagedTableLeavesTheDamageToTheRead() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
-        var bytes = try makeStore(dir.path)
-        let table = KeyDirectoryForgery.Layout(bytes).tables[0]
-        bytes[table.offset + 12 * (table.capacity / 2) + 1] ^= 0x40
-        try Data(bytes).write(to: URL(fileURLWithPath: file(dir.path)))
+        try makeStoreWithDamagedTable(dir.path)
 
         let store = try LogStore(path: dir.path, options: options())
         key(42).withUnsafeBytes { store.prefetchRecord(forKey: $0, in: "a") }
@@ -103,7 +118,7 @@ import Testing
         bytes[entry + 8] = 0xF0
         bytes[entry + 9] = 0xFF
         KeyDirectoryForgery.reseal(&bytes)
-        try Data(bytes).write(to: URL(fileURLWithPath: file(dir.path)))
+        try write(bytes, dir.path)
 
         let store = try LogStore(path: dir.path, options: options())
         for i in 0..<300 { key(i).withUnsafeBytes { store.prefetchRecord(forKey: $0, in: "a") } }
@@ -162,10 +177,7 @@ import Testing
     @Test func aDamagedTableFoundByAWalkOfItsKeyspaceIsRebuiltAndTheWalkAnswersRight() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
-        var bytes = try makeStore(dir.path)
-        let table = KeyDirectoryForgery.Layout(bytes).tables[0]
-        bytes[table.offset + 12 * (table.capacity / 2) + 1] ^= 0x40
-        try Data(bytes).write(to: URL(fileURLWithPath: file(dir.path)))
+        try makeStoreWithDamagedTable(dir.path)
 
         let store = try LogStore(path: dir.path, options: options())
         var values: [[UInt8]: [UInt8]] = [:]
@@ -179,12 +191,9 @@ import Testing
     @Test func aDamagedTableFoundByAPointReadIsRebuiltAndTheReadAnswersRight() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
-        var bytes = try makeStore(dir.path)
         // The table is one block: any probe reads the damage.
-        let table = KeyDirectoryForgery.Layout(bytes).tables[0]
+        let table = try makeStoreWithDamagedTable(dir.path)
         #expect(table.blocks == 1)
-        bytes[table.offset + 12 * (table.capacity / 2) + 1] ^= 0x40
-        try Data(bytes).write(to: URL(fileURLWithPath: file(dir.path)))
 
         let store = try LogStore(path: dir.path, options: options())
         #expect(pending(store))
@@ -212,7 +221,7 @@ import Testing
             if !live.contains(at) { bytes.replaceSubrange(at..<at + 12, with: copy) }
         }
         KeyDirectoryForgery.reseal(&bytes)
-        try Data(bytes).write(to: URL(fileURLWithPath: file(dir.path)))
+        try write(bytes, dir.path)
 
         let store = try LogStore(path: dir.path, options: options())
         #expect(pending(store))
@@ -229,7 +238,7 @@ import Testing
         var bytes = try makeStore(dir.path)
         let table = KeyDirectoryForgery.Layout(bytes).tables[0]
         bytes[table.offset + 3] ^= 0x01
-        try Data(bytes).write(to: URL(fileURLWithPath: file(dir.path)))
+        try write(bytes, dir.path)
         var readOnly = options()
         readOnly.readOnly = true
         let store = try LogStore(path: dir.path, options: readOnly)

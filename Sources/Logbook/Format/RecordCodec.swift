@@ -229,23 +229,34 @@ final class RecordCodec: Sendable {
             let version = try r.varint()
             guard hasCurrentLayout(version) else { return nil }
             let objectVersion = try r.varint()
-            let bitmapStart = r.offset
-            guard buffer.count - bitmapStart >= layout.bitmapBytes else {
-                throw ByteReader.Truncated()
-            }
-            r.offset += layout.bitmapBytes
-            for i in 0..<layout.types.count {
-                let slot = layout.optionalSlot[i]
-                if slot >= 0 && buffer[bitmapStart + slot / 8] & (1 << UInt8(slot % 8)) != 0 {
-                    null(i)
-                } else {
-                    try field(i, &r)
-                }
-            }
+            try Self.decodeFields(buffer, &r, layout, field: field, null: null)
             guard r.isAtEnd else { throw ByteReader.Truncated() }
             return objectVersion
         } catch is ByteReader.Truncated {
             throw corrupt(primaryKey)
+        }
+    }
+
+    /// Reads the null bitmap and values of a record of `layout`, `r` just past the object
+    /// version: `field(i, &r)` for each value, `null(i)` for each null.
+    /// - Throws: ``ByteReader/Truncated`` if the bitmap does not fit.
+    @inline(__always)
+    private static func decodeFields(
+        _ buffer: UnsafeRawBufferPointer, _ r: inout ByteReader, _ layout: Layout,
+        field: (Int, inout ByteReader) throws -> Void, null: (Int) -> Void
+    ) throws {
+        let bitmapStart = r.offset
+        guard buffer.count - bitmapStart >= layout.bitmapBytes else {
+            throw ByteReader.Truncated()
+        }
+        r.offset += layout.bitmapBytes
+        for i in 0..<layout.types.count {
+            let slot = layout.optionalSlot[i]
+            if slot >= 0 && buffer[bitmapStart + slot / 8] & (1 << UInt8(slot % 8)) != 0 {
+                null(i)
+            } else {
+                try field(i, &r)
+            }
         }
     }
 
@@ -528,19 +539,7 @@ final class RecordCodec: Sendable {
                 let old = older[UInt32(version)]
             else { return nil }
             let objectVersion = try r.varint()
-            let bitmapStart = r.offset
-            guard buffer.count - bitmapStart >= old.bitmapBytes else {
-                throw ByteReader.Truncated()
-            }
-            r.offset += old.bitmapBytes
-            for i in 0..<old.types.count {
-                let slot = old.optionalSlot[i]
-                if slot >= 0 && buffer[bitmapStart + slot / 8] & (1 << UInt8(slot % 8)) != 0 {
-                    null(i)
-                } else {
-                    try field(i, &r)
-                }
-            }
+            try Self.decodeFields(buffer, &r, old, field: field, null: null)
             guard r.isAtEnd else {
                 throw LogbookError.corruptRecord(
                     entity: entity.name, key: String(primaryKey),
