@@ -39,7 +39,9 @@ extension LogStore {
             let entries = state.directories[id].entries
             if _slowPath(state.hasPendingCheck) {
                 do {
-                    try state.checkPendingProbe(hash: hash, entries: entries, in: id)
+                    // A table whose blocks are now all checked is checked whole by the next
+                    // read, not by a prefetch, which must stay short.
+                    _ = try state.checkPendingProbe(hash: hash, entries: entries, in: id)
                 } catch {
                     return
                 }

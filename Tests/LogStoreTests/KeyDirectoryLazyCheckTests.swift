@@ -57,18 +57,89 @@ import Testing
         store.index.withLockForPointRead { $0.pendingCheck != nil }
     }
 
+    /// A store of 50,000 keys in keyspace `a`, closed with its key directory file: a table of
+    /// 131,072 slots, two blocks. Returns the table's capacity.
+    private func makeTwoBlockStore(_ path: String) throws -> Int {
+        let store = try LogStore(path: path, options: twoBlockOptions())
+        var batch = WriteBatch()
+        for i in 0..<50_000 { batch.put(value(i), for: key(i), in: "a") }
+        try store.commit(batch, durability: .buffered)
+        try store.close()
+        let bytes = [UInt8](FileManager.default.contents(atPath: file(path))!)
+        let layout = KeyDirectoryForgery.Layout(bytes)
+        #expect(layout.tables.map(\.blocks) == [2])
+        return layout.tables[0].capacity
+    }
+
+    private func twoBlockOptions() -> LogStoreOptions {
+        var options = options()
+        options.segmentSize = 1 << 22
+        return options
+    }
+
+    /// The first key from `start` on whose home slot lies in `slots` of a table of `capacity`.
+    private func firstKey(from start: Int = 0, homeIn slots: Range<Int>, capacity: Int) -> Int {
+        (start...).first { i in
+            slots.contains(Int(key(i).withUnsafeBytes { KeyDirectory.hash($0) }) & (capacity - 1))
+        }!
+    }
+
     @Test func openLeavesTheTablesUncheckedAndAPointReadChecksItsBlocksOnly() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
-        _ = try makeStore(dir.path)
-        let store = try LogStore(path: dir.path, options: options())
-        #expect(pending(store))
-        #expect(try store.get(key(7), in: "a") == value(7))
-        #expect(try store.get(Array("absent".utf8), in: "a") == nil)
+        let capacity = try makeTwoBlockStore(dir.path)
+        let store = try LogStore(path: dir.path, options: twoBlockOptions())
+        #expect(checkedBlocks(store) == [false, false])
+        // A key and an absent key whose probes stay well inside the first block.
+        let present = firstKey(homeIn: 0..<capacity / 4, capacity: capacity)
+        let absent = firstKey(from: 50_000, homeIn: 0..<capacity / 4, capacity: capacity)
+        #expect(try store.get(key(present), in: "a") == value(present))
+        #expect(try store.get(key(absent), in: "a") == nil)
         // Still pending: the reads checked only what they read.
-        #expect(pending(store))
+        #expect(checkedBlocks(store) == [true, false])
         #expect(store.recovery.usedKeyDirectory)
         #expect(!pending(store))
+        try store.close()
+    }
+
+    @Test func aReadThatChecksATablesLastBlockChecksTheTableWhole() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let capacity = try makeTwoBlockStore(dir.path)
+        let store = try LogStore(path: dir.path, options: twoBlockOptions())
+        let inFirst = firstKey(homeIn: 0..<capacity / 4, capacity: capacity)
+        let inSecond = firstKey(homeIn: capacity * 3 / 4..<capacity * 7 / 8, capacity: capacity)
+        #expect(try store.get(key(inFirst), in: "a") == value(inFirst))
+        #expect(checkedBlocks(store) == [true, false])
+        #expect(try store.get(key(inSecond), in: "a") == value(inSecond))
+        // Every block was read: the table was checked whole, and later reads check nothing.
+        #expect(!pending(store))
+        #expect(try store.get(key(7), in: "a") == value(7))
+        #expect(store.recovery.usedKeyDirectory)
+        try store.close()
+    }
+
+    @Test func damageOnlyTheWholeCheckSeesIsFoundOnceEveryBlockIsChecked() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        // The key count raised by one, CRCs resealed: no probe reads the count, the whole check
+        // counts the table's entries against it.
+        var bytes = try makeStore(dir.path)
+        let table = KeyDirectoryForgery.Layout(bytes).tables[0]
+        #expect(table.blocks == 1)
+        KeyDirectoryForgery.store(UInt64(301), in: &bytes, at: table.keysAt)
+        KeyDirectoryForgery.reseal(&bytes)
+        try write(bytes, dir.path)
+
+        let store = try LogStore(path: dir.path, options: options())
+        #expect(pending(store))
+        // The one block is checked by this read, so the read checks the table whole first.
+        #expect(try store.get(key(7), in: "a") == value(7))
+        #expect(!pending(store))
+        #expect(!store.recovery.usedKeyDirectory)
+        #expect(store.recovery.ignoredKeyDirectory?.contains("for the 301 keys") == true)
+        for i in 0..<300 { #expect(try store.get(key(i), in: "a") == value(i)) }
+        #expect(try store.count(in: "a") == 300)
         try store.close()
     }
 
@@ -89,8 +160,11 @@ import Testing
         #expect(checkedBlocks(store) == [false])
         key(7).withUnsafeBytes { store.prefetchRecord(forKey: $0, in: "a") }
         #expect(checkedBlocks(store) == [true])
-        #expect(try store.get(key(7), in: "a") == value(7))
         #expect(pending(store))
+        // The read that follows finds every block checked, and checks the table whole.
+        #expect(try store.get(key(7), in: "a") == value(7))
+        #expect(!pending(store))
+        #expect(store.recovery.usedKeyDirectory)
         try store.close()
     }
 

@@ -134,18 +134,19 @@ struct StoreState: @unchecked Sendable {  // only ever touched under the index l
     /// the copy, each time.
     private(set) var hasPendingCheck = false
 
+    /// Sets ``pendingCheck``; a check with no table left is none.
     mutating func setPendingCheck(_ check: PendingKeyDirectoryCheck?) {
-        hasPendingCheck = check != nil
-        pendingCheck = check
+        pendingCheck = check?.tables.isEmpty == false ? check : nil
+        hasPendingCheck = pendingCheck != nil
     }
 
     /// ``PendingKeyDirectoryCheck/checkProbe(hash:entries:in:)`` on the pending check, where it
     /// lies in the state (a copy would copy its tables' block flags). Call only while
-    /// ``hasPendingCheck``.
+    /// ``hasPendingCheck``. Returns whether every block of the table has now been checked.
     @inline(__always)
     mutating func checkPendingProbe(
         hash: UInt32, entries: UnsafeBufferPointer<KeyDirectory.Entry>, in id: Int
-    ) throws(KeyDirectoryFile.Unusable) {
+    ) throws(KeyDirectoryFile.Unusable) -> Bool {
         try pendingCheck!.checkProbe(hash: hash, entries: entries, in: id)
     }
 

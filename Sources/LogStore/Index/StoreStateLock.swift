@@ -92,8 +92,9 @@ package struct StoreStateLock: ~Copyable {
     }
 
     /// Checks what a probe for `key` in keyspace `id` reads of a table still unchecked (the blocks
-    /// it passes and each entry on the way); if that fails, checks nothing more and rebuilds the
-    /// index from hints and segments. Call it under the lock (``withLockForPointRead(_:)``).
+    /// it passes and each entry on the way), and the table whole once every block of it has
+    /// been checked so; if a check fails, checks nothing more and rebuilds the index from hints
+    /// and segments. Call it under the lock (``withLockForPointRead(_:)``).
     /// - Throws: ``LogStoreError`` if the rebuild fails (the store is then closed).
     @inline(never)
     borrowing func checkProbe(
@@ -101,14 +102,18 @@ package struct StoreStateLock: ~Copyable {
     ) throws(LogStoreError) {
         guard state.hasPendingCheck else { return }
         let entries = state.directories[id].entries
+        let everyBlockChecked: Bool
         do {
-            try state.checkPendingProbe(hash: KeyDirectory.hash(key), entries: entries, in: id)
+            everyBlockChecked = try state.checkPendingProbe(
+                hash: KeyDirectory.hash(key), entries: entries, in: id)
         } catch {
             let pending = state.pendingCheck!
             state.setPendingCheck(nil)
             mayBePending.store(false, ordering: .relaxed)
             try rebuild(&state, pending, reason: error.reason)
+            return
         }
+        if everyBlockChecked { try settle(&state, id: id) }
     }
 
     /// Checks every table whole; rebuilds the index if one fails. A rebuild that fails closes
@@ -127,16 +132,23 @@ package struct StoreStateLock: ~Copyable {
     /// Checks keyspace `keyspace`'s table whole, if it is still unchecked; rebuilds the index
     /// if it fails, as ``settle(_:)`` does.
     private borrowing func settle(_ state: inout StoreState, keyspace: String) {
-        guard var pending = state.pendingCheck, let id = state.keyspaces.id(of: keyspace) else {
-            return
-        }
+        guard let id = state.keyspaces.id(of: keyspace) else { return }
+        try? settle(&state, id: id)
+    }
+
+    /// Checks keyspace `id`'s table whole, if it is still unchecked, and holds it no longer;
+    /// rebuilds the index if it fails, as ``settle(_:)`` does.
+    /// - Throws: ``LogStoreError`` if the rebuild fails (the store is then closed).
+    private borrowing func settle(_ state: inout StoreState, id: Int) throws(LogStoreError) {
+        guard var pending = state.pendingCheck else { return }
         do {
             try pending.checkTable(id, of: state.directories)
             state.setPendingCheck(pending)
+            if !state.hasPendingCheck { mayBePending.store(false, ordering: .relaxed) }
         } catch {
             state.setPendingCheck(nil)
             mayBePending.store(false, ordering: .relaxed)
-            try? rebuild(&state, pending, reason: error.reason)
+            try rebuild(&state, pending, reason: error.reason)
         }
     }
 

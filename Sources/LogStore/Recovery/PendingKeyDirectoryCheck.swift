@@ -5,14 +5,19 @@
 /// A point read checks only what its probe reads (``checkProbe(hash:entries:in:)``): the CRC of
 /// every block it passes, once per block, and each entry on the way as the whole check would
 /// (inside a listed segment); a probe longer than the table is a failure, since the count that
-/// bounds probes is checked only whole. Everything else checks every table whole first
-/// (``checkAll(_:)``, the check open used to make). Held in ``StoreState/pendingCheck`` until
-/// then; the tables are not written before it is gone (writes check whole first).
+/// bounds probes is checked only whole. Once point reads have checked every block of a table,
+/// the next read checks that table whole (``checkTable(_:of:)``), which then leaves the check:
+/// its bytes have all been read by then, and its later reads check nothing. Everything else
+/// checks every table whole first (``checkAll(_:)``, the check open used to make). Held in
+/// ``StoreState/pendingCheck`` until then; the tables are not written before it is gone
+/// (writes check whole first).
 struct PendingKeyDirectoryCheck {
     struct Table {
         var keyspace: KeyDirectoryFile.KeyspaceEntry
         /// By block, whether a point read checked its CRC.
         var checkedBlocks: [Bool]
+        /// How many of ``checkedBlocks`` are `false`.
+        var uncheckedBlocks: Int
     }
 
     /// The tables not yet checked, by keyspace number.
@@ -35,18 +40,21 @@ struct PendingKeyDirectoryCheck {
     mutating func add(_ keyspace: KeyDirectoryFile.KeyspaceEntry, id: Int) {
         tables[id] = Table(
             keyspace: keyspace,
-            checkedBlocks: [Bool](repeating: false, count: keyspace.blockCRCs.count))
+            checkedBlocks: [Bool](repeating: false, count: keyspace.blockCRCs.count),
+            uncheckedBlocks: keyspace.blockCRCs.count)
     }
 
     /// Checks what a probe for `hash` reads of keyspace `id`'s table, whose entries are
     /// `entries`: each block's CRC the first time a probe passes it, and each entry on the way.
+    /// Returns whether every block of the table has now been checked (then the caller checks
+    /// the table whole, ``checkTable(_:of:)``, and its probes are checked no more).
     /// - Throws: ``KeyDirectoryFile/Unusable`` if one fails.
     mutating func checkProbe(
         hash: UInt32, entries: UnsafeBufferPointer<KeyDirectory.Entry>, in id: Int
-    ) throws(KeyDirectoryFile.Unusable) {
+    ) throws(KeyDirectoryFile.Unusable) -> Bool {
         // The table is found once and changed where it lies (no copy of it, or of its block
         // flags, per probe).
-        guard let t = tables.index(forKey: id) else { return }
+        guard let t = tables.index(forKey: id) else { return false }
         let stride = MemoryLayout<KeyDirectory.Entry>.stride
         let mask = entries.count - 1
         var slot = Int(hash) & mask
@@ -58,6 +66,7 @@ struct PendingKeyDirectoryCheck {
             for block in first...last where !tables.values[t].checkedBlocks[block] {
                 try Self.checkBlock(block, of: entries, tables.values[t].keyspace)
                 tables.values[t].checkedBlocks[block] = true
+                tables.values[t].uncheckedBlocks -= 1
             }
             let entry = entries[slot]
             if entry.isEmpty { break }
@@ -79,6 +88,7 @@ struct PendingKeyDirectoryCheck {
             }
             slot = (slot + 1) & mask
         }
+        return tables.values[t].uncheckedBlocks == 0
     }
 
     private static func checkBlock(
@@ -97,8 +107,6 @@ struct PendingKeyDirectoryCheck {
         }
     }
 
-    /// Checks every table whole, as open used to (``KeyDirectoryFile/checkTable(_:of:segmentSizes:fileSystem:)``).
-    /// - Throws: ``KeyDirectoryFile/Unusable`` for the first that fails.
     /// Checks keyspace `id`'s table whole, as ``checkAll(_:)`` would, and holds it no longer.
     /// - Throws: ``KeyDirectoryFile/Unusable`` if it fails.
     mutating func checkTable(_ id: Int, of directories: [KeyDirectory])
@@ -111,6 +119,9 @@ struct PendingKeyDirectoryCheck {
         tables[id] = nil
     }
 
+    /// Checks every table whole, as open used to
+    /// (``KeyDirectoryFile/checkTable(_:of:segmentSizes:fileSystem:)``).
+    /// - Throws: ``KeyDirectoryFile/Unusable`` for the first that fails.
     func checkAll(_ directories: [KeyDirectory]) throws(KeyDirectoryFile.Unusable) {
         for (id, table) in tables.sorted(by: { $0.key < $1.key }) {
             try KeyDirectoryFile.checkTable(
