@@ -84,6 +84,7 @@ extension LogInspector {
         keyDirectoryPassBytes: Int = KeyDirectoryFile.comparisonPassBytes,
         visit: (VisitedRecord) throws -> Void = { _ in }
     ) throws -> VerifyReport {
+        let path = LogStore.backupDirectory(at: path, fileSystem: fs)
         guard fs.kind(of: path) == .directory else {
             throw LogStoreError.invalidArgument("\(path) is not a store directory")
         }

@@ -51,14 +51,28 @@ public final class LogStore: Sendable {
     }
 
     /// Opens the store in the directory at `path`, creating it if missing (unless read-only),
-    /// and recovers from an earlier crash. What recovery did is in ``recovery``.
-    /// - Throws: ``LogStoreError/locked(path:)`` if another writer has it open;
+    /// and recovers from an earlier crash. What recovery did is in ``recovery``. A backup that
+    /// a backup into `path` killed mid-swap left at `path.previous` is opened as `path`
+    /// (FORMAT.md, "Backups").
+    /// - Throws: ``LogStoreError/locked(path:)`` if another writer has it open, or a backup into
+    ///   it runs;
     ///   ``LogStoreError/corruption(path:offset:reason:)`` for damage outside a torn tail (unless
     ///   `options.salvage`); ``LogStoreError/unsupportedVersion(path:found:supported:)``;
     ///   ``LogStoreError/invalidArgument(_:)`` if `path` is a file or a symbolic link;
     ///   ``LogStoreError/io(operation:path:errno:)``.
     /// - Complexity: O(bytes of the segments).
     public init(path: String, options: LogStoreOptions = LogStoreOptions()) throws {
+        // A backup killed between the two renames of a swap without an atomic exchange left
+        // the backup at `path` aside (FORMAT.md, "Backups"): a writable open puts it back, a
+        // read-only one reads it where it is.
+        var path = path
+        if let aside = BackupTarget.backupLeftAside(of: path, fileSystem: options.fileSystem) {
+            if options.readOnly {
+                path = aside
+            } else {
+                try BackupTarget.putBackBackupLeftAside(at: path, fileSystem: options.fileSystem)
+            }
+        }
         var opened = try Self.openStore(path: path, options: options)
         opened.state.buildOrder(
             of: options.orderedKeyspaces, deltaLimit: options.orderedDeltaLimit)

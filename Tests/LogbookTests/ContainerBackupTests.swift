@@ -59,6 +59,32 @@ import Testing
 
     /// Incremental: after one save, the second backup writes a few hundred bytes, and the sealed
     /// segments of the first are the same files (linked, not copied).
+    /// A backup killed between the two renames of a swap without an atomic exchange leaves the
+    /// previous backup at `DST.previous`: it verifies, opens read-only and restores from `DST`.
+    @Test func theBackupLeftAsideByAnInterruptedSwapVerifiesOpensAndRestores() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let container = try ModelContainer(
+            for: [Employee.self], at: URL(fileURLWithPath: dir.child("s")), options: options())
+        let context = ModelContext(container)
+        for i in 0..<50 { context.insert(Employee(name: "e\(i)", designation: "d", salary: 1)) }
+        try context.save()
+        let destination = URL(fileURLWithPath: dir.child("backup"))
+        let made = try container.backup(to: destination)
+        try container.close()
+        try FileManager.default.moveItem(
+            atPath: dir.child("backup"), toPath: dir.child("backup.previous"))
+
+        let check = try ModelContainer.verifyBackup(at: destination)
+        #expect(check.isIntact, "\(check.files.problems) \(check.store.log.problems)")
+        #expect(check.token == made.token)
+        #expect(try names(at: destination).0.count == 50)
+        let restored = try ModelContainer(for: [Employee.self], at: destination, options: options())
+        #expect(try ModelContext(restored).fetchCount(FetchDescriptor<Employee>()) == 50)
+        try restored.close()
+        #expect(!FileManager.default.fileExists(atPath: dir.child("backup.previous")))
+    }
+
     @Test func aSecondBackupCopiesOnlyWhatChanged() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }

@@ -44,8 +44,7 @@ struct BackupTarget {
     ///   backup; ``LogStoreError/locked(path:)`` if a backup into it is running or it is open
     ///   for writing; ``LogStoreError/io(operation:path:errno:)``.
     init(path: String, fileSystem fs: any FileSystem) throws {
-        var trimmed = path
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        let trimmed = Self.trimmed(path)
         self.path = trimmed
         staging = trimmed + Self.stagingSuffix
         aside = trimmed + Self.asideSuffix
@@ -60,10 +59,7 @@ struct BackupTarget {
 
     private mutating func settle() throws {
         // An interrupted swap without exchange: the previous backup waits aside.
-        if fs.kind(of: path) == .missing && fs.kind(of: aside) == .directory {
-            try fs.rename(aside, to: path)
-            try fs.syncDirectory(LogStore.parentDirectory(of: path))
-        }
+        try Self.putBackBackupLeftAside(at: path, fileSystem: fs)
         switch fs.kind(of: path) {
         case .missing:
             try fs.makeDirectories(LogStore.parentDirectory(of: path))
@@ -154,7 +150,14 @@ struct BackupTarget {
             // No atomic exchange here (an older kernel, a file system without it): two
             // renames, the previous backup aside between them (``settle()`` puts it back).
             try fs.rename(path, to: aside)
-            try fs.rename(staging, to: path)
+            do {
+                try fs.rename(staging, to: path)
+            } catch {
+                // The previous backup back in place at once (else the next open or backup
+                // puts it back).
+                try? fs.rename(aside, to: path)
+                throw error
+            }
             installed = true
             try fs.syncDirectory(parent)
             try fs.rename(aside, to: staging)
@@ -230,5 +233,50 @@ extension BackupManifest {
             throw LogStoreError.io(operation: "read", path: path, errno: EIO)
         }
         return try bytes.withUnsafeBytes { try decode($0, path: path) }
+    }
+}
+
+extension BackupTarget {
+    /// Where the backup at `path` is after a backup into it was killed between the two renames
+    /// of a swap without an atomic exchange (FORMAT.md, "Backups"): `DST.previous`, when `path`
+    /// is missing and that directory holds a backup manifest; `nil` otherwise.
+    static func backupLeftAside(of path: String, fileSystem fs: any FileSystem) -> String? {
+        let path = trimmed(path)
+        let aside = path + asideSuffix
+        guard fs.kind(of: path) == .missing, fs.kind(of: aside) == .directory,
+            fs.kind(of: aside + "/" + BackupManifest.name) == .file
+        else { return nil }
+        return aside
+    }
+
+    /// Puts the backup ``backupLeftAside(of:fileSystem:)`` finds back at `path`, durably.
+    /// - Throws: ``LogStoreError/locked(path:)`` while a backup into `path` runs (it holds the
+    ///   lock of the backup aside, between its renames); ``LogStoreError/io(operation:path:errno:)``.
+    static func putBackBackupLeftAside(at path: String, fileSystem fs: any FileSystem) throws {
+        let path = trimmed(path)
+        guard let aside = backupLeftAside(of: path, fileSystem: fs) else { return }
+        var lock: OpenFile?
+        if fs.kind(of: aside + "/" + StoreFiles.lockName) == .file {
+            let file = try fs.open(aside + "/" + StoreFiles.lockName, create: false, readOnly: true)
+            lock = file
+            guard try fs.tryLock(file) else {
+                try? fs.close(file)
+                throw LogStoreError.locked(path: path)
+            }
+        }
+        defer { if let lock { try? fs.close(lock) } }
+        do {
+            try fs.rename(aside, to: path)
+        } catch  where fs.kind(of: path) == .directory && fs.kind(of: aside) == .missing {
+            // Another process put it back since the check above.
+        }
+        try fs.syncDirectory(LogStore.parentDirectory(of: path))
+    }
+
+    /// `path` without trailing slashes.
+    static func trimmed(_ path: String) -> String {
+        var trimmed = path
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        return trimmed
     }
 }

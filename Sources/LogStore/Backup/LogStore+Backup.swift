@@ -68,9 +68,17 @@ extension LogStore {
         try verifyBackup(at: directory, fileSystem: PosixFileSystem())
     }
 
+    /// The directory that holds the backup at `path`: `path`, or `path.previous` while a backup
+    /// into it, killed between the two renames of a swap without an atomic exchange, left it
+    /// there (FORMAT.md, "Backups"). For readers; a writable open puts it back.
+    package static func backupDirectory(at path: String, fileSystem fs: any FileSystem) -> String {
+        BackupTarget.backupLeftAside(of: path, fileSystem: fs) ?? path
+    }
+
     package static func verifyBackup(at directory: String, fileSystem fs: any FileSystem) throws
         -> BackupVerification
     {
+        let directory = backupDirectory(at: directory, fileSystem: fs)
         // A backup into it swaps the directory: wait for none.
         var lock: OpenFile?
         if fs.kind(of: directory + "/" + StoreFiles.lockName) == .file {

@@ -74,7 +74,7 @@ extension ModelContainer {
     ///   for a damaged manifest, `LogStoreError.locked` while a backup into it runs.
     /// - Complexity: reads every byte of the backup twice.
     public static func verifyBackup(at directory: URL) throws -> BackupCheck {
-        let path = directory.path
+        let path = LogStore.backupDirectory(at: directory.path, fileSystem: PosixFileSystem())
         var files = try wrapStoreErrors { try LogStore.verifyBackup(at: path) }
         let token =
             Keyspaces.storeIdentifier(ofValue: files.identity).map {
