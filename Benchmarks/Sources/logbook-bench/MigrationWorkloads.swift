@@ -135,6 +135,8 @@ enum MigrationWorkloads {
             try FileManager.default.removeItem(atPath: path)
         }
         let custom = try customStage(rows, base: base, directory: directory, probe: probe)
+        let batch = try customStage(
+            rows, base: base, directory: directory, probe: probe, plan: PayrollBatchPlan.self)
         let peaks = try indexOpenPeaks(
             base: base, directory: directory, probe: probe.primaryKey)
         reporter.timing(
@@ -179,5 +181,12 @@ enum MigrationWorkloads {
             note:
                 "ALTER TABLE ADD COLUMN grade + UPDATE … SET grade = salary / 10000, one transaction"
         )
+        reporter.timing(
+            "objects-migration-custom-stage-batch", engine: "logbook", operations: n, bytes: 0,
+            seconds: batch.logbook,
+            note: "the same stage as one batch update(model:set:), no objects + close")
+        reporter.timing(
+            "objects-migration-custom-stage-batch", engine: "sqlite", operations: n, bytes: 0,
+            seconds: batch.sqlite, note: "as objects-migration-custom-stage")
     }
 }
