@@ -13,12 +13,12 @@ import Testing
 /// `fdatasync` the store refuses writes until it is reopened; after reopening every
 /// acknowledged commit is there and a second open is clean.
 @Suite struct IOErrorTests {
-    /// Every how many of the calls a fault kind applies to one is injected: every 6th in the
+    /// Every how many of the calls a fault kind applies to one is injected: every 12th in the
     /// default tier (from a seeded offset, so that runs cover different calls; `LOGBOOK_SEED`
     /// replays one), every call in the long tier. `LOGBOOK_FAULT_STRIDE` sets it.
     static let stride =
         ProcessInfo.processInfo.environment["LOGBOOK_FAULT_STRIDE"].flatMap { Int($0) }
-        ?? TestTier.pick(quick: 6, long: 1)
+        ?? TestTier.pick(quick: 12, long: 1)
 
     /// Single puts, batches of 10 and 1,000, deletes, segment rolls, a streaming commit, a
     /// buffered commit and a sync, compaction, reopening, and close.

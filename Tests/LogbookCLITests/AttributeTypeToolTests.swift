@@ -7,7 +7,7 @@ import Testing
 /// Every new attribute type through the tools: `export` (JSON Lines, CSV, SQL) and `import`
 /// give back the same stored values, `dump` shows them and the declared types and filters on
 /// them, `history`, `changes` and `verify` read them.
-@Suite(.serialized) struct AttributeTypeToolTests {
+@Suite struct AttributeTypeToolTests {
     /// A store of random gadgets (seeded) and their stored values, by entity and name.
     static func gadgets(at path: String, seed: UInt64, count: Int = 25) throws
         -> [String: [String: AttributeValue]]

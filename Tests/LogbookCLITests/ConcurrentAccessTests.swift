@@ -7,6 +7,12 @@ import Testing
 /// The reading commands on a store that another writer has open: they take no lock, change
 /// nothing, and check only what the writer had committed when they opened it.
 @Suite struct ConcurrentAccessTests {
+    /// The pause, in microseconds, of the writer beside `verify` and `dump` after each commit:
+    /// in the default tier about a synced commit's time on a disk (the scratch stores are on
+    /// tmpfs, where a sync costs nothing, and a writer without a pause grows the log they read
+    /// as fast as a core can); none in the long tier.
+    static let writerPause = TestTier.pick(quick: UInt32(500), long: 0)
+
     @Test func readingCommandsWorkWhileAnotherProcessWrites() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
@@ -31,12 +37,16 @@ import Testing
         try Stores.people(at: path)
         let writer = try Stores.openStore(path)
         let stop = Atomic<Bool>(false)
+        let commits = Atomic<Int>(0)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             var i = 0
             while !stop.load(ordering: .relaxed) {
-                _ = try? writer.put(b("value \(i)"), for: b("key \(i % 50)"), in: "busy")
+                if (try? writer.put(b("value \(i)"), for: b("key \(i % 50)"), in: "busy")) != nil {
+                    commits.add(1, ordering: .relaxed)
+                }
                 i += 1
+                if Self.writerPause > 0 { usleep(Self.writerPause) }
             }
             done.signal()
         }
@@ -51,6 +61,9 @@ import Testing
             let dump = try CLI.run(["dump", path, "--live", "--format", "jsonl"])
             #expect(dump.status == 0, "round \(round): \(dump.stderr)")
         }
+        print(
+            "verify and dump beside a writer: \(commits.load(ordering: .relaxed)) commits meanwhile"
+        )
     }
 
     @Test func verifyWhileTheWriterCompacts() throws {

@@ -35,7 +35,7 @@ final class IndexedReading: PersistentModel {
 /// Aggregates over the number types beyond `Int` and `Double` (`Int8` … `UInt64`, `Float`,
 /// `Decimal`, `Date`) against the numbers Swift computes from fetched objects, on random data,
 /// with and without indexes, with pending changes.
-@MainActor @Suite struct AggregateNumberTypesTests {
+@Suite struct AggregateNumberTypesTests {
     /// What the tests read of a reading.
     struct Row {
         var tag: String

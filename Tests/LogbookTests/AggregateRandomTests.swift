@@ -6,7 +6,7 @@ import Testing
 /// Aggregates against the same numbers computed in Swift from fetched objects, on random data:
 /// on a store without indexes and on one where every attribute is indexed, with pending
 /// changes, after batch updates, and through ``ModelContainer/context(asOf:)``.
-@MainActor @Suite struct AggregateRandomTests {
+@Suite struct AggregateRandomTests {
     /// What the tests read of an object, whichever class holds it.
     struct Row {
         var designation: String

@@ -5,7 +5,7 @@ import Testing
 
 /// Bulk inserts in bounded memory (issue 12): inserted objects the app no longer holds are
 /// encoded for the next save and released, yet every pending-insert semantic still holds.
-@MainActor @Suite struct BulkInsertTests {
+@Suite struct BulkInsertTests {
     static let count = 10_000
 
     private func insertDropped(
@@ -33,7 +33,7 @@ import Testing
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try fixture.open()
-        let context = container.mainContext
+        let context = ModelContext(container)
         weak var first: Employee?
         do {
             let employee = Employee(name: "first", salary: -1)
@@ -48,7 +48,7 @@ import Testing
         #expect(!context.hasChanges)
         try container.close()
         let reopened = try fixture.open()
-        let all = try reopened.mainContext.fetch(
+        let all = try ModelContext(reopened).fetch(
             FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.salary)]))
         #expect(all.count == Self.count + 1)
         #expect(all.first?.name == "first")
@@ -60,7 +60,7 @@ import Testing
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try fixture.open()
-        let context = container.mainContext
+        let context = ModelContext(container)
         insertDropped(context)
         // A fetch that includes pending changes sees them.
         let engineers = try context.fetch(
@@ -91,7 +91,7 @@ import Testing
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try fixture.open()
-        let context = container.mainContext
+        let context = ModelContext(container)
         var held: [Employee] = []
         for i in 0..<Self.count {
             let employee = Employee(name: "E\(i)", salary: Int64(i))
@@ -111,7 +111,7 @@ import Testing
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try fixture.open()
-        let context = container.mainContext
+        let context = ModelContext(container)
         insertDropped(context)
         context.rollback()
         #expect(!context.hasChanges)
@@ -134,7 +134,7 @@ import Testing
                 ])
         ])
         let container = try fixture.open(schema: schema)
-        let context = container.mainContext
+        let context = ModelContext(container)
         for i in 0..<Self.count { try context.insert(entity: "Note", values: ["text": "n\(i)"]) }
         // A note without its required text is kept as an object, and fails the save.
         let broken = try context.insert(entity: "Note", values: ["rank": 1])

@@ -3,6 +3,10 @@ import Logbook
 import TestSupport
 import Testing
 
+// @MainActor although it tests no main-actor behaviour: SeedMigrationPlan keeps the salaries
+// between its stages in one static, so its migrations must not overlap those of
+// VersionedMigrationTests, and the main actor runs the two suites one test at a time.
+
 /// A custom migration runs on a copy of the store's files beside it (`<store>.migrating`), not
 /// in memory, and applies it in one streamed commit: the copy is gone when the migration ends,
 /// whether it succeeded or threw, and one a crash left behind does not stop the next.

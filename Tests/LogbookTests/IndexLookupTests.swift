@@ -6,7 +6,7 @@ import Testing
 /// Lookups in an index of many chunks whose entries share long prefixes (so that finding a
 /// chunk must compare whole entries, not only their first bytes), through inserts, removals
 /// and changes, against a model of the data.
-@MainActor @Suite struct IndexLookupTests {
+@Suite struct IndexLookupTests {
     static let schema = Schema([
         Entity(
             name: "Tag",
@@ -22,7 +22,7 @@ import Testing
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try fixture.open(schema: Self.schema)
-        let context = container.mainContext
+        let context = ModelContext(container)
         var model: [String: Int64] = [:]
         var objects: [String: any ModelObject] = [:]
         // Labels of 1 to 40 bytes, most starting with the same 16.

@@ -6,7 +6,7 @@ import Testing
 /// Each operator the planner answers from an index, on seeded random data: the fetch's
 /// reported plan uses the index, and its result equals the same fetch on a twin entity
 /// without indexes (a scan) and the expected rows computed from a model in memory.
-@MainActor @Suite struct IndexPlanningTests {
+@Suite struct IndexPlanningTests {
     static let groups = (0..<10).map { "g\($0)" }
 
     /// Two entities with the same attributes: `Indexed` has indexes on every one and a
@@ -65,7 +65,7 @@ import Testing
         var rng = SeededGenerator(seed: seed)
         let fixture = LogbookFixture()
         let container = try fixture.open(schema: schema())
-        let context = container.mainContext
+        let context = ModelContext(container)
         var rows: [Row] = []
         let letters = Array("abcde")
         for i in 0..<count {
@@ -272,7 +272,7 @@ import Testing
         let (fixture, container, rows, seed) = try Self.seeded(
             "pendingChangesTakePartInIndexedFetches")
         defer { fixture.remove() }
-        let context = container.mainContext
+        let context = ModelContext(container)
         let descriptor = EntityFetchDescriptor(
             entityName: "Indexed", predicate: try StringPredicate("salary >= 1900"),
             sortBy: [("salary", true)])
@@ -300,7 +300,7 @@ import Testing
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try fixture.open(schema: Self.schema())
-        let context = container.mainContext
+        let context = ModelContext(container)
         for (format, column) in [
             ("salary == 'x'", 11), ("salary > 'x'", 10), ("name BEGINSWITH 3", 17),
             ("flag == 'yes'", 9), ("salary BETWEEN {1, 'z'}", 16), ("group IN {'a', 2}", 10),

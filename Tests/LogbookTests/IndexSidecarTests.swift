@@ -8,7 +8,7 @@ import Testing
 /// The index sidecar mapped at open (FORMAT.md Part 2, "Index sidecar", format 2): chunks are
 /// used in place until they change, checked before their first use, and a damaged one makes
 /// its entity's indexes be built from the records, with the reason reported.
-@MainActor @Suite struct IndexSidecarTests {
+@Suite struct IndexSidecarTests {
     /// A store of 3,000 Staff in several teams, closed (so it has a sidecar): built once, and
     /// copied for each test.
     private static let staff = StoreTemplate("staff-sidecar") { path in
@@ -61,7 +61,7 @@ import Testing
         let expected = try salaries(container, below: 100)
         #expect(expected.count == 300)
         // Changes in some chunks; the others stay in place.
-        let context = container.mainContext
+        let context = ModelContext(container)
         let some = try context.fetch(
             FetchDescriptor<Staff>(predicate: #Predicate { $0.salary >= 500 && $0.salary < 520 }))
         for staff in some { staff.salary = 5 }
@@ -149,8 +149,9 @@ import Testing
         }
         #expect(try container.indexProblems() == [], "\(damage)")
         // A save after the rebuild, and a close that writes a sound sidecar again.
-        container.mainContext.insert(Staff("late", salary: 3))
-        try container.mainContext.save()
+        let context = ModelContext(container)
+        context.insert(Staff("late", salary: 3))
+        try context.save()
         try container.close()
         let reopened = try fixture.open([Staff.self, Team.self])
         #expect(reopened.indexesReadFromSidecar, "\(damage): \(reopened.indexSidecarNote ?? "")")
@@ -195,11 +196,12 @@ import Testing
         writeFile(sidecar, bytes)
         let container = try fixture.open([Staff.self, Team.self])
         // The unique check and the index upkeep of the save meet the damage first.
-        container.mainContext.insert(Staff("staff member 7"))
-        #expect(throws: LogbookError.self) { try container.mainContext.save() }
-        container.mainContext.rollback()
-        container.mainContext.insert(Staff("someone else", salary: 2))
-        try container.mainContext.save()
+        let context = ModelContext(container)
+        context.insert(Staff("staff member 7"))
+        #expect(throws: LogbookError.self) { try context.save() }
+        context.rollback()
+        context.insert(Staff("someone else", salary: 2))
+        try context.save()
         #expect(container.indexSidecarNote?.contains("damaged") == true)
         #expect(try container.indexProblems() == [])
     }

@@ -6,14 +6,14 @@ import Testing
 /// `keys.dir` is a disposable cache (FORMAT.md, "Key directory file"): a container of small
 /// objects writes it at a clean close even when its tables are more than half the log, and the
 /// next open maps it instead of rebuilding the index.
-@MainActor @Suite struct KeyDirectoryCacheTests {
+@Suite struct KeyDirectoryCacheTests {
     @Test func aLargeContainerOfSmallObjectsWritesKeysDirAndReopensFromIt() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let count = 120_000
         do {
             let container = try fixture.open()
-            let context = container.mainContext
+            let context = ModelContext(container)
             for i in 0..<count {
                 context.insert(Employee(name: "E\(i)", salary: Int64(i)))
             }
@@ -35,10 +35,11 @@ import Testing
         let reopened = try fixture.open()
         #expect(reopened.recovery.usedKeyDirectory)
         #expect(reopened.recovery.ignoredKeyDirectory == nil)
-        let fetched = try reopened.mainContext.fetch(
+        let context = ModelContext(reopened)
+        let fetched = try context.fetch(
             FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "E77777" }))
         #expect(fetched.map(\.salary) == [77_777])
-        #expect(try reopened.mainContext.fetchCount(FetchDescriptor<Employee>()) == count)
+        #expect(try context.fetchCount(FetchDescriptor<Employee>()) == count)
         try reopened.close()
     }
 }

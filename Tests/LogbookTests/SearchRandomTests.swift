@@ -7,7 +7,7 @@ import Testing
 /// documents) on a random corpus in many scripts and spellings: every query's matches, order
 /// and scores agree, through saves, pending changes, reopens that read the text sidecar, and
 /// batch updates.
-@MainActor @Suite struct SearchRandomTests {
+@Suite struct SearchRandomTests {
     /// Words in several spellings of the same terms (case, accents, compatibility forms) and in
     /// scripts with and without spaces.
     static let words = [
@@ -62,22 +62,25 @@ import Testing
                             year: Int64.random(in: 1990...2030, using: &rng)))
                 }
             case 3:
-                for article in try context.fetch(FetchDescriptor<SearchArticle>()).shuffled(using: &rng)
-                    .prefix(4)
-                {
+                for article in try context.fetch(FetchDescriptor<SearchArticle>()).shuffled(
+                    using: &rng
+                )
+                .prefix(4) {
                     article.title = Self.text(&rng)
                     if Bool.random(using: &rng) { article.body = nil }
                 }
             case 4:
-                for article in try context.fetch(FetchDescriptor<SearchArticle>()).shuffled(using: &rng)
-                    .prefix(2)
-                {
+                for article in try context.fetch(FetchDescriptor<SearchArticle>()).shuffled(
+                    using: &rng
+                )
+                .prefix(2) {
                     context.delete(article)
                 }
             case 5:
                 let year = Int64.random(in: 1990...2030, using: &rng)
                 let replacement = Self.text(&rng)
-                try context.update(model: SearchArticle.self, where: #Predicate { $0.year < year }) {
+                try context.update(model: SearchArticle.self, where: #Predicate { $0.year < year })
+                {
                     $0.body = replacement
                 }
             case 6:

@@ -98,7 +98,7 @@ struct TextSidecarLayout {
 /// Forged text sidecars (every CRC right) whose terms are out of order: the check before a
 /// chunk's first use finds them, so a search is answered from a rebuilt index, not one that
 /// misses terms.
-@MainActor @Suite struct TextSidecarOrderTests {
+@Suite struct TextSidecarOrderTests {
     /// A closed store of articles with many random words (so that the text index has many
     /// chunks): its sidecar's bytes, and each article's words.
     private func closedStore(_ fixture: LogbookFixture) throws -> ([UInt8], [[String]]) {

@@ -6,7 +6,7 @@ import Testing
 /// Randomized predicates over every new attribute type, checked against a plain Swift filter of
 /// the same objects, on a model without indexes and one with an index on every field: each must
 /// be translated (evaluated on stored values, not on objects), and give the Swift answer.
-@MainActor @Suite struct TypedPredicateTests {
+@Suite struct TypedPredicateTests {
     /// One predicate over `M` and the same test as Swift code.
     struct Case<M: TypedItemModel> {
         var name: String
@@ -148,7 +148,8 @@ import Testing
     }
 
     @Test func randomPredicatesMatchASwiftFilterWithoutIndexes() throws {
-        try run(TypedItem.self, seed: testSeed("TypedPredicateTests.withoutIndexes"), indexed: false)
+        try run(
+            TypedItem.self, seed: testSeed("TypedPredicateTests.withoutIndexes"), indexed: false)
     }
 
     @Test func randomPredicatesMatchASwiftFilterWithIndexes() throws {
@@ -187,7 +188,9 @@ import Testing
             }
         }
         // NaN last for binary floating point (the order indexes keep); Decimal's NaN first.
-        func floatBefore(_ a: Float, _ b: Float) -> Bool { b.isNaN ? !a.isNaN : (!a.isNaN && a < b) }
+        func floatBefore(_ a: Float, _ b: Float) -> Bool {
+            b.isNaN ? !a.isNaN : (!a.isNaN && a < b)
+        }
         try check(SortDescriptor(\.price), \.price, { $0 < $1 }, "price")
         try check(SortDescriptor(\.price, order: .reverse), \.price, { $0 > $1 }, "price reversed")
         try check(SortDescriptor(\.u64), \.u64, { $0 < $1 }, "u64")

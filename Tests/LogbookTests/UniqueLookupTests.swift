@@ -29,7 +29,7 @@ final class LookupMember: PersistentModel {
 /// equal a model of the data in memory; the lookups use their unique index and read at most
 /// one record; pending inserts, changes and deletes take part; rollback leaves the store's
 /// answer.
-@MainActor @Suite struct UniqueLookupTests {
+@Suite struct UniqueLookupTests {
     struct Row: Hashable {
         var email: String
         var team: String
@@ -91,7 +91,7 @@ final class LookupMember: PersistentModel {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try fixture.open([LookupMember.self])
-        var rows = try Self.seeded(&rng, container.mainContext, count: 400)
+        var rows = try Self.seeded(&rng, ModelContext(container), count: 400)
         let context = ModelContext(container)
         for round in 0..<200 {
             // An existing email or a missing one.
@@ -183,7 +183,7 @@ final class LookupMember: PersistentModel {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try fixture.open([LookupMember.self])
-        let rows = try Self.seeded(&rng, container.mainContext, count: 300)
+        let rows = try Self.seeded(&rng, ModelContext(container), count: 300)
         let context = ModelContext(container)
         for _ in 0..<30 {
             let level = Int64.random(in: 0..<10, using: &rng)
@@ -241,7 +241,7 @@ final class LookupMember: PersistentModel {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
         let container = try fixture.open(schema: schema)
-        let context = container.mainContext
+        let context = ModelContext(container)
         var objects: [Int64: [any ModelObject]] = [:]
         for value in Int64(0)..<12 {
             for _ in 0..<value {
@@ -286,12 +286,13 @@ final class LookupMember: PersistentModel {
         }
         do {
             let container = try fixture.open([LookupMember.self])
+            let context = ModelContext(container)
             for (i, email) in emails.enumerated() {
-                container.mainContext.insert(
+                context.insert(
                     LookupMember(
                         Row(email: email, team: "t", number: Int64(i), level: 0, nickname: nil)))
             }
-            try container.mainContext.save()
+            try context.save()
             try container.close()
         }
         let container = try fixture.open([LookupMember.self])

@@ -8,7 +8,7 @@ import Testing
 
 /// Every route of the studio over HTTP, on the demo store, with the server on an ephemeral
 /// port: what each view shows.
-@Suite(.serialized) final class StudioRouteTests {
+@Suite final class StudioRouteTests {
     let fixture: StudioFixture
     let studio: RunningStudio
 

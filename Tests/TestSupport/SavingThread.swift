@@ -14,12 +14,13 @@ public final class SavingThread: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     /// Starts saving into `container`, `perSave` employees a save, compacting the store after
-    /// every `compactEvery` saves if given, and stopping by itself after `maxSaves` saves if
-    /// given (on a tmpfs saves cost next to nothing, and a writer without a bound outgrows what
-    /// a reader can take in).
+    /// every `compactEvery` saves if given, stopping by itself after `maxSaves` saves if given,
+    /// and pausing `pauseMicroseconds` after each save (on a tmpfs saves cost next to nothing,
+    /// and a writer without a bound or a pause outgrows what a reader can take in and keeps a
+    /// core busy).
     public init(
         _ container: ModelContainer, perSave: Int = 1, compactEvery: Int? = nil,
-        maxSaves: Int? = nil
+        maxSaves: Int? = nil, pauseMicroseconds: UInt32 = 0
     ) {
         Thread.detachNewThread { [self] in
             let context = ModelContext(container)
@@ -43,6 +44,7 @@ public final class SavingThread: Sendable {
                     break
                 }
                 i += perSave
+                if pauseMicroseconds > 0 { usleep(pauseMicroseconds) }
             }
             ended.store(true, ordering: .releasing)
             done.signal()

@@ -102,23 +102,6 @@ final class TestConnection {
         return recv(descriptor, &probe, 1, Int32(MSG_DONTWAIT)) == 0
     }
 
-    /// ``isClosedByServer()`` without holding a thread while it waits for the server: it sleeps
-    /// 10 ms at a time while nothing can be read (up to the same 20 s per read), where
-    /// ``isClosedByServer()`` blocks in `recv`, and a test blocked there takes one of the few
-    /// threads that run every other test.
-    func closedByServer() async -> Bool {
-        while true {
-            let deadline = ContinuousClock.now + .seconds(20)
-            var readable = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            while poll(&readable, 1, 0) <= 0 && ContinuousClock.now < deadline {
-                guard (try? await Task.sleep(for: .milliseconds(10))) != nil else { break }
-            }
-            guard readable.revents != 0, fill() else { break }
-        }
-        var probe: UInt8 = 0
-        return recv(descriptor, &probe, 1, Int32(MSG_DONTWAIT)) == 0
-    }
-
     /// Everything until the server closes.
     func readToClose() -> [UInt8] {
         while fill() {}
@@ -223,4 +206,13 @@ func request(
     text += "Connection: close\r\n\r\n"
     connection.send(Array(text.utf8) + body)
     return try connection.readResponse(head: head || method == "HEAD")
+}
+
+/// Runs `body` on a thread of its own and returns what it returns (or throws what it throws),
+/// for a test that blocks while it waits on a timer: it holds none of the cooperative threads
+/// meanwhile, and its clock readings wait for none of them.
+func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
 }
