@@ -290,7 +290,7 @@ extension UnsafeBufferPointer {
 extension String {
     /// `bytes` as a string if they are valid UTF-8 (quickly when they are ASCII), else `nil`.
     package init?(validatingUTF8 bytes: UnsafeBufferPointer<UInt8>) {
-        if bytes.allSatisfy({ $0 < 0x80 }) {
+        if ASCIIScan.isASCII(bytes) {
             self = String(decoding: bytes, as: UTF8.self)
         } else {
             guard let text = String(validating: bytes, as: UTF8.self) else { return nil }

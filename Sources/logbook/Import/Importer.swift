@@ -73,7 +73,7 @@ struct JSONLinesSource: ImportSource {
             let fast = self.fast
             let line: Line? = try input.next { bytes, isLast in
                 guard
-                    let end = bytes.firstIndex(of: UInt8(ascii: "\n"))
+                    let end = ASCIIScan.firstIndex(of: UInt8(ascii: "\n"), in: bytes)
                         ?? (isLast ? bytes.count : nil)
                 else { return nil }
                 lineNumber += 1

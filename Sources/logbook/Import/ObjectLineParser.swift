@@ -121,14 +121,9 @@ private struct Cursor {
     mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
         let start = position + 1
-        var end = start
-        while end < bytes.count {
-            let c = bytes[end]
-            if c == UInt8(ascii: "\"") { break }
-            if c == UInt8(ascii: "\\") || c < 0x20 { return nil }
-            end += 1
-        }
-        guard end < bytes.count else { return nil }
+        guard let end = ASCIIScan.firstQuoteBackslashOrControl(in: bytes, from: start),
+            bytes[end] == UInt8(ascii: "\"")
+        else { return nil }
         position = end + 1
         return bytes.part(start..<end)
     }

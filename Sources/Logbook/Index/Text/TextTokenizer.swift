@@ -59,7 +59,7 @@ enum TextTokenizer {
         _ bytes: UnsafeRawBufferPointer, from position: Int,
         _ body: (UnsafeRawBufferPointer, Int) throws -> Void
     ) rethrows -> Int? {
-        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+        guard ASCIIScan.isASCII(bytes) else { return nil }
         var next = position
         try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxTermBytes) { term in
             var count = 0
