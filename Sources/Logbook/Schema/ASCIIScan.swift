@@ -7,11 +7,11 @@
 /// Scans of text bytes that parsers and the text index share, eight bytes at a time: a byte
 /// loop is the cost of reading a long string (an imported note of 16 KiB, say).
 package enum ASCIIScan {
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-    private static let highs: UInt64 = 0x8080_8080_8080_8080
+    @usableFromInline static let ones: UInt64 = 0x0101_0101_0101_0101
+    @usableFromInline static let highs: UInt64 = 0x8080_8080_8080_8080
 
     /// Whether every byte of `bytes` is ASCII (below 0x80).
-    package static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    @inlinable package static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let count = bytes.count
         var i = 0
@@ -28,12 +28,14 @@ package enum ASCIIScan {
     }
 
     /// ``isASCII(_:)`` of typed bytes.
-    package static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    @inlinable package static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         isASCII(UnsafeRawBufferPointer(bytes))
     }
 
     /// The offset of the first `byte` in `bytes`, or `nil`.
-    package static func firstIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    @inlinable package static func firstIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>)
+        -> Int?
+    {
         guard let base = bytes.baseAddress, let found = memchr(base, Int32(byte), bytes.count)
         else { return nil }
         return UnsafeRawPointer(found) - UnsafeRawPointer(base)
@@ -42,7 +44,7 @@ package enum ASCIIScan {
     /// The offset of the first byte of `bytes` at or after `start` that is a quote (`"`), a
     /// backslash or a control character (below 0x20): where a JSON string's plain run ends.
     /// `nil` if there is none.
-    package static func firstQuoteBackslashOrControl(
+    @inlinable package static func firstQuoteBackslashOrControl(
         in bytes: UnsafeBufferPointer<UInt8>, from start: Int
     ) -> Int? {
         guard let base = bytes.baseAddress else { return nil }
