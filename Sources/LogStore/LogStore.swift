@@ -51,9 +51,9 @@ public final class LogStore: Sendable {
     }
 
     /// Opens the store in the directory at `path`, creating it if missing (unless read-only),
-    /// and recovers from an earlier crash. What recovery did is in ``recovery``. A backup that
-    /// a backup into `path` killed mid-swap left at `path.previous` is opened as `path`
-    /// (FORMAT.md, "Backups").
+    /// and recovers from an earlier crash. What recovery did is in ``recovery``. If a backup into
+    /// `path` was killed mid-swap, leaving the previous backup at `path.previous`, that backup
+    /// is what opens (FORMAT.md, "Backups").
     /// - Throws: ``LogStoreError/locked(path:)`` if another writer has it open, or a backup into
     ///   it runs;
     ///   ``LogStoreError/corruption(path:offset:reason:)`` for damage outside a torn tail (unless

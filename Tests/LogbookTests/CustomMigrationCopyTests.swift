@@ -3,25 +3,22 @@ import Logbook
 import TestSupport
 import Testing
 
-// @MainActor although it tests no main-actor behaviour: SeedMigrationPlan keeps the salaries
-// between its stages in one static, so its migrations must not overlap those of
-// VersionedMigrationTests, and the main actor runs the two suites one test at a time.
-
 /// A custom migration runs on a copy of the store's files beside it (`<store>.migrating`), not
 /// in memory, and applies it in one streamed commit: the copy is gone when the migration ends,
 /// whether it succeeded or threw, and one a crash left behind does not stop the next.
-@MainActor @Suite(.serialized) struct CustomMigrationCopyTests {
+@Suite(.serialized) struct CustomMigrationCopyTests {
     private func writeSeedStore(_ fixture: LogbookFixture, count: Int, bad: Int? = nil) throws {
         let container = try ModelContainer(
             for: SeedModelV1.models, configuration: ModelConfiguration(url: fixture.url))
+        let context = ModelContext(container)
         for i in 0..<count {
             let employee = SeedModelV1.Employee()
             employee.employee_Name = "Employee \(i)"
             employee.employee_Designation = "Engineer"
             employee.employee_Salary = i == bad ? "lots" : String(i)
-            container.mainContext.insert(employee)
+            context.insert(employee)
         }
-        try container.mainContext.save()
+        try context.save()
         try container.close()
     }
 
@@ -41,7 +38,7 @@ import Testing
         try writeSeedStore(fixture, count: count)
         let container = try openV2(fixture)
         defer { try? container.close() }
-        let salaries = try container.mainContext.fetch(FetchDescriptor<SeedModelV2.Employee>())
+        let salaries = try ModelContext(container).fetch(FetchDescriptor<SeedModelV2.Employee>())
             .map(\.salary)
         #expect(salaries.sorted() == (0..<count).map { Int64($0) })
         #expect(!FileManager.default.fileExists(atPath: copyPath(fixture)))
@@ -66,7 +63,7 @@ import Testing
         let container = try openV2(fixture)
         defer { try? container.close() }
         #expect(
-            try container.mainContext.fetch(FetchDescriptor<SeedModelV2.Employee>()).map(\.salary)
+            try ModelContext(container).fetch(FetchDescriptor<SeedModelV2.Employee>()).map(\.salary)
                 .sorted() == (0..<20).map { Int64($0) })
         #expect(!FileManager.default.fileExists(atPath: copyPath(fixture)))
     }
@@ -79,7 +76,7 @@ import Testing
             for: SeedModelV2.models, migrationPlan: ReplacingThreePlan.self,
             configurations: ModelConfiguration(url: fixture.url))
         defer { try? container.close() }
-        let employees = try container.mainContext.fetch(FetchDescriptor<SeedModelV2.Employee>())
+        let employees = try ModelContext(container).fetch(FetchDescriptor<SeedModelV2.Employee>())
         var expected = Dictionary(
             uniqueKeysWithValues: (3..<20).map { ("Employee \($0)", Int64(0)) })
         expected["Employee 5"] = 5_000
