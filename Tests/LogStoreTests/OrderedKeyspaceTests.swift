@@ -76,7 +76,8 @@ import Testing
             let key = Self.randomKey(&rng)
             switch Int.random(in: 0..<100, using: &rng) {
             case 0..<35:
-                let value = [UInt8](repeating: UInt8(step & 0xFF), count: Int.random(in: 0..<40, using: &rng))
+                let value = [UInt8](
+                    repeating: UInt8(step & 0xFF), count: Int.random(in: 0..<40, using: &rng))
                 try store.put(value, for: key, in: "o")
                 try store.put(value, for: key, in: "other")  // an unordered neighbour
                 model[key] = value
@@ -113,7 +114,9 @@ import Testing
                 #expect(store.recovery.isClean)
             }
         }
-        #expect(Self.same(try Self.scan(store), Self.expected(model, .all, reverse: false, limit: .max)))
+        #expect(
+            Self.same(try Self.scan(store), Self.expected(model, .all, reverse: false, limit: .max))
+        )
         #expect(
             Self.same(
                 try Self.scan(store, reverse: true),
@@ -140,13 +143,21 @@ import Testing
         func keysIn(_ range: KeyRange, reverse: Bool = false) throws -> [[UInt8]] {
             try Self.scan(store, "o", range, reverse: reverse).map(\.0)
         }
-        #expect(try keysIn(KeyRange(from: b("a"), through: b("ab"))) == [b("a"), [97, 0], b("aa"), b("ab")])
+        #expect(
+            try keysIn(KeyRange(from: b("a"), through: b("ab"))) == [
+                b("a"), [97, 0], b("aa"), b("ab"),
+            ])
         #expect(try keysIn(KeyRange(from: b("a"), upTo: b("ab"))) == [b("a"), [97, 0], b("aa")])
         #expect(
-            try keysIn(KeyRange(lower: .init(b("a"), inclusive: false), upper: .init(b("b"), inclusive: false)))
+            try keysIn(
+                KeyRange(
+                    lower: .init(b("a"), inclusive: false), upper: .init(b("b"), inclusive: false)))
                 == [[97, 0], b("aa"), b("ab")])
         #expect(
-            try keysIn(KeyRange(lower: .init(b("a"), inclusive: false), upper: .init(b("b"), inclusive: false)), reverse: true)
+            try keysIn(
+                KeyRange(
+                    lower: .init(b("a"), inclusive: false), upper: .init(b("b"), inclusive: false)),
+                reverse: true)
                 == [b("ab"), b("aa"), [97, 0]])
         // Bounds that are not keys.
         #expect(try keysIn(KeyRange(from: b("a\u{1}"), through: b("az"))) == [b("aa"), b("ab")])
@@ -164,7 +175,9 @@ import Testing
         try store.forEach(in: "o", from: b("aa"), limit: 2) { k, _ in first.append([UInt8](k)) }
         #expect(first == [b("aa"), b("ab")])
         var last: [[UInt8]] = []
-        try store.forEach(in: "o", from: nil, reverse: true, limit: 1) { k, _ in last.append([UInt8](k)) }
+        try store.forEach(in: "o", from: nil, reverse: true, limit: 1) { k, _ in
+            last.append([UInt8](k))
+        }
         #expect(last == [[255]])
     }
 
@@ -173,14 +186,18 @@ import Testing
         defer { dir.remove() }
         let path = dir.child("s")
         var store = try LogStore(path: path)
-        for i in (0..<500).reversed() { try store.put(b("v\(i)"), for: b("k\(i)"), in: "o", durability: .buffered) }
+        for i in (0..<500).reversed() {
+            try store.put(b("v\(i)"), for: b("k\(i)"), in: "o", durability: .buffered)
+        }
         try store.delete(b("k7"), in: "o")
         #expect(throws: LogStoreError.self) { try store.forEach(in: "o", from: nil) { _, _ in } }
         try store.close()
         var options = LogStoreOptions()
         options.orderedKeyspaces = ["o"]
         store = try LogStore(path: path, options: options)
-        let expected = (0..<500).filter { $0 != 7 }.map { b("k\($0)") }.sorted { $0.lexicographicallyPrecedes($1) }
+        let expected = (0..<500).filter { $0 != 7 }.map { b("k\($0)") }.sorted {
+            $0.lexicographicallyPrecedes($1)
+        }
         #expect(try Self.scan(store).map(\.0) == expected)
         try store.close()
         // Declared again without it: the data is unchanged, only ordered iteration is refused.
@@ -201,7 +218,11 @@ import Testing
         var keys: [[UInt8]] = []
         var store = try LogStore(path: path, options: options)
         for _ in 0..<600 {
-            let key = [UInt8](repeating: 7, count: 16) + (0..<Int.random(in: 0..<4, using: &rng)).map { _ in UInt8.random(in: 0...2, using: &rng) }
+            let key =
+                [UInt8](repeating: 7, count: 16)
+                + (0..<Int.random(in: 0..<4, using: &rng)).map { _ in
+                    UInt8.random(in: 0...2, using: &rng)
+                }
             try store.put([1], for: key, in: "o")
             keys.append(key)
         }
@@ -249,11 +270,15 @@ import Testing
             }
             seenDuring.append([UInt8](k))
         }
-        #expect(seenDuring == (0..<100).map { b("k\($0)") }.sorted { $0.lexicographicallyPrecedes($1) })
-        #expect(Self.same(try Self.scan(store), Self.expected(model, .all, reverse: false, limit: .max)))
+        #expect(
+            seenDuring == (0..<100).map { b("k\($0)") }.sorted { $0.lexicographicallyPrecedes($1) })
+        #expect(
+            Self.same(try Self.scan(store), Self.expected(model, .all, reverse: false, limit: .max))
+        )
         #expect(
             Self.same(
-                try Self.scan(store, reverse: true), Self.expected(model, .all, reverse: true, limit: .max)))
+                try Self.scan(store, reverse: true),
+                Self.expected(model, .all, reverse: true, limit: .max)))
     }
 
     /// An iteration sees one commit whole, whatever commits and compactions run meanwhile, and
@@ -273,7 +298,11 @@ import Testing
             let value = withUnsafeBytes(of: generation.bigEndian) { [UInt8]($0) }
             for i in 0..<100 { batch.put(value, for: b("k\(1000 + i)"), in: "o") }
             // An odd generation holds the key "m" (in the middle), an even one does not.
-            if generation % 2 == 1 { batch.put(value, for: b("k1050m"), in: "o") } else { batch.delete(b("k1050m"), in: "o") }
+            if generation % 2 == 1 {
+                batch.put(value, for: b("k1050m"), in: "o")
+            } else {
+                batch.delete(b("k1050m"), in: "o")
+            }
             try store.commit(batch)
         }
         try write(0)
@@ -289,27 +318,33 @@ import Testing
                 if [UInt8](k) == b("k1050m") { middle = true }
                 let key = [UInt8](k)
                 if let previous {
-                    #expect(reverse ? key.lexicographicallyPrecedes(previous) : previous.lexicographicallyPrecedes(key))
+                    #expect(
+                        reverse
+                            ? key.lexicographicallyPrecedes(previous)
+                            : previous.lexicographicallyPrecedes(key))
                 }
                 previous = key
                 count += 1
             }
             #expect(generations.count == 1)
-            let generation = generations.first.map { $0.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) } } ?? 0
+            let generation =
+                generations.first.map {
+                    $0.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+                } ?? 0
             #expect(middle == (generation % 2 == 1))
             #expect(count == 100 + (middle ? 1 : 0))
         }
         let stop = Atomic(false)
         let compactions = Atomic(0)
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) {
+        let threads = ThreadGroup()
+        threads.start {
             var g: UInt64 = 1
             while !stop.load(ordering: .relaxed) {
                 try? write(g)
                 g += 1
             }
         }
-        DispatchQueue.global().async(group: group) {
+        threads.start {
             while !stop.load(ordering: .relaxed) {
                 do {
                     _ = try store.compact()
@@ -327,7 +362,7 @@ import Testing
             iterations += 1
         }
         stop.store(true, ordering: .relaxed)
-        group.wait()
+        threads.wait()
         #expect(compactions.load(ordering: .relaxed) > 0)
         // A commit and a compaction made inside the iteration are not seen by it.
         try checkOneIteration(reverse: false) {

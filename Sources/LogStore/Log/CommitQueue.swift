@@ -146,13 +146,25 @@ final class CommitQueue: @unchecked Sendable {
         return true
     }
 
-    /// Runs `body` while no leader writes, holding new commits back (for `sync` and compaction's swap).
+    /// Runs `body` once the commits queued before have been written, while no leader writes,
+    /// holding back the commits submitted meanwhile (for `sync` and compaction's swap). It takes
+    /// a place in the queue, so a steady stream of commits cannot keep it waiting.
     func exclusive<T>(_ body: () throws -> T) throws -> T {
         condition.lock()
         defer { condition.unlock() }
         if let refusal = refusalForHolder() { throw refusal }
-        while head < waiting.count { condition.wait() }
+        let place = PendingCommit(batch: WriteBatch(), durability: .buffered, isHold: true)
+        waiting.append(place)
+        while waiting[head] !== place { condition.wait() }
+        defer { finish([place]) }
         if closed { throw LogStoreError.closed }
         return try body()
+    }
+
+    /// How many commits and places are queued (for tests).
+    var queued: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return waiting.count - head
     }
 }
