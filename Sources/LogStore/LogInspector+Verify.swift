@@ -73,6 +73,10 @@ extension LogInspector {
         try verify(storeAt: path, fileSystem: PosixFileSystem(), visit: visit)
     }
 
+    /// The table bytes each pass of the key directory file's comparison holds by default
+    /// (``verify(storeAt:fileSystem:checkingKeyDirectory:checkingHints:keyDirectoryPassBytes:visit:)``).
+    package static var keyDirectoryComparisonPassBytes: Int { KeyDirectoryFile.comparisonPassBytes }
+
     /// ``verify(storeAt:visit:)`` through `fileSystem`; without `checkingKeyDirectory`, the key
     /// directory file is not checked, without `checkingHints` the hint files are not (a walk,
     /// which reports only the log's damage: a hint's check builds a table as large as the

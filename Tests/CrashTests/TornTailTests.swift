@@ -26,17 +26,33 @@ import Testing
         return bytes
     }
 
-    /// How many leading bytes `a` and `b` share. A plain loop: `zip(a, b).prefix(while:)` took
-    /// three quarters of this suite's time in debug builds, in generic metadata lookups.
+    /// How many leading bytes `a` and `b` share: `memcmp` of 64 bytes at a time, then a byte
+    /// loop. (`zip(a, b).prefix(while:)` took three quarters of this suite's time in debug
+    /// builds, in generic metadata lookups, and a byte loop over every byte a tenth.)
     static func commonPrefixCount(_ a: [UInt8], _ b: [UInt8]) -> Int {
         a.withUnsafeBufferPointer { a in
             b.withUnsafeBufferPointer { b in
                 let count = min(a.count, b.count)
                 var i = 0
+                while i + 64 <= count && memcmp(a.baseAddress! + i, b.baseAddress! + i, 64) == 0 {
+                    i += 64
+                }
                 while i < count && a[i] == b[i] { i += 1 }
                 return i
             }
         }
+    }
+
+    /// Whether `a` holds the bytes of `b` (`memcmp`: `==` of arrays goes a byte at a time, through
+    /// generic calls, in debug builds).
+    static func same(_ a: [UInt8], _ b: ArraySlice<UInt8>) -> Bool {
+        a.count == b.count && commonPrefixCount(a, Array(b)) == a.count
+    }
+
+    /// Whether every byte of `bytes` is zero.
+    static func allZero(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let array = Array(bytes)
+        return commonPrefixCount(array, [UInt8](repeating: 0, count: array.count)) == array.count
     }
 
     /// Tears the newest segment at each of `cuts`, opens, and checks the store landed on the
@@ -66,7 +82,7 @@ import Testing
                 "\(at): \(describeDifference(found, store.states[expected]!))")
             // Zeros from the landing commit's end to the end of the file are the segment's zero
             // tail (FORMAT.md, "Zero tail"): its end, not damage, so nothing is cut.
-            let zeroTail = torn.count > end && torn[end...].allSatisfy { $0 == 0 }
+            let zeroTail = torn.count > end && allZero(torn[end...])
             if zeroTail {
                 #expect(readFile(segment).count == torn.count, "\(at): a zero tail was cut")
                 #expect(opened.recovery.cuts.isEmpty, "\(at)")
@@ -76,7 +92,7 @@ import Testing
             }
             // What was cut is kept, exactly.
             if let kept = opened.recovery.cuts.first?.keptIn {
-                #expect(readFile(kept) == Array(torn[end...]), "\(at): the cut file")
+                #expect(same(readFile(kept), torn[end...]), "\(at): the cut file")
                 try FileManager.default.removeItem(atPath: kept)
             } else {
                 #expect(torn.count == end || zeroTail, "\(at): bytes cut but not kept")

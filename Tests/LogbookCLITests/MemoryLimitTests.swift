@@ -20,12 +20,14 @@ import Testing
     /// The limit, in KiB: half the bytes of the texts.
     static let limitKiB = 24 << 10
 
-    /// The text of note `n`: its number, then filler, 16 KiB.
+    /// The text of note `n`: its number, then filler, 16 KiB (the filler from bytes: a
+    /// character at a time was seconds of the suite in a debug build).
     static func text(_ n: Int) -> String {
         let head = "note \(n) "
         return head
             + String(
-                repeating: Character(UnicodeScalar(97 + n % 26)!), count: textBytes - head.count)
+                decoding: [UInt8](repeating: UInt8(97 + n % 26), count: textBytes - head.count),
+                as: UTF8.self)
     }
 
     /// A store of the notes, saved 500 at a time; then every tenth note, in reverse order,
@@ -144,8 +146,7 @@ import Testing
         #expect(again.status == 0 && !again.crashed, "\(again.stderr)")
         let after = try CLI.run(["export", path, "--output", dir.child("after.jsonl")])
         #expect(after.status == 0, "\(after.stderr)")
-        // Compared as one Bool: a failed comparison of 48 MiB arrays would be diffed for ever.
-        let same = readFile(dir.child("after.jsonl")) == readFile(dir.child("before.jsonl"))
+        let same = sameFileBytes(dir.child("after.jsonl"), dir.child("before.jsonl"))
         #expect(same, "the compacted store exports other objects than the original")
         let stats = try CLI.run(["stats", path, "--format", "json"])
         #expect(stats.stdout.contains("\"objects\":\(Self.notes)"), "\(stats.stdout)")
@@ -170,36 +171,36 @@ import Testing
         // The copy's objects are numbered 1… in the export's order, which is the original's.
         let again = try CLI.run(["export", copy, "--output", dir.child("again.jsonl")])
         #expect(again.status == 0)
-        // Compared as one Bool: a failed comparison of 48 MiB arrays would be diffed for ever.
-        let same =
-            readFile(dir.child("again.jsonl")).dropFirst(200)
-            == readFile(dir.child("notes.jsonl")).dropFirst(200)
+        let same = sameFileBytes(dir.child("again.jsonl"), dir.child("notes.jsonl"), from: 200)
         #expect(same, "the copy exports other objects than the original")
         #expect(try CLI.run(["verify", copy]).status == 0)
     }
 
     /// The peak resident memory (RSS, mapped file pages included) of `logbook arguments…`, in
-    /// KiB, as GNU time reports it; its output goes to `/dev/null`.
-    static func peakKiB(_ arguments: [String]) throws -> Int {
+    /// KiB, as GNU time reports it; its output goes to `/dev/null`. `environment` is added to
+    /// the child's.
+    static func peakKiB(_ arguments: [String], environment: [String: String] = [:]) throws -> Int {
         let logbook = try #require(CLI.executable)
         let result = try Shell.run(
             "/bin/sh",
-            ["-c", "exec /usr/bin/time -f %M \"$@\" 2>&1 >/dev/null", "sh", logbook] + arguments)
+            ["-c", "exec /usr/bin/time -f %M \"$@\" 2>&1 >/dev/null", "sh", logbook] + arguments,
+            environment: environment)
         let figure = result.stdout.split(separator: "\n").last.flatMap { Int($0) }
         return try #require(figure, "\(arguments): \(result.stdout) \(result.stderr)")
     }
 
     /// What `logbook arguments…` printed and its exit status, with its peak resident memory as
-    /// ``peakKiB(_:)`` measures it, from one run (GNU time's figure goes to a file of `dir`).
-    static func measured(_ arguments: [String], in dir: TemporaryDirectory) throws -> (
-        result: CLIResult, peakKiB: Int
-    ) {
+    /// ``peakKiB(_:environment:)`` measures it, from one run (GNU time's figure goes to a file
+    /// of `dir`).
+    static func measured(
+        _ arguments: [String], in dir: TemporaryDirectory, environment: [String: String] = [:]
+    ) throws -> (result: CLIResult, peakKiB: Int) {
         let logbook = try #require(CLI.executable)
         let times = dir.child("time-\(UUID().uuidString)")
         let result = try Shell.run(
             "/bin/sh",
             ["-c", "exec /usr/bin/time -o \"$TIMES\" -f %M \"$@\"", "sh", logbook] + arguments,
-            environment: ["TIMES": times])
+            environment: environment.merging(["TIMES": times]) { _, time in time })
         let report = String(decoding: readFile(times), as: UTF8.self)
         let figure = report.split(separator: "\n").last.flatMap { Int($0) }
         return (result, try #require(figure, "\(arguments): \(report) \(result.stderr)"))
@@ -225,35 +226,70 @@ import Testing
         try store.close()
     }
 
-    /// The stores of ``makeManyKeys(at:keys:)`` with ten keys and with 2^20, built once for the
-    /// suite's tests; each gets copies.
-    static let tenKeys = StoreTemplate("ten-keys") { try makeManyKeys(at: $0, keys: 10) }
-    static let millionKeys = StoreTemplate("million-keys") {
-        try makeManyKeys(at: $0, keys: 1 << 20)
+    /// The store of many keys that the two tests below measure, the sizes of the tool's
+    /// bounded steps for it, and what each command may hold above a store of ten keys.
+    struct ManyKeys: Sendable {
+        /// Keys of ``makeManyKeys(at:keys:)``.
+        var keys: Int
+        /// Added to the tool's environment: ``StoreTuning``'s variables (Sources/logbook).
+        var environment: [String: String]
+        /// Allowances in MiB above the ten-key store.
+        var verify: Int
+        var stats: Int
+        var compact: Int
     }
 
-    /// `verify` and `stats` of a million keys hold a piece of the key directory file at a
-    /// time, not all of it: open checks the file's table 12 MiB at a time, dropping each
-    /// piece's pages after it, and verify compares the file with the log in passes that each
-    /// replay one slice of the table. Measured as peak RSS above the same command on a store of
-    /// ten keys (before: open held the whole 25 MB table, and verify the file's table and a
-    /// rebuilt one of the same size besides).
+    /// The default tier's store: half a million keys (a table of 2^20 slots, 12 MiB), with the
+    /// steps made small enough that each command holds a clear part of what it would hold
+    /// whole: open checks the table 3 MiB at a time (4 pieces), verify compares it in 2 passes
+    /// and compaction sorts 2^16 records at a time (8 windows). Measured above the ten-key
+    /// store: stats +1 MiB, verify +11.5 MiB (its hint check holds a segment's index), compact
+    /// +23 MiB; with the table checked in one piece, compared in one pass or compacted in one
+    /// window (the code broken on purpose, one at a time): stats +10 MiB, verify +23 MiB,
+    /// compact +31 MiB, each over its allowance. The long tier's: a million keys with the
+    /// engine's own steps (12 MiB pieces, 25 MiB passes, windows of 2^19) and the allowances
+    /// measured for them.
+    static let manyKeys = TestTier.pick(
+        quick: ManyKeys(
+            keys: 1 << 19,
+            environment: [
+                "LOGBOOK_KEY_CHECK_BLOCKS": "3", "LOGBOOK_KEY_PASS_BYTES": "\(25 << 19)",
+                "LOGBOOK_COMPACTION_WINDOW": "\(1 << 16)",
+            ],
+            verify: 16, stats: 6, compact: 27),
+        long: ManyKeys(keys: 1 << 20, environment: [:], verify: 32, stats: 16, compact: 56))
+
+    /// The stores of ``makeManyKeys(at:keys:)`` with ten keys and with ``manyKeys``' keys, built
+    /// once for the suite's tests; each gets copies.
+    static let tenKeys = StoreTemplate("ten-keys") { try makeManyKeys(at: $0, keys: 10) }
+    static let manyKeysStore = StoreTemplate("many-keys-\(manyKeys.keys)") {
+        try makeManyKeys(at: $0, keys: manyKeys.keys)
+    }
+
+    /// `verify` and `stats` of many keys hold a piece of the key directory file at a time, not
+    /// all of it: open checks the file's table a piece at a time (12 MiB, or ``manyKeys``'
+    /// size), dropping each piece's pages after it, and verify compares the file with the log
+    /// in passes that each replay one slice of the table. Measured as peak RSS above the same
+    /// command on a store of ten keys (before: open held the whole 25 MB table of a million
+    /// keys, and verify the file's table and a rebuilt one of the same size besides).
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time")))
-    func verifyAndStatsOfAMillionKeysHoldAPieceOfTheirKeyDirectory() throws {
+    func verifyAndStatsOfManyKeysHoldAPieceOfTheirKeyDirectory() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let (small, large) = (dir.child("small"), dir.child("large"))
+        let many = Self.manyKeys
         try Self.tenKeys.copy(to: small)
-        try Self.millionKeys.copy(to: large)
+        try Self.manyKeysStore.copy(to: large)
         try #require(FileManager.default.fileExists(atPath: large + "/keys.dir"))
         // Allowances in MiB above the small store: the log the walk holds (4 MiB steps) and,
-        // for verify, one pass's slices of the file's table and of the rebuilt one (24 MiB in
-        // 2 passes; measured +25 MiB, and +52 MiB before). The measured verify of the large
-        // store is also the one whose report is checked (a million keys take seconds in a
-        // debug build: not run twice).
-        for (command, allowance) in [("verify", 32), ("stats", 16)] {
-            let base = try Self.peakKiB([command, small])
-            let (run, peak) = try Self.measured([command, large], in: dir)
+        // for verify, one pass's slices of the file's table and of the rebuilt one (at a
+        // million keys 24 MiB in 2 passes; measured +25 MiB, and +52 MiB before). The measured
+        // verify of the large store is also the one whose report is checked (a million keys
+        // take seconds in a debug build: not run twice).
+        for (command, allowance) in [("verify", many.verify), ("stats", many.stats)] {
+            let base = try Self.peakKiB([command, small], environment: many.environment)
+            let (run, peak) = try Self.measured(
+                [command, large], in: dir, environment: many.environment)
             #expect(run.status == 0 && !run.crashed, "\(command): \(run.stderr)")
             if command == "verify" {
                 #expect(run.stdout.contains("verify: OK"), "\(run)")
@@ -264,27 +300,29 @@ import Testing
         }
     }
 
-    /// `compact` of a million keys holds a window of them at a time: it copies the live
-    /// records in log order a window of 2^19 at a time, re-points the index by walking the same
-    /// windows again beside its outputs read back (no list of every record moved), copies the
-    /// mapped table piecewise, writes the outputs' hints and the new key directory file without
-    /// holding either whole, and gives the same objects. Measured as peak RSS above the same
-    /// command on a store of ten keys (before: 24 bytes a key of sorted references, 16 of moves,
-    /// the table copied whole beside its mapping, and the output segment kept mapped).
+    /// `compact` of many keys holds a window of them at a time: it copies the live records in
+    /// log order a window (2^19, or ``manyKeys``' size) at a time, re-points the index by
+    /// walking the same windows again beside its outputs read back (no list of every record
+    /// moved), copies the mapped table piecewise, writes the outputs' hints and the new key
+    /// directory file without holding either whole, and gives the same objects. Measured as
+    /// peak RSS above the same command on a store of ten keys (before: 24 bytes a key of sorted
+    /// references, 16 of moves, the table copied whole beside its mapping, and the output
+    /// segment kept mapped).
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time")))
-    func compactOfAMillionKeysHoldsAWindowOfThem() throws {
+    func compactOfManyKeysHoldsAWindowOfThem() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let (small, large) = (dir.child("small"), dir.child("large"))
+        let many = Self.manyKeys
         try Self.tenKeys.copy(to: small)
-        try Self.millionKeys.copy(to: large)
-        let base = try Self.peakKiB(["compact", small])
-        let peak = try Self.peakKiB(["compact", large])
-        // The index's own table (2^21 slots of 12 bytes: 24 MiB), which re-pointing changes,
-        // a window of references and its sort (8 MiB), and a few MiB of the log (47 MiB
-        // measured; 87 before).
+        try Self.manyKeysStore.copy(to: large)
+        let base = try Self.peakKiB(["compact", small], environment: many.environment)
+        let peak = try Self.peakKiB(["compact", large], environment: many.environment)
+        // The index's own table, which re-pointing changes (at a million keys 2^21 slots of 12
+        // bytes: 24 MiB), a window of references and its sort (8 MiB at 2^19), and a few MiB
+        // of the log (47 MiB measured at a million keys; 87 before).
         #expect(
-            peak - base <= 56 << 10,
+            peak - base <= many.compact << 10,
             "compact: \(peak >> 10) MiB, \(base >> 10) MiB on the small store")
         let verified = try CLI.run(["verify", large])
         #expect(verified.status == 0 && verified.stdout.contains("verify: OK"), "\(verified)")
@@ -297,7 +335,7 @@ import Testing
             if value.loadUnaligned(as: UInt64.self) != i &* 0x9E37_79B9_7F4A_7C15 { wrong += 1 }
             seen += 1
         }
-        #expect(seen == 1 << 20 && wrong == 0, "\(seen) keys, \(wrong) wrong")
+        #expect(seen == many.keys && wrong == 0, "\(seen) keys, \(wrong) wrong")
     }
 
     /// Export in primary-key order when log order is not: the 60 updated records come late in

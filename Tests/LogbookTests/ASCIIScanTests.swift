@@ -27,6 +27,9 @@ import Testing
                         == reference(bytes, from: start), "\(bytes) from \(start)")
                 #expect(ASCIIScan.isASCII(buffer) == bytes.allSatisfy { $0 < 0x80 }, "\(bytes)")
                 #expect(
+                    ASCIIScan.isPrintableASCII(buffer)
+                        == bytes.allSatisfy { (0x20...0x7E).contains($0) }, "\(bytes)")
+                #expect(
                     ASCIIScan.firstIndex(of: 0x22, in: buffer) == bytes.firstIndex(of: 0x22),
                     "\(bytes)")
             }
@@ -41,6 +44,22 @@ import Testing
                 bytes.withUnsafeBufferPointer { buffer in
                     #expect(ASCIIScan.firstQuoteBackslashOrControl(in: buffer, from: 0) == place)
                 }
+            }
+        }
+        // Printable ASCII ends at a byte below space or above `~`, wherever in a word it is,
+        // and not at either end of the range.
+        for byte: UInt8 in [0x00, 0x01, 0x1F, 0x7F, 0x80, 0xC3, 0xFF] {
+            for place in 0..<17 {
+                var bytes = [UInt8](repeating: 0x61, count: 17)
+                bytes[place] = byte
+                bytes.withUnsafeBufferPointer { buffer in
+                    #expect(!ASCIIScan.isPrintableASCII(buffer), "\(byte) at \(place)")
+                }
+            }
+        }
+        for byte: UInt8 in [0x20, 0x21, 0x7D, 0x7E] {
+            [UInt8](repeating: byte, count: 17).withUnsafeBufferPointer { buffer in
+                #expect(ASCIIScan.isPrintableASCII(buffer), "\(byte)")
             }
         }
         // Bytes of 0x80 and up, and the neighbours of the deciding ones, are plain.

@@ -58,7 +58,7 @@ extension LogStore {
         let handles = Self.handleMarks(of: inputs, count: bases.count)
         // The windows of each keyspace's walk, found once for the copy and the re-pointing.
         let windows = plan.directories.map {
-            $0.count > 0 ? $0.logWindows(bases, window: Self.compactionWindow) : []
+            $0.count > 0 ? $0.logWindows(bases, window: options.compactionWindow) : []
         }
         do {
             try copyLive(
@@ -192,7 +192,7 @@ extension LogStore {
     static let repointPrefetchDistance = 16
 
     /// Live records the copy (and the re-pointing, which walks the same windows) sorts at once:
-    /// 8 MiB of scratch.
+    /// 8 MiB of scratch (the default of ``LogStoreOptions/compactionWindow``).
     static let compactionWindow = 1 << 19
 
     /// By handle (`count` of them), whether the segment is one of `inputs`.

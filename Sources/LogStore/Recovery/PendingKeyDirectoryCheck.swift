@@ -115,18 +115,20 @@ struct PendingKeyDirectoryCheck {
         guard let table = tables[id] else { return }
         try KeyDirectoryFile.checkTable(
             directories[id], of: table.keyspace, segmentSizes: segmentSizes,
-            fileSystem: options.fileSystem)
+            fileSystem: options.fileSystem,
+            pieceBlocks: options.keyDirectoryCheckPieceBlocks)
         tables[id] = nil
     }
 
     /// Checks every table whole, as open used to
-    /// (``KeyDirectoryFile/checkTable(_:of:segmentSizes:fileSystem:)``).
+    /// (``KeyDirectoryFile/checkTable(_:of:segmentSizes:fileSystem:pieceBlocks:)``).
     /// - Throws: ``KeyDirectoryFile/Unusable`` for the first that fails.
     func checkAll(_ directories: [KeyDirectory]) throws(KeyDirectoryFile.Unusable) {
         for (id, table) in tables.sorted(by: { $0.key < $1.key }) {
             try KeyDirectoryFile.checkTable(
                 directories[id], of: table.keyspace, segmentSizes: segmentSizes,
-                fileSystem: options.fileSystem)
+                fileSystem: options.fileSystem,
+                pieceBlocks: options.keyDirectoryCheckPieceBlocks)
         }
     }
 

@@ -65,9 +65,12 @@ public enum StoreCheck {
     }
 
     /// ``run(storeAt:)``, calling `visit` with each record of the log as it is checked (for a
-    /// progress line).
+    /// progress line). `keyDirectoryPassBytes`, when given, bounds the table bytes each pass of
+    /// the key directory file's comparison holds (tests make it small; `LogInspector`'s default
+    /// otherwise).
     package static func run(
-        storeAt path: String, visit: (LogInspector.VisitedRecord) -> Void
+        storeAt path: String, keyDirectoryPassBytes: Int? = nil,
+        visit: (LogInspector.VisitedRecord) -> Void
     ) throws -> StoreCheckReport {
         var report = StoreCheckReport()
         let (schema, decoder, schemaError) = readSchema(path)
@@ -76,7 +79,10 @@ public enum StoreCheck {
         // The check of the keyspace last seen (records come in runs of one keyspace).
         var checked: (keyspace: String, check: RecordCheck?)?
         var holdsReferences = false
-        report.log = try LogInspector.verify(storeAt: path) { record in
+        let passBytes = keyDirectoryPassBytes ?? LogInspector.keyDirectoryComparisonPassBytes
+        report.log = try LogInspector.verify(
+            storeAt: path, fileSystem: PosixFileSystem(), keyDirectoryPassBytes: passBytes
+        ) { record in
             visit(record)
             guard record.kind == .put else { return }
             if record.keyspace == Keyspaces.schema {

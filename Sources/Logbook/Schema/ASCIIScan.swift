@@ -32,6 +32,29 @@ package enum ASCIIScan {
         isASCII(UnsafeRawBufferPointer(bytes))
     }
 
+    /// Whether every byte of `bytes` is printable ASCII, space (0x20) to `~` (0x7E): text that
+    /// is its own display form, one column a byte.
+    @inlinable package static func isPrintableASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        let count = bytes.count
+        var i = 0
+        var outside: UInt64 = 0
+        while i + 8 <= count {
+            let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            // The top bit of a byte below 0x20 (after subtracting 0x20), of 0x7F (after adding
+            // 1) or of 0x80 and up. A borrow or carry between bytes starts only at such a byte.
+            outside |= (word &- ones &* 0x20) | (word &+ ones) | word
+            i += 8
+        }
+        guard outside & highs == 0 else { return false }
+        while i < count {
+            if base[i] &- 0x20 >= 0x5F { return false }
+            i += 1
+        }
+        return true
+    }
+
     /// The offset of the first `byte` in `bytes`, or `nil`.
     @inlinable package static func firstIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>)
         -> Int?

@@ -1,3 +1,5 @@
+import Logbook
+
 /// `list --json`, written while the employees stream past: a JSON array of
 /// `{"company", "designation", "id", "name", "salary"}` objects, keys sorted; `company` is
 /// `{"id", "name"}` or `null`.
@@ -46,9 +48,8 @@ final class EmployeeJSON {
     private func string(_ text: String) throws(EmployeesError) {
         try output.write(byte: UInt8(ascii: "\""))
         var text = text
-        let plain = text.withUTF8 { bytes in
-            bytes.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
-        }
+        // No quote, backslash or control character: written as it is.
+        let plain = text.withUTF8 { ASCIIScan.firstQuoteBackslashOrControl(in: $0, from: 0) == nil }
         if plain {
             try output.write(text)
         } else {

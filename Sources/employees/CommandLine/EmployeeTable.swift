@@ -1,3 +1,5 @@
+import Logbook
+
 /// `list`'s table for people, written while the employees stream past: id, "name — designation",
 /// company, salary flush right, in columns two spaces apart and as wide as their widest cell
 /// (in terminal columns, so wide characters keep them aligned).
@@ -179,9 +181,7 @@ final class EmployeeTable {
 
     @inline(__always)
     private static func isPrintableASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var printable = true
-        for byte in bytes { printable = printable && byte &- 0x20 < 0x5F }
-        return printable
+        ASCIIScan.isPrintableASCII(bytes)
     }
 
     /// Writes a cell at `start + at`: its width and length (32 bits each, little-endian), then
@@ -232,8 +232,7 @@ final class EmployeeTable {
 
     /// The `digits` decimal digits of `value` (and its sign) at `start`.
     @inline(__always)
-    private static func putDecimal(_ start: UnsafeMutableRawPointer, _ value: Int64, digits: Int)
-    {
+    private static func putDecimal(_ start: UnsafeMutableRawPointer, _ value: Int64, digits: Int) {
         var magnitude = value.magnitude
         var position = digits
         repeat {

@@ -1,3 +1,5 @@
+import Logbook
+
 /// Text measured in terminal columns, so tables and the screen stay aligned when names hold
 /// double-width characters (李小龙, emoji) or combining marks.
 ///
@@ -42,9 +44,8 @@ extension String {
     /// Whether the text is all printable ASCII (space to `~`): then it is its own
     /// ``displayable`` form and takes one column a byte. Checked on the bytes, for speed.
     var isPrintableASCII: Bool {
-        utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.allSatisfy { $0 &- 0x20 < 0x5F }
-        } ?? utf8.allSatisfy { $0 &- 0x20 < 0x5F }
+        utf8.withContiguousStorageIfAvailable { ASCIIScan.isPrintableASCII($0) }
+            ?? utf8.allSatisfy { $0 &- 0x20 < 0x5F }
     }
 
     /// The text with control characters (which would move the cursor or inject escape

@@ -41,6 +41,7 @@ enum StoreAccess {
         options.salvage = salvage
         options.createIfMissing = false
         options.autoCompactionDeadFraction = nil
+        StoreTuning.apply(to: &options)
         do {
             var attempts = 0
             while true {
@@ -66,6 +67,7 @@ enum StoreAccess {
         var options = LogStoreOptions()
         options.createIfMissing = false
         options.autoCompactionDeadFraction = nil
+        StoreTuning.apply(to: &options)
         do {
             return try LogStore(path: path, options: options)
         } catch LogStoreError.locked {

@@ -81,7 +81,9 @@ struct Verifier {
         var outcome = VerifyOutcome()
         let meter = VerifyProgress(storeAt: path)
         var seen = 0
-        let check = try StoreCheck.run(storeAt: path) { record in
+        let check = try StoreCheck.run(
+            storeAt: path, keyDirectoryPassBytes: StoreTuning.keyDirectoryPassBytes
+        ) { record in
             seen += 1
             progress.update(meter.describe(record, records: seen))
         }

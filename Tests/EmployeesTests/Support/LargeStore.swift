@@ -16,8 +16,15 @@ enum LargeStore {
     /// The name of employee `n`: `Person n`, padded with `x` to `nameBytes` bytes if longer.
     static func name(_ n: Int, nameBytes: Int = 0) -> String {
         let name = "Person \(n)"
+        // The filler from bytes: appending a string of "x" per byte was seconds of the large
+        // store's build in a debug build.
         return name.count >= nameBytes
-            ? name : name + " " + String(repeating: "x", count: nameBytes - name.count - 1)
+            ? name
+            : name + " "
+                + String(
+                    decoding: [UInt8](
+                        repeating: UInt8(ascii: "x"), count: nameBytes - name.count - 1),
+                    as: UTF8.self)
     }
 
     /// The company of employee `n` (an index into ``companyNames``), if any.
