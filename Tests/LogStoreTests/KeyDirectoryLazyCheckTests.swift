@@ -119,46 +119,6 @@ import Testing
         try store.close()
     }
 
-    /// Writes `bytes` over the start of the file at `path`, in place (no truncation).
-    private func overwrite(_ path: String, with bytes: Data) throws {
-        let handle = try #require(FileHandle(forWritingAtPath: path))
-        defer { try? handle.close() }
-        try handle.write(contentsOf: bytes)
-    }
-
-    /// Keyspace `a`'s table: whether it is still the key directory file's mapping.
-    private func tableIsMapped(_ store: LogStore) -> Bool? {
-        store.index.withLockForPointRead { state in
-            state.keyspaces.cachedID(of: "a").map { state.directories[$0].table.isMapped }
-        }
-    }
-
-    /// Once point reads have read every block of a table, it moves into memory of its own (in
-    /// huge pages when large): later lookups no longer walk the mapping's small pages. Reads
-    /// answer the same, the file no longer backs them, and a close rewrites nothing.
-    @Test func aTableThatPointReadsCheckedWholeMovesIntoMemoryOfItsOwn() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
-        let capacity = try makeTwoBlockStore(dir.path)
-        let fileBytes = FileManager.default.contents(atPath: file(dir.path))!
-        let store = try LogStore(path: dir.path, options: twoBlockOptions())
-        let inFirst = firstKey(homeIn: 0..<capacity / 4, capacity: capacity)
-        let inSecond = firstKey(homeIn: capacity * 3 / 4..<capacity * 7 / 8, capacity: capacity)
-        #expect(try store.get(key(inFirst), in: "a") == value(inFirst))
-        #expect(tableIsMapped(store) == true)
-        #expect(try store.get(key(inSecond), in: "a") == value(inSecond))
-        #expect(tableIsMapped(store) == false)
-        // The file's bytes set to all ones in place (same length), which reads as empty
-        // slots: a table still mapped from it would lose every key.
-        try overwrite(file(dir.path), with: Data(repeating: 0xFF, count: fileBytes.count))
-        for i in stride(from: 0, to: 50_000, by: 97) {
-            #expect(try store.get(key(i), in: "a") == value(i))
-        }
-        try overwrite(file(dir.path), with: fileBytes)
-        try store.close()
-        #expect(FileManager.default.contents(atPath: file(dir.path)) == fileBytes)
-    }
-
     @Test func damageOnlyTheWholeCheckSeesIsFoundOnceEveryBlockIsChecked() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }

@@ -72,15 +72,7 @@ extension KeyDirectory {
             UnsafeRawBufferPointer(start: entries, count: bytes)
         }
 
-        /// A table of `capacity` empty entries in memory of its own.
-        convenience init(capacity: Int) {
-            self.init(uninitializedCapacity: capacity)
-            entries.initialize(repeating: .empty, count: capacity)
-        }
-
-        /// A table of `capacity` entries in memory of its own, not yet initialized: the caller
-        /// writes every entry before any is read.
-        private init(uninitializedCapacity capacity: Int) {
+        init(capacity: Int) {
             unmap = nil
             dropPages = nil
             isUnwrittenMapping = false
@@ -96,6 +88,7 @@ extension KeyDirectory {
                 entries = UnsafeMutableRawPointer(malloc(max(bytes, 1))!).bindMemory(
                     to: Entry.self, capacity: capacity)
             }
+            entries.initialize(repeating: .empty, count: capacity)
         }
 
         static let hugePage = 2 << 20
@@ -126,12 +119,12 @@ extension KeyDirectory {
         /// its pages are dropped again behind the copy (they stay in the page cache), so the
         /// copy does not hold the table twice.
         func copy() -> EntryTable {
-            let new = EntryTable(uninitializedCapacity: count)
+            let new = EntryTable(capacity: count)
             let step = WalkPageRelease.step / MemoryLayout<Entry>.stride
             var start = 0
             while start < count {
                 let n = Swift.min(step, count - start)
-                (new.entries + start).initialize(from: entries + start, count: n)
+                (new.entries + start).update(from: entries + start, count: n)
                 start += n
                 releasePages(below: start)
             }

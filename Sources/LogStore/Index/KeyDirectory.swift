@@ -344,15 +344,6 @@ struct KeyDirectory {
         }
     }
 
-    /// Moves a table mapped from a key directory file into memory of its own (in huge pages
-    /// when large, as ``EntryTable/init(capacity:)`` allocates): for a table whose every block
-    /// point reads have read, so that its lookups stop missing the TLB on the mapping's small
-    /// pages. The mapping's pages go from memory behind the copy. Nothing for a table already
-    /// in memory of its own.
-    mutating func moveTableToOwnMemory() {
-        if table.isMapped { replaceTable(table.copy()) }
-    }
-
     /// Copy-on-write: a snapshot taken for iteration keeps the table it copied. A table mapped
     /// from a key directory file moves into memory of its own once written often enough
     /// (``EntryTable/shouldMoveToOwnMemory()``).

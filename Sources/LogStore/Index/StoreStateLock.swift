@@ -94,9 +94,7 @@ package struct StoreStateLock: ~Copyable {
     /// Checks what a probe for `key` in keyspace `id` reads of a table still unchecked (the blocks
     /// it passes and each entry on the way), and the table whole once every block of it has
     /// been checked so; if a check fails, checks nothing more and rebuilds the index from hints
-    /// and segments. A table checked whole so moves into memory of its own
-    /// (``KeyDirectory/moveTableToOwnMemory()``). Call it under the lock
-    /// (``withLockForPointRead(_:)``).
+    /// and segments. Call it under the lock (``withLockForPointRead(_:)``).
     /// - Throws: ``LogStoreError`` if the rebuild fails (the store is then closed).
     @inline(never)
     borrowing func checkProbe(
@@ -115,12 +113,7 @@ package struct StoreStateLock: ~Copyable {
             try rebuild(&state, pending, reason: error.reason)
             return
         }
-        if everyBlockChecked {
-            try settle(&state, id: id)
-            // Point reads have read all of the table: it is hot, and lookups in memory of its
-            // own (huge pages) cost less than in the mapping.
-            state.directories[id].moveTableToOwnMemory()
-        }
+        if everyBlockChecked { try settle(&state, id: id) }
     }
 
     /// Checks every table whole; rebuilds the index if one fails. A rebuild that fails closes
