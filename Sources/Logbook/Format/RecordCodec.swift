@@ -77,18 +77,33 @@ final class RecordCodec: Sendable {
     /// default the field had in the version that added it (widened since, if it was), so a
     /// default changed later does not change objects stored before the field existed.
     private let missingValues: [UInt32: [AttributeValue]]
-    /// Older versions whose stored fields are the current ones' first fields, in order (a
-    /// version before attributes or to-ones were appended): their records decode in field
-    /// order, as current ones do, without collecting their values first.
-    private let prefixVersions: Set<UInt32>
+    /// An older version whose stored fields are the current ones' first fields, in order (a
+    /// version before attributes or to-ones were appended): its records decode in field order,
+    /// as current ones do, without collecting their values first.
+    private final class Prefix: Sendable {
+        let layout: Layout
+        /// The value each current field its records lack reads as (see `missingValues`).
+        let missing: [AttributeValue]
+        /// Whether its fields have the current ones' shapes, so that
+        /// ``decodePrefix(_:primaryKey:field:null:missing:)`` reads each value as a current
+        /// record's value in the same position.
+        let inPlace: Bool
+
+        init(layout: Layout, missing: [AttributeValue], inPlace: Bool) {
+            self.layout = layout
+            self.missing = missing
+            self.inPlace = inPlace
+        }
+    }
+    /// `prefixes[v]`: version v's ``Prefix`` if it is one, for v below 64 (records of a prefix
+    /// version from 64 up decode through ``decode(_:key:only:_:)``). Found per record by
+    /// position: a hashed lookup of the version, and a copy of its layout's tables, cost more
+    /// than decoding a small record (a third of `employees list` over older records in perf).
+    private let prefixes: [Prefix?]
     /// Older versions (below 64) whose records a scan locates as it locates current ones: their
     /// stored fields are the current ones' first fields, of the same shapes and optional slots,
     /// and every field they lack reads as `null`. Each with its field count and bitmap bytes.
     private let scanPrefixes: [(version: UInt32, fields: Int, bitmapBytes: Int)]
-    /// Older versions whose records ``decodePrefix(_:primaryKey:field:null:missing:)`` reads:
-    /// those of `prefixVersions` whose fields have the current ones' shapes, so each value is
-    /// read as a current record's value in the same position.
-    private let inPlacePrefixVersions: Set<UInt32>
 
     /// A codec for the records of `described` (its attributes, then its to-one relationships
     /// as optional integers: ``Entity/storedFields``).
@@ -141,18 +156,21 @@ final class RecordCodec: Sendable {
             }
             return values
         }
-        prefixVersions = Set(
+        let prefixVersions = Set(
             older.filter {
                 !$0.value.widens && !$0.value.substitutesNulls
                     && $0.value.currentIndex == Array(0..<$0.value.currentIndex.count)
             }.keys)
-        inPlacePrefixVersions = prefixVersions.filter { [layout, older] version in
-            guard let old = older[version], old.types.count <= layout.types.count else {
-                return false
-            }
-            return old.shapes[...] == layout.shapes[..<old.types.count]
+        var prefixes = [Prefix?](repeating: nil, count: 64)
+        for (version, old) in older where version < 64 && prefixVersions.contains(version) {
+            let inPlace =
+                old.types.count <= layout.types.count
+                && old.shapes[...] == layout.shapes[..<old.types.count]
                 && old.types[...] == layout.types[..<old.types.count]
+            prefixes[Int(version)] = Prefix(
+                layout: old, missing: missingValues[version] ?? initialValues, inPlace: inPlace)
         }
+        self.prefixes = prefixes
         scanPrefixes = prefixVersions.compactMap { [layout, missingValues, older] version in
             guard version < 64, let old = older[version] else { return nil }
             let fields = old.types.count
@@ -489,7 +507,7 @@ final class RecordCodec: Sendable {
     }
 
     /// Decodes a record of an older version whose fields are the current ones' first fields
-    /// (see `prefixVersions`): calls `body` with every current field in order, the initial value
+    /// (see `prefixes`): calls `body` with every current field in order, the initial value
     /// for those the record lacks, as ``decode(_:key:only:_:)`` would. Returns `nil`, having
     /// called nothing, for a record of any other version.
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``.
@@ -500,13 +518,12 @@ final class RecordCodec: Sendable {
         var r = ByteReader(buffer)
         do {
             let version = try r.varint()
-            guard version <= UInt64(UInt32.max), prefixVersions.contains(UInt32(version)),
-                let old = older[UInt32(version)]
-            else { return nil }
+            guard version < 64, let prefix = prefixes[Int(version)] else { return nil }
             let objectVersion = try r.varint()
-            try decodeValues(&r, old, nil, body)
-            let missing = missingValues[UInt32(version)] ?? initialValues
-            for i in old.currentIndex.count..<initialValues.count { try body(i, missing[i]) }
+            try decodeValues(&r, prefix.layout, nil, body)
+            for i in prefix.layout.currentIndex.count..<initialValues.count {
+                try body(i, prefix.missing[i])
+            }
             guard r.isAtEnd else {
                 throw LogbookError.corruptRecord(
                     entity: entity.name, key: String(primaryKey),
@@ -519,7 +536,7 @@ final class RecordCodec: Sendable {
     }
 
     /// Fast path for records of an older version whose fields are the current ones' first
-    /// fields, of the same shapes (``inPlacePrefixVersions``): as
+    /// fields, of the same shapes (`Prefix.inPlace`): as
     /// ``decodeCurrent(_:primaryKey:field:null:)``, through that version's null bitmap, then
     /// `missing(i, value)` for each current field the record lacks, with the value
     /// ``decode(_:key:only:_:)`` gives it. Returns `nil`, having called nothing, for a record
@@ -534,19 +551,19 @@ final class RecordCodec: Sendable {
         var r = ByteReader(buffer)
         do {
             let version = try r.varint()
-            guard version <= UInt64(UInt32.max),
-                inPlacePrefixVersions.contains(UInt32(version)),
-                let old = older[UInt32(version)]
-            else { return nil }
+            guard version < 64, let prefix = prefixes[Int(version)], prefix.inPlace else {
+                return nil
+            }
             let objectVersion = try r.varint()
-            try Self.decodeFields(buffer, &r, old, field: field, null: null)
+            try Self.decodeFields(buffer, &r, prefix.layout, field: field, null: null)
             guard r.isAtEnd else {
                 throw LogbookError.corruptRecord(
                     entity: entity.name, key: String(primaryKey),
                     reason: "\(buffer.count - r.offset) bytes after the values")
             }
-            let values = missingValues[UInt32(version)] ?? initialValues
-            for i in old.types.count..<initialValues.count { missing(i, values[i]) }
+            for i in prefix.layout.types.count..<initialValues.count {
+                missing(i, prefix.missing[i])
+            }
             return objectVersion
         } catch is ByteReader.Truncated {
             throw corrupt(primaryKey)

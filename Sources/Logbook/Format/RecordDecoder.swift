@@ -107,6 +107,14 @@ public struct RecordDecoder: Sendable {
         {
             return (pk, version)
         }
+        // A record of an older version that only lacks the last fields (a store migrated
+        // lightweight and not compacted since): read in place too.
+        if let version = try codec.decodePrefix(
+            value, primaryKey: pk, field: { i, r in field(i, try r.value(codec.shape(i))) },
+            null: { field($0, .null) }, missing: field)
+        {
+            return (pk, version)
+        }
         if let version = try codec.decodeInFieldOrder(value, primaryKey: pk, field) {
             return (pk, version)
         }
