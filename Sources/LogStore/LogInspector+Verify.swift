@@ -73,19 +73,15 @@ extension LogInspector {
         try verify(storeAt: path, fileSystem: PosixFileSystem(), visit: visit)
     }
 
-    /// The table bytes each pass of the key directory file's comparison holds by default
-    /// (``verify(storeAt:fileSystem:checkingKeyDirectory:checkingHints:keyDirectoryPassBytes:visit:)``).
-    package static var keyDirectoryComparisonPassBytes: Int { KeyDirectoryFile.comparisonPassBytes }
-
     /// ``verify(storeAt:visit:)`` through `fileSystem`; without `checkingKeyDirectory`, the key
     /// directory file is not checked, without `checkingHints` the hint files are not (a walk,
     /// which reports only the log's damage: a hint's check builds a table as large as the
-    /// segment's index). `keyDirectoryPassBytes` bounds the table bytes each pass of the key
-    /// directory file's comparison holds (tests make it small to force many passes).
+    /// segment's index). `keyDirectoryPassBytes`, when given, bounds the table bytes each pass
+    /// of the key directory file's comparison holds (tests make it small to force many passes).
     package static func verify(
         storeAt path: String, fileSystem fs: any FileSystem, checkingKeyDirectory: Bool = true,
         checkingHints: Bool = true,
-        keyDirectoryPassBytes: Int = KeyDirectoryFile.comparisonPassBytes,
+        keyDirectoryPassBytes: Int? = nil,
         visit: (VisitedRecord) throws -> Void = { _ in }
     ) throws -> VerifyReport {
         let path = LogStore.backupDirectory(at: path, fileSystem: fs)
@@ -117,7 +113,9 @@ extension LogInspector {
         }
         if files.hasKeyDirectory && checkingKeyDirectory {
             checkKeyDirectory(
-                files, fileSystem: fs, passBytes: keyDirectoryPassBytes, report: &report)
+                files, fileSystem: fs,
+                passBytes: keyDirectoryPassBytes ?? KeyDirectoryFile.comparisonPassBytes,
+                report: &report)
         }
         // The files the store never reads, each with what becomes of it.
         let unread: [(names: [String], reason: String, kind: Problem.Kind)] = [

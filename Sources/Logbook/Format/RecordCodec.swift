@@ -156,13 +156,11 @@ final class RecordCodec: Sendable {
             }
             return values
         }
-        let prefixVersions = Set(
-            older.filter {
-                !$0.value.widens && !$0.value.substitutesNulls
-                    && $0.value.currentIndex == Array(0..<$0.value.currentIndex.count)
-            }.keys)
         var prefixes = [Prefix?](repeating: nil, count: 64)
-        for (version, old) in older where version < 64 && prefixVersions.contains(version) {
+        for (version, old) in older
+        where version < 64 && !old.widens && !old.substitutesNulls
+            && old.currentIndex == Array(0..<old.currentIndex.count)
+        {
             let inPlace =
                 old.types.count <= layout.types.count
                 && old.shapes[...] == layout.shapes[..<old.types.count]
@@ -171,15 +169,17 @@ final class RecordCodec: Sendable {
                 layout: old, missing: missingValues[version] ?? initialValues, inPlace: inPlace)
         }
         self.prefixes = prefixes
-        scanPrefixes = prefixVersions.compactMap { [layout, missingValues, older] version in
-            guard version < 64, let old = older[version] else { return nil }
+        // Every older version has its missing values, so `prefix.missing` is this version's.
+        scanPrefixes = prefixes.enumerated().compactMap { [layout] version, prefix in
+            guard let prefix else { return nil }
+            let old = prefix.layout
             let fields = old.types.count
             guard fields <= layout.types.count, old.bitmapBytes < 256,
                 old.shapes[...] == layout.shapes[..<fields],
                 old.optionalSlot[...] == layout.optionalSlot[..<fields],
-                missingValues[version]?[fields...].allSatisfy(\.isNull) == true
+                prefix.missing[fields...].allSatisfy(\.isNull)
             else { return nil }
-            return (version, fields, old.bitmapBytes)
+            return (UInt32(version), fields, old.bitmapBytes)
         }
     }
 

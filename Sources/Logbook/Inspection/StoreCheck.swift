@@ -66,8 +66,7 @@ public enum StoreCheck {
 
     /// ``run(storeAt:)``, calling `visit` with each record of the log as it is checked (for a
     /// progress line). `keyDirectoryPassBytes`, when given, bounds the table bytes each pass of
-    /// the key directory file's comparison holds (tests make it small; `LogInspector`'s default
-    /// otherwise).
+    /// the key directory file's comparison holds (tests make it small).
     package static func run(
         storeAt path: String, keyDirectoryPassBytes: Int? = nil,
         visit: (LogInspector.VisitedRecord) -> Void
@@ -79,9 +78,9 @@ public enum StoreCheck {
         // The check of the keyspace last seen (records come in runs of one keyspace).
         var checked: (keyspace: String, check: RecordCheck?)?
         var holdsReferences = false
-        let passBytes = keyDirectoryPassBytes ?? LogInspector.keyDirectoryComparisonPassBytes
         report.log = try LogInspector.verify(
-            storeAt: path, fileSystem: PosixFileSystem(), keyDirectoryPassBytes: passBytes
+            storeAt: path, fileSystem: PosixFileSystem(),
+            keyDirectoryPassBytes: keyDirectoryPassBytes
         ) { record in
             visit(record)
             guard record.kind == .put else { return }

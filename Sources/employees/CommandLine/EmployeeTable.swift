@@ -70,9 +70,9 @@ final class EmployeeTable {
                 designation.withUTF8 { designation in
                     company.withUTF8 { company -> Int in
                         guard
-                            Self.isPrintableASCII(id) && Self.isPrintableASCII(name)
-                                && Self.isPrintableASCII(designation)
-                                && Self.isPrintableASCII(company)
+                            ASCIIScan.isPrintableASCII(id) && ASCIIScan.isPrintableASCII(name)
+                                && ASCIIScan.isPrintableASCII(designation)
+                                && ASCIIScan.isPrintableASCII(company)
                         else { return 0 }
                         var at = 0
                         widths.0 = max(widths.0, id.count)
@@ -177,11 +177,6 @@ final class EmployeeTable {
         if text.isPrintableASCII { return (text, text.utf8.count) }
         let shown = text.displayable
         return (shown, shown.displayWidth)
-    }
-
-    @inline(__always)
-    private static func isPrintableASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        ASCIIScan.isPrintableASCII(bytes)
     }
 
     /// Writes a cell at `start + at`: its width and length (32 bits each, little-endian), then
