@@ -147,7 +147,7 @@ import Testing
     private func checkedBlocks(_ store: LogStore) -> [Bool]? {
         store.index.withLockForPointRead { state in
             state.keyspaces.cachedID(of: "a").flatMap {
-                state.pendingCheck?.tables[$0]?.checkedBlocks
+                state.pendingCheck?.unchecked($0)?.checkedBlocks
             }
         }
     }
@@ -218,7 +218,7 @@ import Testing
     private func unchecked(_ store: LogStore) -> Set<String> {
         store.index.withLockForPointRead { state in
             Set(
-                (state.pendingCheck?.tables.keys).map { ids in
+                (state.pendingCheck?.uncheckedIDs).map { ids in
                     ids.compactMap { id in state.keyspaces.ids.first { $0.value == id }?.key }
                 } ?? [])
         }

@@ -136,7 +136,7 @@ struct StoreState: @unchecked Sendable {  // only ever touched under the index l
 
     /// Sets ``pendingCheck``; a check with no table left is none.
     mutating func setPendingCheck(_ check: PendingKeyDirectoryCheck?) {
-        pendingCheck = check?.tables.isEmpty == false ? check : nil
+        pendingCheck = (check?.pendingTables ?? 0) > 0 ? check : nil
         hasPendingCheck = pendingCheck != nil
     }
 

@@ -20,8 +20,18 @@ struct PendingKeyDirectoryCheck {
         var uncheckedBlocks: Int
     }
 
-    /// The tables not yet checked, by keyspace number.
-    private(set) var tables: [Int: Table] = [:]
+    /// The tables not yet checked, by keyspace number (`nil`: checked, or not mapped). An array,
+    /// not a dictionary: every point read asks it while any table is pending, and a hashed
+    /// lookup there cost more than the probe's own check.
+    private var tables: [Table?] = []
+    /// How many of ``tables`` are not `nil`.
+    private(set) var pendingTables = 0
+
+    /// The keyspace numbers of the tables not yet checked.
+    var uncheckedIDs: [Int] { tables.indices.filter { tables[$0] != nil } }
+
+    /// Keyspace `id`'s table, if it is not yet checked.
+    func unchecked(_ id: Int) -> Table? { id < tables.count ? tables[id] : nil }
     /// By place in the file's list, the sizes it records for its segments.
     let segmentSizes: [UInt32]
     /// The store, to rebuild the index if a check fails.
@@ -38,6 +48,8 @@ struct PendingKeyDirectoryCheck {
     }
 
     mutating func add(_ keyspace: KeyDirectoryFile.KeyspaceEntry, id: Int) {
+        if id >= tables.count { tables += repeatElement(nil, count: id + 1 - tables.count) }
+        if tables[id] == nil { pendingTables += 1 }
         tables[id] = Table(
             keyspace: keyspace,
             checkedBlocks: [Bool](repeating: false, count: keyspace.blockCRCs.count),
@@ -52,9 +64,8 @@ struct PendingKeyDirectoryCheck {
     mutating func checkProbe(
         hash: UInt32, entries: UnsafeBufferPointer<KeyDirectory.Entry>, in id: Int
     ) throws(KeyDirectoryFile.Unusable) -> Bool {
-        // The table is found once and changed where it lies (no copy of it, or of its block
-        // flags, per probe).
-        guard let t = tables.index(forKey: id) else { return false }
+        // The table is changed where it lies (no copy of it, or of its block flags, per probe).
+        guard id < tables.count, tables[id] != nil else { return false }
         let stride = MemoryLayout<KeyDirectory.Entry>.stride
         let mask = entries.count - 1
         var slot = Int(hash) & mask
@@ -63,10 +74,10 @@ struct PendingKeyDirectoryCheck {
             // An entry may straddle two blocks.
             let first = slot * stride / KeyDirectoryFile.blockSize
             let last = (slot * stride + stride - 1) / KeyDirectoryFile.blockSize
-            for block in first...last where !tables.values[t].checkedBlocks[block] {
-                try Self.checkBlock(block, of: entries, tables.values[t].keyspace)
-                tables.values[t].checkedBlocks[block] = true
-                tables.values[t].uncheckedBlocks -= 1
+            for block in first...last where !tables[id]!.checkedBlocks[block] {
+                try Self.checkBlock(block, of: entries, tables[id]!.keyspace)
+                tables[id]!.checkedBlocks[block] = true
+                tables[id]!.uncheckedBlocks -= 1
             }
             let entry = entries[slot]
             if entry.isEmpty { break }
@@ -76,19 +87,19 @@ struct PendingKeyDirectoryCheck {
             else {
                 throw KeyDirectoryFile.Unusable(
                     reason:
-                        "keyspace \"\(tables.values[t].keyspace.name.prefix(40))\" has an entry (slot \(slot)) that points outside the segments: segment \(ref.segment) offset \(ref.offset)"
+                        "keyspace \"\(tables[id]!.keyspace.name.prefix(40))\" has an entry (slot \(slot)) that points outside the segments: segment \(ref.segment) offset \(ref.offset)"
                 )
             }
             steps += 1
             guard steps < entries.count else {
                 throw KeyDirectoryFile.Unusable(
                     reason:
-                        "keyspace \"\(tables.values[t].keyspace.name.prefix(40))\" has no empty slot"
+                        "keyspace \"\(tables[id]!.keyspace.name.prefix(40))\" has no empty slot"
                 )
             }
             slot = (slot + 1) & mask
         }
-        return tables.values[t].uncheckedBlocks == 0
+        return tables[id]!.uncheckedBlocks == 0
     }
 
     private static func checkBlock(
@@ -112,19 +123,21 @@ struct PendingKeyDirectoryCheck {
     mutating func checkTable(_ id: Int, of directories: [KeyDirectory])
         throws(KeyDirectoryFile.Unusable)
     {
-        guard let table = tables[id] else { return }
+        guard let table = unchecked(id) else { return }
         try KeyDirectoryFile.checkTable(
             directories[id], of: table.keyspace, segmentSizes: segmentSizes,
             fileSystem: options.fileSystem,
             pieceBlocks: options.keyDirectoryCheckPieceBlocks)
         tables[id] = nil
+        pendingTables -= 1
     }
 
     /// Checks every table whole, as open used to
     /// (``KeyDirectoryFile/checkTable(_:of:segmentSizes:fileSystem:pieceBlocks:)``).
     /// - Throws: ``KeyDirectoryFile/Unusable`` for the first that fails.
     func checkAll(_ directories: [KeyDirectory]) throws(KeyDirectoryFile.Unusable) {
-        for (id, table) in tables.sorted(by: { $0.key < $1.key }) {
+        for (id, table) in tables.enumerated() {
+            guard let table else { continue }
             try KeyDirectoryFile.checkTable(
                 directories[id], of: table.keyspace, segmentSizes: segmentSizes,
                 fileSystem: options.fileSystem,

@@ -144,7 +144,7 @@ extension Replay {
                     pieceBlocks: options.keyDirectoryCheckPieceBlocks)
             }
         }
-        if checkingTablesLater && !pending.tables.isEmpty { state.setPendingCheck(pending) }
+        if checkingTablesLater && pending.pendingTables > 0 { state.setPendingCheck(pending) }
         state.lastSequence = meta.lastSequence
         if let newest = state.segments.last ?? nil, writable,
             meta.segments.count == files.segments.count
