@@ -99,4 +99,25 @@ import Testing
         #expect(students.value == 1)
         #expect(courses.value == 1)
     }
+
+    /// A read is reported as its own entity's property: a change to another entity's property
+    /// at the same position is not heard.
+    @Test func eachEntitysPropertiesAreHeardApart() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open([Student.self, Course.self])
+        let context = container.mainContext
+        let ann = Student(name: "Ann")
+        let math = Course(title: "Math")
+        context.insert(ann)
+        context.insert(math)
+        try context.save()
+        let name = track { _ = ann.name }
+        let title = track { _ = math.title }
+        math.title = "Algebra"
+        #expect(name.value == 0, "Course.title is not Student.name")
+        #expect(title.value == 1)
+        ann.name = "Anna"
+        #expect(name.value == 1)
+    }
 }

@@ -107,6 +107,11 @@ final class ObjectTable {
     @exclusivity(unchecked) private var pruningPaused = 0
     /// Hears of reads and changes of the context's objects (``ObservedProperties``).
     let registrar = ObservationRegistrar()
+    let observedSubject = ObservedProperties.subject
+    /// The bindings' observed key paths, unretained, and where each entity's start
+    /// (``ObservedProperties/readTable(of:)``): what a field's read reports.
+    let readKeyPaths: [Unmanaged<KeyPath<ObservedProperties, Int>>]
+    let readKeyPathStarts: [Int]
     /// Set while the context wants to hear of the next change (to schedule an autosave).
     @exclusivity(unchecked) var reportsNextChange = false
 
@@ -117,6 +122,7 @@ final class ObjectTable {
     init(bindings: [EntityBinding], probe: ProbeRecord? = nil) {
         self.bindings = bindings
         self.probe = probe
+        (readKeyPaths, readKeyPathStarts) = ObservedProperties.readTable(of: bindings)
         registry = bindings.map { _ in PrimaryKeyTable() }
         unindexed = Array(repeating: [], count: bindings.count)
         stagedCount = Array(repeating: 0, count: bindings.count)

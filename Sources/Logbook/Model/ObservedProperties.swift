@@ -19,17 +19,36 @@ final class ObservedProperties: Observable, Sendable {
     static func keyPaths(entity: Int, count: Int) -> [KeyPath<ObservedProperties, Int>] {
         (0..<count).map { \ObservedProperties.[property: entity << 16 | $0] }
     }
+
+    /// The key paths of `bindings`' properties in one run, unretained (the bindings hold
+    /// them), and where each entity's start: entity `i`'s are at `starts[i]..<starts[i + 1]`.
+    static func readTable(of bindings: [EntityBinding])
+        -> (keyPaths: [Unmanaged<KeyPath<ObservedProperties, Int>>], starts: [Int])
+    {
+        var starts = [0]
+        var keyPaths: [Unmanaged<KeyPath<ObservedProperties, Int>>] = []
+        for binding in bindings {
+            keyPaths += binding.observedKeyPaths.map { Unmanaged.passUnretained($0) }
+            starts.append(keyPaths.count)
+        }
+        return (keyPaths, starts)
+    }
 }
 
 extension ObjectTable {
     /// Tells the registrar a field of entry `e` was read (nothing unless it is within
     /// `withObservationTracking`).
+    // Every read of a registered object's field comes here, in or out of a tracking scope, so
+    // it reads only arrays of plain words: no binding, key path or subject is retained.
     @inline(__always)
     func observeRead(_ e: Int32, property: Int) {
         guard probe == nil, e >= 0 else { return }
-        let binding = bindings[Int(self[e].entity)]
-        guard property < binding.observedKeyPaths.count else { return }
-        registrar.access(ObservedProperties.subject, keyPath: binding.observedKeyPaths[property])
+        let entity = Int(self[e].entity)
+        let k = readKeyPathStarts[entity] + property
+        guard k < readKeyPathStarts[entity + 1] else { return }
+        readKeyPaths[k]._withUnsafeGuaranteedRef { keyPath in
+            registrar.access(observedSubject, keyPath: keyPath)
+        }
     }
 
     /// Tells the registrar that property `property` of entity `entity` changed.
