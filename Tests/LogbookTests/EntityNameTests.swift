@@ -34,6 +34,29 @@ import Testing
         #expect(Renamed.entityName == "Account")
     }
 
+    final class Tagged<Tag>: PersistentModel {
+        @Attribute var title = ""
+        init() {}
+    }
+
+    /// More classes than the names kept in a short list: each keeps its own name, asked first
+    /// or again.
+    @Test func manyClassesEachKeepTheirOwnName() {
+        let types: [any PersistentModel.Type] = [
+            Tagged<Int8>.self, Tagged<Int16>.self, Tagged<Int32>.self, Tagged<Int64>.self,
+            Tagged<UInt8>.self, Tagged<UInt16>.self, Tagged<UInt32>.self, Tagged<UInt64>.self,
+            Tagged<Float>.self, Tagged<Double>.self, Tagged<String>.self, Tagged<Bool>.self,
+            Tagged<Character>.self, Tagged<[Int]>.self, Tagged<[String]>.self,
+            Tagged<Set<Int>>.self, Tagged<Int?>.self, Tagged<String?>.self, Tagged<Data>.self,
+            Tagged<Date>.self, Tagged<URL>.self, Tagged<UUID>.self, Tagged<Decimal>.self,
+            Tagged<Int>.self,
+        ]
+        for _ in 0..<2 {
+            for type in types { #expect(type.entityName == String(describing: type)) }
+        }
+        #expect(Set(types.map { $0.entityName }).count == types.count)
+    }
+
     @Test func identifiersMadeFromTheDefaultNameFindTheObject() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }

@@ -265,13 +265,30 @@ struct Registration {
 /// type at every call (several hundred nanoseconds), and an app may name an entity at every
 /// fetch, as `PersistentIdentifier(entityName: Employee.entityName, primaryKey: id)` does.
 enum ClassNames {
-    private static let names = Locked<[ObjectIdentifier: String]>([:])
+    /// The first ``listed`` types in a list, then a dictionary: an app has a few model
+    /// classes, and comparing a few words costs less than hashing one.
+    private struct Names {
+        var list: [(type: ObjectIdentifier, name: String)] = []
+        var more: [ObjectIdentifier: String] = [:]
+
+        func name(of id: ObjectIdentifier) -> String? {
+            for entry in list where entry.type == id { return entry.name }
+            return list.count < ClassNames.listed ? nil : more[id]
+        }
+
+        mutating func add(_ id: ObjectIdentifier, _ name: String) {
+            guard self.name(of: id) == nil else { return }
+            if list.count < ClassNames.listed { list.append((id, name)) } else { more[id] = name }
+        }
+    }
+    private static let listed = 16
+    private static let names = Locked(Names())
 
     static func name(of type: Any.Type) -> String {
         let id = ObjectIdentifier(type)
-        if let name = names.withLock({ $0[id] }) { return name }
+        if let name = names.withLock({ $0.name(of: id) }) { return name }
         let name = String(describing: type)
-        names.withLock { $0[id] = name }
+        names.withLock { $0.add(id, name) }
         return name
     }
 }
