@@ -42,6 +42,8 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     let derivedInverses: [(entity: Int, property: Int)?]
     /// For each stored field, the fields of the composite it is (empty for any other field).
     let compositeFields: [[Int]]
+    /// Whether any of ``compositeFields`` is not empty.
+    let hasComposites: Bool
     /// For a class, the stored fields whose values are converted from Swift values that may
     /// fail to convert (enums, arrays, composites…): checked before a record is encoded.
     private let convertedFields: [Int]
@@ -128,6 +130,7 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         observedKeyPaths = ObservedProperties.keyPaths(
             entity: index, count: stored.attributes.count + entity.relationships.count)
         compositeFields = stored.attributes.indices.map { stored.compositeFields(of: $0) }
+        hasComposites = compositeFields.contains { !$0.isEmpty }
         var composites: [(marker: Int, fields: [Int], property: any CompositeProperty)] = []
         for (i, field) in storedFields.enumerated() {
             // A composite read in place (``CompositeProperty/isDirect``) is not gathered.

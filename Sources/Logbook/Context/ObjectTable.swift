@@ -108,10 +108,8 @@ final class ObjectTable {
     /// Hears of reads and changes of the context's objects (``ObservedProperties``).
     let registrar = ObservationRegistrar()
     let observedSubject = ObservedProperties.subject
-    /// The bindings' observed key paths, unretained, and where each entity's start
-    /// (``ObservedProperties/readTable(of:)``): what a field's read reports.
-    let readKeyPaths: [Unmanaged<KeyPath<ObservedProperties, Int>>]
-    let readKeyPathStarts: [Int]
+    /// What reads and changes report, by entity and property.
+    let observed: ObservedTable
     /// Set while the context wants to hear of the next change (to schedule an autosave).
     @exclusivity(unchecked) var reportsNextChange = false
 
@@ -122,7 +120,7 @@ final class ObjectTable {
     init(bindings: [EntityBinding], probe: ProbeRecord? = nil) {
         self.bindings = bindings
         self.probe = probe
-        (readKeyPaths, readKeyPathStarts) = ObservedProperties.readTable(of: bindings)
+        observed = ObservedProperties.table(of: bindings)
         registry = bindings.map { _ in PrimaryKeyTable() }
         unindexed = Array(repeating: [], count: bindings.count)
         stagedCount = Array(repeating: 0, count: bindings.count)
@@ -259,15 +257,14 @@ final class ObjectTable {
             }
             entries[i].changedSlots |= bit
             // Unretained: the table's bindings outlive this call.
-            let fields = bindings.withUnsafeBufferPointer { bindings -> [Int] in
+            let fields = bindings.withUnsafeBufferPointer { bindings -> [Int]? in
                 let binding = bindings[Int(entries[i].entity)]
-                if slot < binding.attributeCount {
-                    changeLog.append((e, Int32(slot), binding.read(object, slot)))
-                    return binding.compositeFields[slot]
-                }
-                return []
+                guard slot < binding.attributeCount else { return nil }
+                changeLog.append((e, Int32(slot), binding.read(object, slot)))
+                // Most entities have no composite: their changes skip the list of its fields.
+                return binding.hasComposites ? binding.compositeFields[slot] : nil
             }
-            for field in fields { noteChange(e, slot: field, object: object) }
+            for field in fields ?? [] { noteChange(e, slot: field, object: object) }
         }
     }
 

@@ -21,43 +21,60 @@ final class ObservedProperties: Observable, Sendable {
     }
 
     /// The key paths of `bindings`' properties in one run, unretained (the bindings hold
-    /// them), and where each entity's start: entity `i`'s are at `starts[i]..<starts[i + 1]`.
-    static func readTable(of bindings: [EntityBinding])
-        -> (keyPaths: [Unmanaged<KeyPath<ObservedProperties, Int>>], starts: [Int])
-    {
-        var starts = [0]
-        var keyPaths: [Unmanaged<KeyPath<ObservedProperties, Int>>] = []
+    /// them), with each stored field's derived inverse (``EntityBinding/derivedInverses``,
+    /// `nil` past the stored fields), and where each entity's start: entity `i`'s are at
+    /// `starts[i]..<starts[i + 1]`.
+    static func table(of bindings: [EntityBinding]) -> ObservedTable {
+        var table = ObservedTable(keyPaths: [], inverses: [], starts: [0])
         for binding in bindings {
-            keyPaths += binding.observedKeyPaths.map { Unmanaged.passUnretained($0) }
-            starts.append(keyPaths.count)
+            table.keyPaths += binding.observedKeyPaths.map { Unmanaged.passUnretained($0) }
+            table.inverses += binding.observedKeyPaths.indices.map {
+                $0 < binding.derivedInverses.count ? binding.derivedInverses[$0] : nil
+            }
+            table.starts.append(table.keyPaths.count)
         }
-        return (keyPaths, starts)
+        return table
+    }
+}
+
+/// What a context's table reports to Observation, by entity and property, in arrays of plain
+/// words: every read of a registered object's field and every change report uses it, in or
+/// out of a tracking scope, so they retain nothing (``ObservedProperties/table(of:)``).
+struct ObservedTable {
+    var keyPaths: [Unmanaged<KeyPath<ObservedProperties, Int>>]
+    var inverses: [(entity: Int, property: Int)?]
+    var starts: [Int]
+
+    /// Where property `property` of entity `entity` is, if it has one.
+    @inline(__always)
+    func position(entity: Int, property: Int) -> Int? {
+        let k = starts[entity] + property
+        return k < starts[entity + 1] ? k : nil
     }
 }
 
 extension ObjectTable {
     /// Tells the registrar a field of entry `e` was read (nothing unless it is within
     /// `withObservationTracking`).
-    // Every read of a registered object's field comes here, in or out of a tracking scope, so
-    // it reads only arrays of plain words: no binding, key path or subject is retained.
     @inline(__always)
     func observeRead(_ e: Int32, property: Int) {
-        guard probe == nil, e >= 0 else { return }
-        let entity = Int(self[e].entity)
-        let k = readKeyPathStarts[entity] + property
-        guard k < readKeyPathStarts[entity + 1] else { return }
-        readKeyPaths[k]._withUnsafeGuaranteedRef { keyPath in
+        guard probe == nil, e >= 0,
+            let k = observed.position(entity: Int(self[e].entity), property: property)
+        else { return }
+        observed.keyPaths[k]._withUnsafeGuaranteedRef { keyPath in
             registrar.access(observedSubject, keyPath: keyPath)
         }
     }
 
     /// Tells the registrar that property `property` of entity `entity` changed.
     func noteChanged(entity: Int, property: Int) {
-        guard probe == nil else { return }
-        let keyPaths = bindings[entity].observedKeyPaths
-        guard property < keyPaths.count else { return }
-        registrar.willSet(ObservedProperties.subject, keyPath: keyPaths[property])
-        registrar.didSet(ObservedProperties.subject, keyPath: keyPaths[property])
+        guard probe == nil, let k = observed.position(entity: entity, property: property) else {
+            return
+        }
+        observed.keyPaths[k]._withUnsafeGuaranteedRef { keyPath in
+            registrar.willSet(observedSubject, keyPath: keyPath)
+            registrar.didSet(observedSubject, keyPath: keyPath)
+        }
     }
 
     /// Tells the registrar that stored field `slot` of entry `e` changed, and, for a stored
@@ -66,8 +83,9 @@ extension ObjectTable {
         guard probe == nil else { return }
         let entity = Int(self[e].entity)
         noteChanged(entity: entity, property: slot)
-        let inverses = bindings[entity].derivedInverses
-        if slot < inverses.count, let (destination, property) = inverses[slot] {
+        if let k = observed.position(entity: entity, property: slot),
+            let (destination, property) = observed.inverses[k]
+        {
             noteChanged(entity: destination, property: property)
         }
     }
