@@ -11,6 +11,18 @@ import Testing
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus/import").path
 
+    /// The inputs libFuzzer generated (named by their SHA-1) that a run imports: every fourth
+    /// in the default tier, from a seeded offset (a `logbook` process each, about a third of it
+    /// loading the debug build's libraries: the 260 were 3 s of CPU); all in the long one. The
+    /// named inputs (seeds, findings) run in both.
+    static let stride = TestTier.pick(quick: 4, long: 1)
+
+    /// Whether `name` is one libFuzzer generated: 40 hex digits.
+    static func isGenerated(_ name: String) -> Bool {
+        name.utf8.count == 40
+            && name.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
     /// The fuzz target's schema (Tests/Fuzz/FuzzImport.swift), in a new store at `path`.
     private func store(at path: String) throws {
         let schema = Schema([
@@ -38,7 +50,13 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         try store(at: dir.child("store"))
+        let offset = Int(testSeed("import corpus") % UInt64(Self.stride))
+        var generated = 0
         for (i, name) in names.enumerated() {
+            if Self.isGenerated(name) {
+                generated += 1
+                guard (generated - 1) % Self.stride == offset else { continue }
+            }
             let input = readFile(Self.corpus + "/" + name)
             guard let mode = input.first else { continue }
             let file = dir.child("input-\(i)")

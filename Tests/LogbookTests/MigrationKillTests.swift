@@ -7,13 +7,13 @@ import Testing
     import Glibc
 #endif
 
-/// SIGKILL in the middle of a custom migration (the seed's, over 4,000 employees; 1,000,000 in
+/// SIGKILL in the middle of a custom migration (the seed's, over 2,000 employees; 1,000,000 in
 /// the long tier, `LOGBOOK_LONG_TESTS=1`): a child process starts it and is killed after a
 /// random delay; the store it leaves is exactly the old version or exactly the new one, and
 /// the plan then finishes the job.
 @Suite(.serialized) struct MigrationKillTests {
     static let long = ProcessInfo.processInfo.environment["LOGBOOK_LONG_TESTS"] == "1"
-    static let employees = long ? 1_000_000 : 4_000
+    static let employees = long ? 1_000_000 : 2_000
     static let rounds = long ? 4 : 8
     /// Kills land in the first `reach` migration times: at 1M, most within the migration.
     static let reach = long ? 1.2 : 3.0

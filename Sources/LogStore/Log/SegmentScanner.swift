@@ -150,8 +150,9 @@ struct SegmentScanner {
         // Every byte offset after the first bad byte, in order: frames after damage need not be
         // where the damaged lengths say.
         var candidate = damage.offset + 1
+        let mark = FrameType.mark.rawValue  // once, not a call a byte in a debug build
         while candidate + SyncMark.frameSize <= bytes.count {
-            if bytes[candidate + 8] == FrameType.mark.rawValue,
+            if bytes[candidate + 8] == mark,
                 bytes.loadLE(at: candidate + 4, as: UInt32.self) == SyncMark.payloadSize,
                 case .success = checkFrame(at: candidate),
                 Int(bytes.loadLE(at: candidate + Frame.headerSize, as: UInt64.self))
@@ -187,11 +188,13 @@ struct SegmentScanner {
     /// found out then.
     func findNextFrame(from start: Int) -> Int? {
         var candidate = max(start, FileHeader.size)
+        // The types once, not calls a byte in a debug build.
+        let full = FrameType.full.rawValue
+        let first = FrameType.first.rawValue
+        let mark = FrameType.mark.rawValue
         while candidate + Frame.headerSize <= bytes.count {
             let type = bytes[candidate + 8]
-            if type == FrameType.full.rawValue || type == FrameType.first.rawValue
-                || (type == FrameType.mark.rawValue && hasMarks)
-            {
+            if type == full || type == first || (type == mark && hasMarks) {
                 if case .success = checkFrame(at: candidate) { return candidate }
             }
             candidate += 1
