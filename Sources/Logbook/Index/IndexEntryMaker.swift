@@ -34,13 +34,8 @@ final class IndexEntryMaker: @unchecked Sendable {  // raw buffers below are wri
             guard RecordCodec.locate(record, offsets, count: locateCount, layout: layout) else {
                 return false
             }
-            // Index loops, not `enumerated()` or a key path's `map`: this runs for every record
-            // indexed, and those go through generic calls in a debug build (the tests').
-            let marks = out.map { $0.count }
-            var i = 0
-            while i < definitions.count {
-                defer { i += 1 }
-                let definition = definitions[i]
+            let marks = out.map(\.count)
+            for (i, definition) in definitions.enumerated() {
                 if definition.isLinks {
                     guard appendLinks(record, at: offsets[definition.fields[0]], pk, &out[i])
                     else {
@@ -50,11 +45,10 @@ final class IndexEntryMaker: @unchecked Sendable {  // raw buffers below are wri
                     continue
                 }
                 let mark = out[i].bytes.count
-                var f = 0
-                while f < definition.fields.count {
+                for (f, field) in definition.fields.enumerated() {
                     guard
                         IndexKey.appendField(
-                            record, at: offsets[definition.fields[f]], shape: definition.shapes[f],
+                            record, at: offsets[field], shape: definition.shapes[f],
                             to: &out[i].bytes)
                     else {
                         // A value `locate` stepped over but that does not decode: let the full
@@ -63,7 +57,6 @@ final class IndexEntryMaker: @unchecked Sendable {  // raw buffers below are wri
                         for j in 0..<i { out[j].truncate(to: marks[j]) }
                         return false
                     }
-                    f += 1
                 }
                 IndexKey.appendPrimaryKey(pk, to: &out[i].bytes)
                 out[i].close()
