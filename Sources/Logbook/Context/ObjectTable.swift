@@ -107,6 +107,7 @@ final class ObjectTable {
     @exclusivity(unchecked) private var pruningPaused = 0
     /// Hears of reads and changes of the context's objects (``ObservedProperties``).
     let registrar = ObservationRegistrar()
+    /// The subject of the key paths in ``observed``, held here so a report retains nothing.
     let observedSubject = ObservedProperties.subject
     /// What reads and changes report, by entity and property.
     let observed: ObservedTable
@@ -120,7 +121,7 @@ final class ObjectTable {
     init(bindings: [EntityBinding], probe: ProbeRecord? = nil) {
         self.bindings = bindings
         self.probe = probe
-        observed = ObservedProperties.table(of: bindings)
+        observed = ObservedTable(bindings)
         registry = bindings.map { _ in PrimaryKeyTable() }
         unindexed = Array(repeating: [], count: bindings.count)
         stagedCount = Array(repeating: 0, count: bindings.count)

@@ -19,31 +19,29 @@ final class ObservedProperties: Observable, Sendable {
     static func keyPaths(entity: Int, count: Int) -> [KeyPath<ObservedProperties, Int>] {
         (0..<count).map { \ObservedProperties.[property: entity << 16 | $0] }
     }
-
-    /// The key paths of `bindings`' properties in one run, unretained (the bindings hold
-    /// them), with each stored field's derived inverse (``EntityBinding/derivedInverses``,
-    /// `nil` past the stored fields), and where each entity's start: entity `i`'s are at
-    /// `starts[i]..<starts[i + 1]`.
-    static func table(of bindings: [EntityBinding]) -> ObservedTable {
-        var table = ObservedTable(keyPaths: [], inverses: [], starts: [0])
-        for binding in bindings {
-            table.keyPaths += binding.observedKeyPaths.map { Unmanaged.passUnretained($0) }
-            table.inverses += binding.observedKeyPaths.indices.map {
-                $0 < binding.derivedInverses.count ? binding.derivedInverses[$0] : nil
-            }
-            table.starts.append(table.keyPaths.count)
-        }
-        return table
-    }
 }
 
 /// What a context's table reports to Observation, by entity and property, in arrays of plain
 /// words: every read of a registered object's field and every change report uses it, in or
-/// out of a tracking scope, so they retain nothing (``ObservedProperties/table(of:)``).
+/// out of a tracking scope, so they retain nothing.
 struct ObservedTable {
-    var keyPaths: [Unmanaged<KeyPath<ObservedProperties, Int>>]
-    var inverses: [(entity: Int, property: Int)?]
-    var starts: [Int]
+    /// Each property's key path, unretained (the bindings hold them).
+    private(set) var keyPaths: [Unmanaged<KeyPath<ObservedProperties, Int>>] = []
+    /// Each stored field's derived inverse (``EntityBinding/derivedInverses``), `nil` for
+    /// other fields and past the stored ones.
+    private(set) var inverses: [(entity: Int, property: Int)?] = []
+    /// Where each entity's properties start: entity `i`'s are at `starts[i]..<starts[i + 1]`.
+    private var starts = [0]
+
+    init(_ bindings: [EntityBinding]) {
+        for binding in bindings {
+            keyPaths += binding.observedKeyPaths.map { Unmanaged.passUnretained($0) }
+            inverses += binding.observedKeyPaths.indices.map {
+                $0 < binding.derivedInverses.count ? binding.derivedInverses[$0] : nil
+            }
+            starts.append(keyPaths.count)
+        }
+    }
 
     /// Where property `property` of entity `entity` is, if it has one.
     @inline(__always)
