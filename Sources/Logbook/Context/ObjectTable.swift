@@ -46,7 +46,9 @@ enum ObjectState: UInt8 {
 /// table through its anchor field (``FieldInfo``), so a registered object and its table live
 /// together. The context breaks the cycle when it goes (``releaseAll()``). Objects that only
 /// the table holds and that have no pending change are released in amortized batches
-/// (``prune()``), so memory does not grow with objects the app no longer holds.
+/// (``prune()``), so memory does not grow with objects the app no longer holds; those a fetch
+/// registered without indexing go sooner, when the next fetch of their entity begins
+/// (``releaseUnheldUnindexed(_:)``).
 ///
 /// Entries are never reused while a pending list may name them: entries freed mid-transaction
 /// are retired and become free when the lists are cleared by a save or rollback.
