@@ -20,6 +20,9 @@ struct ObjectEntry {
     /// fields hold placeholders, flagged in their `info` words, until the object is faulted in.
     /// Invariant: a partial object has no unsaved change (its first change faults it in).
     var isPartial = false
+    /// Whether a stored object waits in its entity's `unindexed` list: it is then not in the
+    /// registry yet, so letting it go removes nothing there.
+    var awaitsIndexing = false
 }
 
 enum ObjectState: UInt8 {
@@ -43,7 +46,9 @@ enum ObjectState: UInt8 {
 /// table through its anchor field (``FieldInfo``), so a registered object and its table live
 /// together. The context breaks the cycle when it goes (``releaseAll()``). Objects that only
 /// the table holds and that have no pending change are released in amortized batches
-/// (``prune()``), so memory does not grow with objects the app no longer holds.
+/// (``prune()``), so memory does not grow with objects the app no longer holds; those a fetch
+/// registered without indexing go sooner, when the next fetch of their entity begins
+/// (``releaseUnheldUnindexed(_:)``).
 ///
 /// Entries are never reused while a pending list may name them: entries freed mid-transaction
 /// are retired and become free when the lists are cleared by a save or rollback.
@@ -168,6 +173,7 @@ final class ObjectTable {
             if reportsNextChange { context?.changeWasMade() }
         } else if deferIndexing {
             unindexed[binding.index].append(e)
+            self[e].awaitsIndexing = true
         } else {
             registry[binding.index].set(primaryKey, e)
         }
@@ -213,8 +219,11 @@ final class ObjectTable {
                 table.prefetch(self[pending[i + Self.registryLookahead]].primaryKey)
             }
             let entry = self[e]
-            if entry.state != .free && entry.state != .gone && Int(entry.entity) == entity {
+            if entry.awaitsIndexing && entry.state != .free && entry.state != .gone
+                && Int(entry.entity) == entity
+            {
                 table.set(entry.primaryKey, e)
+                self[e].awaitsIndexing = false
             }
         }
         unindexed[entity].removeAll()
@@ -364,7 +373,10 @@ final class ObjectTable {
             self[e].version += 1
             self[e].readGeneration = generation
             // Inserts not indexed yet are indexed when a lookup needs them, as fetched ones.
-            if i >= indexedInserts { unindexed[Int(self[e].entity)].append(e) }
+            if i >= indexedInserts {
+                unindexed[Int(self[e].entity)].append(e)
+                self[e].awaitsIndexing = true
+            }
         }
         for e in changed where self[e].isChanged {
             self[e].version += 1
@@ -448,6 +460,15 @@ final class ObjectTable {
     /// next threshold to twice what is left (amortized O(1) per registered object).
     func prune() {
         for i in entries.indices { releaseIfUnheld(i) }
+        // The objects a fetch left unindexed and that are now released leave their lists, so
+        // the next fetch does not walk them (nor, when none is left, look its matches up).
+        for entity in unindexed.indices where !unindexed[entity].isEmpty {
+            unindexed[entity].removeAll { e in
+                let entry = self[e]
+                return !entry.awaitsIndexing || entry.state == .free || entry.state == .gone
+                    || Int(entry.entity) != entity
+            }
+        }
         pruneThreshold = max(Self.minimumPrune, liveCount * 2)
     }
 
@@ -462,13 +483,37 @@ final class ObjectTable {
         guard entries[i].state == .persisted && !entries[i].isChanged || entries[i].state == .gone,
             isKnownUniquelyReferenced(&objects[i])
         else { return }
-        if entries[i].state == .persisted {
+        // Invariant: an object awaiting indexing is not in the registry.
+        assert(
+            !entries[i].awaitsIndexing
+                || registry[Int(entries[i].entity)].find(entries[i].primaryKey) != Int32(i))
+        if entries[i].state == .persisted && !entries[i].awaitsIndexing {
             registry[Int(entries[i].entity)].remove(entries[i].primaryKey)
         }
         entries[i].state = .free
         objects[i] = nil
         liveCount -= 1
         free.append(Int32(i))
+    }
+
+    /// Lets go of the objects of `entity` that wait for indexing and that only the table holds,
+    /// with no pending change (those ``prune()`` would release), and drops them from the list;
+    /// those still held stay waiting. A fetch of `entity` calls it first, so that it neither
+    /// indexes objects nobody can ask for again nor looks each of its matches up among them.
+    /// Does nothing while pruning is paused.
+    /// - Complexity: O(objects of `entity` waiting for indexing).
+    func releaseUnheldUnindexed(_ entity: Int) {
+        guard pruningPaused == 0, !unindexed[entity].isEmpty else { return }
+        var kept: [Int32] = []
+        for e in unindexed[entity] {
+            let entry = self[e]
+            guard entry.awaitsIndexing, entry.state != .free, entry.state != .gone,
+                Int(entry.entity) == entity
+            else { continue }
+            releaseIfUnheld(Int(e))
+            if self[e].state != .free { kept.append(e) }
+        }
+        unindexed[entity] = kept
     }
 
     /// Runs `body` with pruning held back, so objects registered during it stay registered

@@ -20,6 +20,7 @@ extension ModelContext {
         if let found = try uniqueLookup(plan, explaining: explanationWanted) { return found }
         // Resolved before pruning pauses: resolving may build many objects it then lets go.
         let plan = try resolved(plan)
+        table.releaseUnheldUnindexed(plan.binding.index)
         return try table.withPruningPaused { try buildObjects(plan) }
     }
 
