@@ -17,6 +17,11 @@ import Testing
     static let kills =
         ProcessInfo.processInfo.environment["LOGBOOK_KILLS"].flatMap { Int($0) }
         ?? TestTier.pick(quick: 100, long: 10_000)
+    /// The longest a child commits, in microseconds, before it is killed (from its first
+    /// acknowledgement; more after rounds without one): 20 ms in the default tier, 40 in the
+    /// long one. The child's commits and the parent's model and reopen of what they wrote are
+    /// most of the suite's CPU.
+    static let maxDelay = TestTier.pick(quick: 20_000, long: 40_000)
 
     @Test func killedWriterLosesNothingAcknowledged() throws {
         let child = try #require(
@@ -47,7 +52,7 @@ import Testing
             let delay =
                 duringOpen
                 ? Int.random(in: 0..<3_000, using: &rng)
-                : Int.random(in: 0..<(40_000 << min(stalled, 5)), using: &rng)
+                : Int.random(in: 0..<(Self.maxDelay << min(stalled, 5)), using: &rng)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: child)
             process.arguments = [path, acks, pidFile, String(seed), duringOpen ? "open" : "commit"]

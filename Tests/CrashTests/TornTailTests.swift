@@ -144,7 +144,7 @@ import Testing
     }
 
     /// A final commit of 1,000 records spans two frames; cut anywhere it is all or nothing.
-    /// Quick tier: every byte near the frame boundaries and the ends, and every 631st byte
+    /// Quick tier: every byte near the frame boundaries and the ends, and every 1,259th byte
     /// elsewhere from a seeded offset, so that successive runs cut at different bytes.
     @Test(arguments: Damage.allCases)
     func largeFinalCommitTornAnywhereIsAllOrNothing(_ damage: Damage) throws {
@@ -158,7 +158,7 @@ import Testing
         }
         let start = store.ends[1].size
         let end = store.ends[2].size
-        let stride = TestTier.pick(quick: 631, long: 1)
+        let stride = TestTier.pick(quick: 1_259, long: 1)
         let offset = Int(seed % UInt64(stride))
         let interesting = Set(
             Swift.stride(from: start + offset, through: end, by: stride)

@@ -20,16 +20,24 @@ import Testing
         options.segmentSize = 16 << 10
         options.autoCompactionDeadFraction = nil
         let container = try ModelContainer(for: [Employee.self], at: url, options: options)
-        // 40 compactions at most: a writer on a tmpfs outran the reader's refreshes without a
-        // bound (each reload takes in the whole store, which kept growing).
-        let writer = SavingThread(container, perSave: 10, compactEvery: 15, maxSaves: 600)
+        // 40 compactions at most (20 in the default tier): a writer on a tmpfs outran the
+        // reader's refreshes without a bound (each reload takes in the whole store, which kept
+        // growing).
+        let (maxSaves, minRefreshes, minSeen) = TestTier.pick(
+            quick: (300, 75, 500), long: (600, 150, 1_000))
+        let writer = SavingThread(
+            container, perSave: 10, compactEvery: 15, maxSaves: maxSaves)
         options.readOnly = true
         let reader = try ModelContainer(for: [Employee.self], at: url, options: options)
         var seen = 0
         var refreshes = 0
         var listed = 0
-        while refreshes < 150 || seen < 1_000 {
-            listed += try reader.refresh().reduce(0) { $0 + $1.inserted.count }
+        /// Refreshes that brought saves in: the writer was still at work.
+        var refreshesWithSaves = 0
+        while refreshes < minRefreshes || seen < minSeen {
+            let inserted = try reader.refresh().reduce(0) { $0 + $1.inserted.count }
+            listed += inserted
+            if inserted > 0 { refreshesWithSaves += 1 }
             refreshes += 1
             let context = ModelContext(reader)
             let count = try context.fetchCount(FetchDescriptor<Employee>())
@@ -48,6 +56,9 @@ import Testing
             if writer.failure.withLock({ $0 }) != nil { break }
         }
         writer.finish()
+        print(
+            "container refresh: \(refreshes) refreshes (\(refreshesWithSaves) with saves), "
+                + "\(writer.count) employees saved")
         #expect(writer.failure.withLock { $0 } == nil)
         try reader.refresh()
         #expect(try ModelContext(reader).fetchCount(FetchDescriptor<Employee>()) == writer.count)
