@@ -36,6 +36,16 @@ import Testing
         return (container, context, ann)
     }
 
+    /// A student and a course inserted, unlinked, in the main context of a container of both.
+    private func annAndMath(_ fixture: LogbookFixture) throws -> (ModelContainer, Student, Course) {
+        let container = try fixture.open([Student.self, Course.self])
+        let ann = Student(name: "Ann")
+        let math = Course(title: "Math")
+        container.mainContext.insert(ann)
+        container.mainContext.insert(math)
+        return (container, ann, math)
+    }
+
     @Test func aMutationIsHeard() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
@@ -87,12 +97,8 @@ import Testing
     @Test func aLinkMadeFromTheOtherSideIsHeard() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
-        let container = try fixture.open([Student.self, Course.self])
-        let context = container.mainContext
-        let ann = Student(name: "Ann")
-        let math = Course(title: "Math")
-        context.insert(ann)
-        context.insert(math)
+        let (container, ann, math) = try annAndMath(fixture)
+        defer { withExtendedLifetime(container) {} }
         let courses = track { _ = ann.courses }
         let students = track { _ = math.students }
         math.students = [ann]  // stored on Course: Student.courses is derived
@@ -105,13 +111,8 @@ import Testing
     @Test func eachEntitysPropertiesAreHeardApart() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }
-        let container = try fixture.open([Student.self, Course.self])
-        let context = container.mainContext
-        let ann = Student(name: "Ann")
-        let math = Course(title: "Math")
-        context.insert(ann)
-        context.insert(math)
-        try context.save()
+        let (container, ann, math) = try annAndMath(fixture)
+        try container.mainContext.save()
         let name = track { _ = ann.name }
         let title = track { _ = math.title }
         math.title = "Algebra"

@@ -208,6 +208,15 @@ final class ObjectTable {
         indexedInserts = inserted.count
     }
 
+    /// Whether entry `e` of `entity`'s `unindexed` list still waits there: a freed entry, or
+    /// one reused since by another object, is left behind by whoever walks the list next.
+    @inline(__always)
+    private func waitsForIndexing(_ e: Int32, _ entity: Int) -> Bool {
+        let entry = self[e]
+        return entry.awaitsIndexing && entry.state != .free && entry.state != .gone
+            && Int(entry.entity) == entity
+    }
+
     private func indexDeferred(_ entity: Int) {
         let table = registry[entity]
         let pending = unindexed[entity]
@@ -218,11 +227,8 @@ final class ObjectTable {
             if i + Self.registryLookahead < pending.count {
                 table.prefetch(self[pending[i + Self.registryLookahead]].primaryKey)
             }
-            let entry = self[e]
-            if entry.awaitsIndexing && entry.state != .free && entry.state != .gone
-                && Int(entry.entity) == entity
-            {
-                table.set(entry.primaryKey, e)
+            if waitsForIndexing(e, entity) {
+                table.set(self[e].primaryKey, e)
                 self[e].awaitsIndexing = false
             }
         }
@@ -463,11 +469,7 @@ final class ObjectTable {
         // The objects a fetch left unindexed and that are now released leave their lists, so
         // the next fetch does not walk them (nor, when none is left, look its matches up).
         for entity in unindexed.indices where !unindexed[entity].isEmpty {
-            unindexed[entity].removeAll { e in
-                let entry = self[e]
-                return !entry.awaitsIndexing || entry.state == .free || entry.state == .gone
-                    || Int(entry.entity) != entity
-            }
+            unindexed[entity].removeAll { !waitsForIndexing($0, entity) }
         }
         pruneThreshold = max(Self.minimumPrune, liveCount * 2)
     }
@@ -505,11 +507,7 @@ final class ObjectTable {
     func releaseUnheldUnindexed(_ entity: Int) {
         guard pruningPaused == 0, !unindexed[entity].isEmpty else { return }
         var kept: [Int32] = []
-        for e in unindexed[entity] {
-            let entry = self[e]
-            guard entry.awaitsIndexing, entry.state != .free, entry.state != .gone,
-                Int(entry.entity) == entity
-            else { continue }
+        for e in unindexed[entity] where waitsForIndexing(e, entity) {
             releaseIfUnheld(Int(e))
             if self[e].state != .free { kept.append(e) }
         }
