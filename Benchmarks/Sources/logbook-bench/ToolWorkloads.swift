@@ -5,6 +5,8 @@ import Foundation
 /// (with its peak RSS). The Logbook store is made by `logbook import` of JSON Lines, the SQLite
 /// database by `.import --csv` of the same rows into a table with the same columns and an
 /// index on designation (the schema's indexed attribute); those two runs are the import pair.
+/// `tools-rss-floor` is the peak RSS of each program doing nothing (`logbook --help`, `sqlite3`
+/// on an empty in-memory database): where every other row's peak RSS starts.
 /// Outputs go to `/dev/null`. With `--quick` the pairs also run once more with their outputs
 /// kept, and both must list the same rows (`employees` as `--json`). Then the `employees`
 /// screen on a pseudo-terminal (``ToolScreen``: first frame, one Page Down; Logbook only).
@@ -56,6 +58,16 @@ enum ToolWorkloads {
                     ])
             )
             report("tools-import", importers.0, importers.1, rows: n, context)
+            // What every row's peak RSS starts from: the process with its runtime and libraries
+            // loaded, before any store is opened.
+            let floors = (
+                try ToolRun.run(paths.logbook, ["--help"]),
+                try ToolRun.run(paths.sqlite3, [":memory:", "SELECT 1"])
+            )
+            context.reporter.size(
+                "tools-rss-floor", logbook: floors.0.peakBytes, sqlite: floors.1.peakBytes,
+                note: "peak RSS of `logbook --help` (the Swift runtime and Foundation loaded, no "
+                    + "store); sqlite3 :memory: 'SELECT 1'")
             // The app opens the store once before it is timed: it may migrate the schema to its
             // model's (defaults, new entities), a write the timed runs should not include.
             _ = try ToolRun.run(
