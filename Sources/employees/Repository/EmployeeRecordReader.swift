@@ -10,6 +10,7 @@ import Logbook
 struct EmployeeRecordReader {
     private let store: LogStore
     private let decoder: RecordDecoder
+    private let fieldReader: EntityFieldReader
     /// The positions of the four fields among an Employee record's decoded fields.
     private let name: Int
     private let designation: Int
@@ -21,9 +22,12 @@ struct EmployeeRecordReader {
     init(store: LogStore) throws {
         self.store = store
         decoder = try RecordDecoder(store: store)
-        guard let entity = decoder.schema.entity(named: Employee.entityName) else {
+        guard let entity = decoder.schema.entity(named: Employee.entityName),
+            let fieldReader = EntityFieldReader(decoder, entity: Employee.entityName)
+        else {
             throw LogbookError.unknownEntity(Employee.entityName)
         }
+        self.fieldReader = fieldReader
         let fields =
             entity.attributes.map(\.name) + entity.relationships.filter(\.isStored).map(\.name)
         guard let name = fields.firstIndex(of: "name"),
@@ -91,6 +95,48 @@ struct EmployeeRecordReader {
             case (designation, .string(let text)): fields.designation = text
             case (salary, .integer(let number)): fields.salary = number
             case (company, .integer(let key)): fields.company = UInt64(bitPattern: key)
+            default: break
+            }
+        }.primaryKey
+        return fields
+    }
+
+    /// A text field as ``textFields(key:value:)`` reads it.
+    enum Text {
+        /// The UTF-8 bytes in the record (not checked), valid while the record's bytes are.
+        case bytes(UnsafeRawBufferPointer)
+        /// The text, of a record that is not read in place.
+        case string(String)
+    }
+
+    /// One employee's fields with its texts as their bytes in the record where it can: what a
+    /// table that copies them to its output reads. Valid while the record's bytes are.
+    struct TextFields {
+        var primaryKey: UInt64
+        var name = Text.string("")
+        var designation = Text.string("")
+        var salary: Int64 = 0
+        var company: UInt64?
+    }
+
+    /// Decodes the Employee record `value` under `key`, building no `String` for a record
+    /// read in place (see ``EntityFieldReader``).
+    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``.
+    func textFields(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws
+        -> TextFields
+    {
+        var fields = TextFields(primaryKey: 0)
+        let (name, designation, salary, company) = (
+            self.name, self.designation, self.salary, self.company ?? -1
+        )
+        fields.primaryKey = try fieldReader.decode(key: key, value: value) { i, value in
+            switch (i, value) {
+            case (name, .utf8(let bytes)): fields.name = .bytes(bytes)
+            case (name, .value(.string(let text))): fields.name = .string(text)
+            case (designation, .utf8(let bytes)): fields.designation = .bytes(bytes)
+            case (designation, .value(.string(let text))): fields.designation = .string(text)
+            case (salary, .value(.integer(let number))): fields.salary = number
+            case (company, .value(.integer(let key))): fields.company = UInt64(bitPattern: key)
             default: break
             }
         }.primaryKey
