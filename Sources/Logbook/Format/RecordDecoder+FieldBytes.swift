@@ -21,8 +21,9 @@ package struct EntityFieldReader: Sendable {
     private let decoder: RecordDecoder
     private let keyspace: String
     private let codec: RecordCodec
-    /// Whether stored field i is a (non-collection) string.
-    private let isString: [Bool]
+    /// Stored field i's type when it is a scalar (a string's bytes are given as they are),
+    /// `nil` for a collection: read by type, no shape (an indirect enum) per value.
+    private let scalars: [AttributeType?]
 
     /// The reader of `entity`'s records; `nil` if `decoder`'s schema has no such entity.
     package init?(_ decoder: RecordDecoder, entity: String) {
@@ -30,8 +31,8 @@ package struct EntityFieldReader: Sendable {
         self.decoder = decoder
         keyspace = entity
         self.codec = codec
-        isString = codec.entity.attributes.indices.map {
-            if case .scalar(.string) = codec.shape($0) { true } else { false }
+        scalars = codec.entity.attributes.indices.map {
+            if case .scalar(let type) = codec.shape($0) { type } else { nil }
         }
     }
 
@@ -48,25 +49,25 @@ package struct EntityFieldReader: Sendable {
                 field($0, .value($1))
             }
         }
-        let (codec, isString) = (self.codec, self.isString)
-        func read(_ i: Int, _ r: inout ByteReader) throws {
-            if isString[i] {
-                field(i, .utf8(try r.lengthPrefixed()))
-            } else {
-                field(i, .value(try r.value(codec.shape(i))))
+        let codec = self.codec
+        let read = try scalars.withUnsafeBufferPointer { scalars -> UInt64? in
+            func read(_ i: Int, _ r: inout ByteReader) throws {
+                switch scalars[i] {
+                case .string?: field(i, .utf8(try r.lengthPrefixed()))
+                case let type?: field(i, .value(try r.value(type)))
+                case nil: field(i, .value(try r.value(codec.shape(i))))
+                }
             }
+            if let version = try codec.decodeCurrent(
+                value, primaryKey: pk, field: read, null: { field($0, .value(.null)) })
+            {
+                return version
+            }
+            return try codec.decodePrefix(
+                value, primaryKey: pk, field: read, null: { field($0, .value(.null)) },
+                missing: { field($0, .value($1)) })
         }
-        if let version = try codec.decodeCurrent(
-            value, primaryKey: pk, field: read, null: { field($0, .value(.null)) })
-        {
-            return (pk, version)
-        }
-        if let version = try codec.decodePrefix(
-            value, primaryKey: pk, field: read, null: { field($0, .value(.null)) },
-            missing: { field($0, .value($1)) })
-        {
-            return (pk, version)
-        }
+        if let read { return (pk, read) }
         return try decoder.decodeFields(keyspace: keyspace, key: key, value: value) {
             field($0, .value($1))
         }

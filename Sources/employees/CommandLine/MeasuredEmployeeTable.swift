@@ -8,8 +8,9 @@ import Logbook
 /// second pass pads each row straight into a line buffer that goes to the output 64 KiB at a
 /// time. Text read in place is copied as its bytes; only a row with text that is not printable
 /// ASCII builds `String`s for its displayable form. Memory: the line buffer and one cell per
-/// company. Both passes must read the same rows. Not thread-safe.
-final class MeasuredEmployeeTable {
+/// company, until ``deallocate()``. A struct, so that the loops that fill it make no dynamic
+/// exclusivity checks. Both passes must read the same rows. Not thread-safe.
+struct MeasuredEmployeeTable {
     typealias Fields = EmployeeRecordReader.TextFields
     /// The link of a company by primary key (`nil` for one that does not exist).
     typealias CompanyLookup = (UInt64) throws(EmployeesError) -> CompanyLink?
@@ -36,14 +37,15 @@ final class MeasuredEmployeeTable {
         lines = .allocate(byteCount: Self.capacity, alignment: 16)
     }
 
-    deinit {
+    /// Frees the line buffer and the company cells: the last call.
+    func deallocate() {
         lines.deallocate()
         for cell in companies.values { cell.bytes.deallocate() }
     }
 
     /// Measures one row of the first pass.
     /// - Throws: what `company` throws.
-    func measure(_ row: Fields, company: CompanyLookup) throws(EmployeesError) {
+    mutating func measure(_ row: Fields, company: CompanyLookup) throws(EmployeesError) {
         count += 1
         var widths = self.widths
         widths.0 = max(widths.0, Self.idPrefix.count + Self.digits(row.primaryKey))
@@ -64,11 +66,11 @@ final class MeasuredEmployeeTable {
 
     /// Writes one row of the second pass, padded to the widths the first pass measured.
     /// - Throws: ``EmployeesError/output(_:)``, what `company` throws.
-    func write(_ row: Fields, company lookup: CompanyLookup) throws(EmployeesError) {
+    mutating func write(_ row: Fields, company lookup: CompanyLookup) throws(EmployeesError) {
         var company = TableCell(width: 0, bytes: UnsafeRawBufferPointer(start: nil, count: 0))
         if let key = row.company { company = try companyCell(key, company: lookup) }
-        let (w0, w1, w2, w3) = widths
-        let fixed = w0 + w1 + w2 + w3 + 7
+        let widths = self.widths
+        let fixed = widths.0 + widths.1 + widths.2 + widths.3 + 7
         try Self.withTitle(row) { first, second, width throws(EmployeesError) in
             let title = first.count + (second.map { $0.count + EmployeeTable.dash.count } ?? 0)
             let size = fixed + title - width + company.bytes.count - company.width
@@ -78,19 +80,19 @@ final class MeasuredEmployeeTable {
                 let line = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
                 defer { line.deallocate() }
                 var at = 0
-                put(line, &at, row, first, second, width, company)
+                Self.put(line, &at, widths, row, first, second, width, company)
                 try output.write(UnsafeRawBufferPointer(start: line, count: at))
             } else {
-                put(lines, &filled, row, first, second, width, company)
+                Self.put(lines, &filled, widths, row, first, second, width, company)
             }
         }
     }
 
     /// Hands the last rows to the output.
     /// - Throws: ``EmployeesError/output(_:)``.
-    func finish() throws(EmployeesError) { try flushLines() }
+    mutating func finish() throws(EmployeesError) { try flushLines() }
 
-    private func flushLines() throws(EmployeesError) {
+    private mutating func flushLines() throws(EmployeesError) {
         guard filled > 0 else { return }
         try output.write(UnsafeRawBufferPointer(start: lines, count: filled))
         filled = 0
@@ -99,22 +101,24 @@ final class MeasuredEmployeeTable {
     /// Lays out a row at `start + at`: id, title (`first`, then the dash and `second` if any),
     /// company, each padded, and the salary flush right.
     @inline(__always)
-    private func put(
-        _ start: UnsafeMutableRawPointer, _ at: inout Int, _ row: Fields,
-        _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer?, _ titleWidth: Int,
-        _ company: TableCell
+    private static func put(
+        _ start: UnsafeMutableRawPointer, _ at: inout Int, _ widths: (Int, Int, Int, Int),
+        _ row: Fields, _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer?,
+        _ titleWidth: Int, _ company: TableCell
     ) {
         let (w0, w1, w2, w3) = widths
         let idStart = at
-        Self.idPrefix.withUnsafeBytes { EmployeeTable.put(start, &at, $0) }
-        let digits = Self.digits(row.primaryKey)
+        idPrefix.withUnsafeBytes { EmployeeTable.put(start, &at, $0) }
+        let digits = digits(row.primaryKey)
         var rest = row.primaryKey
-        for position in stride(from: at + digits - 1, through: at, by: -1) {
+        var position = at + digits
+        repeat {
+            position -= 1
             start.storeBytes(
                 of: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10),
                 toByteOffset: position, as: UInt8.self)
             rest /= 10
-        }
+        } while rest > 0
         at += digits
         let idSpaces = w0 - (at - idStart) + 2
         EmployeeTable.putSpaces(start + at, idSpaces)
@@ -136,7 +140,8 @@ final class MeasuredEmployeeTable {
     }
 
     /// The cell of company `key`, made once per company.
-    private func companyCell(_ key: UInt64, company lookup: CompanyLookup) throws(EmployeesError)
+    private mutating func companyCell(_ key: UInt64, company lookup: CompanyLookup)
+        throws(EmployeesError)
         -> TableCell
     {
         if let known = companies[key] { return known }
@@ -163,15 +168,25 @@ final class MeasuredEmployeeTable {
         _ row: Fields,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?, Int) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        if case .bytes(let name) = row.name, case .bytes(let designation) = row.designation,
-            ASCIIScan.isPrintableASCII(name.assumingMemoryBound(to: UInt8.self)),
+        let (name, designation) = (row.name, row.designation)
+        if ASCIIScan.isPrintableASCII(name.assumingMemoryBound(to: UInt8.self)),
             ASCIIScan.isPrintableASCII(designation.assumingMemoryBound(to: UInt8.self))
         {
             if designation.isEmpty { return try body(name, nil, name.count) }
             // The dash is one column, three bytes.
             return try body(name, designation, name.count + 3 + designation.count)
         }
-        let (name, designation) = (row.name.string, row.designation.string)
+        return try withShownTitle(
+            String(decoding: name, as: UTF8.self), String(decoding: designation, as: UTF8.self),
+            body)
+    }
+
+    /// ``withTitle(_:_:)`` of text that is not all printable ASCII.
+    @inline(never)
+    private static func withShownTitle<Result, Failure>(
+        _ name: String, _ designation: String,
+        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?, Int) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
         let record = EmployeeRecord(id: "", name: name, designation: designation, salary: 0)
         let title: (text: String, width: Int) =
             designation.isEmpty
@@ -195,15 +210,5 @@ final class MeasuredEmployeeTable {
             count += 1
         }
         return count
-    }
-}
-
-extension EmployeeRecordReader.Text {
-    /// The text as a `String` (bytes that are not UTF-8 repaired as the decoder repairs them).
-    var string: String {
-        switch self {
-        case .bytes(let bytes): String(decoding: bytes, as: UTF8.self)
-        case .string(let text): text
-        }
     }
 }
