@@ -112,11 +112,12 @@ import Testing
                 #expect(given.isEmpty && !value.isEmpty)
                 looked.append(
                     PersistentIdentifier(entityName: "Employee", storeKey: key)!.primaryKey)
-            }
-        ) { key, _ in
-            given.append(PersistentIdentifier(entityName: "Employee", storeKey: key)!.primaryKey)
-            return true
-        }
+            },
+            { key, _ in
+                given.append(
+                    PersistentIdentifier(entityName: "Employee", storeKey: key)!.primaryKey)
+                return true
+            })
         #expect(looked == inLogOrder)
         #expect(given == keys)
     }
