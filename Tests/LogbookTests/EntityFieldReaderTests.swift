@@ -101,6 +101,68 @@ import Testing
         #expect(rows[2]?.1 == [.bytes("Bo")])
         #expect(rows[1]?.0 == [.string("Ann")])
     }
+
+    /// A damaged record (a byte too many, a byte too few, a string's length past the end) is
+    /// the error `decodeFields` reports for it, word for word.
+    @Test func aDamagedRecordIsTheErrorDecodeFieldsReports() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let url = URL(fileURLWithPath: dir.child("store"))
+        let name = AttributeDescription("name", .string)
+        let level = AttributeDescription("level", .integer, optional: true)
+        let container = try ModelContainer(schema: Self.employee([name, level]), at: url)
+        let context = ModelContext(container)
+        try context.insert(entity: "Employee", values: ["name": "Ann", "level": 3])
+        try context.insert(entity: "Employee", values: ["name": "Bo"])
+        try context.save()
+        try container.close()
+        var options = LogStoreOptions()
+        options.readOnly = true
+        let store = try LogStore(path: url.path, options: options)
+        defer { try? store.close() }
+        let decoder = try RecordDecoder(store: store)
+        let reader = try #require(EntityFieldReader(decoder, entity: "Employee"))
+        var records: [([UInt8], [UInt8])] = []
+        try store.forEach(in: "Employee") { key, value in records.append((Array(key), Array(value)))
+        }
+        try #require(records.count == 2)
+        var damaged = 0
+        for (key, value) in records {
+            var longString = value
+            // The first value is the name: its length byte follows the versions and bitmap.
+            if let at = longString.firstIndex(of: UInt8(value.count > 6 ? 3 : 2)) {
+                longString[at] = 0x7F
+            }
+            for bytes in [value + [0], Array(value.dropLast()), longString] where bytes != value {
+                let expected = Result {
+                    try key.withUnsafeBytes { k in
+                        try bytes.withUnsafeBytes { v in
+                            try decoder.decodeFields(keyspace: "Employee", key: k, value: v) {
+                                _, _ in
+                            }
+                        }
+                    }
+                }
+                let read = Result {
+                    try key.withUnsafeBytes { k in
+                        try bytes.withUnsafeBytes { v in
+                            try reader.decode(key: k, value: v) { _, _ in }
+                        }
+                    }
+                }
+                switch (expected, read) {
+                case (.failure(let a), .failure(let b)):
+                    damaged += 1
+                    #expect("\(a)" == "\(b)", "\(bytes)")
+                case (.success(let a), .success(let b)):
+                    #expect(a == b, "\(bytes)")
+                default:
+                    Issue.record("decodeFields \(expected), the reader \(read), for \(bytes)")
+                }
+            }
+        }
+        #expect(damaged >= 4)
+    }
 }
 
 extension EntityFieldReaderTests.Read {
