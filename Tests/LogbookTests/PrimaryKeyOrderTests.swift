@@ -90,4 +90,35 @@ import Testing
         }
         #expect(seen == Array(keys.prefix(4)))
     }
+
+    /// `first` sees every record, in log order, before `body` sees any, whatever the window
+    /// (with more late records than it holds, the walk goes on a window of keys at a time).
+    @Test(arguments: [(1 << 19, 1 << 15), (5, 2), (1, 0)])
+    func theFirstLookSeesEveryRecordBeforeAnyIsGiven(window: Int, keptLate: Int) throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let (container, keys) = try scrambled(fixture)
+        var inLogOrder: [UInt64] = []
+        try container.store.forEach(in: "Employee") { key, _ in
+            inLogOrder.append(
+                PersistentIdentifier(entityName: "Employee", storeKey: key)!.primaryKey)
+        }
+        #expect(inLogOrder != keys, "the log is out of key order")
+        var looked: [UInt64] = []
+        var given: [UInt64] = []
+        try PrimaryKeyOrder(window: window, keptLate: keptLate).forEach(
+            in: "Employee", of: container.store,
+            first: { key, value in
+                #expect(given.isEmpty && !value.isEmpty)
+                looked.append(
+                    PersistentIdentifier(entityName: "Employee", storeKey: key)!.primaryKey)
+            },
+            { key, _ in
+                given.append(
+                    PersistentIdentifier(entityName: "Employee", storeKey: key)!.primaryKey)
+                return true
+            })
+        #expect(looked == inLogOrder)
+        #expect(given == keys)
+    }
 }

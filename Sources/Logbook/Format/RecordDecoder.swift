@@ -35,8 +35,7 @@ public struct RecordDecoder: Sendable {
     public let schema: Schema
     /// Per entity, its codec and its stored fields' names with their initial values (each
     /// decoded record starts as a copy).
-    private let codecs:
-        [String: (codec: RecordCodec, fields: [(name: String, value: AttributeValue)])]
+    let codecs: [String: (codec: RecordCodec, fields: [(name: String, value: AttributeValue)])]
 
     /// Reads the schema (every version) stored in `store`.
     /// - Throws: ``LogbookError/invalidSchema(_:)`` if the store holds no schema,

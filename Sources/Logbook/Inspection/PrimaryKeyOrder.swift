@@ -54,6 +54,34 @@ public struct PrimaryKeyOrder: Sendable {
         descending: Bool = false, limit: Int? = nil,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
+        try walk(entity, store, start, descending, limit, first: { _, _ in }, body)
+    }
+
+    /// Calls `body` with each live record of `entity` in `store` by ascending primary key, as
+    /// ``forEach(in:of:after:descending:limit:_:)`` does, after calling `first` with every live
+    /// record in log order: the walk's first pass reads them all anyway, so a tool that must
+    /// see every record before it writes one (a table's column widths) needs no pass of its
+    /// own.
+    /// - Parameters:
+    ///   - first: called with each record's key and value (valid during the call), every one
+    ///     before `body` is called with any but a damaged key's record.
+    /// - Throws: ``LogbookError/store(_:)``, or what `first` or `body` throws.
+    /// - Complexity: as an ascending, unlimited ``forEach(in:of:after:descending:limit:_:)``.
+    public func forEach(
+        in entity: String, of store: LogStore,
+        first: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        try walk(entity, store, nil, false, nil, first: first, body)
+    }
+
+    /// The walk of both `forEach`s; `first` sees the first pass's records (which an ascending,
+    /// unlimited walk always makes).
+    private func walk(
+        _ entity: String, _ store: LogStore, _ start: UInt64?, _ descending: Bool, _ limit: Int?,
+        first: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
         try wrapStoreErrors {
             var budget = limit ?? Int.max
             guard budget > 0 else { return }
@@ -69,6 +97,7 @@ public struct PrimaryKeyOrder: Sendable {
                 var stopped = false
                 try store.forEach(in: entity) { key, value in
                     guard !stopped else { return }
+                    try first(key, value)
                     guard let pk = Keyspaces.primaryKey(ofObjectKey: key) else {
                         stopped = try !counted(key, value)
                         return

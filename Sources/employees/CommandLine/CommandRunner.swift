@@ -87,6 +87,7 @@ struct CommandRunner {
             try json.finish()
             return
         }
+        if try repository.writeTable(options.query, to: output, progress: progress) { return }
         let table = EmployeeTable(output: output)
         var total = 0
         try repository.forEachEmployee(options.query, counted: { total = $0 }) {

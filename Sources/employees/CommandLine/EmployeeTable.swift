@@ -8,8 +8,8 @@ import Logbook
 /// a ``SpillBuffer`` (which moves to a temporary file past a few MiB); ``finish()`` writes the
 /// header and the rows, padded. Memory does not grow with the number of rows. Not thread-safe.
 final class EmployeeTable {
-    private static let header = ["ID", "NAME — DESIGNATION", "COMPANY", "SALARY"]
-    private static let minimumWidths = [2, 20, 7, 6]
+    static let header = ["ID", "NAME — DESIGNATION", "COMPANY", "SALARY"]
+    static let minimumWidths = [2, 20, 7, 6]
     private static let separator = " — "
 
     private let output: BufferedOutput
@@ -107,15 +107,7 @@ final class EmployeeTable {
     func finish() throws(EmployeesError) {
         guard count > 0 else { return try output.writeLine("(no employees)") }
         let widths = [self.widths.0, self.widths.1, self.widths.2, self.widths.3]
-        for (column, title) in Self.header.enumerated() {
-            if column == 3 {
-                try output.write(spaces: widths[3] - title.displayWidth)
-                try output.writeLine(title)
-            } else {
-                try output.write(title)
-                try output.write(spaces: widths[column] - title.displayWidth + 2)
-            }
-        }
+        try Self.writeHeader(widths, to: output)
         // Rows are laid out in a buffer of their own and handed on a buffer at a time.
         let capacity = 64 << 10
         let lines = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
@@ -156,6 +148,19 @@ final class EmployeeTable {
         try output.write(UnsafeRawBufferPointer(start: lines, count: filled))
     }
 
+    /// The header line, for columns `widths` wide.
+    static func writeHeader(_ widths: [Int], to output: BufferedOutput) throws(EmployeesError) {
+        for (column, title) in header.enumerated() {
+            if column == 3 {
+                try output.write(spaces: widths[3] - title.displayWidth)
+                try output.writeLine(title)
+            } else {
+                try output.write(title)
+                try output.write(spaces: widths[column] - title.displayWidth + 2)
+            }
+        }
+    }
+
     /// A row too wide for the line buffer, written a piece at a time.
     private static func writeRow(_ row: RowReader.Row, _ widths: [Int], to output: BufferedOutput)
         throws(EmployeesError)
@@ -170,10 +175,10 @@ final class EmployeeTable {
         try output.write(byte: UInt8(ascii: "\n"))
     }
 
-    private static let dash = Array(separator.utf8)
+    static let dash = Array(separator.utf8)
 
     /// `text` in its displayable form and its width in columns.
-    private static func shown(_ text: String) -> (text: String, width: Int) {
+    static func shown(_ text: String) -> (text: String, width: Int) {
         if text.isPrintableASCII { return (text, text.utf8.count) }
         let shown = text.displayable
         return (shown, shown.displayWidth)
@@ -200,7 +205,7 @@ final class EmployeeTable {
     }
 
     @inline(__always)
-    private static func put(
+    static func put(
         _ start: UnsafeMutableRawPointer, _ at: inout Int, _ bytes: UnsafeRawBufferPointer
     ) {
         if let base = bytes.baseAddress, bytes.count > 0 {
@@ -211,8 +216,8 @@ final class EmployeeTable {
 
     /// The cell's bytes and the spaces that pad it to `width`, plus the two between columns.
     @inline(__always)
-    private static func putPadded(
-        _ start: UnsafeMutableRawPointer, _ at: inout Int, _ cell: RowReader.Cell, width: Int
+    static func putPadded(
+        _ start: UnsafeMutableRawPointer, _ at: inout Int, _ cell: TableCell, width: Int
     ) {
         put(start, &at, cell.bytes)
         let spaces = width - cell.width + 2
@@ -221,13 +226,13 @@ final class EmployeeTable {
     }
 
     @inline(__always)
-    private static func putSpaces(_ start: UnsafeMutableRawPointer, _ count: Int) {
+    static func putSpaces(_ start: UnsafeMutableRawPointer, _ count: Int) {
         if count > 0 { start.initializeMemory(as: UInt8.self, repeating: 0x20, count: count) }
     }
 
     /// The `digits` decimal digits of `value` (and its sign) at `start`.
     @inline(__always)
-    private static func putDecimal(_ start: UnsafeMutableRawPointer, _ value: Int64, digits: Int) {
+    static func putDecimal(_ start: UnsafeMutableRawPointer, _ value: Int64, digits: Int) {
         var magnitude = value.magnitude
         var position = digits
         repeat {
@@ -241,13 +246,16 @@ final class EmployeeTable {
     }
 }
 
+/// A cell of the table: its text's bytes and its width in columns.
+struct TableCell {
+    var width: Int
+    var bytes: UnsafeRawBufferPointer
+}
+
 /// Reads back the rows ``EmployeeTable`` kept: per cell a width and a length (32 bits each,
 /// little-endian) and the bytes, three cells, then the salary (64 bits).
 private struct RowReader {
-    struct Cell {
-        var width: Int
-        var bytes: UnsafeRawBufferPointer
-    }
+    typealias Cell = TableCell
 
     struct Row {
         var cells: (Cell, Cell, Cell)

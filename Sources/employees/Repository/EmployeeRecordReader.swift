@@ -10,6 +10,7 @@ import Logbook
 struct EmployeeRecordReader {
     private let store: LogStore
     private let decoder: RecordDecoder
+    private let fieldReader: EntityFieldReader
     /// The positions of the four fields among an Employee record's decoded fields.
     private let name: Int
     private let designation: Int
@@ -21,9 +22,12 @@ struct EmployeeRecordReader {
     init(store: LogStore) throws {
         self.store = store
         decoder = try RecordDecoder(store: store)
-        guard let entity = decoder.schema.entity(named: Employee.entityName) else {
+        guard let entity = decoder.schema.entity(named: Employee.entityName),
+            let fieldReader = EntityFieldReader(decoder, entity: Employee.entityName)
+        else {
             throw LogbookError.unknownEntity(Employee.entityName)
         }
+        self.fieldReader = fieldReader
         let fields =
             entity.attributes.map(\.name) + entity.relationships.filter(\.isStored).map(\.name)
         guard let name = fields.firstIndex(of: "name"),
@@ -95,6 +99,53 @@ struct EmployeeRecordReader {
             }
         }.primaryKey
         return fields
+    }
+
+    /// One employee's fields with its texts as UTF-8 bytes (not checked), valid during the call
+    /// that passes them: what a table that copies them to its output reads.
+    struct TextFields {
+        var primaryKey: UInt64 = 0
+        var name = UnsafeRawBufferPointer(start: nil, count: 0)
+        var designation = UnsafeRawBufferPointer(start: nil, count: 0)
+        var salary: Int64 = 0
+        var company: UInt64?
+    }
+
+    /// Decodes the Employee record `value` under `key` and calls `body` with its fields: the
+    /// texts are the record's own bytes where it is read in place (see ``EntityFieldReader``),
+    /// no `String` built; otherwise those of the decoded strings.
+    /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)``, what `body` throws.
+    func withTextFields<Result>(
+        key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer,
+        _ body: (TextFields) throws -> Result
+    ) throws -> Result {
+        var fields = TextFields()
+        var decoded: (name: String?, designation: String?) = (nil, nil)
+        let (name, designation, salary, company) = (
+            self.name, self.designation, self.salary, self.company ?? -1
+        )
+        fields.primaryKey = try fieldReader.decode(key: key, value: value) { i, value in
+            switch (i, value) {
+            case (name, .utf8(let bytes)): fields.name = bytes
+            case (name, .value(.string(let text))): decoded.name = text
+            case (designation, .utf8(let bytes)): fields.designation = bytes
+            case (designation, .value(.string(let text))): decoded.designation = text
+            case (salary, .value(.integer(let number))): fields.salary = number
+            case (company, .value(.integer(let key))): fields.company = UInt64(bitPattern: key)
+            default: break
+            }
+        }.primaryKey
+        guard decoded.name != nil || decoded.designation != nil else { return try body(fields) }
+        var nameText = decoded.name ?? String(decoding: fields.name, as: UTF8.self)
+        var designationText =
+            decoded.designation ?? String(decoding: fields.designation, as: UTF8.self)
+        return try nameText.withUTF8 { name in
+            try designationText.withUTF8 { designation in
+                fields.name = UnsafeRawBufferPointer(name)
+                fields.designation = UnsafeRawBufferPointer(designation)
+                return try body(fields)
+            }
+        }
     }
 
     /// The fields of the employee with primary key `primaryKey`, `nil` if there is none.

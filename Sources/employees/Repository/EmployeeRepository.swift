@@ -20,6 +20,15 @@ protocol EmployeeRepository: AnyObject {
         _ body: (EmployeeRecord) throws(EmployeesError) -> Void
     ) throws(EmployeesError)
 
+    /// Writes `list`'s table of the employees matching `query` to `output` without keeping
+    /// its rows, showing the rows read on `progress`; `false`, having
+    /// written nothing, where it cannot (the caller then lays the table out with
+    /// ``EmployeeTable``).
+    /// - Throws: as ``forEachEmployee(_:counted:_:)``, ``EmployeesError/output(_:)``.
+    func writeTable(
+        _ query: EmployeeQuery, to output: BufferedOutput, progress: ProgressLine?
+    ) throws(EmployeesError) -> Bool
+
     /// The employees matching `filter` (all for `nil`) in the store's order, as a window for a
     /// list screen: their number at once, their rows when a range of them is shown.
     /// - Throws: ``EmployeesError/invalidFilter(filter:reason:)``.
@@ -78,6 +87,10 @@ extension EmployeeRepository {
         }
         return records
     }
+
+    func writeTable(
+        _ query: EmployeeQuery, to output: BufferedOutput, progress: ProgressLine?
+    ) throws(EmployeesError) -> Bool { false }
 
     /// All employees in the store's order.
     func all() throws(EmployeesError) -> [EmployeeRecord] { try list(EmployeeQuery()) }

@@ -24,9 +24,7 @@ extension LogbookEmployeeRepository {
         _ query: EmployeeQuery, counted: (Int) -> Void,
         _ body: (EmployeeRecord) throws(EmployeesError) -> Void
     ) throws(EmployeesError) {
-        if query.filter == nil && query.company == nil && query.sortKey == nil
-            && !query.descending && query.search == nil
-        {
+        if query.isEveryEmployee {
             counted(try storeCall { try container.store.count(in: Employee.entityName) })
             return try forEachRecordInKeyOrder(body)
         }
