@@ -180,10 +180,21 @@ final class ObjectTable {
         return e
     }
 
-    /// Makes room for `count` more objects.
-    func reserve(_ count: Int) {
-        entries.reserveCapacity(entries.count + count)
-        objects.reserveCapacity(objects.count + count)
+    /// Makes room for `count` more objects (and, given `entity`, for them in its list of
+    /// objects waiting for indexing).
+    /// Grows geometrically, as appending does: a context fetching in a loop reserves again
+    /// at every fetch, and growing each time by just what it asks would copy its lists each time.
+    func reserve(_ count: Int, unindexed entity: Int? = nil) {
+        func grow<C: RangeReplaceableCollection>(_ list: inout C, by more: Int, capacity: Int) {
+            let needed = list.count + more
+            if needed > capacity { list.reserveCapacity(max(needed, 2 * capacity)) }
+        }
+        let fresh = max(0, count - free.count)
+        grow(&entries, by: fresh, capacity: entries.capacity)
+        grow(&objects, by: fresh, capacity: objects.capacity)
+        if let entity {
+            grow(&unindexed[entity], by: count, capacity: unindexed[entity].capacity)
+        }
     }
 
     /// Whether any object of `entity` is registered (indexed or not).

@@ -11,11 +11,13 @@ extension ModelContext {
     /// (``ScanResult/built``).
     ///
     /// With `consume` set (and no sort), each stored match is handed to it instead of becoming a
-    /// candidate; the result then holds only the pending matches.
+    /// candidate; the result then holds only the pending matches. `reserve` hears how many
+    /// objects `build` is about to build at most, when an index read knows it first.
     func execute(
         _ plan: FetchPlan, keepRecords: Bool = true,
         build: ((UnsafeRawBufferPointer, UInt64) throws -> Int32)? = nil,
-        consume: ((UnsafeRawBufferPointer, UInt64) throws -> Void)? = nil
+        consume: ((UnsafeRawBufferPointer, UInt64) throws -> Void)? = nil,
+        reserve: ((Int) -> Void)? = nil
     ) throws -> ScanResult {
         let plan = try resolved(plan)
         let binding = plan.binding
@@ -65,6 +67,7 @@ extension ModelContext {
                 explanation.candidates = keys.count
                 explanation.entriesVisited = visited
                 scan.reserve(keys.count)
+                if buildNow != nil { reserve?(keys.count) }
                 // Building looks each match up among the objects registered before: the
                 // registry slots of the keys a few matches ahead are loaded while one is built.
                 let registry =

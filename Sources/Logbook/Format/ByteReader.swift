@@ -63,8 +63,12 @@ struct ByteReader {
 
     @inline(__always)
     mutating func string() throws -> String {
-        let utf8 = try lengthPrefixed()
-        if let ascii = SmallASCII.make(utf8) { return ascii }
+        let length = try varint()
+        guard length <= UInt64(buffer.count - offset) else { throw Truncated() }
+        let start = offset
+        offset += Int(length)
+        if let ascii = SmallASCII.make(buffer, start: start, count: Int(length)) { return ascii }
+        let utf8 = UnsafeRawBufferPointer(rebasing: buffer[start..<offset])
         if utf8.count <= 15 {
             // Built in place as a small string: ASCII needs no validation pass there (other
             // bytes are validated and repaired as `String(decoding:as:)` does).

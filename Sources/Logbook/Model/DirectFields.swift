@@ -283,8 +283,13 @@ struct EnumLayout: @unchecked Sendable {  // immutable
     let size: Int
     let rawValues: [AttributeValue]
     let index: [AttributeValue: Int]
-    /// The raw values as stored: a String raw value's UTF-8, or an integer's value.
-    private let rawText: [[UInt8]]
+    /// The String raw values' UTF-8, one after another (case `k`'s at
+    /// `textStarts[k]..<textStarts[k + 1]`): one buffer, so matching a record's bytes against
+    /// them retains no array per case.
+    private let rawText: [UInt8]
+    private let textStarts: [Int]
+    /// Whether the raw values are Strings (else integers or another type).
+    private let hasStringRaws: Bool
     private let rawIntegers: [Int64]
 
     /// The layout of `type`, whose cases are `cases` (in declaration order) with the raw values
@@ -299,10 +304,17 @@ struct EnumLayout: @unchecked Sendable {  // immutable
         }
         for (k, c) in cases.enumerated() where tag(c) != k { return nil }
         guard tag(T?.none) == cases.count else { return nil }
+        let texts: [[UInt8]] = raws.map {
+            if case .string(let s) = $0 { Array(s.utf8) } else { [] }
+        }
+        var hasStringRaws = false
+        if case .string = raws[0] { hasStringRaws = true }
         return EnumLayout(
             size: size, rawValues: raws,
             index: Dictionary(uniqueKeysWithValues: raws.enumerated().map { ($1, $0) }),
-            rawText: raws.map { if case .string(let s) = $0 { Array(s.utf8) } else { [] } },
+            rawText: Array(texts.joined()),
+            textStarts: texts.reduce(into: [0]) { $0.append($0.last! + $1.count) },
+            hasStringRaws: hasStringRaws,
             rawIntegers: raws.map { if case .integer(let i) = $0 { i } else { .min } })
     }
 
@@ -312,19 +324,26 @@ struct EnumLayout: @unchecked Sendable {  // immutable
     @inline(__always)
     func decode(_ r: inout ByteReader, into p: UnsafeMutableRawPointer) throws {
         var tag = -1
-        switch rawValues.first {
-        case .string?:
+        if hasStringRaws {
             let bytes = try r.lengthPrefixed()
-            for (k, text) in rawText.enumerated() where text.count == bytes.count {
-                if text.withUnsafeBytes({ $0.elementsEqual(bytes) }) {
-                    tag = k
-                    break
+            textStarts.withUnsafeBufferPointer { starts in
+                rawText.withUnsafeBytes { text in
+                    for k in 0..<starts.count - 1
+                    where starts[k + 1] - starts[k] == bytes.count
+                        && (bytes.isEmpty
+                            || memcmp(
+                                text.baseAddress! + starts[k], bytes.baseAddress!, bytes.count)
+                                == 0)
+                    {
+                        tag = k
+                        break
+                    }
                 }
             }
-        case .integer?:
+        } else if case .integer? = rawValues.first {
             let v = try r.zigzag()
             tag = rawIntegers.firstIndex(of: v) ?? -1
-        default:
+        } else {
             guard let first = rawValues.first, let type = first.type,
                 let k = index[try r.value(type)]
             else { throw ByteReader.Truncated() }

@@ -93,9 +93,11 @@ public struct Relationship<Value: RelationshipValue> {
     /// among the entity's stored fields. Derived to-many: `-(2 + its position among the
     /// entity's relationships)`. -1 until adopted.
     @usableFromInline var slot: Int32 = -1
-    /// To-one: the destination's primary key as stored (0 for none).
+    /// To-one: the destination's primary key as stored (0 for none). Stored to-many: the
+    /// destination keys as stored when they pack into one word (``PackedLinks``), else 0.
     @usableFromInline var key: UInt64 = 0
-    /// Stored to-many: the destination keys as stored, ascending.
+    /// Stored to-many: the destination keys as stored, ascending, when they do not pack into
+    /// `key`.
     @usableFromInline var links: [UInt64] = []
     /// Stored: whether `value` reflects `key` or `links`.
     @usableFromInline var isResolved = true
@@ -159,7 +161,7 @@ public struct Relationship<Value: RelationshipValue> {
                     return Value(
                         relatedObjects: storage.value.relatedObjects.filter { !$0.isDeleted })
                 }
-                let targets = storage.links.compactMap {
+                let targets = storage.storedLinks.compactMap {
                     context.relatedTarget(key: $0, as: Value.Destination.self)
                 }
                 object[keyPath: storageKeyPath].value = Value(relatedObjects: targets)
@@ -210,6 +212,9 @@ public struct Relationship<Value: RelationshipValue> {
         get { value }
         set { value = newValue }
     }
+
+    /// Stored to-many: the destination keys as stored, ascending (packed or not).
+    var storedLinks: [UInt64] { key != 0 ? PackedLinks.keys(key) : links }
 }
 
 extension Relationship: CustomReflectable {
@@ -267,6 +272,7 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
     /// these, as reaching them through `Relationship<Value>` looks up that type's generic
     /// metadata at each call.
     private let linksOffset: Int
+    private let keyOffset: Int
     private let isResolvedOffset: Int
     private let heldOffset: Int
     /// `Value(relatedObjects: [])`, made once: making it at each decode looks up the array's
@@ -280,6 +286,7 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
             let info = MemoryLayout<Wrapper>.offset(of: \Wrapper.info),
             let slot = MemoryLayout<Wrapper>.offset(of: \Wrapper.slot),
             let links = MemoryLayout<Wrapper>.offset(of: \Wrapper.links),
+            let key = MemoryLayout<Wrapper>.offset(of: \Wrapper.key),
             let isResolved = MemoryLayout<Wrapper>.offset(of: \Wrapper.isResolved),
             let held = MemoryLayout<Wrapper>.offset(of: \Wrapper.value)
         else { return nil }
@@ -290,6 +297,7 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
         infoOffset = offset + info
         slotOffset = offset + slot
         linksOffset = offset + links
+        keyOffset = offset + key
         isResolvedOffset = offset + isResolved
         heldOffset = offset + held
         noObjects = Value(relatedObjects: [])
@@ -320,7 +328,7 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
     func read(_ object: AnyObject) -> AttributeValue {
         let f = field(object).pointee
         if Value.isToMany {
-            guard f.isResolved else { return LinkList.value(f.links) }
+            guard f.isResolved else { return LinkList.value(f.storedLinks) }
             // Links to objects deleted since stay until a rule or the app removes them: the
             // value a rollback restores must be the one read.
             return LinkList.value(
@@ -361,8 +369,24 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
 
     /// A stored to-many's links, not resolved to objects until the relationship is read.
     private func setLinks(_ object: AnyObject, _ keys: [UInt64]) {
+        if let packed = PackedLinks.pack(keys) {
+            setLinks(object, packed: packed)
+            return
+        }
         let base = Unmanaged.passUnretained(object).toOpaque()
+        (base + keyOffset).assumingMemoryBound(to: UInt64.self).pointee = 0
         (base + linksOffset).assumingMemoryBound(to: [UInt64].self).pointee = keys
+        (base + isResolvedOffset).assumingMemoryBound(to: Bool.self).pointee = false
+        (base + heldOffset).assumingMemoryBound(to: Value.self).pointee = noObjects
+    }
+
+    /// ``setLinks(_:_:)`` of keys packed into one word (``PackedLinks``): no array is kept.
+    @inline(__always)
+    private func setLinks(_ object: AnyObject, packed: UInt64) {
+        let base = Unmanaged.passUnretained(object).toOpaque()
+        (base + keyOffset).assumingMemoryBound(to: UInt64.self).pointee = packed
+        let links = (base + linksOffset).assumingMemoryBound(to: [UInt64].self)
+        if !links.pointee.isEmpty { links.pointee = [] }
         (base + isResolvedOffset).assumingMemoryBound(to: Bool.self).pointee = false
         (base + heldOffset).assumingMemoryBound(to: Value.self).pointee = noObjects
     }
@@ -370,10 +394,14 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
     func decode(_ r: inout ByteReader, into object: AnyObject) throws {
         if Value.isToMany {
             // The link list read where it lies in the record (a `data` value): no `Data` or
-            // `AttributeValue` is made per object, as `write` would need.
-            guard let keys = LinkList.keys(try r.lengthPrefixed()) else {
-                throw ByteReader.Truncated()
+            // `AttributeValue` is made per object, as `write` would need; a few small keys are
+            // packed into the field's word, with no array either.
+            let raw = try r.lengthPrefixed()
+            if let packed = PackedLinks.pack(raw) {
+                setLinks(object, packed: packed)
+                return
             }
+            guard let keys = LinkList.keys(raw) else { throw ByteReader.Truncated() }
             setLinks(object, keys)
             return
         }
@@ -401,6 +429,7 @@ final class RelationshipFieldAccessor<Value: RelationshipValue>: RelationshipAcc
         field(object).pointee.value = Value(relatedObjects: typed)
         field(object).pointee.isResolved = true
         field(object).pointee.links = []
+        field(object).pointee.key = 0
     }
 
     func setProbeTarget(_ object: AnyObject, _ target: AnyObject) {
