@@ -1,5 +1,5 @@
 // libFuzzer entry point for the `keysdir` target (see README.md). Compiled into the LogStore module
-// with Tests/LogStoreTests/Support/FuzzKeyDirectory.swift and ByteFileSystem.swift.
+// with Tests/LogStoreTests/Support/FuzzKeyDirectory{,Load}.swift and ByteFileSystem.swift.
 
 private let template = try! FuzzKeyDirectoryTemplate()
 

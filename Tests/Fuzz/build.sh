@@ -57,7 +57,7 @@ if wants frames; then logstore_target frames "${decoders[@]}" Tests/Fuzz/FuzzFra
 if wants hints; then logstore_target hints "${decoders[@]}" Tests/Fuzz/FuzzHintsMain.swift; fi
 if wants keysdir; then
     logstore_target keysdir "$support/ByteFileSystem.swift" "$support/FuzzKeyDirectory.swift" \
-        Tests/Fuzz/FuzzKeyDirectoryMain.swift
+        "$support/FuzzKeyDirectoryLoad.swift" Tests/Fuzz/FuzzKeyDirectoryMain.swift
 fi
 # Targets of the object layer: LogStore as a module of its own first (no fuzz body, built once),
 # then the Logbook module with a fuzz body and a main compiled in: name, then files.

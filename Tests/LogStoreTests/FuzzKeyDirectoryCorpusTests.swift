@@ -15,9 +15,13 @@ import Testing
         #expect(names.count >= 10)
         let template = try FuzzKeyDirectoryTemplate()
         for name in names {
-            for problem in fuzzKeyDirectory(readFile(Self.corpus + "/" + name), template: template)
-            {
+            let input = readFile(Self.corpus + "/" + name)
+            for problem in fuzzKeyDirectory(input, template: template) {
                 Issue.record("\(name): \(problem)")
+            }
+            // The whole path through a store, which the target's body no longer runs.
+            for problem in fuzzKeyDirectoryThroughStore(input, template: template) {
+                Issue.record("\(name), through a store: \(problem)")
             }
         }
     }
@@ -33,8 +37,10 @@ import Testing
         #expect(store.recovery.usedKeyDirectory)
         try store.close()
         #expect(fuzzKeyDirectory([0] + file, template: template).isEmpty)
+        #expect(fuzzKeyDirectoryThroughStore([0] + file, template: template).isEmpty)
         template = FuzzKeyDirectoryTemplate(files: template.files, contents: [:])
         #expect(!fuzzKeyDirectory([0] + file, template: template).isEmpty)
+        #expect(!fuzzKeyDirectoryThroughStore([0] + file, template: template).isEmpty)
     }
 
     /// The body stops at a file that loading refuses (`Replay.loadKeyDirectory`): open then
@@ -65,6 +71,39 @@ import Testing
         #expect(store.recovery.ignoredKeyDirectory != nil)
         #expect(try template.pointRead(store) == template.contents)
         #expect(try FuzzKeyDirectoryTemplate.read(store) == template.contents)
+    }
+
+    /// A file that loading accepts and a later check refuses (here a table entry's hash
+    /// changed, so its block's CRC fails): the target's body stops at the refusal, and a store
+    /// over that file ignores it (this template's read-only open checks every table already)
+    /// and answers every read as the template does.
+    @Test func aTableRefusedAfterOpenGivesTheTemplatesAnswers() throws {
+        let template = try FuzzKeyDirectoryTemplate()
+        let file = try #require(template.files[FuzzKeyDirectoryTemplate.keysDir])
+        let entry = KeyDirectoryForgery.liveEntries(file)[0]
+        let input: [UInt8] = [1, UInt8(entry & 0xFF), UInt8(entry >> 8), 0x41]
+        var files = template.files
+        files[FuzzKeyDirectoryTemplate.keysDir] = try #require(
+            FuzzKeyDirectoryTemplate.keyDirectory(input, template: template)?.bytes)
+        var options = LogStoreOptions()
+        options.fileSystem = ByteFileSystem(files: files)
+        options.readOnly = true
+        let directory = FuzzKeyDirectoryTemplate.directory
+        var replay = Replay(path: directory, options: options)
+        replay.checkingTablesLater = true
+        let start = try replay.loadKeyDirectory(
+            StoreFiles(storeAt: directory, fileSystem: options.fileSystem))
+        let pending = try #require(start.state.pendingCheck)
+        #expect(throws: KeyDirectoryFile.Unusable.self) {
+            try pending.checkAll(start.state.directories)
+        }
+        #expect(fuzzKeyDirectory(input, template: template) == [])
+        let store = try LogStore(path: directory, options: options)
+        defer { try? store.close() }
+        #expect(try template.pointRead(store) == template.contents)
+        #expect(try FuzzKeyDirectoryTemplate.read(store) == template.contents)
+        #expect(!store.recovery.usedKeyDirectory)
+        #expect(store.recovery.ignoredKeyDirectory != nil)
     }
 
     /// `LOGBOOK_WRITE_FUZZ_SEEDS=1 swift test --filter writesKeyDirectorySeeds` (re)writes the

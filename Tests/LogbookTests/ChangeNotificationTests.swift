@@ -192,6 +192,36 @@ final class ClubMember: PersistentModel {
         #expect(try ModelContext(container).fetch(FetchDescriptor<Employee>()).first?.salary == 1)
     }
 
+    /// A handler may cancel its own observation: the cancel, run on the handlers' queue, does
+    /// not wait for that queue (which would never return).
+    @Test func aHandlerMayCancelItsOwnObservation() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open()
+        let observation = Locked<ChangeObservation?>(nil)
+        let calls = Locked(0)
+        let done = DispatchSemaphore(value: 0)
+        observation.withLock { slot in
+            slot = container.observeChanges { _ in
+                calls.withLock { $0 += 1 }
+                observation.withLock { $0 }?.cancel()
+                done.signal()
+            }
+        }
+        let context = ModelContext(container)
+        context.insert(Employee(name: "Ann"))
+        try context.save()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        context.insert(Employee(name: "Bob"))
+        try context.save()
+        // A handler still registered would be queued behind this one.
+        let probe = container.observeChanges { _ in }
+        context.insert(Employee(name: "Cy"))
+        try context.save()
+        probe.cancel()
+        #expect(calls.withLock { $0 } == 1)
+    }
+
     @Test func releasingTheObservationUnregisters() throws {
         let fixture = LogbookFixture()
         defer { fixture.remove() }

@@ -105,6 +105,38 @@ import Testing
         #expect(try container.indexProblems() == [])
     }
 
+    /// The target's `finding-forged-company-entry-beside-a-failed-chunk` (a false finding of the
+    /// body): a forged sidecar with entries out of order in a chunk of Employee's indexes and a
+    /// well-formed wrong entry in Company's name index. `company.name == 'Acme'` fails the
+    /// Employee chunk's check, rebuilds Employee's indexes and runs again, and still answers
+    /// another company's employees: Company's forged entry passes every check at use. The
+    /// consistency check reports it, which is all a forged file owes.
+    @Test func aForgedChunkOfAnotherEntityMisleadsAQueryWhoseCheckFailed() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let template = try FuzzSidecarTemplate(directory: dir.child("store"))
+        let input = readFile(Self.corpus + "/finding-forged-company-entry-beside-a-failed-chunk")
+        #expect(fuzzSidecar(input, template: template) == [])
+        var bytes = template.sidecar
+        var patches = input.dropFirst()[...]
+        while patches.count >= 3 {
+            let at = Int(patches[patches.startIndex]) | Int(patches[patches.startIndex + 1]) << 8
+            bytes[at % bytes.count] ^= patches[patches.startIndex + 2]
+            patches = patches.dropFirst(3)
+        }
+        FuzzSidecarLayout.reseal(&bytes)
+        writeFile(template.directory + "/" + FuzzSidecarTemplate.sidecarFile, bytes)
+        let container = try FuzzSidecarTemplate.open(template.directory)
+        defer { try? container.close() }
+        let answers = try FuzzSidecarTemplate.answerNoting(container)
+        let query = 6  // company.name == 'Acme'
+        #expect(answers[query].answer != template.answers[query])
+        #expect(answers[query - 1].note == nil)
+        #expect(answers[query].note?.contains("entries are not in order") == true)
+        let problems = try container.indexProblems()
+        #expect(problems.contains { $0.hasPrefix("Company(name)") }, "\(problems)")
+    }
+
     /// `LOGBOOK_WRITE_FUZZ_SEEDS=1 swift test --filter writesSidecarSeeds` (re)writes the seeds into
     /// Tests/Fuzz/corpus/sidecar, named `seed-…`: the template's sidecar whole, and patches of
     /// each part of it, plain and resealed.

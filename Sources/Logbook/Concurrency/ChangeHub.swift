@@ -15,6 +15,11 @@ final class ChangeHub: Sendable {
         var streams: [Int: AsyncStream<SavedChanges>.Continuation] = [:]
         var handlers: [Int: @Sendable (SavedChanges) -> Void] = [:]
         var finished = false
+        /// Whether ``delivery`` carries ``deliveryKey`` yet: set with the first handler, not at
+        /// init, because a queue with a specific value disposes of it asynchronously (libdispatch
+        /// queues its destructor on a global queue), so every container without handlers would
+        /// leave work behind it when it goes.
+        var deliveryMarked = false
     }
 
     private let state = Locked(State())
@@ -22,8 +27,6 @@ final class ChangeHub: Sendable {
     private let observers = Atomic<Int>(0)
     private let delivery = DispatchQueue(label: "Logbook.changes")
     private static let deliveryKey = DispatchSpecificKey<Bool>()
-
-    init() { delivery.setSpecific(key: Self.deliveryKey, value: true) }
 
     deinit { finish() }
 
@@ -72,6 +75,12 @@ final class ChangeHub: Sendable {
     /// Registers `handler`; returns its identifier for ``removeHandler(_:)``.
     func addHandler(_ handler: @escaping @Sendable (SavedChanges) -> Void) -> Int {
         state.withLock { state in
+            // Before any handler can run on the queue (publish sends there only once one is
+            // registered), so a handler that removes one knows it is on the queue.
+            if !state.deliveryMarked {
+                delivery.setSpecific(key: Self.deliveryKey, value: true)
+                state.deliveryMarked = true
+            }
             state.nextID += 1
             state.handlers[state.nextID] = handler
             observers.add(1, ordering: .releasing)

@@ -18,11 +18,14 @@ struct FuzzKeyDirectoryTemplate {
     let contents: [String: [UInt8]]
     /// The keys of `contents` in name order, parsed once (not for every input).
     let keys: [(name: String, keyspace: String, key: [UInt8])]
+    /// `contents` by keyspace, then key (what a walk of each keyspace finds).
+    let byKeyspace: [String: [[UInt8]: [UInt8]]]
 
     init(files: [String: [UInt8]], contents: [String: [UInt8]]) {
         self.files = files
         self.contents = contents
         keys = Self.parse(contents)
+        byKeyspace = Self.byKeyspace(keys, contents)
     }
 
     init() throws {
@@ -49,6 +52,7 @@ struct FuzzKeyDirectoryTemplate {
         for key in try store.keys(in: "gone") { try store.delete(key, in: "gone") }
         contents = try Self.read(store)
         keys = Self.parse(contents)
+        byKeyspace = Self.byKeyspace(keys, contents)
         try store.close()
         var files: [String: [UInt8]] = [:]
         for name in try fs.contents(ofDirectory: Self.directory) {
@@ -87,11 +91,14 @@ struct FuzzKeyDirectoryTemplate {
 /// patches to the template's file, 3 bytes each (offset: u16 LE, then a byte XORed in there).
 /// Bit 1 then makes every CRC match again (meta and table blocks), as a forger would.
 ///
-/// The file is first loaded as open loads it (``Replay/loadKeyDirectory(_:)``, its tables left
-/// for the reads to check, ``PendingKeyDirectoryCheck``). A file that load finds unusable is
-/// ignored by open, which then builds the index from the template's hints and segments alone:
-/// the same whatever the file held (`FuzzKeyDirectoryCorpusTests.anIgnoredFileGivesTheTemplatesAnswers`),
-/// so nothing more is run for it. Otherwise the store is opened read-only over the template's
+/// The whole path of a file through a store: the body the `keysdir` target ran before
+/// ``fuzzKeyDirectory(_:template:)``, which runs only what reads the file, replaced it (too slow
+/// for 10^7 inputs); `FuzzKeyDirectoryCorpusTests` replays the corpus through both. The file is
+/// first loaded as open loads it (``Replay/loadKeyDirectory(_:)``, its tables left for the reads
+/// to check, ``PendingKeyDirectoryCheck``). A file that load finds unusable is ignored by open,
+/// which then builds the index from the template's hints and segments alone: the same whatever
+/// the file held (`FuzzKeyDirectoryCorpusTests.anIgnoredFileGivesTheTemplatesAnswers`), so
+/// nothing more is run for it. Otherwise the store is opened read-only over the template's
 /// segments and read every way.
 ///
 /// Returns what broke: a load that fails otherwise than by refusing the file; a failed open (a
@@ -100,23 +107,11 @@ struct FuzzKeyDirectoryTemplate {
 /// answer (or a read error) from a forged file that `verify`'s check of the key directory file
 /// does not report.
 @discardableResult
-func fuzzKeyDirectory(_ input: [UInt8], template: FuzzKeyDirectoryTemplate) -> [String] {
-    guard let mode = input.first else { return [] }
-    let rest = input.dropFirst()
-    var bytes: [UInt8]
-    if mode & 1 == 0 {
-        bytes = Array(rest)
-    } else {
-        bytes = template.files[FuzzKeyDirectoryTemplate.keysDir] ?? []
-        var patches = rest[...]
-        while patches.count >= 3, !bytes.isEmpty {
-            let at = (Int(patches[patches.startIndex]) | Int(patches[patches.startIndex + 1]) << 8)
-            bytes[at % bytes.count] ^= patches[patches.startIndex + 2]
-            patches = patches.dropFirst(3)
-        }
-    }
-    let forged = mode & 2 != 0
-    if forged { FuzzKeyDirectoryReseal.reseal(&bytes) }
+func fuzzKeyDirectoryThroughStore(_ input: [UInt8], template: FuzzKeyDirectoryTemplate)
+    -> [String]
+{
+    guard let (bytes, forged) = FuzzKeyDirectoryTemplate.keyDirectory(input, template: template)
+    else { return [] }
     var files = template.files
     files[FuzzKeyDirectoryTemplate.keysDir] = bytes
     let fs = ByteFileSystem(files: files)
@@ -177,7 +172,7 @@ func fuzzKeyDirectory(_ input: [UInt8], template: FuzzKeyDirectoryTemplate) -> [
 /// What is wrong if `verify` does not report the key directory file in `fs` as unusable: its
 /// check of the file (``LogInspector/checkKeyDirectory(_:fileSystem:passBytes:report:)``), the
 /// only part of `verify` the file changes (the rest checks the template's segments and hints).
-private func verifyReports(_ fs: ByteFileSystem) -> String? {
+func verifyReports(_ fs: ByteFileSystem) -> String? {
     do {
         var report = VerifyReport()
         LogInspector.checkKeyDirectory(
@@ -202,6 +197,15 @@ extension FuzzKeyDirectoryTemplate {
             let key = parts[1].split(separator: ".").map { UInt8($0, radix: 16)! }
             return (name, String(parts[0]), key)
         }
+    }
+
+    /// ``contents`` by keyspace, then key.
+    static func byKeyspace(
+        _ keys: [(name: String, keyspace: String, key: [UInt8])], _ contents: [String: [UInt8]]
+    ) -> [String: [[UInt8]: [UInt8]]] {
+        var all: [String: [[UInt8]: [UInt8]]] = [:]
+        for (name, keyspace, key) in keys { all[keyspace, default: [:]][key] = contents[name] }
+        return all
     }
 
     /// The value of every key of ``contents``, by point reads.
