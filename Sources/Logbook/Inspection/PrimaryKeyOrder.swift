@@ -63,8 +63,12 @@ public struct PrimaryKeyOrder: Sendable {
     /// see every record before it writes one (a table's column widths) needs no pass of its
     /// own.
     /// - Parameters:
+    ///   - entity: the entity whose keyspace is read (its name).
+    ///   - store: the store, open for reading.
     ///   - first: called with each record's key and value (valid during the call), every one
     ///     before `body` is called with any but a damaged key's record.
+    ///   - body: called with each record's key and value (valid during the call); returns
+    ///     whether to go on.
     /// - Throws: ``LogbookError/store(_:)``, or what `first` or `body` throws.
     /// - Complexity: as an ascending, unlimited ``forEach(in:of:after:descending:limit:_:)``.
     public func forEach(
