@@ -233,16 +233,22 @@ final class EmployeeTable {
     /// The `digits` decimal digits of `value` (and its sign) at `start`.
     @inline(__always)
     static func putDecimal(_ start: UnsafeMutableRawPointer, _ value: Int64, digits: Int) {
-        var magnitude = value.magnitude
+        putDigits(start, value.magnitude, digits: digits)
+        if value < 0 { start.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 0, as: UInt8.self) }
+    }
+
+    /// The decimal digits of `value`, ending `digits` bytes after `start`.
+    @inline(__always)
+    static func putDigits(_ start: UnsafeMutableRawPointer, _ value: UInt64, digits: Int) {
+        var rest = value
         var position = digits
         repeat {
             position -= 1
             start.storeBytes(
-                of: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10),
+                of: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10),
                 toByteOffset: position, as: UInt8.self)
-            magnitude /= 10
-        } while magnitude > 0
-        if value < 0 { start.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 0, as: UInt8.self) }
+            rest /= 10
+        } while rest > 0
     }
 }
 

@@ -110,15 +110,7 @@ struct MeasuredEmployeeTable {
         let idStart = at
         idPrefix.withUnsafeBytes { EmployeeTable.put(start, &at, $0) }
         let digits = digits(row.primaryKey)
-        var rest = row.primaryKey
-        var position = at + digits
-        repeat {
-            position -= 1
-            start.storeBytes(
-                of: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10),
-                toByteOffset: position, as: UInt8.self)
-            rest /= 10
-        } while rest > 0
+        EmployeeTable.putDigits(start + at, row.primaryKey, digits: digits)
         at += digits
         let idSpaces = w0 - (at - idStart) + 2
         EmployeeTable.putSpaces(start + at, idSpaces)

@@ -112,13 +112,7 @@ func fuzzKeyDirectoryThroughStore(_ input: [UInt8], template: FuzzKeyDirectoryTe
 {
     guard let (bytes, forged) = FuzzKeyDirectoryTemplate.keyDirectory(input, template: template)
     else { return [] }
-    var files = template.files
-    files[FuzzKeyDirectoryTemplate.keysDir] = bytes
-    let fs = ByteFileSystem(files: files)
-    var options = LogStoreOptions()
-    options.fileSystem = fs
-    options.readOnly = true
-    options.autoCompactionDeadFraction = nil
+    let (fs, options) = template.readOnly(keysDir: bytes)
     let directory = FuzzKeyDirectoryTemplate.directory
     do {
         var replay = Replay(path: directory, options: options)

@@ -31,13 +31,7 @@ import Foundation
 func fuzzKeyDirectory(_ input: [UInt8], template: FuzzKeyDirectoryTemplate) -> [String] {
     guard let (bytes, forged) = FuzzKeyDirectoryTemplate.keyDirectory(input, template: template)
     else { return [] }
-    var files = template.files
-    files[FuzzKeyDirectoryTemplate.keysDir] = bytes
-    let fs = ByteFileSystem(files: files)
-    var options = LogStoreOptions()
-    options.fileSystem = fs
-    options.readOnly = true
-    options.autoCompactionDeadFraction = nil
+    let (fs, options) = template.readOnly(keysDir: bytes)
     let directory = FuzzKeyDirectoryTemplate.directory
     var state: StoreState
     do {
@@ -167,5 +161,17 @@ extension FuzzKeyDirectoryTemplate {
         let forged = mode & 2 != 0
         if forged { FuzzKeyDirectoryReseal.reseal(&bytes) }
         return (bytes, forged)
+    }
+
+    /// The template's files with `keysDir` replaced by `bytes`, and read-only options over them.
+    func readOnly(keysDir bytes: [UInt8]) -> (ByteFileSystem, LogStoreOptions) {
+        var files = self.files
+        files[Self.keysDir] = bytes
+        let fs = ByteFileSystem(files: files)
+        var options = LogStoreOptions()
+        options.fileSystem = fs
+        options.readOnly = true
+        options.autoCompactionDeadFraction = nil
+        return (fs, options)
     }
 }
