@@ -253,6 +253,18 @@ public final class LogStore: Sendable {
         }
     }
 
+    /// ``count(in:)`` without the check of a key directory file's tables that it makes first
+    /// when open left them unchecked: the count the file's checked meta section records, which
+    /// the check of the tables confirms (or, failing, rebuilds from the log). For comparing
+    /// a cache of the store with it at open, never for an answer.
+    /// - Throws: ``LogStoreError/closed``.
+    package func countLeavingTablesUnchecked(in keyspace: String) throws -> Int {
+        try index.withLockLeavingTablesUnchecked { state throws(LogStoreError) -> Int in
+            guard !state.closed else { throw .closed }
+            return state.keyspaces.id(of: keyspace).map { state.directories[$0].count } ?? 0
+        }
+    }
+
     /// Calls `body` with every live key and value of `keyspace` as of the call, in the order they
     /// lie in the log (roughly the order they were last written). The buffers are valid only during the call. Commits made while it
     /// runs are not seen; `body` may use the store.
@@ -373,8 +385,19 @@ public final class LogStore: Sendable {
         }
     }
 
-    /// The sequence number of the last visible commit (0 for a new store).
-    public var lastSequence: UInt64 { index.withLock { $0.lastSequence } }
+    /// The sequence number of the last visible commit (0 for a new store). Reads no table of a
+    /// key directory file that open left unchecked.
+    public var lastSequence: UInt64 { index.withLockLeavingTablesUnchecked { $0.lastSequence } }
+
+    /// Whether open skipped damaged bytes it could not read (``LogStoreOptions/salvage``):
+    /// ``recovery``'s `skipped`, without the check of a key directory file's tables that reading
+    /// ``recovery`` makes first.
+    package var skippedDamageAtOpen: Bool { index.skippedAtOpen }
+
+    /// Whether the tables of the key directory file open mapped are still unchecked.
+    package var keyDirectoryTablesUnchecked: Bool {
+        index.withLockLeavingTablesUnchecked { $0.hasPendingCheck }
+    }
 
     /// Sizes and counts.
     /// - Throws: ``LogStoreError/closed``.

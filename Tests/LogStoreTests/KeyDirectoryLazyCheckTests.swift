@@ -281,6 +281,31 @@ import Testing
         try store.close()
     }
 
+    /// The last sequence number and the recorded counts are the file's checked meta section:
+    /// reading them checks no table (an indexed container reads both at open), and a rebuild
+    /// after the damage is found gives the same. A count for an answer checks first.
+    @Test func theLastSequenceAndTheRecordedCountsLeaveTheTablesUnchecked() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        try makeStoreWithDamagedTable(dir.path)
+
+        let store = try LogStore(path: dir.path, options: options())
+        let sequence = store.lastSequence
+        #expect(try store.countLeavingTablesUnchecked(in: "a") == 300)
+        #expect(try store.countLeavingTablesUnchecked(in: "b") == 0)
+        #expect(!store.skippedDamageAtOpen)
+        #expect(pending(store))
+        #expect(store.keyDirectoryTablesUnchecked)
+        // A count checks every table first: the damage is found and rebuilt.
+        #expect(try store.count(in: "a") == 300)
+        #expect(!store.recovery.usedKeyDirectory)
+        #expect(!pending(store))
+        #expect(!store.keyDirectoryTablesUnchecked)
+        #expect(store.lastSequence == sequence)
+        #expect(try store.count(in: "a") == 300)
+        try store.close()
+    }
+
     @Test func aForgedTableWithoutAnEmptySlotEndsAPointRead() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }

@@ -72,6 +72,20 @@ package struct StoreStateLock: ~Copyable {
         }
     }
 
+    /// Runs `body` with the state, leaving the key directory file's tables unchecked if open
+    /// left them so: for what the file's header records under its own checksum (the last
+    /// sequence number, each keyspace's count), which a rebuild from the log after a failed
+    /// check finds again. `body` must read no table.
+    borrowing func withLockLeavingTablesUnchecked<Result, E: Error>(
+        _ body: (inout sending StoreState) throws(E) -> sending Result
+    ) throws(E) -> sending Result {
+        try state.withLock(body)
+    }
+
+    /// Whether open skipped damaged bytes (a salvage), known without the pending check: a
+    /// rebuild after a failed check never skips any (it fails instead, closing the store).
+    var skippedAtOpen: Bool { report.withLock { !$0.skipped.isEmpty } }
+
     /// ``withLock(_:)`` if the lock is free; `nil` at once if another thread holds it.
     borrowing func withLockIfAvailable<Result, E: Error>(
         _ body: (inout sending StoreState) throws(E) -> sending Result

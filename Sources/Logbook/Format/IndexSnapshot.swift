@@ -36,7 +36,7 @@ enum IndexSnapshot {
         } catch {
             return .failure(Stale(reason: "the \(called) was not used: \(error)"))
         }
-        guard mapped.sequence == store.lastSequence, store.recovery.skipped.isEmpty else {
+        guard mapped.sequence == store.lastSequence, !store.skippedDamageAtOpen else {
             return .failure(
                 Stale(
                     reason:
@@ -212,7 +212,7 @@ enum IndexSnapshot {
         guard
             let e = definitions.firstIndex(where: { $0.first?.entityName == name })
         else { return }
-        let count = try wrapStoreErrors { try store.count(in: name) }
+        let count = try wrapStoreErrors { try store.countLeavingTablesUnchecked(in: name) }
         var matched: [OrderedIndex] = []
         for definition in definitions[e] {
             guard

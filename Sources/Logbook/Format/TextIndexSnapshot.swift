@@ -184,7 +184,8 @@ enum TextIndexSnapshot {
                     check: check)
             }
             guard let e = names.firstIndex(of: name), fields[e] == entityFields,
-                try wrapStoreErrors({ try store.count(in: name) }) == Int(documents)
+                try wrapStoreErrors({ try store.countLeavingTablesUnchecked(in: name) })
+                    == Int(documents)
             else { continue }  // this entity's text index is built from its records
             loaded.indexes[e] = TextIndex(
                 loaded: chunks, heads: heads, documents: Int(documents), tokens: Int(tokens),

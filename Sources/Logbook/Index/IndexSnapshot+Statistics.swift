@@ -15,14 +15,15 @@ extension IndexStatistics {
         // Only the snapshot's summary is read (its header and last pages).
         let read = try? store.mapSidecar(named: IndexSnapshot.sidecarName).flatMap {
             mapped in
-            mapped.sequence == store.lastSequence && store.recovery.skipped.isEmpty
+            mapped.sequence == store.lastSequence && !store.skippedDamageAtOpen
                 ? try? IndexSnapshot.sizes(mapped.contents, schemaVersion: schema.version) : nil
         }
         guard let sizes = read ?? nil else { return nil }
         var result: [IndexStatistics] = []
         for definition in definitions.joined() {
             guard let size = sizes[definition.name],
-                size.entries == (try? store.count(in: definition.entityName))
+                size.entries
+                    == (try? store.countLeavingTablesUnchecked(in: definition.entityName))
             else { return nil }
             result.append(
                 IndexStatistics(
