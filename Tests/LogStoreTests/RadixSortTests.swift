@@ -40,3 +40,30 @@ import Testing
         #expect(late.map(\.index) == expected)
     }
 }
+
+@Suite struct RadixSortDigitWidthTests {
+    /// Over 2^18 values the digits are 16 bits wide (a million references into one segment
+    /// vary in 26 bits): every span and place of the varying bits must sort like the standard
+    /// library, stably.
+    @Test(arguments: [(0, 26), (0, 32), (5, 17), (3, 33), (40, 23), (0, 64), (63, 1)])
+    func sortsManyValuesOfEverySpanLikeTheStandardLibrary(lowest: Int, bits: Int) {
+        var rng = SeededGenerator(seed: UInt64(lowest * 100 + bits))
+        let count = (1 << 18) + 1_000
+        let high: UInt64 = bits + lowest < 64 ? 0x5 << UInt64(bits + lowest) : 0
+        let values = (0..<count).map { i in
+            let digits = UInt64.random(in: 0...UInt64.max, using: &rng) >> UInt64(64 - bits)
+            // Ties: every tenth value repeats the one before it.
+            return (key: high | digits << UInt64(lowest), index: i)
+        }
+        var input = values
+        for i in stride(from: 10, to: count, by: 10) { input[i].key = input[i - 1].key }
+        var sorted = input
+        RadixSort.sort(&sorted) { $0.key }
+        #expect(sorted.map(\.key) == input.map(\.key).sorted())
+        var stable = true
+        for (a, b) in zip(sorted, sorted.dropFirst()) where a.key == b.key && a.index > b.index {
+            stable = false
+        }
+        #expect(stable)
+    }
+}

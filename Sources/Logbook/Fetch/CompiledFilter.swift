@@ -22,34 +22,51 @@ final class CompiledFilter {
         case general(Int32)
     }
 
-    private enum IntegerTest: UInt8 {
+    fileprivate enum IntegerTest: UInt8 {
         case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
+
+        /// Whether `stored` compares with `value` so.
+        @inline(__always)
+        func holds(_ stored: Int64, _ value: Int64) -> Bool {
+            switch self {
+            case .equal: return stored == value
+            case .notEqual: return stored != value
+            case .less: return stored < value
+            case .lessOrEqual: return stored <= value
+            case .greater: return stored > value
+            case .greaterOrEqual: return stored >= value
+            }
+        }
     }
 
     private let nodes: UnsafeMutableBufferPointer<Node>
     private let constants: UnsafeMutableRawBufferPointer
     private let generals: [FilterNode]
     private let root: Int
-    /// Set when the whole filter is one string (in)equality leaf: a scan tests it on the
-    /// record's bytes before it locates the other fields (``RecordScan``).
+    /// Set when the whole filter is one string (in)equality leaf or one integer comparison: a
+    /// scan tests it on the record's bytes before it locates the other fields (``RecordScan``).
     let leaf: Leaf?
 
     /// What a ``Leaf`` test on one record's bytes decided.
     enum Outcome { case fails, holds, undecided }
 
-    /// A filter that is one `attribute == constant` (or `!=`) on a string: its answer from the
-    /// record's bytes, exactly as ``evaluate(_:)`` gives it, or `undecided` where only the
-    /// general leaf (which compares canonically equal strings) can answer.
+    /// A filter that is one `attribute == constant` (or `!=`) on a string, or one comparison of
+    /// an integer attribute with a constant: its answer from the record's bytes, exactly as
+    /// ``evaluate(_:)`` gives it, or `undecided` where only the general leaf (which compares
+    /// canonically equal strings) or the full decode (a damaged value) can answer.
     struct Leaf {
         let attribute: Int
         let constant: UnsafeRawPointer
         let count: Int
         let ascii: Bool
         let negate: Bool
+        /// Set for an integer comparison (the string fields are then unused).
+        fileprivate let integer: (op: IntegerTest, value: Int64)?
 
         /// The test on the value at `offset` of `buffer` (-1: `null`).
         @inline(__always)
         func test(_ buffer: UnsafeRawBufferPointer, at offset: Int) -> Outcome {
+            if let integer { return Self.test(buffer, at: offset, integer.op, integer.value) }
             if offset < 0 { return negate ? .holds : .fails }
             guard let stored = RecordFilterValues.lengthPrefixed(buffer, at: offset) else {
                 return .undecided
@@ -73,6 +90,19 @@ final class CompiledFilter {
             }
             return .undecided
         }
+
+        /// The integer comparison on the value at `offset` (-1: `null`), as ``evaluate(_:)``
+        /// answers it; `undecided` for a value that does not decode.
+        @inline(__always)
+        private static func test(
+            _ buffer: UnsafeRawBufferPointer, at offset: Int, _ op: IntegerTest, _ value: Int64
+        ) -> Outcome {
+            if offset < 0 { return op == .notEqual ? .holds : .fails }
+            guard let stored = RecordFilterValues.zigzag(buffer, at: offset) else {
+                return .undecided
+            }
+            return op.holds(stored, value) ? .holds : .fails
+        }
     }
 
     init(_ filter: FilterNode, types: [AttributeType]) {
@@ -83,14 +113,17 @@ final class CompiledFilter {
         constants = .allocate(byteCount: max(builder.constants.count, 1), alignment: 1)
         constants.copyBytes(from: builder.constants)
         generals = builder.generals
-        if case .stringEquals(let index, let start, let count, let ascii, let negate, _) =
-            nodes[root]
-        {
+        switch nodes[root] {
+        case .stringEquals(let index, let start, let count, let ascii, let negate, _):
             leaf = Leaf(
                 attribute: Int(index),
                 constant: UnsafeRawPointer(constants.baseAddress!) + Int(start),
-                count: Int(count), ascii: ascii, negate: negate)
-        } else {
+                count: Int(count), ascii: ascii, negate: negate, integer: nil)
+        case .integer(let index, let op, let value):
+            leaf = Leaf(
+                attribute: Int(index), constant: UnsafeRawPointer(constants.baseAddress!),
+                count: 0, ascii: true, negate: false, integer: (op, value))
+        default:
             leaf = nil
         }
     }
@@ -250,14 +283,7 @@ final class CompiledFilter {
             guard let stored = RecordFilterValues.zigzag(record.buffer, at: offset) else {
                 return false
             }
-            switch op {
-            case .equal: return stored == value
-            case .notEqual: return stored != value
-            case .less: return stored < value
-            case .lessOrEqual: return stored <= value
-            case .greater: return stored > value
-            case .greaterOrEqual: return stored >= value
-            }
+            return op.holds(stored, value)
         case .general(let general):
             return try generals[Int(general)].evaluate(record)
         }

@@ -89,10 +89,12 @@ struct Exporter {
         let sql = format == .sql
         for entity in entities {
             if format == .sql { output.write(Self.createTable(entity)) }
-            let prefixes = Self.prefixes(of: entity, format)
+            let prefixes = PrefixBytes(Self.prefixes(of: entity, format))
+            defer { prefixes.deallocate() }
             let fields = entity.storedFieldDescriptions
             // A many-to-many's links go to its join table, after the entity's rows.
             let joins = sql ? PostgreSQLJoinTable.all(of: entity) : []
+            let hasJoins = !joins.isEmpty
             var links = joins.map { _ in [UInt8]() }
             let meter = ProgressMeter(
                 "export: \(entity.name)", total: try store.count(in: entity.name))
@@ -106,14 +108,20 @@ struct Exporter {
                     out.appendNumber(id)
                     _ = try decoder.decodeFields(keyspace: entity.name, key: key, value: value) {
                         i, value in
-                        if let j = joins.firstIndex(where: { $0.field == i }) {
+                        if hasJoins, let j = joins.firstIndex(where: { $0.field == i }) {
                             let keys = PostgreSQLJoinTable.keys(value) ?? []
                             joins[j].appendRows(owner: id, keys: keys, to: &links[j])
                             return
                         }
-                        out.append(contentsOf: prefixes.fields[i])
+                        out.append(contentsOf: prefixes.field(i))
                         if sql {
-                            PostgreSQLLiteral.append(value, as: fields[i], to: &out)
+                            // Only an array's literal depends on the field's description (not
+                            // copied for the other values: a copy counts its references).
+                            if case .array = value {
+                                PostgreSQLLiteral.append(value, as: fields[i], to: &out)
+                            } else {
+                                PostgreSQLLiteral.append(value, to: &out)
+                            }
                         } else {
                             value.append(as: valueFormat, to: &out)
                         }
@@ -161,6 +169,51 @@ struct Exporter {
                 Array("INSERT INTO \(identifier(entity.name)) (\(columns)) VALUES (".utf8),
                 names.map { _ in Array(", ".utf8) }, Array(");\n".utf8)
             )
+        }
+    }
+
+    /// The bytes around an object's values (``prefixes(of:_:)``) in memory of their own, read
+    /// without counting references: appended for every object and every value of an export.
+    /// Freed by ``deallocate()``.
+    private struct PrefixBytes {
+        private let bytes: UnsafeMutableRawBufferPointer
+        /// Where the object's prefix, each field's and the end start in `bytes`, and where the
+        /// end ends.
+        private let starts: UnsafeMutableBufferPointer<Int>
+
+        init(_ prefixes: (object: [UInt8], fields: [[UInt8]], end: [UInt8])) {
+            let parts = [prefixes.object] + prefixes.fields + [prefixes.end]
+            bytes = .allocate(byteCount: max(parts.reduce(0) { $0 + $1.count }, 1), alignment: 1)
+            starts = .allocate(capacity: parts.count + 1)
+            var at = 0
+            for (i, part) in parts.enumerated() {
+                starts[i] = at
+                if !part.isEmpty {
+                    part.withUnsafeBytes {
+                        (bytes.baseAddress! + at).copyMemory(
+                            from: $0.baseAddress!, byteCount: $0.count)
+                    }
+                }
+                at += part.count
+            }
+            starts[parts.count] = at
+        }
+
+        private func part(_ i: Int) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(
+                start: bytes.baseAddress! + starts[i], count: starts[i + 1] - starts[i])
+        }
+
+        /// The bytes before the object's id.
+        var object: UnsafeRawBufferPointer { part(0) }
+        /// The bytes before field `i`'s value.
+        func field(_ i: Int) -> UnsafeRawBufferPointer { part(i + 1) }
+        /// The bytes after the last value.
+        var end: UnsafeRawBufferPointer { part(starts.count - 2) }
+
+        func deallocate() {
+            bytes.deallocate()
+            starts.deallocate()
         }
     }
 
