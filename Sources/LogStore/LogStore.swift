@@ -500,9 +500,11 @@ public final class LogStore: Sendable {
                 do { try writer?.seal(index: index) } catch { failure = error }
                 // The key directory file lets the next open map the index; without it, a hint
                 // for the active segment lets it skip scanning that segment, for as long as the
-                // segment keeps exactly this size (the hint records it).
+                // segment keeps exactly this size (the hint records it): one open read is
+                // current while nothing was appended since.
                 if failure == nil, let writer, !writeKeyDirectoryFile(),
-                    writer.active.size > FileHeader.size
+                    writer.active.size > FileHeader.size,
+                    writer.active.hintedSize != writer.active.size
                 {
                     try? Hint.write(
                         for: writer.active, directory: path, fileSystem: options.fileSystem)

@@ -42,6 +42,10 @@ extension LogWriter {
     /// a clean close no damage in it passes for a torn write. Only the sync can fail: the mark is
     /// best effort (without it, damage in the last group write is cut as a torn write).
     func seal(index: borrowing StoreStateLock) throws {
+        // A segment that ends with a mark this session appended nothing after (opened after a
+        // clean close, only read) is sealed as it is: syncing would make durable no byte a
+        // commit of this session wrote, and mark nothing.
+        guard writtenSize > markedSize else { return }
         try sync()
         guard disabledCause == nil, durableSize > markedSize else { return }
         var output = SegmentOutput(

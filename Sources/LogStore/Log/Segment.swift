@@ -28,6 +28,9 @@ final class Segment: @unchecked Sendable {
     var formatVersion = FileHeader.currentVersion
     /// Bytes of this segment that live records (their keys, values and record headers) occupy.
     var liveBytes: Int64 = 0
+    /// The size the hint file open read for this segment described it at (`nil`: none was
+    /// used): while ``size`` is still that, the hint on disk is current.
+    var hintedSize: Int?
 
     /// Opens and maps an existing segment, or creates one with a header when `create` is set.
     /// A `growing` segment is opened for writing; it and a `following` one (the newest segment

@@ -158,6 +158,7 @@ struct Replay {
                     keeping: state.onlyKeyspaces, opened: hintFile)
                 Hint.apply(checked, to: segment, state: &state)
                 state.lastSequence = max(state.lastSequence, checked.lastSequence)
+                segment.hintedSize = segment.size
                 return
             } catch let unusable as Hint.Unusable {
                 state.setSize(of: segment, fileSize)  // the scan finds where the frames end
