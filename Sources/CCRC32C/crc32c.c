@@ -52,11 +52,39 @@ uint32_t logbook_crc32c_extend_portable(uint32_t crc, const void *data, size_t l
 #if defined(__x86_64__)
 #include <nmmintrin.h>
 
+#include "crc32c_lane_shift.h"
+
+/// The register after `LANE_BYTES` zero bytes (crc32c_lane_shift.h).
+static inline uint32_t shift_by_lane(uint32_t r) {
+    return shift_lane[0][r & 0xFF] ^ shift_lane[1][(r >> 8) & 0xFF]
+        ^ shift_lane[2][(r >> 16) & 0xFF] ^ shift_lane[3][r >> 24];
+}
+
+/// One CRC32 instruction waits for the one before (3 cycles), so a single chain uses a third of
+/// the unit: inputs of three lanes or more run as three chains over consecutive lanes, joined
+/// by the linearity of the register, r(A B C) = shift(shift(r(A)) ^ r0(B)) ^ r0(C), where r0
+/// starts from 0. About three times the speed of one chain on long inputs (the key directory
+/// file's 1 MiB blocks, frames, hints); the same result.
 __attribute__((target("sse4.2")))
 static uint32_t extend_hardware(uint32_t crc, const void *data, size_t length) {
     const uint8_t *p = data;
     uint64_t c = ~crc;
     while (length && ((uintptr_t)p & 7)) { c = _mm_crc32_u8((uint32_t)c, *p++); length--; }
+    while (length >= 3 * LANE_BYTES) {
+        uint64_t a = c, b = 0, d = 0;
+        for (size_t i = 0; i < LANE_BYTES; i += 8) {
+            uint64_t w0, w1, w2;
+            memcpy(&w0, p + i, 8);
+            memcpy(&w1, p + LANE_BYTES + i, 8);
+            memcpy(&w2, p + 2 * LANE_BYTES + i, 8);
+            a = _mm_crc32_u64(a, w0);
+            b = _mm_crc32_u64(b, w1);
+            d = _mm_crc32_u64(d, w2);
+        }
+        c = shift_by_lane(shift_by_lane((uint32_t)a) ^ (uint32_t)b) ^ (uint32_t)d;
+        p += 3 * LANE_BYTES;
+        length -= 3 * LANE_BYTES;
+    }
     while (length >= 8) {
         uint64_t word;
         memcpy(&word, p, 8);

@@ -23,6 +23,33 @@ import Testing
         }
     }
 
+    /// Inputs of three 4 KiB lanes or more run as three chains joined by a table
+    /// (crc32c_lane_shift.h): the same CRC as the portable code, at every length around whole
+    /// multiples of three lanes, from every alignment, and extending a CRC of earlier bytes.
+    @Test func threeChainsAgreeWithPortableOnLongInputs() {
+        var rng = SystemRandomNumberGenerator()
+        let lanes = 3 * 4096
+        let bytes = (0..<(lanes * 4 + 64)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        bytes.withUnsafeBytes { raw in
+            var lengths: [Int] = []
+            for whole in 1...3 {
+                for delta in [-9, -8, -1, 0, 1, 7, 8, 15] { lengths.append(whole * lanes + delta) }
+            }
+            lengths.append(1 << 15)
+            for start in [0, 1, 3, 8] {
+                for length in lengths {
+                    let p = raw.baseAddress! + start
+                    #expect(
+                        logbook_crc32c_extend(0, p, length)
+                            == logbook_crc32c_extend_portable(0, p, length), "length \(length)")
+                    #expect(
+                        logbook_crc32c_extend(0x1234_5678, p, length)
+                            == logbook_crc32c_extend_portable(0x1234_5678, p, length))
+                }
+            }
+        }
+    }
+
     /// The four-at-a-time block CRCs of the key directory file equal one CRC per block, for
     /// every count of whole blocks and a short last block.
     @Test func blockCRCsEqualOneCallPerBlock() {

@@ -71,6 +71,12 @@ class LogStoreEngine: KeyValueEngine {
     /// Whether `kv` is an ordered keyspace (``OrderedLogStoreEngine``), which scans iterate.
     class var ordered: Bool { false }
 
+    /// For A/B runs of the key directory file (its mapped table against the anonymous one a
+    /// rebuild makes): LOGBOOK_BENCH_NO_KEYS_DIR=1 never writes it. Read once: building
+    /// `ProcessInfo.environment` costs tens of µs, which `reopen` timed with every open.
+    static let withoutKeyDirectoryFile =
+        ProcessInfo.processInfo.environment["LOGBOOK_BENCH_NO_KEYS_DIR"] == "1"
+
     let store: LogStore
     private let durability: Durability
     private var batch = WriteBatch()
@@ -83,11 +89,7 @@ class LogStoreEngine: KeyValueEngine {
         options.autoCompactionDeadFraction = nil
         let segmentSize = benchSegmentSize.load(ordering: .relaxed)
         if segmentSize > 0 { options.segmentSize = segmentSize }
-        // For A/B runs of the key directory file (its mapped table against the anonymous one a
-        // rebuild makes): LOGBOOK_BENCH_NO_KEYS_DIR=1 never writes it.
-        if ProcessInfo.processInfo.environment["LOGBOOK_BENCH_NO_KEYS_DIR"] == "1" {
-            options.keyDirectoryFileMinimumKeys = nil
-        }
+        if Self.withoutKeyDirectoryFile { options.keyDirectoryFileMinimumKeys = nil }
         store = try LogStore(path: directory + "/kv.logstore", options: options)
     }
 

@@ -113,11 +113,15 @@ final class CompactionOutput {
         buffer.append(contentsOf: definitions)
     }
 
+    /// Hands the buffer to the OS and has it start writing those bytes to the device at once: the
+    /// device then works while the copy goes on, and the sync that finishes the file waits only
+    /// for the last of them.
     private func flush() throws {
         guard let file = current?.file, !buffer.isEmpty else { return }
         try buffer.withUnsafeBytes {
             try fileSystem.writeAll(file, $0, at: Int64(current!.info.size))
         }
+        fileSystem.startWriteback(file, from: Int64(current!.info.size), length: buffer.count)
         current!.info.size += buffer.count
         buffer.removeAll(keepingCapacity: true)
         frameStart = 0

@@ -1,3 +1,5 @@
+import CKeyDirectory
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -42,6 +44,11 @@ package protocol FileSystem: Sendable {
         -> Int
     /// `fdatasync`: the file's data (and its size) reach stable storage.
     func syncData(_ file: OpenFile) throws
+    /// Asks the OS to start writing `length` bytes of the file from `offset` to the device now,
+    /// without waiting (Linux `sync_file_range(SYNC_FILE_RANGE_WRITE)`), so that a later
+    /// ``syncData(_:)`` waits for less. Advice only: it makes nothing durable and cannot fail.
+    /// The default does nothing.
+    func startWriteback(_ file: OpenFile, from offset: Int64, length: Int)
     func truncate(_ file: OpenFile, to length: Int64) throws
     /// `fchmod` to owner-only (0600): for files recovery rewrites, whatever mode they had.
     func restrictToOwner(_ file: OpenFile) throws
@@ -148,6 +155,10 @@ package struct PosixFileSystem: FileSystem {
         guard result == 0 else {
             throw LogStoreError.io(operation: "fdatasync", path: file.path, errno: errno)
         }
+    }
+
+    package func startWriteback(_ file: OpenFile, from offset: Int64, length: Int) {
+        _ = logbook_start_writeback(file.descriptor, offset, Int64(length))
     }
 
     package func truncate(_ file: OpenFile, to length: Int64) throws {
@@ -477,6 +488,9 @@ extension FileSystem {
 }
 
 extension FileSystem {
+    /// Starts nothing: a file system that does not say otherwise writes back when it syncs.
+    package func startWriteback(_ file: OpenFile, from offset: Int64, length: Int) {}
+
     /// Without hard links: `ENOTSUP` (a backup then copies instead).
     package func link(_ from: String, to: String) throws {
         throw LogStoreError.io(operation: "link", path: to, errno: ENOTSUP)

@@ -4,20 +4,29 @@ import LogStore
 /// each `mmap` of a segment and letting `afterRead` change the bytes each `pread` returns (the
 /// file, its offset, the bytes read): a test's way to have a writer act in the middle of a
 /// reader's replay, or a reader see bytes as they were mid-write, at a point it chooses rather
-/// than by timing. Thread-safe if the hooks are.
+/// than by timing; `afterWriteback` and `afterSync` watch what is written back and synced.
+/// Thread-safe if the hooks are.
 final class HookedFileSystem: FileSystem, Sendable {
     private let real = PosixFileSystem()
     private let beforeMappingSegment: @Sendable () throws -> Void
     private let afterRead: @Sendable (OpenFile, Int64, UnsafeMutableRawBufferPointer) -> Void
+    private let afterWriteback: @Sendable (OpenFile, Int64, Int) -> Void
+    private let afterSync: @Sendable (OpenFile) -> Void
 
+    /// `afterWriteback` sees each ``startWriteback(_:from:length:)`` (file, offset, length) and
+    /// `afterSync` each ``syncData(_:)``, after the real file system ran them.
     init(
         beforeMappingSegment: @escaping @Sendable () throws -> Void = {},
         afterRead: @escaping @Sendable (OpenFile, Int64, UnsafeMutableRawBufferPointer) -> Void = {
             _, _, _ in
-        }
+        },
+        afterWriteback: @escaping @Sendable (OpenFile, Int64, Int) -> Void = { _, _, _ in },
+        afterSync: @escaping @Sendable (OpenFile) -> Void = { _ in }
     ) {
         self.beforeMappingSegment = beforeMappingSegment
         self.afterRead = afterRead
+        self.afterWriteback = afterWriteback
+        self.afterSync = afterSync
     }
 
     func map(_ file: OpenFile, length: Int) throws -> UnsafeRawPointer {
@@ -39,7 +48,14 @@ final class HookedFileSystem: FileSystem, Sendable {
         afterRead(file, offset, UnsafeMutableRawBufferPointer(rebasing: buffer[..<read]))
         return read
     }
-    func syncData(_ file: OpenFile) throws { try real.syncData(file) }
+    func syncData(_ file: OpenFile) throws {
+        try real.syncData(file)
+        afterSync(file)
+    }
+    func startWriteback(_ file: OpenFile, from offset: Int64, length: Int) {
+        real.startWriteback(file, from: offset, length: length)
+        afterWriteback(file, offset, length)
+    }
     func truncate(_ file: OpenFile, to length: Int64) throws { try real.truncate(file, to: length) }
     func restrictToOwner(_ file: OpenFile) throws { try real.restrictToOwner(file) }
     func size(_ file: OpenFile) throws -> Int64 { try real.size(file) }
