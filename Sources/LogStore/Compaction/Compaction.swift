@@ -60,9 +60,9 @@ extension LogStore {
         let windows = plan.directories.map {
             $0.count > 0 ? $0.logWindows(bases, window: options.compactionWindow) : []
         }
-        let slots: [[UInt32]]
+        let moved: [[RecordRef]]
         do {
-            slots = try copyLive(
+            moved = try copyLive(
                 from: inputs, handles: handles, directories: plan.directories, windows: windows,
                 bases: bases, into: output)
             try output.finish()
@@ -89,7 +89,7 @@ extension LogStore {
                 return opened
             }
         }
-        repointIndex(to: outputs, directories: plan.directories, slots: slots)  // +Repoint.swift
+        repointIndex(to: outputs, moved: moved)  // +Repoint.swift
         repointOrder(from: inputs)  // Compaction+Ordered.swift
 
         // 5. Forget the old segments, then delete their files oldest first (FORMAT.md says why).
@@ -142,7 +142,7 @@ extension LogStore {
         if !names.isEmpty { try options.fileSystem.syncDirectory(path) }
     }
 
-    /// Live records the copy sorts at once (with their slots): 16 MiB of scratch (the default of
+    /// Live records the copy sorts at once: 8 MiB of scratch (the default of
     /// ``LogStoreOptions/compactionWindow``).
     static let compactionWindow = 1 << 19
 
@@ -158,15 +158,15 @@ extension LogStore {
     /// in log order (``KeyDirectory/forEachLiveRecord(inSegments:windows:_:)``). Dead records
     /// are never looked at; records overwritten while this runs are copied but left behind at
     /// the swap. A value the store's ``CompactionRewriter`` rewrites is copied with the value it
-    /// returns. Returns, by keyspace, the slot in its table of each record copied, in the order
-    /// copied (4 bytes a record): step 4 re-points by them (``repointIndex(to:directories:slots:)``).
+    /// returns. Returns, by keyspace, where each record copied was, in the order copied (8 bytes a
+    /// record): step 4 pairs them with the copies (``repointIndex(to:moved:)``).
     /// - Throws: ``LogStoreError/damagedKeyDirectory(path:reason:)`` if an entry points at no put
     ///   record of its keyspace inside its segment (close then removes the key directory file);
     ///   what writing the outputs throws.
     private func copyLive(
         from inputs: [Segment], handles: [Bool], directories: [KeyDirectory],
         windows: [[Range<UInt64>]], bases: SegmentBases, into output: CompactionOutput
-    ) throws -> [[UInt32]] {
+    ) throws -> [[RecordRef]] {
         var byHandle = [Segment?](repeating: nil, count: bases.count)
         for input in inputs { byHandle[Int(input.handle)] = input }
         let rewriter = compactionRewriter.withLock { $0 }
@@ -174,20 +174,20 @@ extension LogStore {
             directories.indices.map { state.keyspaces.name(of: $0) }
         }
         var rewritten: [UInt8] = []
-        var slots = [[UInt32]](repeating: [], count: directories.count)
+        var moved = [[RecordRef]](repeating: [], count: directories.count)
         for (keyspace, directory) in directories.enumerated() where directory.count > 0 {
-            var copied: [UInt32] = []
+            var copied: [RecordRef] = []
             copied.reserveCapacity(directory.count)
-            defer { slots[keyspace] = copied }
+            defer { moved[keyspace] = copied }
             // Prepared once for the keyspace: a record it leaves as it is costs one call.
             let rewrite = names[keyspace].flatMap { rewriter?.preparedRewrite(forKeyspace: $0) }
             // The inputs' pages copied so far leave memory as the copy goes.
             var release = WalkPageRelease(byHandle)
             defer { release.finish() }
             try directory.forEachLiveRecord(inSegments: handles, windows: windows[keyspace]) {
-                ref, slot in
+                ref in
                 release.reading(ref)
-                copied.append(UInt32(truncatingIfNeeded: slot))
+                copied.append(ref)
                 // Checked as a read checks it: the directory may be mapped from a key
                 // directory file, and what is copied here replaces its input for good.
                 let record: StoredRecord
@@ -214,6 +214,6 @@ extension LogStore {
                     ), keyspace: keyspace)
             }
         }
-        return slots
+        return moved
     }
 }

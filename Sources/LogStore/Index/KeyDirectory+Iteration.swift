@@ -64,17 +64,17 @@ extension KeyDirectory {
     /// sort's copy), one window for a store of up to a million keys.
     static let logOrderWindow = 1 << 20
 
-    /// Calls `body` with every live entry's reference packed as segment << 32 | offset, and its
-    /// slot, in table order; drops the table's pages behind the read if `releasingTable`.
+    /// Calls `body` with every live entry's reference packed as segment << 32 | offset, in
+    /// table order; drops the table's pages behind the read if `releasingTable`.
     @inline(__always)
-    func forEachPackedRef(releasingTable: Bool, _ body: (UInt64, Int) -> Void) {
+    func forEachPackedRef(releasingTable: Bool, _ body: (UInt64) -> Void) {
         let slotsPerStep = WalkPageRelease.step / MemoryLayout<Entry>.stride
         var start = 0
         while start < table.count {
             let end = Swift.min(start + slotsPerStep, table.count)
             for slot in start..<end where !table[slot].isEmpty {
                 let ref = table[slot].ref
-                body(UInt64(ref.segment) << 32 | UInt64(ref.offset), slot)
+                body(UInt64(ref.segment) << 32 | UInt64(ref.offset))
             }
             if releasingTable { table.releasePages(below: end) }
             start = end
@@ -93,42 +93,32 @@ extension KeyDirectory {
     }
 
     /// Calls `body` with the reference of every live record that lies in a segment whose handle
-    /// is marked in `segments`, and the slot of its entry, in log order, sorting one of
-    /// `windows` (``logWindows(_:window:)``) at a time. Compaction copies in this order and
-    /// re-points by the slots it was given.
-    /// - Complexity: O(n × `windows.count`); 32 bytes of scratch per record of a window.
+    /// is marked in `segments`, in log order, sorting one of `windows` (``logWindows(_:window:)``)
+    /// at a time.
+    /// - Complexity: O(n × `windows.count`); 16 bytes of scratch per record of a window.
     func forEachLiveRecord(
-        inSegments segments: [Bool], windows: [Range<UInt64>],
-        _ body: (RecordRef, Int) throws -> Void
+        inSegments segments: [Bool], windows: [Range<UInt64>], _ body: (RecordRef) throws -> Void
     ) rethrows {
         // A table mapped from keys.dir that nothing wrote is read front to back and dropped
         // behind: its pages come back from the page cache for the next window.
         let releasesTable = table.isUnwrittenMapping
-        var refs = [SlottedRef]()
+        var refs = [UInt64]()
         for range in windows {
             refs.removeAll(keepingCapacity: true)
-            forEachPackedRef(releasingTable: releasesTable) { packed, slot in
+            forEachPackedRef(releasingTable: releasesTable) { packed in
                 let segment = Int(packed >> 32)
                 if range.contains(packed) && segment < segments.count && segments[segment] {
-                    refs.append(SlottedRef(packed: packed, slot: UInt32(truncatingIfNeeded: slot)))
+                    refs.append(packed)
                 }
             }
-            RadixSort.sort(&refs, by: { $0.packed })
-            for entry in refs {
+            RadixSort.sort(&refs)
+            for packed in refs {
                 try body(
                     RecordRef(
-                        segment: UInt32(truncatingIfNeeded: entry.packed >> 32),
-                        offset: UInt32(truncatingIfNeeded: entry.packed)),
-                    Int(entry.slot))
+                        segment: UInt32(truncatingIfNeeded: packed >> 32),
+                        offset: UInt32(truncatingIfNeeded: packed)))
             }
         }
-    }
-
-    /// A packed reference (segment << 32 | offset) and the slot of its entry, sorted together.
-    /// Invariant: tables have fewer than 2^32 slots (12 bytes each).
-    struct SlottedRef {
-        var packed: UInt64
-        var slot: UInt32
     }
 
 }
@@ -167,7 +157,7 @@ struct LogWindows {
         for directory in directories {
             directory.forEachPackedRef(
                 releasingTable: releasingTables && directory.table.isUnwrittenMapping
-            ) { packed, _ in counts[bucket(packed)] += 1 }
+            ) { counts[bucket($0)] += 1 }
         }
         // A window ends where the region after its last one starts, as a packed reference: in
         // the last segment that starts at or before that place in the log.
@@ -201,7 +191,7 @@ struct LogWindows {
         for directory in directories {
             directory.forEachPackedRef(
                 releasingTable: releasingTables && directory.table.isUnwrittenMapping
-            ) { packed, _ in
+            ) { packed in
                 if range.contains(packed) { refs.append(packed) }
             }
         }

@@ -280,31 +280,6 @@ struct KeyDirectory {
     /// entry that names `expected` is that key's: no key is compared.
     mutating func replace(hash: UInt32, expected: RecordRef, with new: RecordRef) -> Bool {
         makeUnique()
-        return replaceUnique(hash: hash, expected: expected, with: new)
-    }
-
-    /// ``replace(hash:expected:with:)`` of the entry that was at `slot` when the walk that gave
-    /// it ran (``forEachLiveRecord(inSegments:windows:_:)``), over this table or another of the
-    /// same keys: looked at there first, then along `hash`'s probe run, where a commit since may
-    /// have moved it (a deletion shifts entries back, growing rehashes them all). Either way
-    /// only an entry of hash `hash` is re-pointed.
-    mutating func replace(
-        slot: Int, hash: UInt32, expected: RecordRef, with new: RecordRef
-    ) -> Bool {
-        makeUnique()
-        if slot < table.count && table[slot].hash == hash && !table[slot].isEmpty
-            && table[slot].ref == expected
-        {
-            table[slot].ref = new
-            return true
-        }
-        return replaceUnique(hash: hash, expected: expected, with: new)
-    }
-
-    /// ``replace(hash:expected:with:)`` once the table is this directory's own.
-    private mutating func replaceUnique(
-        hash: UInt32, expected: RecordRef, with new: RecordRef
-    ) -> Bool {
         let mask = table.count - 1
         var slot = Int(hash) & mask
         while !table[slot].isEmpty {
@@ -330,14 +305,6 @@ struct KeyDirectory {
     @inline(__always)
     static func prefetchSlot(_ entries: UnsafeBufferPointer<Entry>, _ hash: UInt32) {
         logbook_prefetch(entries.baseAddress.unsafelyUnwrapped + (Int(hash) & (entries.count - 1)))
-    }
-
-    /// Starts loading the line of `entries` that holds slot `slot` (taken modulo their count, a
-    /// power of two), without waiting for it: as ``prefetchSlot(_:_:)``, for a batch that knows
-    /// slots rather than hashes (compaction's re-pointing).
-    @inline(__always)
-    static func prefetch(_ entries: UnsafeBufferPointer<Entry>, slot: Int) {
-        logbook_prefetch(entries.baseAddress.unsafelyUnwrapped + (slot & (entries.count - 1)))
     }
 
     /// Starts loading the record of the first entry of hash `hash` on that hash's probe run in
