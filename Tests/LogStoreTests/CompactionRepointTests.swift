@@ -3,10 +3,11 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Compaction re-points the index by the table slots its copy walked (step 4). Commits that run
-/// between the copy and the re-pointing move entries out of those slots: a removal shifts the
-/// entries after it back, growing the table rehashes every entry, an overwrite points the key
-/// elsewhere. The index stays exact either way, and nothing is left pointing into an input.
+/// Compaction re-points the index (step 4) by the list of where its copy found each record, not
+/// by a second walk over the tables. Commits that run between the copy and the re-pointing move
+/// entries: a removal shifts the entries after it back, growing the table rehashes every entry,
+/// an overwrite points the key elsewhere. The index stays exact either way, and nothing is left
+/// pointing into an input.
 @Suite struct CompactionRepointTests {
     enum Change: String, CaseIterable, Sendable {
         /// Removes keys: later entries of their probe runs shift back into other slots.
