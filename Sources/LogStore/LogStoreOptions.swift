@@ -79,7 +79,7 @@ public struct LogStoreOptions: Sendable {
     /// see a small table in pieces.
     package var keyDirectoryCheckPieceBlocks = KeyDirectoryFile.checkPieceBlocks
 
-    /// Live records a compaction's copy and re-pointing sort at once
+    /// Live records a compaction's copy sorts at once
     /// (``LogStore/compactionWindow``, 2^19). Tests make it small to see a small store in windows.
     package var compactionWindow = LogStore.compactionWindow
 

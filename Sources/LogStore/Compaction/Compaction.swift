@@ -56,12 +56,13 @@ extension LogStore {
             sequence: plan.sequence, definitions: definitions.bytes,
             definitionCount: definitions.count)
         let handles = Self.handleMarks(of: inputs, count: bases.count)
-        // The windows of each keyspace's walk, found once for the copy and the re-pointing.
+        // The windows of each keyspace's walk.
         let windows = plan.directories.map {
             $0.count > 0 ? $0.logWindows(bases, window: options.compactionWindow) : []
         }
+        let moved: [[RecordRef]]
         do {
-            try copyLive(
+            moved = try copyLive(
                 from: inputs, handles: handles, directories: plan.directories, windows: windows,
                 bases: bases, into: output)
             try output.finish()
@@ -88,50 +89,7 @@ extension LogStore {
                 return opened
             }
         }
-        // Each record copied, paired with where it was: the copy's walk again over the same
-        // tables (the plan's, which no commit changes), and the outputs read back in order.
-        var copied = CompactionOutputRecords(outputs)
-        typealias Move = (keyspace: Int, old: RecordRef, new: RecordRef, hash: UInt32)
-        var chunk: [Move] = []
-        chunk.reserveCapacity(Self.repointChunk)
-        // `chunk` is passed, not captured: a captured variable would cost a dynamic
-        // exclusivity check per record appended to it below.
-        func repoint(_ chunk: inout [Move]) {
-            index.withLock { state in
-                // Each move's table entry is a cache miss of its own: the entries a few moves
-                // ahead are asked for early, so the misses overlap.
-                let ahead = Self.repointPrefetchDistance
-                for i in chunk.indices {
-                    if i + ahead < chunk.count {
-                        let next = chunk[i + ahead]
-                        KeyDirectory.prefetchSlot(
-                            state.directories[next.keyspace].entries, next.hash)
-                    }
-                    let move = chunk[i]
-                    if state.directories[move.keyspace].replace(
-                        hash: move.hash, expected: move.old, with: move.new)
-                    {
-                        state.segments[Int(move.new.segment)]?.liveBytes += Int64(
-                            StoredRecord(state.bases, move.new).encodedSize)
-                    }
-                }
-            }
-            chunk.removeAll(keepingCapacity: true)
-        }
-        withExtendedLifetime(outputs) {
-            for (keyspace, directory) in plan.directories.enumerated() where directory.count > 0 {
-                directory.forEachLiveRecord(inSegments: handles, windows: windows[keyspace]) {
-                    old in
-                    // Invariant: the outputs hold exactly the records the copy walked, in order.
-                    guard let (new, record) = copied.next() else {
-                        preconditionFailure("compaction output shorter than what was copied")
-                    }
-                    chunk.append((keyspace, old, new, KeyDirectory.hash(record.key)))
-                    if chunk.count == Self.repointChunk { repoint(&chunk) }
-                }
-            }
-            repoint(&chunk)
-        }
+        repointIndex(to: outputs, moved: moved)  // +Repoint.swift
         repointOrder(from: inputs)  // Compaction+Ordered.swift
 
         // 5. Forget the old segments, then delete their files oldest first (FORMAT.md says why).
@@ -184,15 +142,8 @@ extension LogStore {
         if !names.isEmpty { try options.fileSystem.syncDirectory(path) }
     }
 
-    /// Records re-pointed under one acquisition of the index lock.
-    static let repointChunk = 4096
-
-    /// How many moves ahead the re-pointing prefetches table entries: enough misses in flight
-    /// to cover memory's latency, few enough that the lines are still cached when used.
-    static let repointPrefetchDistance = 16
-
-    /// Live records the copy (and the re-pointing, which walks the same windows) sorts at once:
-    /// 8 MiB of scratch (the default of ``LogStoreOptions/compactionWindow``).
+    /// Live records the copy sorts at once: 8 MiB of scratch (the default of
+    /// ``LogStoreOptions/compactionWindow``).
     static let compactionWindow = 1 << 19
 
     /// By handle (`count` of them), whether the segment is one of `inputs`.
@@ -204,17 +155,18 @@ extension LogStore {
 
     /// Copies the records of `inputs` (marked by handle in `handles`) that `directories` point
     /// at (the live state, or the state history needs) to `output`, keyspace by keyspace, each
-    /// in log order (``KeyDirectory/forEachLiveRecord(inSegments:windows:_:)``, which step 4
-    /// walks again in the same order). Dead records are never looked at; records overwritten
-    /// while this runs are copied but left behind at the swap. A value the store's
-    /// ``CompactionRewriter`` rewrites is copied with the value it returns.
+    /// in log order (``KeyDirectory/forEachLiveRecord(inSegments:windows:_:)``). Dead records
+    /// are never looked at; records overwritten while this runs are copied but left behind at
+    /// the swap. A value the store's ``CompactionRewriter`` rewrites is copied with the value it
+    /// returns. Returns, by keyspace, where each record copied was, in the order copied (8 bytes a
+    /// record): step 4 pairs them with the copies (``repointIndex(to:moved:)``).
     /// - Throws: ``LogStoreError/damagedKeyDirectory(path:reason:)`` if an entry points at no put
     ///   record of its keyspace inside its segment (close then removes the key directory file);
     ///   what writing the outputs throws.
     private func copyLive(
         from inputs: [Segment], handles: [Bool], directories: [KeyDirectory],
         windows: [[Range<UInt64>]], bases: SegmentBases, into output: CompactionOutput
-    ) throws {
+    ) throws -> [[RecordRef]] {
         var byHandle = [Segment?](repeating: nil, count: bases.count)
         for input in inputs { byHandle[Int(input.handle)] = input }
         let rewriter = compactionRewriter.withLock { $0 }
@@ -222,7 +174,11 @@ extension LogStore {
             directories.indices.map { state.keyspaces.name(of: $0) }
         }
         var rewritten: [UInt8] = []
+        var moved = [[RecordRef]](repeating: [], count: directories.count)
         for (keyspace, directory) in directories.enumerated() where directory.count > 0 {
+            var copied: [RecordRef] = []
+            copied.reserveCapacity(directory.count)
+            defer { moved[keyspace] = copied }
             // Prepared once for the keyspace: a record it leaves as it is costs one call.
             let rewrite = names[keyspace].flatMap { rewriter?.preparedRewrite(forKeyspace: $0) }
             // The inputs' pages copied so far leave memory as the copy goes.
@@ -231,6 +187,7 @@ extension LogStore {
             try directory.forEachLiveRecord(inSegments: handles, windows: windows[keyspace]) {
                 ref in
                 release.reading(ref)
+                copied.append(ref)
                 // Checked as a read checks it: the directory may be mapped from a key
                 // directory file, and what is copied here replaces its input for good.
                 let record: StoredRecord
@@ -257,5 +214,6 @@ extension LogStore {
                     ), keyspace: keyspace)
             }
         }
+        return moved
     }
 }

@@ -1,8 +1,8 @@
 /// The records a compaction copied, read back from its output segments in the order they were
 /// written (FORMAT.md, "Compaction": each output is a header, then `full` frames whose first
 /// holds the keyspace definitions, then the copied records). Re-pointing the index (step 4)
-/// pairs them with the copy's walk, taken again over the same tables, instead of keeping a list
-/// of every record moved (16 bytes a record).
+/// pairs them with where the copy found each record (8 bytes a record), instead of keeping
+/// where each went as well (8 more).
 ///
 /// The outputs were written, synced and renamed by this compaction, and are read with the
 /// trusted decoder. Pages it has passed are dropped from memory as it goes. Not thread-safe.

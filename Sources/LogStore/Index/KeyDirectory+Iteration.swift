@@ -94,8 +94,7 @@ extension KeyDirectory {
 
     /// Calls `body` with the reference of every live record that lies in a segment whose handle
     /// is marked in `segments`, in log order, sorting one of `windows` (``logWindows(_:window:)``)
-    /// at a time. The same table and windows give the same calls in the same order: compaction
-    /// walks it twice, to copy and to re-point.
+    /// at a time.
     /// - Complexity: O(n × `windows.count`); 16 bytes of scratch per record of a window.
     func forEachLiveRecord(
         inSegments segments: [Bool], windows: [Range<UInt64>], _ body: (RecordRef) throws -> Void
