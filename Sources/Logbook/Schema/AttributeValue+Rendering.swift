@@ -19,6 +19,30 @@ extension AttributeValue {
         case sql
     }
 
+    /// Appends the string a record stores as `bytes` in `format` to `output`, as
+    /// `AttributeValue.string(String(decoding: bytes, as: UTF8.self))` appends itself, without
+    /// building the string when the bytes are ASCII.
+    /// - Parameters:
+    ///   - bytes: the string's stored UTF-8 (not checked: bytes that are not valid UTF-8 are
+    ///     repaired as `String(decoding:as:)` repairs them).
+    ///   - format: the text format to write.
+    ///   - output: where the text is appended.
+    /// - Complexity: O(`bytes.count`).
+    package static func appendString(
+        utf8 bytes: UnsafeRawBufferPointer, as format: TextFormat, to output: inout [UInt8]
+    ) {
+        guard ASCIIScan.isASCII(bytes) else {
+            return AttributeValue.string(String(decoding: bytes, as: UTF8.self)).append(
+                as: format, to: &output)
+        }
+        let utf8 = bytes.assumingMemoryBound(to: UInt8.self)
+        switch format {
+        case .json: TextRendering.appendJSONString(utf8: utf8, to: &output)
+        case .csv: TextRendering.appendCSVField(utf8: utf8, to: &output)
+        case .sql: TextRendering.appendSQLString(utf8: utf8, to: &output)
+        }
+    }
+
     /// Appends the value in `format` to `output` as UTF-8.
     /// - Complexity: O(length of the text).
     package func append(as format: TextFormat, to output: inout [UInt8]) {

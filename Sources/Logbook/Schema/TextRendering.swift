@@ -33,13 +33,17 @@ import Foundation
 
     /// `text` as a JSON string, quotes included (escaped as ``escapeJSON(_:_:)`` says).
     static func appendJSONString(_ text: String, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
         var text = text
-        text.withUTF8 { bytes in
-            escapeJSON(bytes) { run, escape in
-                output.append(contentsOf: run)
-                output.append(contentsOf: escape)
-            }
+        text.withUTF8 { appendJSONString(utf8: $0, to: &output) }
+    }
+
+    /// ``appendJSONString(_:to:)`` of the string whose UTF-8 (valid) is `bytes`.
+    @inline(__always)
+    static func appendJSONString(utf8 bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        escapeJSON(bytes) { run, escape in
+            output.append(contentsOf: run)
+            output.append(contentsOf: escape)
         }
         output.append(UInt8(ascii: "\""))
     }
@@ -117,18 +121,21 @@ import Foundation
     /// comma, a quote, CR or LF.
     static func appendCSVField(_ text: String, to output: inout [UInt8]) {
         var text = text
-        text.withUTF8 { bytes in
-            // An empty string is quoted, so that it is not the empty field of a null.
-            let needsQuotes =
-                bytes.isEmpty
-                || bytes.contains {
-                    $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D
-                }
-            if needsQuotes {
-                appendQuoted(bytes, quote: UInt8(ascii: "\""), to: &output)
-            } else {
-                output.append(contentsOf: bytes)
+        text.withUTF8 { appendCSVField(utf8: $0, to: &output) }
+    }
+
+    /// ``appendCSVField(_:to:)`` of the string whose UTF-8 is `bytes`.
+    static func appendCSVField(utf8 bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        // An empty string is quoted, so that it is not the empty field of a null.
+        let needsQuotes =
+            bytes.isEmpty
+            || bytes.contains {
+                $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D
             }
+        if needsQuotes {
+            appendQuoted(bytes, quote: UInt8(ascii: "\""), to: &output)
+        } else {
+            output.append(contentsOf: bytes)
         }
     }
 
@@ -136,6 +143,12 @@ import Foundation
     static func appendSQLString(_ text: String, to output: inout [UInt8]) {
         var text = text
         text.withUTF8 { appendQuoted($0, quote: UInt8(ascii: "'"), to: &output) }
+    }
+
+    /// ``appendSQLString(_:to:)`` of the string whose UTF-8 is `bytes`.
+    @inline(__always)
+    static func appendSQLString(utf8 bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        appendQuoted(bytes, quote: UInt8(ascii: "'"), to: &output)
     }
 
     /// `bytes` between two `quote`s, each `quote` inside doubled: `memchr` finds the next quote

@@ -13,6 +13,7 @@ extension DumpWriter {
         if fieldKeys.entity != record.keyspace {
             let names = decoder.schema.entity(named: record.keyspace)?.fieldNames ?? []
             fieldKeys = (record.keyspace, Self.fieldKeys(names, first: ",\"object\":{"))
+            fieldReader = EntityFieldReader(decoder, entity: record.keyspace)
         }
         let keys = fieldKeys.keys
         try output.render { out in
@@ -56,6 +57,10 @@ extension DumpWriter {
         if fieldKeys.entity != record.keyspace {
             let names = decoder.schema.entity(named: record.keyspace)?.fieldNames ?? []
             fieldKeys = (record.keyspace, Self.fieldKeys(names, first: ",\"object\":{"))
+            fieldReader = EntityFieldReader(decoder, entity: record.keyspace)
+        }
+        guard let fieldReader else {
+            return try writeObject(LogInspector.Record(copying: record), decoder: decoder)
         }
         guard
             let id = PersistentIdentifier(entityName: record.keyspace, storeKey: record.key)?
@@ -90,10 +95,9 @@ extension DumpWriter {
             line.append(",\"version\":")
             line.append(decimal: version)
             if keys.isEmpty { line.append(",\"object\":{") }
-            _ = try decoder.decodeFields(keyspace: record.keyspace, key: record.key, value: value) {
-                i, value in
+            _ = try fieldReader.decode(key: record.key, value: value) { i, field in
                 line.append(keys[i])
-                line.append(value)
+                line.append(field)
             }
             line.append(format == .jsonl ? "}}\n" : "}}")
             guard !line.overflowed else { return false }

@@ -37,6 +37,9 @@ struct DumpWriter {
     var defineJSON = CachedJSON(",\"type\":\"define-keyspace\",\"keyspace\":", "")
     var entityJSON = CachedJSON(",\"entity\":", ",\"id\":")
     var fieldKeys: (entity: String, keys: [[UInt8]]) = ("", [])
+    /// The reader of `fieldKeys.entity`'s records (made with `fieldKeys`), for the records the
+    /// walk lends: no keyspace lookup, shape or `String` per value.
+    var fieldReader: EntityFieldReader?
     private var textKeys: (entity: String, keys: [[UInt8]]) = ("", [])
     private var valueCell: [UInt8] = []
 

@@ -92,6 +92,10 @@ struct Exporter {
             let prefixes = PrefixBytes(Self.prefixes(of: entity, format))
             defer { prefixes.deallocate() }
             let fields = entity.storedFieldDescriptions
+            // Strings come as their stored bytes, values without a keyspace lookup per record.
+            guard let reader = EntityFieldReader(decoder, entity: entity.name) else {
+                throw LogbookError.unknownEntity(entity.name)
+            }
             // A many-to-many's links go to its join table, after the entity's rows.
             let joins = sql ? PostgreSQLJoinTable.all(of: entity) : []
             let hasJoins = !joins.isEmpty
@@ -106,14 +110,22 @@ struct Exporter {
                         PersistentIdentifier(entityName: entity.name, storeKey: key)?.primaryKey
                         ?? 0
                     out.appendNumber(id)
-                    _ = try decoder.decodeFields(keyspace: entity.name, key: key, value: value) {
-                        i, value in
+                    _ = try reader.decode(key: key, value: value) { i, field in
                         if hasJoins, let j = joins.firstIndex(where: { $0.field == i }) {
-                            let keys = PostgreSQLJoinTable.keys(value) ?? []
+                            let keys = PostgreSQLJoinTable.keys(Self.value(of: field)) ?? []
                             joins[j].appendRows(owner: id, keys: keys, to: &links[j])
                             return
                         }
                         out.append(contentsOf: prefixes.field(i))
+                        let value: AttributeValue
+                        switch field {
+                        case .utf8(let bytes):
+                            // As `value.append(as:)` writes it (and ``PostgreSQLLiteral``,
+                            // which writes a string as its `.sql` text), from the record's bytes.
+                            AttributeValue.appendString(utf8: bytes, as: valueFormat, to: &out)
+                            return
+                        case .value(let decoded): value = decoded
+                        }
                         if sql {
                             // Only an array's literal depends on the field's description (not
                             // copied for the other values: a copy counts its references).
@@ -145,6 +157,14 @@ struct Exporter {
             if let resume { output.write("-- resume \(resume)\n") }
         }
         return count
+    }
+
+    /// The value a field read by ``EntityFieldReader`` holds.
+    private static func value(of field: FieldBytes) -> AttributeValue {
+        switch field {
+        case .utf8(let bytes): .string(String(decoding: bytes, as: UTF8.self))
+        case .value(let value): value
+        }
     }
 
     /// The bytes around an object's values: before its id, before each field, after the last.

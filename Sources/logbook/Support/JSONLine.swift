@@ -105,6 +105,25 @@ struct JSONLine {
         append(UInt8(ascii: "\""))
     }
 
+    /// A stored field as JSON, as ``append(_:)-(AttributeValue)`` writes the value it decodes
+    /// to: a string's bytes are escaped in place when they are ASCII (they are then the
+    /// string's UTF-8 as they are), and go through `String(decoding:as:)` otherwise.
+    mutating func append(_ field: FieldBytes) {
+        switch field {
+        case .utf8(let bytes):
+            guard ASCIIScan.isASCII(bytes) else {
+                return append(jsonString: String(decoding: bytes, as: UTF8.self))
+            }
+            append(UInt8(ascii: "\""))
+            TextRendering.escapeJSON(bytes.assumingMemoryBound(to: UInt8.self)) { run, escape in
+                append(run)
+                append(escape)
+            }
+            append(UInt8(ascii: "\""))
+        case .value(let value): append(value)
+        }
+    }
+
     /// `value` as JSON (strings, integers and `null` in place; the rest through
     /// `AttributeValue.append(as:to:)`).
     mutating func append(_ value: AttributeValue) {
