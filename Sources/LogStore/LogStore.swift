@@ -248,8 +248,7 @@ public final class LogStore: Sendable {
     /// - Throws: ``LogStoreError/closed``.
     public func count(in keyspace: String) throws -> Int {
         try index.withLock { state throws(LogStoreError) -> Int in
-            guard !state.closed else { throw .closed }
-            return state.keyspaces.id(of: keyspace).map { state.directories[$0].count } ?? 0
+            try state.liveKeys(in: keyspace)
         }
     }
 
@@ -260,8 +259,7 @@ public final class LogStore: Sendable {
     /// - Throws: ``LogStoreError/closed``.
     package func countLeavingTablesUnchecked(in keyspace: String) throws -> Int {
         try index.withLockLeavingTablesUnchecked { state throws(LogStoreError) -> Int in
-            guard !state.closed else { throw .closed }
-            return state.keyspaces.id(of: keyspace).map { state.directories[$0].count } ?? 0
+            try state.liveKeys(in: keyspace)
         }
     }
 
@@ -519,5 +517,14 @@ public final class LogStore: Sendable {
             }
         }
         if first, let failure { throw failure }
+    }
+}
+
+extension StoreState {
+    /// Live keys of `keyspace` (0 for one the store does not know).
+    /// - Throws: ``LogStoreError/closed``.
+    fileprivate func liveKeys(in keyspace: String) throws(LogStoreError) -> Int {
+        guard !closed else { throw .closed }
+        return keyspaces.id(of: keyspace).map { directories[$0].count } ?? 0
     }
 }
