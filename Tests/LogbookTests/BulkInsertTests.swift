@@ -1,4 +1,5 @@
 import Foundation
+import LogStore
 import Logbook
 import TestSupport
 import Testing
@@ -54,6 +55,31 @@ import Testing
         #expect(all.first?.name == "first")
         #expect(all.last?.name == "E\(Self.count - 1)")
         #expect(all.map(\.salary) == [-1] + (0..<Int64(Self.count)).map { $0 })
+    }
+
+    /// A loop of inserts the app lets go of writes its records in the order it inserted them
+    /// (primary-key order): the object being inserted when a staging pass runs is still the
+    /// app's, and was once left for the save, after every object inserted later; a fetch then
+    /// sorted what it read back into key order.
+    @Test func droppedInsertsLieInTheLogInInsertionOrder() throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let container = try fixture.open()
+        let context = ModelContext(container)
+        insertDropped(context)
+        try context.save()
+        try container.close()
+        let store = try LogStore(path: fixture.url.path)
+        defer { try? store.close() }
+        var keys: [UInt64] = []
+        // An object's key is its primary key, 8 bytes big-endian (FORMAT.md Part 2).
+        try store.forEach(in: "Employee") { key, _ in
+            keys.append(UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)))
+        }
+        #expect(keys.count == Self.count)
+        // The keys that follow a greater one (none when every record lies in order).
+        #expect(zip(keys, keys.dropFirst()).filter { $0 > $1 }.map(\.1) == [])
+        #expect(keys.first == 1 && keys.last == UInt64(Self.count))
     }
 
     @Test func stagedInsertsTakePartInFetchesAndLookups() throws {

@@ -127,15 +127,18 @@ public final class ModelContext {
     func register(_ object: AnyObject, binding: EntityBinding, primaryKey: UInt64? = nil)
         -> Int32
     {
+        // Before the new object joins: the app holds it while inserting it, so a look after
+        // would keep it for the save, whose records of later inserts, staged first, then lie
+        // before it in the log.
+        if table.inserted.count - table.stagingCursor >= ObjectTable.stagingInterval {
+            stageDroppedInserts()
+        }
         let pk =
             primaryKey.map { core.raisePrimaryKey(binding.index, to: $0) }
             ?? core.nextPrimaryKey(binding.index)
         let e = table.add(
             object, binding, primaryKey: pk, state: .inserted, version: 0, generation: 0)
         if !binding.entity.relationships.isEmpty { registerRelated(object, binding, e) }
-        if table.inserted.count - table.stagingCursor >= ObjectTable.stagingInterval {
-            stageDroppedInserts()
-        }
         return e
     }
 
