@@ -56,6 +56,9 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
     private let gathersComposites: Bool
     /// The stored fields of the composites in ``composites``.
     private let gatheredFields: Set<Int>
+    /// Bit i: stored field i (i < 64) is the marker of a composite that is never absent, which
+    /// decoding a record leaves as the object's `init()` made it.
+    private let presentMarkers: UInt64
 
     /// - Throws: ``LogbookError/incompatibleSchema(entity:attribute:reason:)`` if the class lacks
     ///   a stored attribute or holds it with another type.
@@ -153,6 +156,15 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
         convertedFields = storedFields.indices.filter {
             storedFields[$0] is any ConvertedField && storedFields[$0].adoptsWrapper
         }
+        var presentMarkers: UInt64 = 0
+        for (i, field) in storedFields.prefix(64).enumerated() {
+            if let marker = field as? any CompositeMarkerField,
+                !marker.compositeProperty.storable.isOptional
+            {
+                presentMarkers |= 1 << UInt64(i)
+            }
+        }
+        self.presentMarkers = presentMarkers
         self.storedFields = storedFields
         self.adoptions = adoptions
         anchorOwner = layout?.anchor.ownerOffset ?? 0
@@ -356,6 +368,9 @@ final class EntityBinding: @unchecked Sendable {  // raw buffers below are writt
                 let b = try r.byte()
                 guard b <= 1 else { throw ByteReader.Truncated() }
                 raw.assumingMemoryBound(to: Bool.self).pointee = b == 1
+            case .composite where i < 64 && presentMarkers & 1 << UInt64(i) != 0:
+                // Present already, as `init()` made it; its fields follow as fields of their own.
+                continue
             case .other, .toOne, .composite: try storedFields[i].decode(&r, into: object)
             }
         }

@@ -64,6 +64,8 @@ final class ObjectTable {
     /// then on, objects of this table the app holds keep the container's store open.
     var core: ContainerCore?
     let bindings: [EntityBinding]
+    /// Each binding's entity name, for identifiers made without touching the bindings.
+    let entityNames: [String]
     /// Set on the table of key-path probe objects only.
     let probe: ProbeRecord?
 
@@ -125,6 +127,7 @@ final class ObjectTable {
 
     init(bindings: [EntityBinding], probe: ProbeRecord? = nil) {
         self.bindings = bindings
+        entityNames = bindings.map(\.entity.name)
         self.probe = probe
         observed = ObservedTable(bindings)
         registry = bindings.map { _ in PrimaryKeyTable() }
@@ -537,6 +540,17 @@ final class ObjectTable {
     /// table, and so their entries, alive; their `modelContext` is `nil`.
     func releaseAll() {
         for i in objects.indices { objects[i] = nil }
+    }
+
+    /// The identifier of the object of entry `e`, or `nil` if the entry is free.
+    @inline(__always)
+    func identifier(of e: Int32) -> PersistentIdentifier? {
+        entries.withUnsafeBufferPointer { entries in
+            let entry = entries[Int(e)]
+            guard entry.state != .free else { return nil }
+            return PersistentIdentifier(
+                entityName: entityNames[Int(entry.entity)], primaryKey: entry.primaryKey)
+        }
     }
 
     /// The registered objects with their entries, for counting and reflection.

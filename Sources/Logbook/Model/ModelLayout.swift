@@ -55,14 +55,18 @@ final class ModelLayout: @unchecked Sendable {
         return Unmanaged<ObjectTable>.fromOpaque(raw)._withUnsafeGuaranteedRef { body($0, entry) }
     }
 
-    /// The layout of the class `type` if the latest lookup found it, without a lock or a
-    /// conformance check; `nil` otherwise (then ask ``of(_:)``).
-    static func latest(for type: AnyObject.Type) -> ModelLayout? {
+    /// `body`'s answer for the layout of the class `type` if the latest lookup found it,
+    /// without a lock, a conformance check or retaining the layout; `nil` otherwise (then ask
+    /// ``of(_:)``).
+    @inline(__always)
+    static func withLatest<R>(for type: AnyObject.Type, _ body: (ModelLayout) -> R) -> R? {
         let bits = latest.load(ordering: .acquiring)
         guard bits != 0 else { return nil }
-        let layout = Unmanaged<ModelLayout>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
-            .takeUnretainedValue()
-        return ObjectIdentifier(layout.modelType) == ObjectIdentifier(type) ? layout : nil
+        // Layouts stay in `cache` for the life of the process.
+        return Unmanaged<ModelLayout>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+            ._withUnsafeGuaranteedRef { layout in
+                ObjectIdentifier(layout.modelType) == ObjectIdentifier(type) ? body(layout) : nil
+            }
     }
 
     /// The layout of `type`, reflected on first use.

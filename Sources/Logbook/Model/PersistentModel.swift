@@ -70,20 +70,14 @@ extension ModelObject {
     public var persistentModelID: PersistentIdentifier {
         // The common case without retaining anything: a registered instance of the class the
         // latest layout lookup found (an object's anchor holds its table while it lives).
-        if let layout = ModelLayout.latest(for: type(of: self)),
-            let id = layout.withTable(
-                of: self,
-                { table, entry -> PersistentIdentifier? in
-                    guard table.probe == nil, entry >= 0 else { return nil }
-                    return table.entries.withUnsafeBufferPointer { entries in
-                        let e = entries[Int(entry)]
-                        guard e.state != .free else { return nil }
-                        return table.bindings.withUnsafeBufferPointer {
-                            PersistentIdentifier(
-                                entityName: $0[Int(e.entity)].entity.name, primaryKey: e.primaryKey)
-                        }
-                    }
-                })
+        if let found = ModelLayout.withLatest(
+            for: type(of: self),
+            { layout in
+                layout.withTable(of: self) { table, entry in
+                    table.probe == nil && entry >= 0 ? table.identifier(of: entry) : nil
+                }
+            }),
+            let id = found
         {
             return id
         }
@@ -235,8 +229,8 @@ extension ModelObject {
     /// Where a registered object's state is, or `nil` (not registered, or a key-path probe).
     var registered: Registration? {
         let found: (table: ObjectTable, entry: Int32)?
-        if let layout = ModelLayout.latest(for: type(of: self)) {
-            found = layout.registration(of: self)
+        if let latest = ModelLayout.withLatest(for: type(of: self), { $0.registration(of: self) }) {
+            found = latest
         } else if let managed = self as? ManagedObject {
             found = managed.owner.map { ($0, managed.entry) }
         } else if let type = type(of: self) as? any PersistentModel.Type,
