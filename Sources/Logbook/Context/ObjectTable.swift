@@ -545,12 +545,11 @@ final class ObjectTable {
     /// The identifier of the object of entry `e`, or `nil` if the entry is free.
     @inline(__always)
     func identifier(of e: Int32) -> PersistentIdentifier? {
-        entries.withUnsafeBufferPointer { entries in
-            let entry = entries[Int(e)]
-            guard entry.state != .free else { return nil }
-            return PersistentIdentifier(
-                entityName: entityNames[Int(entry.entity)], primaryKey: entry.primaryKey)
-        }
+        // Read in place: through `withUnsafeBufferPointer` the list was retained.
+        let entry = entries[Int(e)]
+        guard entry.state != .free else { return nil }
+        return PersistentIdentifier(
+            entityName: entityNames[Int(entry.entity)], primaryKey: entry.primaryKey)
     }
 
     /// The registered objects with their entries, for counting and reflection.
