@@ -8,14 +8,14 @@ extension ModelContext {
     /// counts); with `build` set, each stored match becomes a registered object as it is met
     /// (its candidate names the object's entry) if the matches come in result order (no sort,
     /// or the order of the index read), and its bytes are kept otherwise
-    /// (``ScanResult/built``).
+    /// (``ScanResult/built``); the caller keeps `build` alive until this returns.
     ///
     /// With `consume` set (and no sort), each stored match is handed to it instead of becoming a
     /// candidate; the result then holds only the pending matches. `reserve` hears how many
     /// objects `build` is about to build at most, when an index read knows it first.
     func execute(
         _ plan: FetchPlan, keepRecords: Bool = true,
-        build: ((UnsafeRawBufferPointer, UInt64) throws -> Int32)? = nil,
+        build: ObjectBuilder? = nil,
         consume: ((UnsafeRawBufferPointer, UInt64) throws -> Void)? = nil,
         reserve: ((Int) -> Void)? = nil
     ) throws -> ScanResult {

@@ -64,18 +64,9 @@ extension ModelContext {
         let fetched = plan.fetchedFields
         let unfetched = fetched.map { binding.attributeBits & ~$0 } ?? 0
         if unfetched != 0 { table.core = core }
-        // The objects of stored matches in scan order, each retained once while it is in the
-        // cache; ordering the result then moves these references instead of touching every
-        // object again.
-        // Held in a class so the escaping `register` appends with no runtime exclusivity check.
-        let builtObjects = BuiltObjects()
-        func register(_ record: UnsafeRawBufferPointer, _ pk: UInt64) throws -> Int32 {
-            let (e, object) = try fetchedObject(
-                record, pk, binding, generation: generation, checkRegistry: checkRegistry,
-                fields: fetched, unfetched: unfetched)
-            builtObjects.items.append(.passRetained(object))
-            return e
-        }
+        let builder = ObjectBuilder(
+            context: self, binding: binding, generation: generation,
+            checkRegistry: checkRegistry, fields: fetched, unfetched: unfetched)
         let result: ScanResult
         do {
             // Room for the matches an index read finds, made once: the table's lists and the
@@ -83,20 +74,20 @@ extension ModelContext {
             result =
                 try plan.limit == nil && plan.offset == nil
                 ? execute(
-                    plan, build: register,
+                    plan, build: builder,
                     reserve: { count in
                         self.table.reserve(count, unindexed: binding.index)
-                        builtObjects.items.reserveCapacity(count)
+                        builder.items.reserveCapacity(count)
                     }) : execute(plan)
         } catch {
-            for object in builtObjects.items { object.release() }
+            for object in builder.items { object.release() }
             throw error
         }
         let buildDuringScan = result.built
         let candidates = result.candidates
         // Moved out so the loop below reads a plain array (the scan built them all by now).
-        let built = buildDuringScan ? builtObjects.items : []
-        if buildDuringScan { builtObjects.items = [] }
+        let built = buildDuringScan ? builder.items : []
+        if buildDuringScan { builder.items = [] }
         var objects: [AnyObject] = []
         if buildDuringScan {
             // Invariant: without a limit or offset, `order` is a permutation of every
@@ -171,7 +162,42 @@ extension ModelContext {
     }
 }
 
-/// The objects a fetch built during its scan, each retained once (see `buildObjects`).
-private final class BuiltObjects {
+/// Builds the objects of a fetch's stored matches as its scan meets them (see
+/// `buildObjects`): each registered, and kept in scan order, retained once while it is in the
+/// cache, so that ordering the result then moves these references instead of touching every
+/// object again. A class that the scan calls without retaining it (a closure kept by the scan
+/// had its context retained and released for every record), and that appends with no runtime
+/// exclusivity check.
+final class ObjectBuilder {
+    let context: ModelContext
+    let binding: EntityBinding
+    let generation: UInt64
+    /// Whether objects registered before the fetch may repeat a match (the matches are
+    /// distinct, so the registry is not consulted for those the fetch adds).
+    let checkRegistry: Bool
+    let fields: UInt64?
+    let unfetched: UInt64
     @exclusivity(unchecked) var items: ContiguousArray<Unmanaged<AnyObject>> = []
+
+    init(
+        context: ModelContext, binding: EntityBinding, generation: UInt64, checkRegistry: Bool,
+        fields: UInt64?, unfetched: UInt64
+    ) {
+        self.context = context
+        self.binding = binding
+        self.generation = generation
+        self.checkRegistry = checkRegistry
+        self.fields = fields
+        self.unfetched = unfetched
+    }
+
+    /// The entry of stored match `record` (object `pk`), whose object is now kept in `items`.
+    @inline(__always)
+    func build(_ record: UnsafeRawBufferPointer, _ pk: UInt64) throws -> Int32 {
+        let (e, object) = try context.fetchedObject(
+            record, pk, binding, generation: generation, checkRegistry: checkRegistry,
+            fields: fields, unfetched: unfetched)
+        items.append(.passRetained(object))
+        return e
+    }
 }

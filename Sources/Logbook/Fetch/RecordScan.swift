@@ -21,8 +21,9 @@ final class RecordScan {
     private let binding: EntityBinding
     private let keepRecords: Bool
     /// When set, a match is turned into a registered object at once, from its bytes in the
-    /// log (it returns the object's entry), instead of its bytes being kept.
-    private let build: ((UnsafeRawBufferPointer, UInt64) throws -> Int32)?
+    /// log, instead of its bytes being kept. Not retained: its owner keeps it while the scan
+    /// runs.
+    private let builder: Unmanaged<ObjectBuilder>?
     /// When set, a match is handed to it (its bytes in the log and its primary key) and
     /// neither kept nor counted as a candidate: for aggregates.
     private let consume: ((UnsafeRawBufferPointer, UInt64) throws -> Void)?
@@ -62,12 +63,12 @@ final class RecordScan {
 
     init(
         plan: FetchPlan, keepRecords: Bool, skip: Set<UInt64>,
-        build: ((UnsafeRawBufferPointer, UInt64) throws -> Int32)? = nil,
+        build: ObjectBuilder? = nil,
         consume: ((UnsafeRawBufferPointer, UInt64) throws -> Void)? = nil
     ) {
         binding = plan.binding
         self.keepRecords = keepRecords
-        self.build = build
+        builder = build.map { .passUnretained($0) }
         self.consume = consume
         self.skip = skip
         checkSkip = !skip.isEmpty
@@ -153,7 +154,7 @@ final class RecordScan {
     /// no objects.
     func reset() {
         precondition(
-            build == nil && consume == nil,
+            builder == nil && consume == nil,
             "a scan that built or handed out matches cannot start again")
         candidates.removeAll(keepingCapacity: true)
         keys.removeAll(keepingCapacity: true)
@@ -278,10 +279,10 @@ final class RecordScan {
     @inline(__always)
     private func keep(_ value: UnsafeRawBufferPointer, _ pk: UInt64) throws {
         if let consume { return try consume(value, pk) }
-        if let build {
+        if let builder {
+            let entry = try builder._withUnsafeGuaranteedRef { try $0.build(value, pk) }
             candidates.append(
-                FetchCandidate(
-                    primaryKey: pk, live: try build(value, pk), bytesStart: 0, bytesCount: 0))
+                FetchCandidate(primaryKey: pk, live: entry, bytesStart: 0, bytesCount: 0))
             return
         }
         let start = bytes.count
