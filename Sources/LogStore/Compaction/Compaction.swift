@@ -19,7 +19,9 @@ extension LogStore {
         }
         // Bytes earlier recoveries cut and kept: their segments are all inputs now.
         let cutFiles = try StoreFiles(storeAt: path, fileSystem: fs).cutFiles
-        let (sealed, bases, definitions, sequence, directories) = try index.withLock {
+        // The live state, held only until the copy has walked it (see step 4).
+        var directories: [KeyDirectory] = []
+        let (sealed, bases, definitions, sequence) = try index.withLock {
             state throws(LogStoreError) in
             guard !state.closed else { throw LogStoreError.closed }
             let active = writer.active.handle
@@ -36,11 +38,13 @@ extension LogStore {
             }
             // The live state and its sequence number are taken together: the outputs hold the
             // state after that commit (FORMAT.md, "History").
-            return (inputs, state.bases, definitions, state.lastSequence, state.directories)
+            directories = state.directories
+            return (inputs, state.bases, definitions, state.lastSequence)
         }
-        let plan = try compactionPlan(
+        var plan = try compactionPlan(
             sealed: sealed, bases: bases, live: directories, sequence: sequence,
             automatic: automatic)
+        directories = []
         let inputs = plan.inputs
         guard let last = inputs.last else {
             try removeCutFiles(cutFiles)
@@ -65,6 +69,9 @@ extension LogStore {
             moved = try copyLive(
                 from: inputs, handles: handles, directories: plan.directories, windows: windows,
                 bases: bases, into: output)
+            // Let go, so that step 4 re-points tables no one else holds in place instead of
+            // copying each whole.
+            plan.directories = []
             try output.finish()
             // 3. Put the new segments in place: rename, then make the renames durable.
             for file in output.finished { try fs.rename(file.temporaryPath, to: file.finalPath) }
