@@ -46,6 +46,7 @@ extension LogStore {
         }
         withExtendedLifetime(outputs) {
             for keyspace in moved.indices where !moved[keyspace].isEmpty {
+                index.withLock { $0.directories[keyspace].prepareForWrites(moved[keyspace].count) }
                 for old in moved[keyspace] {
                     // Invariant: the outputs hold exactly the records the copy walked, in order.
                     guard let (new, record) = copied.next() else {

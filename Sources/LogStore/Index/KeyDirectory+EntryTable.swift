@@ -56,8 +56,11 @@ extension KeyDirectory {
         @inline(__always) func shouldMoveToOwnMemory() -> Bool {
             guard isMapped else { return false }
             mappedWrites &+= 1
-            return mappedWrites > bytes / KeyDirectoryFile.pageSize / 8
+            return mappedWrites > writesBeforeMoving
         }
+
+        /// How many writes a mapped table takes before it moves into memory of its own.
+        var writesBeforeMoving: Int { bytes / KeyDirectoryFile.pageSize / 8 }
 
         /// Drops the whole pages below slot `slot` from memory if the table is an unwritten
         /// mapping (a walk over the table keeps only what it is reading); otherwise nothing.

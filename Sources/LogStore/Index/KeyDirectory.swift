@@ -344,6 +344,14 @@ struct KeyDirectory {
         }
     }
 
+    /// Before `count` writes in a row (compaction re-pointing a keyspace): a table mapped from
+    /// a key directory file that so many writes would move into memory of its own
+    /// (``EntryTable/shouldMoveToOwnMemory()``) moves now, before writes make its pages this
+    /// process's own one at a time.
+    mutating func prepareForWrites(_ count: Int) {
+        if table.isMapped && count > table.writesBeforeMoving { replaceTable(table.copy()) }
+    }
+
     /// Copy-on-write: a snapshot taken for iteration keeps the table it copied. A table mapped
     /// from a key directory file moves into memory of its own once written often enough
     /// (``EntryTable/shouldMoveToOwnMemory()``).
