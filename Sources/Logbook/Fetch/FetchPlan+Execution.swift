@@ -11,12 +11,13 @@ extension ModelContext {
     /// (``ScanResult/built``); the caller keeps `build` alive until this returns.
     ///
     /// With `consume` set (and no sort), each stored match is handed to it instead of becoming a
-    /// candidate; the result then holds only the pending matches. `reserve` hears how many
-    /// objects `build` is about to build at most, when an index read knows it first.
+    /// candidate (kept alive by the caller, as `build`); the result then holds only the pending
+    /// matches. `reserve` hears how many objects `build` is about to build at most, when an
+    /// index read knows it first.
     func execute(
         _ plan: FetchPlan, keepRecords: Bool = true,
         build: ObjectBuilder? = nil,
-        consume: ((UnsafeRawBufferPointer, UInt64) throws -> Void)? = nil,
+        consume: AggregateScan? = nil,
         reserve: ((Int) -> Void)? = nil
     ) throws -> ScanResult {
         let plan = try resolved(plan)

@@ -25,8 +25,8 @@ final class RecordScan {
     /// runs.
     private let builder: Unmanaged<ObjectBuilder>?
     /// When set, a match is handed to it (its bytes in the log and its primary key) and
-    /// neither kept nor counted as a candidate: for aggregates.
-    private let consume: ((UnsafeRawBufferPointer, UInt64) throws -> Void)?
+    /// neither kept nor counted as a candidate. Not retained, as `builder`.
+    private let consumer: Unmanaged<AggregateScan>?
     private let skip: Set<UInt64>
     private let checkSkip: Bool
     /// For predicates evaluated on objects: the test and the reused object.
@@ -64,12 +64,12 @@ final class RecordScan {
     init(
         plan: FetchPlan, keepRecords: Bool, skip: Set<UInt64>,
         build: ObjectBuilder? = nil,
-        consume: ((UnsafeRawBufferPointer, UInt64) throws -> Void)? = nil
+        consume: AggregateScan? = nil
     ) {
         binding = plan.binding
         self.keepRecords = keepRecords
         builder = build.map { .passUnretained($0) }
-        self.consume = consume
+        consumer = consume.map { .passUnretained($0) }
         self.skip = skip
         checkSkip = !skip.isEmpty
         let entity = plan.binding.stored
@@ -154,7 +154,7 @@ final class RecordScan {
     /// no objects.
     func reset() {
         precondition(
-            builder == nil && consume == nil,
+            builder == nil && consumer == nil,
             "a scan that built or handed out matches cannot start again")
         candidates.removeAll(keepingCapacity: true)
         keys.removeAll(keepingCapacity: true)
@@ -278,7 +278,7 @@ final class RecordScan {
     /// Keeps a match: builds its object, or keeps its bytes.
     @inline(__always)
     private func keep(_ value: UnsafeRawBufferPointer, _ pk: UInt64) throws {
-        if let consume { return try consume(value, pk) }
+        if let consumer { return try consumer._withUnsafeGuaranteedRef { try $0.visit(value, pk) } }
         if let builder {
             let entry = try builder._withUnsafeGuaranteedRef { try $0.build(value, pk) }
             candidates.append(

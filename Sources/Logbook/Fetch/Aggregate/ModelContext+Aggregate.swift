@@ -66,8 +66,7 @@ extension ModelContext {
         var fetch = plan.fetch
         fetch.sortKeys = []
         fetch.objectOrder = nil
-        let result = try execute(
-            fetch, keepRecords: false, consume: { record, pk in try scan.visit(record, pk) })
+        let result = try execute(fetch, keepRecords: false, consume: scan)
         for candidate in result.candidates where candidate.live >= 0 {
             if let object = table.objects[Int(candidate.live)] { scan.visit(object: object) }
         }
