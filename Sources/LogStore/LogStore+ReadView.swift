@@ -71,7 +71,7 @@ extension LogStore {
                 }
                 return true
             }
-            RadixSort.sort(&refs)
+            RadixSort.sortDense(&refs)
             @inline(__always) func start(_ packed: UInt64) -> UnsafeRawPointer {
                 bases[Int(packed >> 32)].unsafelyUnwrapped + Int(UInt32(truncatingIfNeeded: packed))
             }

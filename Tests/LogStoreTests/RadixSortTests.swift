@@ -67,3 +67,35 @@ import Testing
         #expect(stable)
     }
 }
+
+@Suite struct RadixSortDenseTests {
+    /// References into one segment, shuffled: dense (taken through the bitmap), with a repeat
+    /// (the radix sort then), spread out (the radix sort), across two segments, and in order
+    /// already: each comes out as the standard library sorts it, repeats kept.
+    @Test(arguments: [
+        (spacing: 1, repeats: false, segments: 1), (spacing: 39, repeats: false, segments: 1),
+        (spacing: 64, repeats: false, segments: 1), (spacing: 39, repeats: true, segments: 1),
+        (spacing: 500, repeats: false, segments: 1), (spacing: 39, repeats: false, segments: 2),
+    ])
+    func sortsReferencesLikeTheStandardLibrary(spacing: Int, repeats: Bool, segments: Int) {
+        var rng = SeededGenerator(seed: UInt64(spacing * 10 + segments))
+        var values: [UInt64] = []
+        for segment in 0..<segments {
+            var offset = UInt64.random(in: 0..<1_000, using: &rng)
+            for _ in 0..<50_000 {
+                values.append(UInt64(segment + 1) << 32 | offset)
+                offset += UInt64.random(in: 1...UInt64(spacing), using: &rng)
+            }
+        }
+        if repeats { values[values.count / 2] = values[7] }
+        let expected = values.sorted()
+        var inOrder = expected
+        RadixSort.sortDense(&inOrder)
+        let keptInOrder = inOrder == expected
+        #expect(keptInOrder)
+        values.shuffle(using: &rng)
+        RadixSort.sortDense(&values)
+        let sorted = values == expected
+        #expect(sorted)
+    }
+}

@@ -30,7 +30,7 @@ extension KeyDirectory {
     /// With `reading`, only the records it accepts are read and passed to `body`.
     /// - Throws: ``DamagedEntry`` for an entry that points at no put record inside its segment
     ///   (the records before it have been passed to `body`); what `body` throws.
-    /// - Complexity: O(n × (1 + n / `window`)) time (a radix sort of each window's references,
+    /// - Complexity: O(n × (1 + n / `window`)) time (a sort of each window's references,
     ///   one pass over the table per window); at most 16 × `window` bytes of scratch, whatever
     ///   the number of keys.
     func forEachInLogOrder(
@@ -111,7 +111,7 @@ extension KeyDirectory {
                     refs.append(packed)
                 }
             }
-            RadixSort.sort(&refs)
+            RadixSort.sortDense(&refs)
             for packed in refs {
                 try body(
                     RecordRef(
@@ -195,6 +195,6 @@ struct LogWindows {
                 if range.contains(packed) { refs.append(packed) }
             }
         }
-        RadixSort.sort(&refs)
+        RadixSort.sortDense(&refs)
     }
 }

@@ -12,6 +12,57 @@
     @inlinable
     package static func sort(_ values: inout [UInt64]) { sort(&values, by: { $0 }) }
 
+    /// Sorts `values` ascending, as ``sort(_:)``, faster when they are distinct and lie densely
+    /// (references to the records of one segment, most of them live): then each is marked in a
+    /// bitmap of their range, read back in order. Used when the range spans at most 64 times as
+    /// many places as there are values (records of at most 64 bytes apart on average: the bitmap
+    /// takes at most 8 bytes per value, as the radix sort's copy does); otherwise, and when two
+    /// values are equal, the radix sort.
+    /// - Complexity: O(n + range / 64) on the bitmap; as ``sort(_:)`` otherwise.
+    @inlinable
+    package static func sortDense(_ values: inout [UInt64]) {
+        guard values.count > 64 else { return sort(&values) }
+        var lowest = UInt64.max
+        var highest: UInt64 = 0
+        var ascending = true
+        var previous: UInt64 = 0
+        for value in values {
+            lowest = Swift.min(lowest, value)
+            highest = Swift.max(highest, value)
+            ascending = ascending && previous <= value
+            previous = value
+        }
+        guard !ascending else { return }
+        let words = (highest &- lowest) >> 6 + 1
+        guard words <= UInt64(values.count) else { return sort(&values) }
+        var bitmap = [UInt64](repeating: 0, count: Int(words))
+        var repeated: UInt64 = 0
+        bitmap.withUnsafeMutableBufferPointer { bits in
+            for value in values {
+                let place = value &- lowest
+                let word = Int(truncatingIfNeeded: place >> 6)
+                let bit: UInt64 = 1 << (place & 63)
+                repeated |= bits[word] & bit
+                bits[word] |= bit
+            }
+        }
+        guard repeated == 0 else { return sort(&values) }
+        values.withUnsafeMutableBufferPointer { out in
+            bitmap.withUnsafeBufferPointer { bits in
+                var i = 0
+                for w in 0..<bits.count {
+                    var word = bits[w]
+                    let base = lowest &+ UInt64(w) << 6
+                    while word != 0 {
+                        out[i] = base &+ UInt64(word.trailingZeroBitCount)
+                        i &+= 1
+                        word &= word &- 1
+                    }
+                }
+            }
+        }
+    }
+
     /// Sorts `values` by `key`, stably. At most 64 values are insertion-sorted; more are left
     /// as they are if already in order, else take one pass per varying digit. Digits are 11
     /// bits below 2^18 values (the counts stay in the first-level cache and a pass scatters
