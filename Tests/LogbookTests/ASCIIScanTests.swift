@@ -48,12 +48,17 @@ import Testing
         }
         // Printable ASCII ends at a byte below space or above `~`, wherever in a word it is,
         // and not at either end of the range.
+        // Every length: short texts are read as one word, longer ones end with a word that
+        // overlaps the one before.
         for byte: UInt8 in [0x00, 0x01, 0x1F, 0x7F, 0x80, 0xC3, 0xFF] {
-            for place in 0..<17 {
-                var bytes = [UInt8](repeating: 0x61, count: 17)
-                bytes[place] = byte
-                bytes.withUnsafeBufferPointer { buffer in
-                    #expect(!ASCIIScan.isPrintableASCII(buffer), "\(byte) at \(place)")
+            for count in 1...17 {
+                for place in 0..<count {
+                    var bytes = [UInt8](repeating: 0x61, count: count)
+                    bytes[place] = byte
+                    bytes.withUnsafeBufferPointer { buffer in
+                        #expect(
+                            !ASCIIScan.isPrintableASCII(buffer), "\(byte) at \(place) of \(count)")
+                    }
                 }
             }
         }

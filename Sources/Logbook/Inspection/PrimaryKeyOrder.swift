@@ -92,6 +92,9 @@ public struct PrimaryKeyOrder: Sendable {
             func counted(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws
                 -> Bool
             {
+                // Without a limit, no count: its variable, captured, is checked for exclusive
+                // access at every change.
+                guard limit != nil else { return try body(key, value) }
                 budget -= 1
                 return try body(key, value) && budget > 0
             }

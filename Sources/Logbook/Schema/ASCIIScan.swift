@@ -6,7 +6,10 @@
 
 /// Scans of text bytes that parsers and the text index share, eight bytes at a time: a byte
 /// loop is the cost of reading a long string (an imported note of 16 KiB, say).
-package enum ASCIIScan {
+///
+/// `@usableFromInline` so that other modules inline its members (see ``RadixSort``): the
+/// `employees` tool's table checks two strings of every row.
+@usableFromInline package enum ASCIIScan {
     @usableFromInline static let ones: UInt64 = 0x0101_0101_0101_0101
     @usableFromInline static let highs: UInt64 = 0x8080_8080_8080_8080
 
@@ -38,21 +41,28 @@ package enum ASCIIScan {
         guard let base = bytes.baseAddress else { return true }
         let raw = UnsafeRawPointer(base)
         let count = bytes.count
+        // The top bit of a byte below 0x20 (after subtracting 0x20), of 0x7F (after adding 1)
+        // or of 0x80 and up. A borrow or carry between bytes starts only at such a byte.
+        @inline(__always) func outside(_ word: UInt64) -> UInt64 {
+            (word &- ones &* 0x20) | (word &+ ones) | word
+        }
+        guard count >= 8 else {
+            // The bytes below spaces: no branch per byte (a name or a designation is short).
+            var word = ones &* 0x20
+            for i in 0..<count { word = word << 8 | UInt64(base[i]) }
+            return outside(word) & highs == 0
+        }
         var i = 0
-        var outside: UInt64 = 0
+        var seen: UInt64 = 0
         while i + 8 <= count {
-            let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            // The top bit of a byte below 0x20 (after subtracting 0x20), of 0x7F (after adding
-            // 1) or of 0x80 and up. A borrow or carry between bytes starts only at such a byte.
-            outside |= (word &- ones &* 0x20) | (word &+ ones) | word
+            seen |= outside(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
             i += 8
         }
-        guard outside & highs == 0 else { return false }
-        while i < count {
-            if base[i] &- 0x20 >= 0x5F { return false }
-            i += 1
+        // The last eight bytes, overlapping those already read.
+        if i < count {
+            seen |= outside(raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
         }
-        return true
+        return seen & highs == 0
     }
 
     /// The offset of the first `byte` in `bytes`, or `nil`.
