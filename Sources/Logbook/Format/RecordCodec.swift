@@ -7,7 +7,7 @@
 /// per-record calls do not copy its tables.
 final class RecordCodec: Sendable {
     /// One schema version's layout of the entity.
-    private struct Layout: Sendable, Equatable {
+    struct Layout: Sendable, Equatable {
         var types: [AttributeType]
         /// Each stored attribute's whole type (an array's element, …).
         var shapes: [ValueShape]
@@ -65,7 +65,7 @@ final class RecordCodec: Sendable {
     let schemaVersion: UInt32
     /// The position of the first to-one relationship among the stored fields.
     private let relationshipStart: Int
-    private let layout: Layout
+    let layout: Layout
     private let older: [UInt32: Layout]
     /// Bit v set: records of schema version v (below 64) have the current layout, so the fast
     /// paths read them as they read current ones. Versions that changed only what records do
@@ -80,7 +80,7 @@ final class RecordCodec: Sendable {
     /// An older version whose stored fields are the current ones' first fields, in order (a
     /// version before attributes or to-ones were appended): its records decode in field order,
     /// as current ones do, without collecting their values first.
-    private final class Prefix: Sendable {
+    final class Prefix: Sendable {
         let layout: Layout
         /// The value each current field its records lack reads as (see `missingValues`).
         let missing: [AttributeValue]
@@ -99,7 +99,7 @@ final class RecordCodec: Sendable {
     /// version from 64 up decode through ``decode(_:key:only:_:)``). Found per record by
     /// position: a hashed lookup of the version, and a copy of its layout's tables, cost more
     /// than decoding a small record (a third of `employees list` over older records in perf).
-    private let prefixes: [Prefix?]
+    let prefixes: [Prefix?]
     /// Older versions (below 64) whose records a scan locates as it locates current ones: their
     /// stored fields are the current ones' first fields, of the same shapes and optional slots,
     /// and every field they lack reads as `null`. Each with its field count and bitmap bytes.
