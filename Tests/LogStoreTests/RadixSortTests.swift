@@ -69,21 +69,26 @@ import Testing
 }
 
 @Suite struct RadixSortDenseTests {
-    /// References into one segment, shuffled: dense (taken through the bitmap), with a repeat
-    /// (the radix sort then), spread out (the radix sort), across two segments, and in order
-    /// already: each comes out as the standard library sorts it, repeats kept.
+    /// References into segments, shuffled: dense (taken through the bitmap, in parts for
+    /// several segments), with a repeat (the radix sort then), spread out or over more segments
+    /// than the bitmap takes (the radix sort), and in order already: each comes out as the
+    /// standard library sorts it, repeats kept.
     @Test(arguments: [
         (spacing: 1, repeats: false, segments: 1), (spacing: 39, repeats: false, segments: 1),
         (spacing: 64, repeats: false, segments: 1), (spacing: 39, repeats: true, segments: 1),
         (spacing: 500, repeats: false, segments: 1), (spacing: 39, repeats: false, segments: 2),
+        (spacing: 39, repeats: true, segments: 3), (spacing: 39, repeats: false, segments: 5),
+        (spacing: 39, repeats: false, segments: 20),
     ])
     func sortsReferencesLikeTheStandardLibrary(spacing: Int, repeats: Bool, segments: Int) {
         var rng = SeededGenerator(seed: UInt64(spacing * 10 + segments))
         var values: [UInt64] = []
         for segment in 0..<segments {
-            var offset = UInt64.random(in: 0..<1_000, using: &rng)
-            for _ in 0..<50_000 {
-                values.append(UInt64(segment + 1) << 32 | offset)
+            // Segments numbered with gaps (3 is missing), offsets starting anywhere.
+            let handle = UInt64(segment < 2 ? segment + 1 : segment + 2)
+            var offset = UInt64.random(in: 0..<1_000_000, using: &rng)
+            for _ in 0..<(segments > 5 ? 5_000 : 50_000) {
+                values.append(handle << 32 | offset)
                 offset += UInt64.random(in: 1...UInt64(spacing), using: &rng)
             }
         }

@@ -13,12 +13,14 @@
     package static func sort(_ values: inout [UInt64]) { sort(&values, by: { $0 }) }
 
     /// Sorts `values` ascending, as ``sort(_:)``, faster when they are distinct and lie densely
-    /// (references to the records of one segment, most of them live): then each is marked in a
-    /// bitmap of their range, read back in order. Used when the range spans at most 64 times as
+    /// (references to the records of a few segments, most of them live): then each is marked in
+    /// a bitmap of their range, read back in order. A reference's high half (its segment) picks
+    /// a part of the bitmap, the range of the low halves met in that segment. Used for values
+    /// of at most ``denseParts`` high halves whose ranges together span at most 64 times as
     /// many places as there are values (records of at most 64 bytes apart on average: the bitmap
     /// takes at most 8 bytes per value, as the radix sort's copy does); otherwise, and when two
     /// values are equal, the radix sort.
-    /// - Complexity: O(n + range / 64) on the bitmap; as ``sort(_:)`` otherwise.
+    /// - Complexity: O(n + ranges / 64) on the bitmap; as ``sort(_:)`` otherwise.
     @inlinable
     package static func sortDense(_ values: inout [UInt64]) {
         guard values.count > 64 else { return sort(&values) }
@@ -33,13 +35,34 @@
             previous = value
         }
         guard !ascending else { return }
-        let words = (highest &- lowest) >> 6 + 1
-        guard words <= UInt64(values.count) else { return sort(&values) }
-        var bitmap = [UInt64](repeating: 0, count: Int(words))
+        let firstPart = lowest >> 32
+        let parts = Int(truncatingIfNeeded: highest >> 32 &- firstPart) + 1
+        guard parts <= denseParts else { return sort(&values) }
+        let halves: UInt64 = 0xFFFF_FFFF
+        // Each part's lowest and highest low half, and its first word in the bitmap.
+        var low = [UInt64](repeating: .max, count: parts)
+        var high = [UInt64](repeating: 0, count: parts)
+        if parts == 1 {
+            (low[0], high[0]) = (lowest & halves, highest & halves)
+        } else {
+            for value in values {
+                let part = Int(truncatingIfNeeded: value >> 32 &- firstPart)
+                low[part] = Swift.min(low[part], value & halves)
+                high[part] = Swift.max(high[part], value & halves)
+            }
+        }
+        var start = [Int](repeating: 0, count: parts + 1)
+        for part in 0..<parts {
+            let words = high[part] >= low[part] ? Int((high[part] &- low[part]) >> 6) + 1 : 0
+            start[part + 1] = start[part] + words
+        }
+        guard start[parts] <= values.count else { return sort(&values) }
+        var bitmap = [UInt64](repeating: 0, count: start[parts])
         var repeated: UInt64 = 0
         bitmap.withUnsafeMutableBufferPointer { bits in
             for value in values {
-                let place = value &- lowest
+                let part = Int(truncatingIfNeeded: value >> 32 &- firstPart)
+                let place = UInt64(start[part]) << 6 &+ ((value & halves) &- low[part])
                 let word = Int(truncatingIfNeeded: place >> 6)
                 let bit: UInt64 = 1 << (place & 63)
                 repeated |= bits[word] & bit
@@ -50,18 +73,26 @@
         values.withUnsafeMutableBufferPointer { out in
             bitmap.withUnsafeBufferPointer { bits in
                 var i = 0
-                for w in 0..<bits.count {
-                    var word = bits[w]
-                    let base = lowest &+ UInt64(w) << 6
-                    while word != 0 {
-                        out[i] = base &+ UInt64(word.trailingZeroBitCount)
-                        i &+= 1
-                        word &= word &- 1
+                for part in 0..<parts {
+                    let origin = (firstPart &+ UInt64(part)) << 32 | low[part]
+                    for w in start[part]..<start[part + 1] {
+                        var word = bits[w]
+                        let base = origin &+ UInt64(w &- start[part]) << 6
+                        while word != 0 {
+                            out[i] = base &+ UInt64(word.trailingZeroBitCount)
+                            i &+= 1
+                            word &= word &- 1
+                        }
                     }
                 }
             }
         }
     }
+
+    /// The most high halves (segments) ``sortDense(_:)`` sorts through a bitmap: a window of a
+    /// log-order walk spans one segment or two, a walk of a store of up to this many segments
+    /// one window.
+    @usableFromInline static let denseParts = 16
 
     /// Sorts `values` by `key`, stably. At most 64 values are insertion-sorted; more are left
     /// as they are if already in order, else take one pass per varying digit. Digits are 11
