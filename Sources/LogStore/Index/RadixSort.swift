@@ -89,9 +89,8 @@
         }
     }
 
-    /// The most high halves (segments) ``sortDense(_:)`` sorts through a bitmap: a window of a
-    /// log-order walk spans one segment or two, a walk of a store of up to this many segments
-    /// one window.
+    /// The most high halves (segments) ``sortDense(_:)`` sorts through a bitmap (a window of a
+    /// log-order walk, a million records, lies in one segment or two).
     @usableFromInline static let denseParts = 16
 
     /// Sorts `values` by `key`, stably. At most 64 values are insertion-sorted; more are left
