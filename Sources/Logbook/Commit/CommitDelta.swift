@@ -40,8 +40,8 @@ extension ContainerCore {
     /// - Complexity: one walk of the batch, at most one store lookup per operation, and two
     ///   decodes per observed update.
     func delta(of batch: WriteBatch) throws -> CommitDelta {
-        var index = indexes.deltaBuilder()
-        var text = indexes.textDeltaBuilder()
+        let index = indexes.deltaBuilder()
+        let text = indexes.textDeltaBuilder()
         var observer = changeHub.isObserved ? ChangeCollector() : nil
         guard index != nil || text != nil || observer != nil else { return CommitDelta() }
         var lastKeyspace = ""

@@ -15,19 +15,23 @@ struct IndexDelta {
 /// Builds the ``IndexDelta`` of a batch one operation at a time, as the commit's walk of the
 /// batch meets them (``ContainerCore/delta(of:)``), from each operation's new record and the
 /// stored record it replaces. Made by ``ContainerIndexes/deltaBuilder()`` under the save lock.
-struct IndexDeltaBuilder {
+final class IndexDeltaBuilder {
     private unowned let owner: ContainerIndexes
+    private let makers: [IndexEntryMaker?]
     /// Per entity: no stored record has a primary key above this, so a put above it replaces
     /// nothing (bulk inserts read no old records).
     private let ceiling: [UInt64]
-    private(set) var delta: IndexDelta
+    // Unchecked exclusivity: used only by the one commit walk that made the builder, one call
+    // at a time.
+    @exclusivity(unchecked) private(set) var delta: IndexDelta
     /// The entity whose lists `old` and `new` are (scratch reused from one operation to the next).
-    private var entity = -1
-    private var old: [IndexEntries] = []
-    private var new: [IndexEntries] = []
+    @exclusivity(unchecked) private var entity = -1
+    @exclusivity(unchecked) private var old: [IndexEntries] = []
+    @exclusivity(unchecked) private var new: [IndexEntries] = []
 
     init(owner: ContainerIndexes, ceiling: [UInt64]) {
         self.owner = owner
+        makers = owner.makers
         self.ceiling = ceiling
         delta = IndexDelta(makers: owner.makers)
     }
@@ -35,7 +39,7 @@ struct IndexDeltaBuilder {
     /// Whether operations on `entity` change its indexes.
     @inline(__always)
     func tracks(_ entity: Int) -> Bool {
-        owner.makers[entity] != nil && owner.isAvailable(entity)
+        makers[entity] != nil && owner.isAvailable(entity)
     }
 
     /// Whether a put or delete of `pk` in `entity` needs the stored record it replaces.
@@ -48,30 +52,27 @@ struct IndexDeltaBuilder {
     /// record `replaced` (`nil`: none, or not needed by ``needsReplaced(_:_:)``).
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)`` for a record that does not
     ///   decode.
-    mutating func add(
+    func add(
         entity: Int, pk: UInt64, replaced: UnsafeRawBufferPointer?, value: UnsafeRawBufferPointer?
     ) throws {
-        guard tracks(entity), let maker = owner.makers[entity] else { return }
+        guard let maker = makers[entity], owner.isAvailable(entity) else { return }
         if entity != self.entity {
             self.entity = entity
             old = maker.emptyLists
             new = maker.emptyLists
         }
         for i in old.indices {
-            old[i].bytes.removeAll(keepingCapacity: true)
-            old[i].ends.removeAll(keepingCapacity: true)
-            new[i].bytes.removeAll(keepingCapacity: true)
-            new[i].ends.removeAll(keepingCapacity: true)
+            old[i].removeAll()
+            new[i].removeAll()
         }
         if let replaced { try maker.appendEntries(record: replaced, pk: pk, to: &old) }
         if let value { try maker.appendEntries(record: value, pk: pk, to: &new) }
         delta.highest[entity] = max(delta.highest[entity], pk)
         for i in old.indices {
-            let before = old[i].isEmpty ? nil : old[i]
-            let after = new[i].isEmpty ? nil : new[i]
-            if let before, let after, before.bytes == after.bytes { continue }
-            if let before { delta.removals[entity][i].append(contentsOf: before) }
-            if let after { delta.additions[entity][i].append(contentsOf: after) }
+            let (before, after) = (!old[i].isEmpty, !new[i].isEmpty)
+            if before && after && old[i].bytes == new[i].bytes { continue }
+            if before { delta.removals[entity][i].append(contentsOf: old[i]) }
+            if after { delta.additions[entity][i].append(contentsOf: new[i]) }
         }
     }
 }

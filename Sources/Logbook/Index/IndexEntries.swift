@@ -35,7 +35,13 @@ struct IndexEntries {
     mutating func append(contentsOf other: IndexEntries) {
         let base = bytes.count
         bytes.append(contentsOf: other.bytes)
-        ends.append(contentsOf: other.ends.lazy.map { $0 + base })
+        for end in other.ends { ends.append(end + base) }
+    }
+
+    /// Drops every entry, keeping the capacity.
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
     }
 
     /// Calls `body` with each entry, in order.
@@ -50,48 +56,64 @@ struct IndexEntries {
     }
 
     /// The entries sorted by their bytes, without duplicates.
-    /// - Complexity: a radix sort of 8-byte prefixes, then comparisons only within runs of
-    ///   equal prefix that are out of order (entries usually come in primary-key order, so a
-    ///   run of one value is already sorted).
+    /// - Complexity: a radix sort of 8-byte prefixes, then, within runs of equal prefix that
+    ///   are out of order, a sort by the next 8 bytes; whole entries are compared only where
+    ///   16 bytes tie (entries usually come in primary-key order, so a run of one value is
+    ///   already sorted).
     func sorted() -> IndexEntries {
         guard count > 1 else { return self }
         return bytes.withUnsafeBytes { raw -> IndexEntries in
             var items = (0..<count).map { i -> SortItem in
-                SortItem(
-                    prefix: IndexKey.head(
-                        UnsafeRawBufferPointer(rebasing: raw[start(i)..<ends[i]])),
-                    entry: Int32(i))
+                SortItem(prefix: IndexKey.head(entry(raw, i)), entry: Int32(i))
             }
             RadixSort.sort(&items) { $0.prefix }
+            var run: [SortItem] = []
             var runStart = 0
             while runStart < items.count {
                 var runEnd = runStart + 1
                 var ordered = true
                 while runEnd < items.count && items[runEnd].prefix == items[runStart].prefix {
-                    if ordered
-                        && Self.compare(raw, items[runEnd - 1].entry, items[runEnd].entry, self) > 0
-                    {
+                    if ordered && order(raw, items[runEnd - 1].entry, items[runEnd].entry) > 0 {
                         ordered = false
                     }
                     runEnd += 1
                 }
                 if !ordered {
-                    items[runStart..<runEnd].sort {
-                        Self.compare(raw, $0.entry, $1.entry, self) < 0
+                    // The run's items keyed by the entries' next 8 bytes instead.
+                    run.removeAll(keepingCapacity: true)
+                    for item in items[runStart..<runEnd] {
+                        run.append(SortItem(prefix: second(raw, item.entry), entry: item.entry))
+                    }
+                    run.sort {
+                        $0.prefix != $1.prefix
+                            ? $0.prefix < $1.prefix
+                            : Self.compare(raw, $0.entry, $1.entry, self) < 0
+                    }
+                    for (i, item) in run.enumerated() {
+                        items[runStart + i].entry = item.entry
                     }
                 }
                 runStart = runEnd
             }
             var result = IndexEntries()
-            result.bytes.reserveCapacity(bytes.count)
             result.ends.reserveCapacity(count)
-            var previous: Int32 = -1
-            for item in items {
-                if previous >= 0 && Self.compare(raw, previous, item.entry, self) == 0 { continue }
-                let i = Int(item.entry)
-                result.bytes.append(contentsOf: raw[start(i)..<ends[i]])
-                result.close()
-                previous = item.entry
+            result.bytes = [UInt8](unsafeUninitializedCapacity: bytes.count) { out, written in
+                var previous: SortItem?
+                for item in items {
+                    if let previous, previous.prefix == item.prefix,
+                        order(raw, previous.entry, item.entry) == 0
+                    {
+                        continue
+                    }
+                    let bytes = entry(raw, Int(item.entry))
+                    if !bytes.isEmpty {
+                        UnsafeMutableRawPointer(out.baseAddress! + written).copyMemory(
+                            from: bytes.baseAddress!, byteCount: bytes.count)
+                    }
+                    written += bytes.count
+                    result.ends.append(written)
+                    previous = item
+                }
             }
             return result
         }
@@ -103,14 +125,31 @@ struct IndexEntries {
     }
 
     @inline(__always)
+    private func entry(_ raw: UnsafeRawBufferPointer, _ i: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: raw[start(i)..<ends[i]])
+    }
+
+    /// The head (``IndexKey/head(_:)``) of entry `i`'s bytes after its first 8 (0 if none).
+    @inline(__always)
+    private func second(_ raw: UnsafeRawBufferPointer, _ i: Int32) -> UInt64 {
+        let bytes = entry(raw, Int(i))
+        return bytes.count > 8 ? IndexKey.head(UnsafeRawBufferPointer(rebasing: bytes[8...])) : 0
+    }
+
+    /// The order of entries `a` and `b`, whose heads are equal: by their next 8 bytes, and
+    /// whole only when those tie.
+    @inline(__always)
+    private func order(_ raw: UnsafeRawBufferPointer, _ a: Int32, _ b: Int32) -> Int {
+        let (x, y) = (second(raw, a), second(raw, b))
+        if x != y { return x < y ? -1 : 1 }
+        return Self.compare(raw, a, b, self)
+    }
+
+    @inline(__always)
     private static func compare(
         _ raw: UnsafeRawBufferPointer, _ a: Int32, _ b: Int32, _ list: IndexEntries
     ) -> Int {
-        let (sa, ea) = (list.start(Int(a)), list.ends[Int(a)])
-        let (sb, eb) = (list.start(Int(b)), list.ends[Int(b)])
-        return IndexBytes.compare(
-            UnsafeRawBufferPointer(rebasing: raw[sa..<ea]),
-            UnsafeRawBufferPointer(rebasing: raw[sb..<eb]))
+        IndexBytes.compare(list.entry(raw, Int(a)), list.entry(raw, Int(b)))
     }
 }
 

@@ -29,15 +29,20 @@ final class IndexEntryMaker: @unchecked Sendable {  // raw buffers below are wri
     func appendEntries(
         record: UnsafeRawBufferPointer, pk: UInt64, to out: inout [IndexEntries]
     ) throws {
-        let done = withUnsafeTemporaryAllocation(of: Int.self, capacity: max(locateCount, 1)) {
-            offsets -> Bool in
+        // The fields' offsets, then the count of each list before this record's entries.
+        let done = withUnsafeTemporaryAllocation(
+            of: Int.self, capacity: max(locateCount + out.count, 1)
+        ) {
+            scratch -> Bool in
+            let offsets = UnsafeMutableBufferPointer(rebasing: scratch[..<locateCount])
             guard RecordCodec.locate(record, offsets, count: locateCount, layout: layout) else {
                 return false
             }
-            let marks = out.map(\.count)
-            for (i, definition) in definitions.enumerated() {
-                if definition.isLinks {
-                    guard appendLinks(record, at: offsets[definition.fields[0]], pk, &out[i])
+            let marks = UnsafeMutableBufferPointer(rebasing: scratch[locateCount...])
+            for i in out.indices { marks[i] = out[i].count }
+            for i in definitions.indices {
+                if definitions[i].isLinks {
+                    guard appendLinks(record, at: offsets[definitions[i].fields[0]], pk, &out[i])
                     else {
                         for j in 0...i { out[j].truncate(to: marks[j]) }
                         return false
@@ -45,11 +50,11 @@ final class IndexEntryMaker: @unchecked Sendable {  // raw buffers below are wri
                     continue
                 }
                 let mark = out[i].bytes.count
-                for (f, field) in definition.fields.enumerated() {
+                for f in definitions[i].fields.indices {
                     guard
                         IndexKey.appendField(
-                            record, at: offsets[field], shape: definition.shapes[f],
-                            to: &out[i].bytes)
+                            record, at: offsets[definitions[i].fields[f]],
+                            shape: definitions[i].shapes[f], to: &out[i].bytes)
                     else {
                         // A value `locate` stepped over but that does not decode: let the full
                         // decode below report it.

@@ -22,15 +22,17 @@ struct TextDelta {
 /// Builds the ``TextDelta`` of a batch one operation at a time, as the commit's walk of the batch
 /// meets them (``ContainerCore/delta(of:)``), from each operation's new record and the stored
 /// record it replaces. Made by ``ContainerIndexes/textDeltaBuilder()`` under the save lock.
-struct TextDeltaBuilder {
+final class TextDeltaBuilder {
     /// Per entity: the reader of its searchable fields, when it has a text index to keep.
     private let readers: [TextFieldReader?]
     /// Per entity: no stored record has a primary key above this (see ``IndexDeltaBuilder``).
     private let ceiling: [UInt64]
-    private(set) var delta: TextDelta
+    // Unchecked exclusivity: used only by the one commit walk that made the builder, one call
+    // at a time.
+    @exclusivity(unchecked) private(set) var delta: TextDelta
     /// What each operation on a stored object added so far, in case the batch holds another
     /// operation on it (then the later one wins): its objects and terms.
-    private var seen: [Int: [UInt64: (documents: Int, tokens: Int)]] = [:]
+    @exclusivity(unchecked) private var seen: [Int: [UInt64: (documents: Int, tokens: Int)]] = [:]
     private let old = TextDocument()
     private let new = TextDocument()
 
@@ -50,7 +52,7 @@ struct TextDeltaBuilder {
     /// record `replaced` (`nil`: none, or not needed by ``needsReplaced(_:_:)``).
     /// - Throws: ``LogbookError/corruptRecord(entity:key:reason:)`` for a record that does not
     ///   decode.
-    mutating func add(
+    func add(
         entity: Int, pk: UInt64, replaced: UnsafeRawBufferPointer?, value: UnsafeRawBufferPointer?
     ) throws {
         guard let reader = readers[entity] else { return }
