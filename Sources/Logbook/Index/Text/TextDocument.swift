@@ -14,6 +14,8 @@ final class TextDocument {
     @exclusivity(unchecked) private var terms: [(start: Int32, count: Int32, position: Int32)] = []
     /// Term indices ordered by bytes, then position (after ``finish()``).
     @exclusivity(unchecked) private var order: [Int32] = []
+    /// Scratch of ``forEachTerm(_:)``: the positions of one term.
+    @exclusivity(unchecked) private var positions: [Int] = []
     private var next = 0
     private var finished = true
 
@@ -64,6 +66,7 @@ final class TextDocument {
         finished = true
         order.removeAll(keepingCapacity: true)
         order.append(contentsOf: 0..<Int32(terms.count))
+        guard terms.count > 1 else { return }
         bytes.withUnsafeBytes { raw in
             let terms = self.terms
             order.sort { a, b in
@@ -84,7 +87,6 @@ final class TextDocument {
     /// Calls `body` with each distinct term, ascending, and the positions where it stands.
     func forEachTerm(_ body: (UnsafeRawBufferPointer, ArraySlice<Int>) throws -> Void) rethrows {
         finish()
-        var positions: [Int] = []
         try bytes.withUnsafeBytes { raw in
             var i = 0
             while i < order.count {
