@@ -139,6 +139,21 @@ final class ShelfTag: PersistentModel {
             "objects.jsonl:2: Shelf 1 is an object of the file already"
         ),
         (
+            // Keys out of order, then one repeated that is not the last.
+            "{\"_entity\":\"Shelf\",\"_id\":3,\"name\":\"A\"}\n"
+                + "{\"_entity\":\"Shelf\",\"_id\":1,\"name\":\"B\"}\n"
+                + "{\"_entity\":\"Shelf\",\"_id\":3,\"name\":\"C\"}\n",
+            "objects.jsonl:3: Shelf 3 is an object of the file already"
+        ),
+        (
+            // Keys in order, a reference to one between them.
+            "{\"_entity\":\"Shelf\",\"_id\":1,\"name\":\"A\"}\n"
+                + "{\"_entity\":\"Shelf\",\"_id\":3,\"name\":\"B\"}\n"
+                + "{\"_entity\":\"Volume\",\"_id\":1,\"title\":\"X\",\"shelf\":3}\n"
+                + "{\"_entity\":\"Volume\",\"_id\":2,\"title\":\"Y\",\"shelf\":2}\n",
+            "objects.jsonl:4: Volume.shelf names key 2, and no object of the Shelf hierarchy"
+        ),
+        (
             "{\"_entity\":\"Volume\",\"_id\":1,\"title\":\"X\"}\n"
                 + "{\"_entity\":\"ShelfTag\",\"_id\":1,\"label\":\"t\",\"volumes\":\"0001\"}\n",
             "objects.jsonl:2: ShelfTag.volumes holds the string \"0001\", not a link list"

@@ -282,7 +282,7 @@ extension JSONParser {
 
 extension UnsafeBufferPointer {
     /// The elements in `range`, as a buffer of their own (no slice type in between).
-    package func part(_ range: Range<Int>) -> UnsafeBufferPointer {
+    @inlinable package func part(_ range: Range<Int>) -> UnsafeBufferPointer {
         UnsafeBufferPointer(start: baseAddress.map { $0 + range.lowerBound }, count: range.count)
     }
 }

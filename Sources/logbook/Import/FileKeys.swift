@@ -23,7 +23,7 @@ struct FileKeys {
     /// Per entity: the top entity of its hierarchy.
     private let roots: [String: String]
     /// Per hierarchy top: the keys of the objects imported so far.
-    private var used: [String: Set<UInt64>] = [:]
+    private var used: [String: ClaimedKeys] = [:]
     /// The references to check at the end: the hierarchy, the store key, and what names it.
     private var references: [(root: String, key: UInt64, line: Int, field: String)] = []
     /// The hierarchies (by top entity) the file holds objects of; `nil` for all.
@@ -95,7 +95,7 @@ struct FileKeys {
     /// - Throws: ``LineError`` if an earlier object of its hierarchy has it.
     mutating func claim(_ key: UInt64, of entity: String, line: Int) throws {
         let root = roots[entity] ?? entity
-        guard used[root, default: []].insert(key).inserted else {
+        guard used[root, default: ClaimedKeys()].insert(key) else {
             throw LineError(
                 file: file, line: line,
                 message:
@@ -156,5 +156,36 @@ struct FileKeys {
     /// The keys of a stored link list (not empty: no links are written as null).
     private static func keys(links data: Data) -> [UInt64]? {
         data.isEmpty ? nil : LinkList.keys(data)
+    }
+}
+
+/// The keys claimed in one hierarchy: an ascending list while they come in ascending order (as
+/// `export` writes them: no hashing, 8 bytes a key), a set from the first that does not.
+struct ClaimedKeys {
+    private var ascending: [UInt64] = []
+    private var unordered: Set<UInt64>?
+
+    /// Adds `key`; `false` if it was claimed already.
+    mutating func insert(_ key: UInt64) -> Bool {
+        if unordered == nil {
+            if let last = ascending.last, key <= last {
+                unordered = Set(ascending)
+                ascending = []
+            } else {
+                ascending.append(key)
+                return true
+            }
+        }
+        return unordered!.insert(key).inserted
+    }
+
+    func contains(_ key: UInt64) -> Bool {
+        if let unordered { return unordered.contains(key) }
+        var (low, high) = (0, ascending.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if ascending[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low < ascending.count && ascending[low] == key
     }
 }
