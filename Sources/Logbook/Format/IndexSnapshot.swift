@@ -233,9 +233,9 @@ enum IndexSnapshot {
         _ header: IndexHeader, _ directory: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
         data: inout Int, mapped: MappedSidecar, check: LoadedChunkCheck
     ) throws -> OrderedIndex {
-        var chunks: [IndexChunk] = []
+        var offsets: [Int] = []
         var heads: [UInt64] = []
-        chunks.reserveCapacity(header.chunkCount)
+        offsets.reserveCapacity(header.chunkCount)
         heads.reserveCapacity(header.chunkCount)
         var entries = 0
         for c in 0..<header.chunkCount {
@@ -249,23 +249,53 @@ enum IndexSnapshot {
                 size <= raw.count - data,
                 heads.last.map({ $0 <= head }) ?? true
             else { throw ByteReader.Truncated() }
-            let endsPointer = (raw.baseAddress! + data).bindMemory(to: UInt32.self, capacity: count)
-            chunks.append(
-                IndexChunk(
-                    mappedBytes: UnsafeRawBufferPointer(
-                        rebasing: raw[(data + count * 4)..<(data + size)]),
-                    ends: UnsafeBufferPointer(start: endsPointer, count: count),
-                    crc: directory.loadLE(at: record + 16, as: UInt32.self), head: head,
-                    nextHead: c + 1 < header.chunkCount
-                        ? directory.loadLE(at: record + directoryRecordSize + 8, as: UInt64.self)
-                        : nil,
-                    check: check))
+            offsets.append(data)
             heads.append(head)
             entries += count
             data += (size + 3) & ~3
             guard data <= raw.count else { throw ByteReader.Truncated() }
         }
         guard entries == header.entries else { throw ByteReader.Truncated() }
-        return OrderedIndex(loaded: chunks, heads: heads, count: entries, mapping: mapped)
+        return OrderedIndex(
+            loaded: LoadedChunks(raw: raw, directory: directory, offsets: offsets, check: check),
+            heads: heads, count: entries, mapping: mapped)
+    }
+}
+
+/// The chunks of an index read from a snapshot, whose places ``IndexSnapshot`` checked: each
+/// made into an ``IndexChunk`` over its bytes in the mapping when first used.
+struct LoadedChunks {
+    /// The mapped snapshot, and the directory records of the index's chunks in it.
+    let raw: UnsafeRawBufferPointer
+    let directory: UnsafeRawBufferPointer
+    /// Where each chunk's data (ends, then entries) starts in `raw`.
+    let offsets: [Int]
+    let check: LoadedChunkCheck
+
+    /// Chunk `c`, to be checked against its recorded CRC and heads at its first use.
+    func chunk(_ c: Int) -> IndexChunk {
+        let record = c * IndexSnapshot.directoryRecordSize
+        let count = Int(directory.loadLE(at: record, as: UInt32.self))
+        let byteCount = Int(directory.loadLE(at: record + 4, as: UInt32.self))
+        let data = offsets[c]
+        let endsPointer = (raw.baseAddress! + data).bindMemory(to: UInt32.self, capacity: count)
+        return IndexChunk(
+            mappedBytes: UnsafeRawBufferPointer(
+                rebasing: raw[(data + count * 4)..<(data + count * 4 + byteCount)]),
+            ends: UnsafeBufferPointer(start: endsPointer, count: count),
+            crc: directory.loadLE(at: record + 16, as: UInt32.self),
+            head: directory.loadLE(at: record + 8, as: UInt64.self),
+            nextHead: c + 1 < offsets.count
+                ? directory.loadLE(
+                    at: record + IndexSnapshot.directoryRecordSize + 8, as: UInt64.self)
+                : nil,
+            check: check)
+    }
+
+    /// The bytes chunk `c` holds once made (as ``IndexChunk/memoryBytes``).
+    func memoryBytes(_ c: Int) -> Int {
+        let record = c * IndexSnapshot.directoryRecordSize
+        return Int(directory.loadLE(at: record, as: UInt32.self)) * 4
+            + Int(directory.loadLE(at: record + 4, as: UInt32.self)) + 96
     }
 }

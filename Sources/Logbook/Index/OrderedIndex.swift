@@ -246,11 +246,15 @@ final class IndexChunk {
 /// Not thread-safe: guarded by its owner (``ContainerIndexes``).
 final class OrderedIndex {
     // Unchecked exclusivity: every access is under the owner's guard, none overlapping.
-    @exclusivity(unchecked) private(set) var chunks: [IndexChunk] = []
+    /// The chunks in order; `nil` for a chunk of a loaded snapshot not used yet (made from
+    /// `loaded` when first used, so that an open does not make an object per chunk).
+    @exclusivity(unchecked) private var slots: [IndexChunk?] = []
+    /// Where the chunks of a loaded snapshot lie, while some are not made yet.
+    @exclusivity(unchecked) private var loaded: LoadedChunks?
     /// Each chunk's ``IndexKey/head(_:)``, in step with `chunks`: finding a chunk compares these
     /// numbers in one small array, and reads entries only of chunks whose heads tie with the
     /// key's.
-    /// Invariant: `heads[c] == head(first entry of chunks[c])`.
+    /// Invariant: `heads[c] == head(first entry of chunk(c))`.
     @exclusivity(unchecked) private var heads: [UInt64] = []
     private(set) var count = 0
 
@@ -259,7 +263,7 @@ final class OrderedIndex {
     static let maxChunkBytes = 8192
 
     /// A place between entries: before entry `slot` of chunk `chunk`. The end is
-    /// `(chunks.count, 0)`; a slot is always below its chunk's count otherwise.
+    /// `(slots.count, 0)`; a slot is always below its chunk's count otherwise.
     struct Position: Equatable {
         var chunk: Int
         var slot: Int
@@ -273,7 +277,34 @@ final class OrderedIndex {
     }
 
     var start: Position { Position(chunk: 0, slot: 0) }
-    var end: Position { Position(chunk: chunks.count, slot: 0) }
+    var end: Position { Position(chunk: slots.count, slot: 0) }
+
+    /// The chunks, in order (every loaded one made).
+    var chunks: [IndexChunk] {
+        makeAll()
+        return slots.map { $0! }
+    }
+
+    /// Chunk `c`, made from the loaded snapshot if it was not yet.
+    @inline(__always)
+    private func chunk(_ c: Int) -> IndexChunk {
+        if let chunk = slots[c] { return chunk }
+        return make(c)
+    }
+
+    @inline(never)
+    private func make(_ c: Int) -> IndexChunk {
+        let chunk = loaded!.chunk(c)
+        slots[c] = chunk
+        return chunk
+    }
+
+    /// Makes every chunk not made yet: before the list of chunks changes.
+    private func makeAll() {
+        guard loaded != nil else { return }
+        for c in slots.indices where slots[c] == nil { _ = make(c) }
+        loaded = nil
+    }
 
     // MARK: Finding
 
@@ -300,14 +331,14 @@ final class OrderedIndex {
         }
         while lo < hi {
             let mid = (lo + hi) / 2
-            if chunks[mid].withEntry(0, { IndexBytes.compare($0, key) }) <= 0 {
+            if chunk(mid).withEntry(0, { IndexBytes.compare($0, key) }) <= 0 {
                 lo = mid + 1
             } else {
                 hi = mid
             }
         }
         guard lo > 0 else { return start }
-        return normalized(Position(chunk: lo - 1, slot: chunks[lo - 1].lowerBound(key)))
+        return normalized(Position(chunk: lo - 1, slot: chunk(lo - 1).lowerBound(key)))
     }
 
     func lowerBound(_ key: [UInt8]) -> Position {
@@ -316,7 +347,7 @@ final class OrderedIndex {
 
     @inline(__always)
     private func normalized(_ p: Position) -> Position {
-        p.chunk < chunks.count && p.slot >= chunks[p.chunk].count
+        p.chunk < slots.count && p.slot >= chunk(p.chunk).count
             ? Position(chunk: p.chunk + 1, slot: 0) : p
     }
 
@@ -329,7 +360,7 @@ final class OrderedIndex {
     /// Whether `entry` is in the index.
     func contains(_ entry: UnsafeRawBufferPointer) -> Bool {
         let p = lowerBound(entry)
-        return p != end && chunks[p.chunk].withEntry(p.slot) { IndexBytes.compare($0, entry) == 0 }
+        return p != end && chunk(p.chunk).withEntry(p.slot) { IndexBytes.compare($0, entry) == 0 }
     }
 
     /// Entries from `from` up to (not including) `to`.
@@ -338,7 +369,7 @@ final class OrderedIndex {
             return 0
         }
         var total = to.slot - from.slot
-        for c in from.chunk..<to.chunk { total += chunks[c].count }
+        for c in from.chunk..<to.chunk { total += chunk(c).count }
         return total
     }
 
@@ -349,7 +380,7 @@ final class OrderedIndex {
         var c = from.chunk
         var slot = from.slot
         while c < to.chunk || (c == to.chunk && slot < to.slot) {
-            let chunk = chunks[c]
+            let chunk = self.chunk(c)
             let last = c == to.chunk ? to.slot : chunk.count
             let more = try chunk.withStorage { raw, ends -> Bool in
                 while slot < last {
@@ -373,10 +404,10 @@ final class OrderedIndex {
         while c > from.chunk || (c == from.chunk && slot > from.slot) {
             if slot == 0 {
                 c -= 1
-                slot = chunks[c].count
+                slot = chunk(c).count
                 continue
             }
-            let chunk = chunks[c]
+            let chunk = self.chunk(c)
             let first = c == from.chunk ? from.slot : 0
             let more = try chunk.withStorage { raw, ends -> Bool in
                 while slot > first {
@@ -394,29 +425,30 @@ final class OrderedIndex {
     /// Adds `entry`; `false` if it was there.
     @discardableResult
     func insert(_ entry: UnsafeRawBufferPointer) -> Bool {
-        if chunks.isEmpty {
+        if slots.isEmpty {
             let chunk = IndexChunk()
             chunk.insert(entry, at: 0)
-            chunks.append(chunk)
+            slots.append(chunk)
             heads.append(IndexKey.head(entry))
             count = 1
             return true
         }
         var p = lowerBound(entry)
-        if p != end, chunks[p.chunk].withEntry(p.slot, { IndexBytes.compare($0, entry) == 0 }) {
+        if p != end, chunk(p.chunk).withEntry(p.slot, { IndexBytes.compare($0, entry) == 0 }) {
             return false
         }
         // An entry between two chunks goes at the end of the earlier one.
         if p.slot == 0 && p.chunk > 0 {
-            p = Position(chunk: p.chunk - 1, slot: chunks[p.chunk - 1].count)
+            p = Position(chunk: p.chunk - 1, slot: chunk(p.chunk - 1).count)
         }
-        let chunk = chunks[p.chunk]
+        let chunk = self.chunk(p.chunk)
         chunk.insert(entry, at: p.slot)
         if p.slot == 0 { heads[p.chunk] = IndexKey.head(entry) }
         count += 1
         if chunk.byteCount > Self.maxChunkBytes && chunk.count > 1 {
             let tail = chunk.split(at: chunk.count / 2)
-            chunks.insert(tail, at: p.chunk + 1)
+            makeAll()
+            slots.insert(tail, at: p.chunk + 1)
             heads.insert(tail.withEntry(0, IndexKey.head), at: p.chunk + 1)
         }
         return true
@@ -427,22 +459,24 @@ final class OrderedIndex {
     func remove(_ entry: UnsafeRawBufferPointer) -> Bool {
         let p = lowerBound(entry)
         guard p != end,
-            chunks[p.chunk].withEntry(p.slot, { IndexBytes.compare($0, entry) == 0 })
+            chunk(p.chunk).withEntry(p.slot, { IndexBytes.compare($0, entry) == 0 })
         else { return false }
-        let chunk = chunks[p.chunk]
+        let chunk = self.chunk(p.chunk)
         chunk.remove(at: p.slot)
         count -= 1
         if chunk.count == 0 {
-            chunks.remove(at: p.chunk)
+            makeAll()
+            slots.remove(at: p.chunk)
             heads.remove(at: p.chunk)
             return true
         }
         if p.slot == 0 { heads[p.chunk] = chunk.withEntry(0, IndexKey.head) }
-        if p.chunk + 1 < chunks.count,
-            chunk.byteCount + chunks[p.chunk + 1].byteCount <= Self.targetChunkBytes
+        if p.chunk + 1 < slots.count,
+            chunk.byteCount + self.chunk(p.chunk + 1).byteCount <= Self.targetChunkBytes
         {
             // Two small neighbours become one, so removals do not leave many tiny chunks.
-            let next = chunks.remove(at: p.chunk + 1)
+            makeAll()
+            let next = slots.remove(at: p.chunk + 1)!
             heads.remove(at: p.chunk + 1)
             chunk.append(next)
         }
@@ -453,7 +487,7 @@ final class OrderedIndex {
     /// for changes too many to apply one by one.
     func rebuild(removing removals: IndexEntries, adding additions: IndexEntries) {
         let old = chunks
-        chunks = []
+        slots = []
         heads = []
         count = 0
         var merged = IndexEntries()
@@ -518,8 +552,9 @@ final class OrderedIndex {
 
     /// Appends chunks made in memory whose entries are in order and all sort after the index's.
     func appendChunks(_ more: [IndexChunk]) {
+        makeAll()
         for chunk in more where chunk.count > 0 {
-            chunks.append(chunk)
+            slots.append(chunk)
             heads.append(chunk.withEntry(0, IndexKey.head))
             count += chunk.count
         }
@@ -527,17 +562,17 @@ final class OrderedIndex {
 
     /// Empties the index and returns its chunks, in order.
     func takeChunks() -> [IndexChunk] {
-        defer {
-            chunks = []
-            heads = []
-            count = 0
-        }
-        return chunks
+        let taken = chunks
+        slots = []
+        heads = []
+        count = 0
+        return taken
     }
 
     private func append(sorted entries: IndexEntries) {
+        makeAll()
         Self.pack(sorted: entries) { chunk in
-            chunks.append(chunk)
+            slots.append(chunk)
             heads.append(chunk.withEntry(0, IndexKey.head))
             count += chunk.count
         }
@@ -569,10 +604,11 @@ final class OrderedIndex {
 
     // MARK: Loading
 
-    /// An index over chunks of a mapped snapshot, used in place (each checked before its first
-    /// use); `heads` are as the snapshot records them. `mapping` holds the bytes.
-    init(loaded: [IndexChunk], heads: [UInt64], count: Int, mapping: AnyObject) {
-        chunks = loaded
+    /// An index over chunks of a mapped snapshot, used in place (each made and checked before
+    /// its first use); `heads` are as the snapshot records them. `mapping` holds the bytes.
+    init(loaded: LoadedChunks, heads: [UInt64], count: Int, mapping: AnyObject) {
+        slots = Array(repeating: nil, count: heads.count)
+        self.loaded = loaded
         self.heads = heads
         self.count = count
         self.mapping = mapping
@@ -583,13 +619,14 @@ final class OrderedIndex {
 
     /// Checks every loaded chunk not checked yet (see ``IndexChunk``).
     func checkAll() {
-        for chunk in chunks { _ = chunk.count }
+        for c in slots.indices { _ = chunk(c).count }
     }
 
     /// Takes the contents of `other` (an index built from the records in place of a loaded one
     /// that did not check).
     func replaceContents(with other: OrderedIndex) {
-        chunks = other.chunks
+        slots = other.chunks
+        loaded = nil
         heads = other.heads
         count = other.count
         mapping = nil
@@ -597,6 +634,8 @@ final class OrderedIndex {
 
     /// Bytes the index holds.
     var memoryBytes: Int {
-        chunks.reduce(chunks.capacity * 8 + heads.capacity * 8 + 64) { $0 + $1.memoryBytes }
+        slots.indices.reduce(slots.capacity * 8 + heads.capacity * 8 + 64) { total, c in
+            total + (slots[c]?.memoryBytes ?? loaded!.memoryBytes(c))
+        }
     }
 }
