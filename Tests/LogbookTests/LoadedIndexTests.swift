@@ -71,25 +71,17 @@ import Testing
         }
     }
 
-    @Test func removalsThatEmptyChunksKeepTheOthers() throws {
-        var rng = SeededGenerator(seed: testSeed("loaded index removals"))
+    /// Removals of the 3,000 smallest entries: all of them in order (chunks emptied), or from
+    /// the back all but every 40th (a chunk thinned out meets a thinned-out next one: joined).
+    @Test(arguments: [false, true])
+    func removalsThatEmptyOrJoinChunksKeepTheOthers(joining: Bool) throws {
+        var rng = SeededGenerator(
+            seed: testSeed(joining ? "loaded index joins" : "loaded index removals"))
         var model = Self.model(using: &rng)
         try Self.withLoaded(model) { index in
-            for entry in Self.ordered(model).prefix(3_000) {
-                entry.withUnsafeBytes { #expect(index.remove($0)) }
-                model.remove(entry)
-            }
-            Self.expect(index, holds: model)
-        }
-    }
-
-    @Test func removalsThatJoinChunksKeepTheOthers() throws {
-        var rng = SeededGenerator(seed: testSeed("loaded index joins"))
-        var model = Self.model(using: &rng)
-        try Self.withLoaded(model) { index in
-            // From the back, so that a chunk thinned out meets a thinned-out next one.
-            for (i, entry) in Self.ordered(model).prefix(3_000).enumerated().reversed()
-            where i % 40 != 0 {
+            let smallest = Array(Self.ordered(model).prefix(3_000).enumerated())
+            for (i, entry) in joining ? smallest.reversed() : smallest
+            where !joining || i % 40 != 0 {
                 entry.withUnsafeBytes { #expect(index.remove($0)) }
                 model.remove(entry)
             }
