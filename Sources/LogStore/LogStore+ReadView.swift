@@ -22,9 +22,17 @@ extension LogStore {
         fileprivate let keyspace: String
         /// The sequence number of the last commit the view sees.
         package let sequence: UInt64
+        /// Set if open's check of the keyspace's table was still pending when the view was made
+        /// (``PendingKeyDirectoryCheck``): the keyspace's number then, and how many times the
+        /// index had been rebuilt. Each read then checks what it reads first, as the store's
+        /// point reads and walks do (``StoreStateLock/checkForView(key:keyspace:id:sequence:rebuilds:storePath:)``).
+        fileprivate let unchecked: (id: Int, rebuilds: Int)?
 
         /// Live keys of the keyspace in the view.
-        package var count: Int { directory.count }
+        /// - Throws: as ``forEach(_:)``, whose check of the table it makes.
+        package var count: Int {
+            get throws(LogStoreError) { try table().directory.count }
+        }
 
         /// Calls `body` with the value under `key`; `nil` (and no call) if there is none.
         /// - Throws: ``LogStoreError/damagedKeyDirectory(path:reason:)``, or what `body` throws.
@@ -50,6 +58,19 @@ extension LogStore {
             return true
         }
 
+        /// The table and segment bases the view reads, its own unless a check the view made
+        /// failed and the index was rebuilt; checked whole first if open left it unchecked.
+        private func table() throws(LogStoreError) -> (
+            directory: KeyDirectory, bases: SegmentBases
+        ) {
+            guard let unchecked,
+                let rebuilt = try store.index.checkForView(
+                    key: nil, keyspace: keyspace, id: unchecked.id, sequence: sequence,
+                    rebuilds: unchecked.rebuilds, storePath: store.path)
+            else { return (directory, bases) }
+            return rebuilt
+        }
+
         /// Calls `body` with the key and value of each of `keys` that the view holds, in the
         /// order their records lie in the log (the order a scan reads them), so that reading a
         /// large part of a keyspace this way touches the log front to back.
@@ -63,9 +84,10 @@ extension LogStore {
             forKeys keys: [UInt64],
             _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
         ) throws {
+            let (directory, bases) = try table()
             var refs: [UInt64] = []
             refs.reserveCapacity(keys.count)
-            try forEachRecord(inOrderOf: keys) { _, _, found in
+            try forEachRecord(inOrderOf: keys, directory, bases) { _, _, found in
                 if let (ref, _) = found {
                     refs.append(UInt64(ref.segment) << 32 | UInt64(ref.offset))
                 }
@@ -102,8 +124,9 @@ extension LogStore {
                 _ key: UInt64, _ encoded: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer?
             ) throws -> Bool
         ) throws {
+            let (directory, bases) = try table()
             try withExtendedLifetime(segments) {
-                try forEachRecord(inOrderOf: keys) { key, encoded, found in
+                try forEachRecord(inOrderOf: keys, directory, bases) { key, encoded, found in
                     try body(key, encoded, found?.1.value)
                 }
             }
@@ -114,7 +137,7 @@ extension LogStore {
         /// until `body` returns `false`.
         @inline(__always)
         private func forEachRecord(
-            inOrderOf keys: [UInt64],
+            inOrderOf keys: [UInt64], _ directory: KeyDirectory, _ bases: SegmentBases,
             _ body: (
                 _ key: UInt64, _ encoded: UnsafeRawBufferPointer,
                 _ found: (RecordRef, StoredRecord)?
@@ -142,17 +165,36 @@ extension LogStore {
                     // FORMAT.md Part 2's object key (see `forEachValue(forKeys:_:)`).
                     var encoded = keys[i].bigEndian
                     let more = try withUnsafeBytes(of: &encoded) { encoded in
-                        try body(keys[i], encoded, try find(encoded))
+                        try body(keys[i], encoded, try find(encoded, in: directory, bases))
                     }
                     if !more { return }
                 }
             }
         }
 
+        /// The record of `key`, checking first what the probe reads if the table is unchecked.
         @inline(__always)
         private func find(_ key: UnsafeRawBufferPointer) throws(LogStoreError) -> (
             RecordRef, StoredRecord
         )? {
+            if _slowPath(unchecked != nil) { return try checkedFind(key) }
+            return try find(key, in: directory, bases)
+        }
+
+        @inline(never)
+        private func checkedFind(_ key: UnsafeRawBufferPointer) throws(LogStoreError) -> (
+            RecordRef, StoredRecord
+        )? {
+            let rebuilt = try store.index.checkForView(
+                key: key, keyspace: keyspace, id: unchecked!.id, sequence: sequence,
+                rebuilds: unchecked!.rebuilds, storePath: store.path)
+            return try find(key, in: rebuilt?.0 ?? directory, rebuilt?.1 ?? bases)
+        }
+
+        @inline(__always)
+        private func find(
+            _ key: UnsafeRawBufferPointer, in directory: KeyDirectory, _ bases: SegmentBases
+        ) throws(LogStoreError) -> (RecordRef, StoredRecord)? {
             do {
                 return try directory.find(key, bases)
             } catch {
@@ -167,6 +209,7 @@ extension LogStore {
         package func forEach(
             _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
         ) throws {
+            let (directory, bases) = try table()
             do {
                 try withExtendedLifetime(segments) {
                     try directory.forEachInLogOrder(bases, releasingPagesOf: segments) {
@@ -180,16 +223,22 @@ extension LogStore {
         }
     }
 
-    /// A view of `keyspace` as of now (empty if it does not exist).
+    /// A view of `keyspace` as of now (empty if it does not exist). Made in O(1) even while
+    /// open's check of the key directory file's tables is pending: its reads then check what
+    /// they read (a point read its probe, anything else the keyspace's table whole).
     /// - Throws: ``LogStoreError/closed``.
     package func view(of keyspace: String) throws -> KeyspaceView {
-        try index.withLock { state throws(LogStoreError) -> KeyspaceView in
+        try index.withLockForPointRead { state throws(LogStoreError) -> KeyspaceView in
             guard !state.closed else { throw .closed }
+            let id = state.keyspaces.id(of: keyspace)
+            let unchecked = id.flatMap { id in
+                state.hasPendingCheck && state.pendingCheck!.unchecked(id) != nil
+                    ? (id, state.rebuilds) : nil
+            }
             return KeyspaceView(
-                directory: state.keyspaces.id(of: keyspace).map { state.directories[$0] }
-                    ?? KeyDirectory(),
+                directory: id.map { state.directories[$0] } ?? KeyDirectory(),
                 segments: state.segments, bases: state.bases, store: self, keyspace: keyspace,
-                sequence: state.lastSequence)
+                sequence: state.lastSequence, unchecked: unchecked)
         }
     }
 }

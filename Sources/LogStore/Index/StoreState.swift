@@ -124,6 +124,10 @@ struct StoreState: @unchecked Sendable {  // only ever touched under the index l
     /// again, so the next open rebuilds the index from the log.
     var keyDirectoryDamaged = false
 
+    /// How many times the index was rebuilt since open (``replaceIndex(with:)``): a view made
+    /// before a rebuild must not read the table it was made with.
+    private(set) var rebuilds = 0
+
     /// The checks of the key directory file's tables that open left for later, until they run
     /// (``StoreStateLock``): while set, only point reads use the tables. Set through
     /// ``setPendingCheck(_:)``.
@@ -162,7 +166,9 @@ struct StoreState: @unchecked Sendable {  // only ever touched under the index l
     mutating func replaceIndex(with rebuilt: StoreState) {
         let names = orderedNames
         let limit = orderedDeltaLimit
+        let rebuilds = self.rebuilds
         self = rebuilt
+        self.rebuilds = rebuilds + 1
         buildOrder(of: names, deltaLimit: limit)
     }
 

@@ -12,8 +12,9 @@ import Synchronization
 /// Open maps the tables of a key directory file without reading them
 /// (``PendingKeyDirectoryCheck``). Until they are checked, only point reads use them, each
 /// checking the blocks its probe reads (``withLockForPointRead(_:)``); a walk of one keyspace
-/// checks that keyspace's table whole first (``withLock(checkingOnly:_:)``); every other use of
-/// the index (``withLock(_:)``: writes, counts, compaction, close, views) first checks every
+/// checks that keyspace's table whole first (``withLock(checkingOnly:_:)``); a view checks its
+/// reads the same two ways (``checkForView(key:keyspace:id:sequence:rebuilds:storePath:)``);
+/// every other use of the index (``withLock(_:)``: writes, counts, compaction, close) first checks every
 /// table whole, as open used to, and if a check fails rebuilds the index from hints and
 /// segments, as open would have. So no answer ever comes from a table that failed a check, and
 /// no write ever lands on one.
@@ -128,6 +129,42 @@ package struct StoreStateLock: ~Copyable {
             return
         }
         if everyBlockChecked { try settle(&state, id: id) }
+    }
+
+    /// For a read through a view of `keyspace` (keyspace number `id`) made at commit
+    /// `sequence` while its table was unchecked, `rebuilds` rebuilds after open: checks what a
+    /// probe for `key` reads, as a point read does, or with no key (a walk, a batch, a count)
+    /// the table whole, as a walk of the keyspace does; a failed check rebuilds the index.
+    /// Returns `nil` if the view may read the table it was made with, else the rebuilt index's
+    /// table and segment bases, which it reads instead.
+    /// - Throws: ``LogStoreError/closed``;
+    ///   ``LogStoreError/damagedKeyDirectory(path:reason:)`` if the index was rebuilt after a
+    ///   later commit (the view's table cannot be trusted, nor the rebuilt one stand for it);
+    ///   what a rebuild throws.
+    borrowing func checkForView(
+        key: UnsafeRawBufferPointer?, keyspace: String, id: Int, sequence: UInt64, rebuilds: Int,
+        storePath: String
+    ) throws(LogStoreError) -> (KeyDirectory, SegmentBases)? {
+        try state.withLock { state throws(LogStoreError) -> (KeyDirectory, SegmentBases)? in
+            guard !state.closed else { throw .closed }
+            if state.rebuilds == rebuilds {
+                if let key {
+                    try checkProbe(&state, key: key, in: id, storePath: storePath)
+                } else {
+                    try settle(&state, id: id)
+                }
+                if state.rebuilds == rebuilds { return nil }
+            }
+            guard state.lastSequence == sequence else {
+                throw .damagedKeyDirectory(
+                    path: storePath + "/" + KeyDirectoryFile.name,
+                    reason: "a view of keyspace \"\(keyspace.prefix(40))\" made before commit "
+                        + "\(state.lastSequence) reads a table that failed a check; the index "
+                        + "was rebuilt since: read through a new view")
+            }
+            let directory = state.keyspaces.id(of: keyspace).map { state.directories[$0] }
+            return (directory ?? KeyDirectory(), state.bases)
+        }
     }
 
     /// Checks every table whole; rebuilds the index if one fails. A rebuild that fails closes

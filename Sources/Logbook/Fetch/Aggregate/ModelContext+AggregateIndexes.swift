@@ -161,7 +161,7 @@ extension ModelContext {
         guard let found else { return nil }
         var accumulators = found.0
         let view = found.1
-        var total = view.count
+        var total = try wrapStoreErrors { try view.count }
         for pk in skip {
             let stored = try wrapStoreErrors {
                 try Keyspaces.withObjectKey(pk) { key in try view.readValue(forKey: key) { _ in } }
