@@ -95,4 +95,32 @@ import Testing
         }
         #expect(try context.fetch(entity: "Person", where: "salary IN %@", [1, 5]).count == 1)
     }
+
+    /// `crash-in-without-a-list`: `designation IN designation AND salary BETWEEN {5, 000}` threw
+    /// ("IN needs a list on its right") when an object was evaluated, and found nothing when the
+    /// indexes left no object to evaluate it on. `IN` with anything on its right that cannot be
+    /// a list (an attribute that is not an array or set, a to-one relationship, a constant) is
+    /// now refused when the predicate is bound, pointing at its right side.
+    @Test(arguments: [false, true])
+    func inWithoutAListIsAnErrorWhateverThePlan(_ indexed: Bool) throws {
+        let fixture = LogbookFixture()
+        defer { fixture.remove() }
+        let context = try context(indexed: indexed, fixture)
+        let message = "IN needs a list on its right, such as {1, 2} or %@ with an array"
+        #expect(throws: LogbookError.predicateSyntax(message: message, line: 1, column: 9)) {
+            try context.fetch(entity: "Person", where: "name IN name AND name == 'zzz'")
+        }
+        #expect(throws: LogbookError.predicateSyntax(message: message, line: 1, column: 9)) {
+            try context.fetch(entity: "Person", where: "name IN %K AND name == 'zzz'", "name")
+        }
+        // Refused already, by the types and by the parser.
+        #expect(throws: LogbookError.self) {
+            try context.fetch(entity: "Person", where: "name IN salary AND name == 'zzz'")
+        }
+        #expect(throws: LogbookError.self) {
+            try context.fetch(entity: "Person", where: "salary IN 5 AND name == 'zzz'")
+        }
+        #expect(try context.fetch(entity: "Person", where: "salary IN {2, 3}").count == 1)
+        #expect(try context.fetch(entity: "Person", where: "name IN %@", ["Bo", "Cy"]).count == 1)
+    }
 }

@@ -120,7 +120,7 @@ struct FilterBinder {
         let keyed = operands.indices.filter {
             if case .key = operands[$0] { return true } else { return false }
         }
-        try checkLists(node, position)
+        try checkLists(node, in: entity, position)
         if let decided = try constantComparison(node, operands, position) { return decided }
         var resolved: [Int: Resolved] = [:]
         for i in keyed {
@@ -192,23 +192,47 @@ struct FilterBinder {
         return value.converted(to: attribute.type) ?? value
     }
 
-    /// Throws if a list (`{…}`, or `%@` with an array) is anywhere but right of `IN`: refused
-    /// when binding, not when a plan first evaluates the comparison (which it may never do).
-    private func checkLists(_ node: FilterNode, _ position: PredicatePosition?) throws {
+    /// Throws if a list (`{…}`, or `%@` with an array) is anywhere but right of `IN`, or if
+    /// the right of `IN` cannot be a list (a key naming an attribute that is not an array or
+    /// set, or a to-one relationship): refused when binding, not when a plan first evaluates the
+    /// comparison (which it may never do).
+    private func checkLists(_ node: FilterNode, in entity: Entity, _ position: PredicatePosition?)
+        throws
+    {
         guard case .compare(let lhs, let op, let rhs, _, _) = node else { return }
         let left: Bool
+        var message = "a list {…} is only allowed after IN or BETWEEN"
         if case .list = lhs {
             left = true
         } else if case .list = rhs, op != .in {
             left = false
+        } else if op == .in, !mayBeList(rhs, in: entity) {
+            left = false
+            message = "IN needs a list on its right, such as {1, 2} or %@ with an array"
         } else {
             return
         }
-        let message = "a list {…} is only allowed after IN or BETWEEN"
         guard let position else { throw LogbookError.unsupportedPredicate(message) }
         throw LogbookError.predicateSyntax(
             message: message, line: left ? position.lhsLine : position.rhsLine,
             column: left ? position.lhsColumn : position.rhsColumn)
+    }
+
+    /// Whether `operand`, right of `IN`, may be a list when the comparison is evaluated: a list,
+    /// objects (a fetch resolves them), or a key but one naming an attribute of `entity` that is
+    /// not an array or set, or a to-one relationship (a key through a relationship is checked
+    /// at its destination; an unknown key is refused when resolved).
+    private func mayBeList(_ operand: FilterOperand, in entity: Entity) -> Bool {
+        switch operand {
+        case .list, .identifiers: return true
+        case .key(let name):
+            switch try? resolve(name, in: entity) {
+            case .attribute(_, let attribute)?: return attribute.type.isCollection
+            case .relationship?, .count?: return false
+            case .through?, nil: return true
+            }
+        case .attribute, .count, .value, .primaryKey, .identifier: return false
+        }
     }
 
     /// A comparison of constants only (`1 < 'B'`), decided now: its answer, or its error, must
