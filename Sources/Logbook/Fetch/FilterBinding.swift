@@ -167,7 +167,7 @@ struct FilterBinder {
         // Constants take the type of what they are compared with (checked above).
         var op: FilterOperator = .equal
         if case .compare(_, let o, _, _, _) = node { op = o }
-        for (k, what) in resolved {
+        for (k, what) in resolved.sorted(by: { $0.key < $1.key }) {
             guard case .attribute(_, let attribute) = what else { continue }
             let target =
                 op == .contains && attribute.type.isCollection
@@ -276,7 +276,9 @@ struct FilterBinder {
         var op: FilterOperator = .equal
         if case .compare(_, let o, _, _, _) = node { op = o }
         if case .between = node { op = .greaterOrEqual }
-        for (k, what) in resolved {
+        // Keys left to right, so that the error reported does not depend on a dictionary's order
+        // (which differs between two stores in one process).
+        for (k, what) in resolved.sorted(by: { $0.key < $1.key }) {
             for (c, constant) in operands.enumerated() where c != k {
                 // The constant's position: the right operand's, or the left's when the key is right.
                 let line = c == 0 ? position?.lhsLine : position?.rhsLine
