@@ -14,9 +14,9 @@ import Synchronization
 /// checking the blocks its probe reads (``withLockForPointRead(_:)``); a walk of one keyspace
 /// checks that keyspace's table whole first (``withLock(checkingOnly:_:)``); a view checks its
 /// reads the same two ways (``checkForView(key:keyspace:id:sequence:rebuilds:storePath:)``);
-/// every other use of the index (``withLock(_:)``: writes, counts, compaction, close) first checks every
-/// table whole, as open used to, and if a check fails rebuilds the index from hints and
-/// segments, as open would have. So no answer ever comes from a table that failed a check, and
+/// every other use of the index (``withLock(_:)``: writes, counts, compaction, close) first
+/// checks every table whole, as open used to, and if a check fails rebuilds the index from
+/// hints and segments, as open would have. So no answer ever comes from a table that failed a check, and
 /// no write ever lands on one.
 ///
 /// Thread safety: as ``Locked``. Lock order: the index, then the report.

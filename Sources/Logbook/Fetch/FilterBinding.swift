@@ -219,8 +219,8 @@ struct FilterBinder {
     }
 
     /// Whether `operand`, right of `IN`, may be a list when the comparison is evaluated: a list,
-    /// objects (a fetch resolves them), or a key but one naming an attribute of `entity` that is
-    /// not an array or set, or a to-one relationship (a key through a relationship is checked
+    /// objects (a fetch resolves them), or a key, unless it names an attribute of `entity` that
+    /// is not an array or set, or a to-one relationship (a key through a relationship is checked
     /// at its destination; an unknown key is refused when resolved).
     private func mayBeList(_ operand: FilterOperand, in entity: Entity) -> Bool {
         switch operand {
