@@ -104,6 +104,42 @@ extension MigrationWorkloads {
 }
 
 extension MigrationWorkloads {
+    /// The floor of the custom-stage rows: seconds (best of `rounds`) for the batch stage's own
+    /// update of every Employee, with its save and the close after it, on a fresh copy of the
+    /// store at `base` opened at version 2 already (an untimed lightweight open adds `grade`).
+    /// That is the change without what makes it a migration: the copy of the store the stages
+    /// run on, and the one commit that applies the copy. Checks one migrated grade.
+    static func customStageFloor(
+        _ rows: [EmployeeRow], base: String, directory: String, probe: PersistentIdentifier
+    ) throws -> Double {
+        var best = Double.infinity
+        let expected = rows[Int(probe.primaryKey) - 1].salary / 10_000
+        for round in 0..<rounds {
+            let path = directory + "/floor\(round).logbook"
+            try FileManager.default.copyItem(atPath: base, toPath: path)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let url = URL(fileURLWithPath: path)
+            let container = try ModelContainer(for: PayrollV2.models, at: url)
+            let context = ModelContext(container)
+            best = min(
+                best,
+                try measure {
+                    try context.update(model: PayrollV2.GradedEmployee.self) {
+                        $0.grade = $0.salary / 10_000
+                    }
+                    try container.close()
+                })
+            let reopened = try ModelContainer(for: PayrollV2.models, at: url)
+            let grade = try ModelContext(reopened).model(
+                for: probe, as: PayrollV2.GradedEmployee.self)?.grade
+            try reopened.close()
+            guard grade == expected else {
+                throw BenchError.setup("the floor's update left grade \(String(describing: grade))")
+            }
+        }
+        return best
+    }
+
     /// `__child open-index <store> <probe>`: opens the store with `DesignationIndexedEmployee`
     /// (building the index if the store has none), fetches Employee `probe`, closes, and reports
     /// the peak RSS and the anonymous RSS at the end, in bytes. `nil` for another task.
