@@ -73,7 +73,7 @@ public struct LogStoreOptions: Sendable {
     /// Every system call of the store goes through this; tests swap it to inject faults.
     package var fileSystem: any FileSystem = PosixFileSystem()
 
-    /// Blocks (MiB) of a key directory file's table that the check at open reads between two
+    /// MiB of a key directory file's table that the check at open reads between two
     /// releases of their pages (``KeyDirectoryFile/checkPieceBlocks``, 12), rounded down to a
     /// multiple of 3 (at least 3) so that each piece starts at an entry. Tests make it small to
     /// see a small table in pieces.

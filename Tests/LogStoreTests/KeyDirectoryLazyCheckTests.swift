@@ -57,12 +57,12 @@ import Testing
         store.index.withLockForPointRead { $0.pendingCheck != nil }
     }
 
-    /// A store of 50,000 keys in keyspace `a`, closed with its key directory file: a table of
-    /// 131,072 slots, two blocks. Returns the table's capacity.
+    /// A store of 5,000 keys in keyspace `a`, closed with its key directory file: a table of
+    /// 8,192 slots, two blocks of 64 KiB. Returns the table's capacity.
     private func makeTwoBlockStore(_ path: String) throws -> Int {
         let store = try LogStore(path: path, options: twoBlockOptions())
         var batch = WriteBatch()
-        for i in 0..<50_000 { batch.put(value(i), for: key(i), in: "a") }
+        for i in 0..<5_000 { batch.put(value(i), for: key(i), in: "a") }
         try store.commit(batch, durability: .buffered)
         try store.close()
         let bytes = [UInt8](FileManager.default.contents(atPath: file(path))!)
@@ -92,7 +92,7 @@ import Testing
         #expect(checkedBlocks(store) == [false, false])
         // A key and an absent key whose probes stay well inside the first block.
         let present = firstKey(homeIn: 0..<capacity / 4, capacity: capacity)
-        let absent = firstKey(from: 50_000, homeIn: 0..<capacity / 4, capacity: capacity)
+        let absent = firstKey(from: 5_000, homeIn: 0..<capacity / 4, capacity: capacity)
         #expect(try store.get(key(present), in: "a") == value(present))
         #expect(try store.get(key(absent), in: "a") == nil)
         // Still pending: the reads checked only what they read.
@@ -100,6 +100,52 @@ import Testing
         #expect(store.recovery.usedKeyDirectory)
         #expect(!pending(store))
         try store.close()
+    }
+
+    /// A file of version 1 (blocks of 1 MiB), as the library wrote before: used, its blocks
+    /// checked as its version says (a point read checks one of 3, a walk all), and damage in it
+    /// found; the next close that writes the file writes version 2.
+    @Test func aVersion1FileIsReadWithItsBlocksOf1MiB() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try LogStore(path: dir.path, options: twoBlockOptions())
+        var batch = WriteBatch()
+        for i in 0..<100_000 { batch.put(value(i), for: key(i), in: "a") }
+        try store.commit(batch, durability: .buffered)
+        try store.close()
+        let version2 = [UInt8](FileManager.default.contents(atPath: file(dir.path))!)
+        #expect(version2[8] == 2)
+        #expect(KeyDirectoryForgery.Layout(version2).tables.map(\.blocks) == [48])
+        let version1 = KeyDirectoryForgery.asVersion1(version2)
+        #expect(KeyDirectoryForgery.Layout(version1).tables.map(\.blocks) == [3])
+
+        try write(version1, dir.path)
+        do {
+            let store = try LogStore(path: dir.path, options: twoBlockOptions())
+            #expect(checkedBlocks(store) == [false, false, false])
+            #expect(try store.get(key(7), in: "a") == value(7))
+            #expect(checkedBlocks(store)?.filter { $0 }.count == 1)
+            var walked = 0
+            try store.forEach(in: "a") { _, _ in walked += 1 }
+            #expect(walked == 100_000)
+            #expect(store.recovery.usedKeyDirectory)
+            try store.put([1], for: [1], in: "b", durability: .buffered)
+            try store.close()
+        }
+        let rewritten = [UInt8](FileManager.default.contents(atPath: file(dir.path))!)
+        #expect(rewritten[8] == 2)
+
+        // One bit of the table's middle flipped in a version 1 file: its block fails.
+        var damaged = version1
+        let table = KeyDirectoryForgery.Layout(damaged).tables[0]
+        damaged[table.offset + 12 * (table.capacity / 2) + 1] ^= 0x40
+        try write(damaged, dir.path)
+        let reopened = try LogStore(path: dir.path, options: twoBlockOptions())
+        var walked = 0
+        try reopened.forEach(in: "a") { _, _ in walked += 1 }
+        #expect(walked == 100_000)
+        #expect(reopened.recovery.ignoredKeyDirectory?.contains("fails its checksum") == true)
+        try reopened.close()
     }
 
     @Test func aReadThatChecksATablesLastBlockChecksTheTableWhole() throws {
@@ -373,11 +419,11 @@ import Testing
         let view = try store.view(of: "a")
         #expect(checkedBlocks(store) == [false, false])
         let present = firstKey(homeIn: 0..<capacity / 4, capacity: capacity)
-        let absent = firstKey(from: 50_000, homeIn: 0..<capacity / 4, capacity: capacity)
+        let absent = firstKey(from: 5_000, homeIn: 0..<capacity / 4, capacity: capacity)
         #expect(try read(view, present) == value(present))
         #expect(try read(view, absent) == nil)
         #expect(checkedBlocks(store) == [true, false])
-        #expect(try walk(view).count == 50_000)
+        #expect(try walk(view).count == 5_000)
         #expect(!pending(store))
         #expect(store.recovery.usedKeyDirectory)
         try store.close()

@@ -21,7 +21,8 @@ import CKeyDirectory
 ///             tailCRC: u32               // crc32c of its bytes max(24, size − 4096) ..< size
 /// keyspace := nameLength: u16, name, keys: u64, liveBytes: u64, capacity: u64,
 ///             tableOffset: u64,          // a multiple of 4096
-///             blocks: u32, blockCRC: u32 * blocks  // crc32c of each 1 MiB of the table
+///             blocks: u32, blockCRC: u32 * blocks  // crc32c of each 64 KiB of the table
+///                                                  // (version 1: each 1 MiB)
 /// table    := capacity × entry (12 bytes: the in-memory layout of ``KeyDirectory/Entry``, whose
 ///             segment field is the segment's place in the list above)
 /// ```
@@ -32,17 +33,22 @@ import CKeyDirectory
 enum KeyDirectoryFile {
     static let name = "keys.dir"
     /// The version this library writes and the newest it reads (FORMAT.md's version rule: a
-    /// reader ignores a newer one and rebuilds the index).
-    static let version: UInt16 = 1
-    static let blockSize = 1 << 20
+    /// reader ignores a newer one and rebuilds the index). Version 2 checks tables in blocks of
+    /// 64 KiB, so that the first point read after open checks 64 KiB, not 1 MiB; version 1,
+    /// still read, in blocks of 1 MiB.
+    static let version: UInt16 = 2
+    /// The bytes of a table each block CRC covers in a file of `version`.
+    static func blockSize(version: UInt16) -> Int { version >= 2 ? 1 << 16 : 1 << 20 }
+    /// The block size of the files this library writes.
+    static let blockSize = blockSize(version: version)
     static let pageSize = 4096
     /// Bytes of each segment's tail the tail CRC covers.
     static let tailBytes = 4096
     /// A meta section longer than this is refused unread.
     static let maxMetaLength = 64 << 20
-    /// Blocks of a table the check at open reads between two releases of their pages: 12 MiB,
-    /// a whole number of 12-byte entries, so each piece starts at an entry and at a block (the
-    /// default of ``LogStoreOptions/keyDirectoryCheckPieceBlocks``).
+    /// MiB of a table the check reads between two releases of their pages: 12 MiB, a whole
+    /// number of 12-byte entries and of blocks of either size, so each piece starts at an entry
+    /// and at a block (the default of ``LogStoreOptions/keyDirectoryCheckPieceBlocks``).
     static let checkPieceBlocks = 12
 
     /// What identifies an index state within one session: a commit or a compaction changes one
@@ -70,6 +76,8 @@ enum KeyDirectoryFile {
         var liveBytes: Int64
         var capacity: Int
         var tableOffset: Int
+        /// The bytes each of ``blockCRCs`` covers: the file version's block size.
+        var blockSize: Int
         var blockCRCs: [UInt32]
     }
 
@@ -89,7 +97,8 @@ enum KeyDirectoryFile {
         return Checksum.crc32c(UnsafeRawBufferPointer(rebasing: bytes[start..<size]))
     }
 
-    static func blockCRCs(_ bytes: UnsafeRawBufferPointer) -> [UInt32] {
+    /// The CRCs of `bytes` a block of `blockSize` bytes at a time (the last may be shorter).
+    static func blockCRCs(_ bytes: UnsafeRawBufferPointer, blockSize: Int = blockSize) -> [UInt32] {
         let blocks = (bytes.count + blockSize - 1) / blockSize
         guard blocks > 0 else { return [] }
         return [UInt32](unsafeUninitializedCapacity: blocks) { buffer, initialized in
@@ -197,9 +206,9 @@ enum KeyDirectoryFile {
 
     /// Entries of a table renumbered and written at a time: 3 MiB, whole blocks of whole
     /// entries, so each piece's block CRCs are the file's.
-    static let writePieceEntries = 3 * blockSize / MemoryLayout<KeyDirectory.Entry>.stride
-    /// Bytes of a table written as it is, a piece at a time: whole blocks.
-    static let writePieceBytes = 4 * blockSize
+    static let writePieceEntries = 3 << 20 / MemoryLayout<KeyDirectory.Entry>.stride
+    /// Bytes of a table written as it is, a piece at a time: 4 MiB, whole blocks.
+    static let writePieceBytes = 4 << 20
 
     /// Writes `table` to `file` at `offset`, with each entry's segment handle replaced by its
     /// place in the list (`position[handle]`) when `position` is given; returns its block CRCs.
@@ -280,7 +289,7 @@ enum KeyDirectoryFile {
         } catch {
             throw Unusable(reason: "bad header")
         }
-        _ = header  // one version so far
+        let blockSize = Self.blockSize(version: header.version)
         let metaLength = Int(
             head.withUnsafeBytes { $0.loadLE(at: FileHeader.size, as: UInt32.self) })
         guard metaLength >= 24, metaLength <= maxMetaLength,
@@ -317,7 +326,8 @@ enum KeyDirectoryFile {
                     name: name, keys: Int(clamping: try reader.u64()),
                     liveBytes: Int64(bitPattern: try reader.u64()),
                     capacity: Int(clamping: try reader.u64()),
-                    tableOffset: Int(clamping: try reader.u64()), blockCRCs: [])
+                    tableOffset: Int(clamping: try reader.u64()), blockSize: blockSize,
+                    blockCRCs: [])
                 let blocks = Int(try reader.u32())
                 for _ in 0..<blocks { entry.blockCRCs.append(try reader.u32()) }
                 let bytes = entry.capacity &* MemoryLayout<KeyDirectory.Entry>.stride
@@ -388,7 +398,8 @@ enum KeyDirectoryFile {
         let failsChecksum = Unusable(
             reason: "the table of keyspace \"\(keyspace.name.prefix(40))\" fails its checksum")
         guard !segmentSizes.isEmpty else {
-            guard blockCRCs(table.rawBytes) == keyspace.blockCRCs else { throw failsChecksum }
+            guard blockCRCs(table.rawBytes, blockSize: keyspace.blockSize) == keyspace.blockCRCs
+            else { throw failsChecksum }
             throw Unusable(reason: "it lists no segments")
         }
         // One pass over the table: each four blocks' CRCs, then their entries' references while
@@ -399,7 +410,8 @@ enum KeyDirectoryFile {
         var outside = false
         var crcs = [UInt32](repeating: 0, count: keyspace.blockCRCs.count)
         let stride = MemoryLayout<KeyDirectory.Entry>.stride
-        let entriesPerPiece = max(pieceBlocks / 3 * 3, 3) * blockSize / stride
+        let blockSize = keyspace.blockSize
+        let entriesPerPiece = max(pieceBlocks / 3 * 3, 3) << 20 / stride
         segmentSizes.withUnsafeBufferPointer { sizes in
             crcs.withUnsafeMutableBufferPointer { crcs in
                 let entries = table.rawBytes.baseAddress!.assumingMemoryBound(to: UInt32.self)

@@ -67,13 +67,14 @@ struct PendingKeyDirectoryCheck {
         // The table is changed where it lies (no copy of it, or of its block flags, per probe).
         guard id < tables.count, tables[id] != nil else { return false }
         let stride = MemoryLayout<KeyDirectory.Entry>.stride
+        let blockSize = tables[id]!.keyspace.blockSize
         let mask = entries.count - 1
         var slot = Int(hash) & mask
         var steps = 0
         while true {
             // An entry may straddle two blocks.
-            let first = slot * stride / KeyDirectoryFile.blockSize
-            let last = (slot * stride + stride - 1) / KeyDirectoryFile.blockSize
+            let first = slot * stride / blockSize
+            let last = (slot * stride + stride - 1) / blockSize
             for block in first...last where !tables[id]!.checkedBlocks[block] {
                 try Self.checkBlock(block, of: entries, tables[id]!.keyspace)
                 tables[id]!.checkedBlocks[block] = true
@@ -107,8 +108,8 @@ struct PendingKeyDirectoryCheck {
         _ keyspace: KeyDirectoryFile.KeyspaceEntry
     ) throws(KeyDirectoryFile.Unusable) {
         let bytes = UnsafeRawBufferPointer(entries)
-        let start = block * KeyDirectoryFile.blockSize
-        let end = min(bytes.count, start + KeyDirectoryFile.blockSize)
+        let start = block * keyspace.blockSize
+        let end = min(bytes.count, start + keyspace.blockSize)
         guard
             Checksum.crc32c(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
                 == keyspace.blockCRCs[block]

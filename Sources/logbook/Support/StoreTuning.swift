@@ -7,7 +7,7 @@ import LogStore
 /// options; the library never reads the environment. Unset (as for every user), the engine's
 /// defaults hold.
 ///
-/// - `LOGBOOK_KEY_CHECK_BLOCKS`: blocks (MiB) of a key directory file's table that open checks
+/// - `LOGBOOK_KEY_CHECK_BLOCKS`: MiB of a key directory file's table that open checks
 ///   at a time (12; a multiple of 3).
 /// - `LOGBOOK_KEY_PASS_BYTES`: table bytes each pass of `verify`'s comparison of the key
 ///   directory file with the log holds (25 MiB).

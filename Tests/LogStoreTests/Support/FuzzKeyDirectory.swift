@@ -248,7 +248,9 @@ enum FuzzKeyDirectoryReseal {
                 if offset + length <= bytes.count, p + 4 * blocks <= bytes.count {
                     let crcs = bytes.withUnsafeBytes {
                         KeyDirectoryFile.blockCRCs(
-                            UnsafeRawBufferPointer(rebasing: $0[offset..<offset + length]))
+                            UnsafeRawBufferPointer(rebasing: $0[offset..<offset + length]),
+                            blockSize: KeyDirectoryFile.blockSize(
+                                version: $0.loadLE(at: 8, as: UInt16.self)))
                     }
                     for (i, crc) in crcs.prefix(blocks).enumerated() { store(crc, at: p + 4 * i) }
                 }

@@ -44,7 +44,9 @@ struct KeyDirectoryForgery {
             let length = table.capacity * 12
             let crcs = bytes.withUnsafeBytes {
                 KeyDirectoryFile.blockCRCs(
-                    UnsafeRawBufferPointer(rebasing: $0[table.offset..<table.offset + length]))
+                    UnsafeRawBufferPointer(rebasing: $0[table.offset..<table.offset + length]),
+                    blockSize: KeyDirectoryFile.blockSize(
+                        version: $0.loadLE(at: 8, as: UInt16.self)))
             }
             for (i, crc) in crcs.enumerated() { store(crc, in: &bytes, at: table.crcsAt + 4 * i) }
         }
@@ -53,6 +55,41 @@ struct KeyDirectoryForgery {
             Checksum.crc32c(UnsafeRawBufferPointer(rebasing: $0[FileHeader.size..<end]))
         }
         store(crc, in: &bytes, at: end)
+    }
+
+    /// The same file as version 1 wrote it: block CRCs of 1 MiB in the meta section (shorter
+    /// now; the tables stay where they are, past it), then the meta and header CRCs.
+    static func asVersion1(_ bytes: [UInt8]) -> [UInt8] {
+        let layout = Layout(bytes)
+        let metaStart = FileHeader.size
+        var meta: [UInt8] = []
+        var p = metaStart + 4
+        for table in layout.tables {
+            meta += bytes[p..<table.crcsAt - 4]  // up to this keyspace's block count
+            let crcs = bytes.withUnsafeBytes {
+                KeyDirectoryFile.blockCRCs(
+                    UnsafeRawBufferPointer(
+                        rebasing: $0[table.offset..<table.offset + 12 * table.capacity]),
+                    blockSize: 1 << 20)
+            }
+            meta += withUnsafeBytes(of: UInt32(crcs.count).littleEndian, Array.init)
+            for crc in crcs { meta += withUnsafeBytes(of: crc.littleEndian, Array.init) }
+            p = table.crcsAt + 4 * table.blocks
+        }
+        meta += bytes[p..<metaStart + layout.metaLength - 4]
+        meta = withUnsafeBytes(of: UInt32(meta.count + 8).littleEndian, Array.init) + meta
+        let metaCRC = meta.withUnsafeBytes { Checksum.crc32c($0) }
+        meta += withUnsafeBytes(of: metaCRC.littleEndian, Array.init)
+        var file = bytes
+        file.replaceSubrange(metaStart..<metaStart + meta.count, with: meta)
+        for i in metaStart + meta.count..<metaStart + layout.metaLength { file[i] = 0 }
+        file[8] = 1
+        file[9] = 0
+        let headerCRC = file.withUnsafeBytes {
+            Checksum.crc32c(UnsafeRawBufferPointer(rebasing: $0[0..<20]))
+        }
+        store(headerCRC, in: &file, at: 20)
+        return file
     }
 
     static func store<T: FixedWidthInteger>(_ value: T, in bytes: inout [UInt8], at offset: Int) {
