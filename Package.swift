@@ -33,7 +33,8 @@ let package = Package(
         // The writer, readers and backups `CrashTests.SoakTests` runs and kills; not a product.
         .executableTarget(
             name: "logbook-soak-child", dependencies: ["TestSupport"], path: "Tests/SoakChild"),
-        .testTarget(name: "LogStoreTests", dependencies: ["LogStore", "TestSupport"]),
+        .testTarget(
+            name: "LogStoreTests", dependencies: ["LogStore", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "LogbookTests", dependencies: ["Logbook", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(
