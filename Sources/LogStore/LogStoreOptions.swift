@@ -74,10 +74,10 @@ public struct LogStoreOptions: Sendable {
     package var fileSystem: any FileSystem = PosixFileSystem()
 
     /// MiB of a key directory file's table that the check at open reads between two
-    /// releases of their pages (``KeyDirectoryFile/checkPieceBlocks``, 12), rounded down to a
+    /// releases of their pages (``KeyDirectoryFile/checkPieceMiB``, 12), rounded down to a
     /// multiple of 3 (at least 3) so that each piece starts at an entry. Tests make it small to
     /// see a small table in pieces.
-    package var keyDirectoryCheckPieceBlocks = KeyDirectoryFile.checkPieceBlocks
+    package var keyDirectoryCheckPieceMiB = KeyDirectoryFile.checkPieceMiB
 
     /// Live records a compaction's copy sorts at once
     /// (``LogStore/compactionWindow``, 2^19). Tests make it small to see a small store in windows.

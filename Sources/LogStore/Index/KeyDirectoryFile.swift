@@ -48,8 +48,8 @@ enum KeyDirectoryFile {
     static let maxMetaLength = 64 << 20
     /// MiB of a table the check reads between two releases of their pages: 12 MiB, a whole
     /// number of 12-byte entries and of blocks of either size, so each piece starts at an entry
-    /// and at a block (the default of ``LogStoreOptions/keyDirectoryCheckPieceBlocks``).
-    static let checkPieceBlocks = 12
+    /// and at a block (the default of ``LogStoreOptions/keyDirectoryCheckPieceMiB``).
+    static let checkPieceMiB = 12
 
     /// What identifies an index state within one session: a commit or a compaction changes one
     /// of these.
@@ -365,7 +365,7 @@ enum KeyDirectoryFile {
         mutating func u64() throws -> UInt64 { try bytes(8).loadLE(at: 0, as: UInt64.self) }
     }
 
-    /// Maps the table of `keyspace` from `file` copy-on-write, unread: ``checkTable(_:of:segmentSizes:fileSystem:pieceBlocks:)``
+    /// Maps the table of `keyspace` from `file` copy-on-write, unread: ``checkTable(_:of:segmentSizes:fileSystem:pieceMiB:)``
     /// (or, for point reads, ``PendingKeyDirectoryCheck``) must pass before anything follows
     /// its entries.
     static func mapTable(
@@ -390,7 +390,7 @@ enum KeyDirectoryFile {
     /// - Throws: ``Unusable`` for a table that fails.
     static func checkTable(
         _ directory: KeyDirectory, of keyspace: KeyspaceEntry, segmentSizes: [UInt32],
-        fileSystem fs: any FileSystem, pieceBlocks: Int = checkPieceBlocks
+        fileSystem fs: any FileSystem, pieceMiB: Int = checkPieceMiB
     ) throws(Unusable) {
         let table = directory.table
         let length = table.count * MemoryLayout<KeyDirectory.Entry>.stride
@@ -404,14 +404,14 @@ enum KeyDirectoryFile {
         }
         // One pass over the table: each four blocks' CRCs, then their entries' references while
         // those bytes are in the cache (a second pass over 25 MB at 1M keys cost 5 ms). The pass
-        // goes a piece of `pieceBlocks` blocks at a time and drops each piece's pages
+        // goes a piece of `pieceMiB` MiB at a time and drops each piece's pages
         // after it: memory holds one piece, not the table (201 MB at 10M keys).
         var live = 0
         var outside = false
         var crcs = [UInt32](repeating: 0, count: keyspace.blockCRCs.count)
         let stride = MemoryLayout<KeyDirectory.Entry>.stride
         let blockSize = keyspace.blockSize
-        let entriesPerPiece = max(pieceBlocks / 3 * 3, 3) << 20 / stride
+        let entriesPerPiece = max(pieceMiB / 3 * 3, 3) << 20 / stride
         segmentSizes.withUnsafeBufferPointer { sizes in
             crcs.withUnsafeMutableBufferPointer { crcs in
                 let entries = table.rawBytes.baseAddress!.assumingMemoryBound(to: UInt32.self)

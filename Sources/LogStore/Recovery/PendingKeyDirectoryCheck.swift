@@ -128,13 +128,13 @@ struct PendingKeyDirectoryCheck {
         try KeyDirectoryFile.checkTable(
             directories[id], of: table.keyspace, segmentSizes: segmentSizes,
             fileSystem: options.fileSystem,
-            pieceBlocks: options.keyDirectoryCheckPieceBlocks)
+            pieceMiB: options.keyDirectoryCheckPieceMiB)
         tables[id] = nil
         pendingTables -= 1
     }
 
     /// Checks every table whole, as open used to
-    /// (``KeyDirectoryFile/checkTable(_:of:segmentSizes:fileSystem:pieceBlocks:)``).
+    /// (``KeyDirectoryFile/checkTable(_:of:segmentSizes:fileSystem:pieceMiB:)``).
     /// - Throws: ``KeyDirectoryFile/Unusable`` for the first that fails.
     func checkAll(_ directories: [KeyDirectory]) throws(KeyDirectoryFile.Unusable) {
         for (id, table) in tables.enumerated() {
@@ -142,7 +142,7 @@ struct PendingKeyDirectoryCheck {
             try KeyDirectoryFile.checkTable(
                 directories[id], of: table.keyspace, segmentSizes: segmentSizes,
                 fileSystem: options.fileSystem,
-                pieceBlocks: options.keyDirectoryCheckPieceBlocks)
+                pieceMiB: options.keyDirectoryCheckPieceMiB)
         }
     }
 

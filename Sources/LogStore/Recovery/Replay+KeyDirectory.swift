@@ -55,7 +55,7 @@ extension Replay {
     /// file"): its header and meta CRC; that the segments it lists are the first ones listed,
     /// in order, each with a valid header, its recorded size (the last may have grown) and the
     /// recorded CRC of the bytes before that size; that its keyspace definitions are valid; and
-    /// each table's CRCs and entries (``KeyDirectoryFile/checkTable(_:of:segmentSizes:fileSystem:pieceBlocks:)``),
+    /// each table's CRCs and entries (``KeyDirectoryFile/checkTable(_:of:segmentSizes:fileSystem:pieceMiB:)``),
     /// now or, with ``checkingTablesLater``, as ``PendingKeyDirectoryCheck`` says. The tables of
     /// the keyspaces replay indexes are mapped.
     /// - Throws: ``KeyDirectoryFile/Unusable`` for a file that fails a check or cannot be read;
@@ -141,7 +141,7 @@ extension Replay {
             } else {
                 try KeyDirectoryFile.checkTable(
                     state.directories[i + 1], of: keyspace, segmentSizes: sizes, fileSystem: fs,
-                    pieceBlocks: options.keyDirectoryCheckPieceBlocks)
+                    pieceMiB: options.keyDirectoryCheckPieceMiB)
             }
         }
         if checkingTablesLater && pending.pendingTables > 0 { state.setPendingCheck(pending) }

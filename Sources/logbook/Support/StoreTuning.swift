@@ -20,8 +20,8 @@ enum StoreTuning {
 
     /// Sets what the environment says in `options` of a store's open.
     static func apply(to options: inout LogStoreOptions) {
-        if let blocks = value("LOGBOOK_KEY_CHECK_BLOCKS") {
-            options.keyDirectoryCheckPieceBlocks = blocks
+        if let mib = value("LOGBOOK_KEY_CHECK_BLOCKS") {
+            options.keyDirectoryCheckPieceMiB = mib
         }
         if let window = value("LOGBOOK_COMPACTION_WINDOW") { options.compactionWindow = window }
     }
