@@ -247,7 +247,8 @@ public final class LogStore: Sendable {
     /// Number of live keys in `keyspace`.
     /// - Throws: ``LogStoreError/closed``.
     public func count(in keyspace: String) throws -> Int {
-        try index.withLock { state throws(LogStoreError) -> Int in
+        // Checks that keyspace's table only, as a walk of it does: the count is the table's.
+        try index.withLock(checkingOnly: keyspace) { state throws(LogStoreError) -> Int in
             try state.liveKeys(in: keyspace)
         }
     }
@@ -395,6 +396,15 @@ public final class LogStore: Sendable {
     /// Whether the tables of the key directory file open mapped are still unchecked.
     package var keyDirectoryTablesUnchecked: Bool {
         index.withLockLeavingTablesUnchecked { $0.hasPendingCheck }
+    }
+
+    /// Whether the table of `keyspace` in the key directory file open mapped is still unchecked.
+    package func keyDirectoryTableUnchecked(in keyspace: String) -> Bool {
+        index.withLockLeavingTablesUnchecked { state in
+            state.keyspaces.id(of: keyspace).map {
+                state.pendingCheck?.uncheckedIDs.contains($0) == true
+            } ?? false
+        }
     }
 
     /// Sizes and counts.

@@ -294,6 +294,48 @@ import Testing
         try store.close()
     }
 
+    /// A count answers from its keyspace's table: it checks that table whole, as a walk does,
+    /// and no other (an app's first fetch of a small entity reads no more than it needs).
+    @Test func aCountOfOneKeyspaceChecksItsTableOnly() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        do {
+            let store = try LogStore(path: dir.path, options: options())
+            for i in 0..<300 {
+                try store.put(value(i), for: key(i), in: "a", durability: .buffered)
+            }
+            for i in 0..<5 { try store.put(value(i), for: key(i), in: "b", durability: .buffered) }
+            try store.close()
+        }
+        let store = try LogStore(path: dir.path, options: options())
+        #expect(unchecked(store) == ["a", "b"])
+        #expect(try store.count(in: "b") == 5)
+        #expect(unchecked(store) == ["a"])
+        #expect(try store.count(in: "absent") == 0)
+        #expect(unchecked(store) == ["a"])
+        #expect(try store.count(in: "a") == 300)
+        #expect(unchecked(store).isEmpty)
+        #expect(store.recovery.usedKeyDirectory)
+        try store.close()
+    }
+
+    /// A forged count in a table's meta entry, resealed: the count checks the table, which finds
+    /// it, and answers from the rebuilt index.
+    @Test func aForgedCountIsFoundByTheCountsCheck() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        var bytes = try makeStore(dir.path)
+        let table = KeyDirectoryForgery.Layout(bytes).tables[0]
+        KeyDirectoryForgery.store(UInt64(301), in: &bytes, at: table.keysAt)
+        KeyDirectoryForgery.reseal(&bytes)
+        try write(bytes, dir.path)
+        let store = try LogStore(path: dir.path, options: options())
+        #expect(try store.countLeavingTablesUnchecked(in: "a") == 301)
+        #expect(try store.count(in: "a") == 300)
+        #expect(!store.recovery.usedKeyDirectory)
+        try store.close()
+    }
+
     @Test func aDamagedTableFoundByAWalkOfItsKeyspaceIsRebuiltAndTheWalkAnswersRight() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
@@ -342,7 +384,7 @@ import Testing
         #expect(!store.skippedDamageAtOpen)
         #expect(pending(store))
         #expect(store.keyDirectoryTablesUnchecked)
-        // A count checks every table first: the damage is found and rebuilt.
+        // A count checks its keyspace's table first: the damage is found and rebuilt.
         #expect(try store.count(in: "a") == 300)
         #expect(!store.recovery.usedKeyDirectory)
         #expect(!pending(store))
