@@ -72,9 +72,11 @@ struct ToolPaths {
     var employees: String
     var sqlite3: String
 
-    /// `$LOGBOOK_TOOLS_DIR` if set; else the root package's `.build/<configuration>`, built
-    /// there first with `swift build` (release, or debug with `--quick`) so that the run never
-    /// measures stale binaries. `sqlite3` is `$SQLITE3` or `/usr/bin/sqlite3`.
+    /// `$LOGBOOK_TOOLS_DIR` if set; else built in the root package first, so that the run never
+    /// measures stale binaries: as the README says to build them for use, with the Swift
+    /// runtime and Foundation linked in (`--static-swift-stdlib`, in `.build/tools`, beside the
+    /// ordinary release build), or with `--quick` the debug build. `sqlite3` is `$SQLITE3` or
+    /// `/usr/bin/sqlite3`.
     /// - Throws: ``BenchError/setup(_:)`` if a program is missing or does not build.
     static func locate(quick: Bool) throws -> ToolPaths {
         let environment = ProcessInfo.processInfo.environment
@@ -91,21 +93,23 @@ struct ToolPaths {
                 atPath: "/proc/self/exe")
             var root = URL(fileURLWithPath: executable)
             for _ in 0..<5 { root.deleteLastPathComponent() }
-            let configuration = quick ? "debug" : "release"
+            let scratch = root.path + (quick ? "/.build" : "/.build/tools")
+            let flags = quick ? ["-c", "debug"] : ["-c", "release", "--static-swift-stdlib"]
             for product in ["logbook", "employees"] {
                 let build = try ToolRun.run(
                     "/usr/bin/env",
-                    [
-                        "swift", "build", "-c", configuration, "--product", product,
-                        "--package-path", root.path,
+                    ["swift", "build"] + flags + [
+                        "--product", product, "--package-path", root.path, "--scratch-path",
+                        scratch,
                     ],
                     stderr: "/dev/null", allowFailure: true)
                 guard build.status == 0 else {
                     throw BenchError.setup(
-                        "swift build --product \(product) in \(root.path) failed")
+                        "swift build \(flags.joined(separator: " ")) --product \(product) in "
+                            + "\(root.path) failed")
                 }
             }
-            directory = root.path + "/.build/" + configuration
+            directory = scratch + (quick ? "/debug" : "/release")
         }
         let paths = ToolPaths(
             logbook: directory + "/logbook", employees: directory + "/employees", sqlite3: sqlite3)
