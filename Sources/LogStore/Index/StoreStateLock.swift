@@ -13,8 +13,9 @@ import Synchronization
 /// (``PendingKeyDirectoryCheck``). Until they are checked, only point reads use them, each
 /// checking the blocks its probe reads (``withLockForPointRead(_:)``); a walk or a count of one
 /// keyspace checks that keyspace's table whole first (``withLock(checkingOnly:_:)``); a view
-/// checks its reads the same two ways (``checkForView(key:keyspace:id:sequence:rebuilds:storePath:)``);
-/// every other use of the index (``withLock(_:)``: writes, compaction, close) first
+/// checks its reads the same two ways
+/// (``checkForView(key:keyspace:id:sequence:rebuilds:storePath:)``); every other use of the
+/// index (``withLock(_:)``: writes, compaction, close) first
 /// checks every table whole, as open used to, and if a check fails rebuilds the index from
 /// hints and segments, as open would have. So no answer ever comes from a table that failed a check, and
 /// no write ever lands on one.
@@ -61,8 +62,9 @@ package struct StoreStateLock: ~Copyable {
         }
     }
 
-    /// ``withLock(_:)`` for a walk or a count of one keyspace: checks that keyspace's table whole if open
-    /// left it unchecked (rebuilding the index if it fails), and leaves the others for later.
+    /// ``withLock(_:)`` for a walk or a count of one keyspace: checks that keyspace's table whole
+    /// if open left it unchecked (rebuilding the index if it fails), and leaves the others for
+    /// later.
     borrowing func withLock<Result, E: Error>(
         checkingOnly keyspace: String,
         _ body: (inout sending StoreState) throws(E) -> sending Result
