@@ -71,31 +71,6 @@ extension LogStore {
             return rebuilt
         }
 
-        /// The batch reads' ``table()``: for at most ``keysCheckedByProbe`` keys of a table
-        /// still unchecked, what each key's probe reads is checked, as a point read checks it
-        /// (no key: nothing), instead of the table whole.
-        private func table(forKeys keys: [UInt64]) throws -> (
-            directory: KeyDirectory, bases: SegmentBases
-        ) {
-            guard let unchecked, keys.count <= Self.keysCheckedByProbe else { return try table() }
-            var read = (directory: directory, bases: bases)
-            for key in keys {
-                // FORMAT.md Part 2's object key (see `forEachValue(forKeys:_:)`).
-                var encoded = key.bigEndian
-                let rebuilt = try withUnsafeBytes(of: &encoded) { encoded in
-                    try store.index.checkForView(
-                        key: encoded, keyspace: keyspace, id: unchecked.id, sequence: sequence,
-                        rebuilds: unchecked.rebuilds, storePath: store.path)
-                }
-                if let rebuilt { read = rebuilt }
-            }
-            return read
-        }
-
-        /// The most keys of a batch read that are checked one probe at a time rather than
-        /// with the table whole: 64 probes check at most 64 blocks of a table (4 MiB in version 2).
-        static let keysCheckedByProbe = 64
-
         /// Calls `body` with the key and value of each of `keys` that the view holds, in the
         /// order their records lie in the log (the order a scan reads them), so that reading a
         /// large part of a keyspace this way touches the log front to back.
@@ -109,7 +84,7 @@ extension LogStore {
             forKeys keys: [UInt64],
             _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
         ) throws {
-            let (directory, bases) = try table(forKeys: keys)
+            let (directory, bases) = try table()
             var refs: [UInt64] = []
             refs.reserveCapacity(keys.count)
             try forEachRecord(inOrderOf: keys, directory, bases) { _, _, found in
@@ -149,7 +124,7 @@ extension LogStore {
                 _ key: UInt64, _ encoded: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer?
             ) throws -> Bool
         ) throws {
-            let (directory, bases) = try table(forKeys: keys)
+            let (directory, bases) = try table()
             try withExtendedLifetime(segments) {
                 try forEachRecord(inOrderOf: keys, directory, bases) { key, encoded, found in
                     try body(key, encoded, found?.1.value)

@@ -256,8 +256,7 @@ public final class LogStore: Sendable {
     /// ``count(in:)`` without the check of a key directory file's tables that it makes first
     /// when open left them unchecked: the count the file's checked meta section records, which
     /// the check of the tables confirms (or, failing, rebuilds from the log). For comparing
-    /// a cache of the store with it at open and for estimates (a fetch's plan), never for an
-    /// answer.
+    /// a cache of the store with it at open, never for an answer.
     /// - Throws: ``LogStoreError/closed``.
     package func countLeavingTablesUnchecked(in keyspace: String) throws -> Int {
         try index.withLockLeavingTablesUnchecked { state throws(LogStoreError) -> Int in

@@ -471,38 +471,6 @@ import Testing
         try store.close()
     }
 
-    /// A batch read of a few keys checks what their probes read, as point reads do, and one of
-    /// no keys nothing; a batch of more keys than are checked one by one checks the table whole.
-    @Test func aSmallBatchReadThroughAViewChecksItsProbesOnly() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
-        let capacity = try makeTwoBlockStore(dir.path)
-        let store = try LogStore(path: dir.path, options: twoBlockOptions())
-        let view = try store.view(of: "a")
-        // Object keys (8 bytes) whose probes stay well inside the first block. None is a key of
-        // this store: every batch below finds nothing, rightly.
-        func home(_ key: UInt64) -> Int {
-            var encoded = key.bigEndian
-            return withUnsafeBytes(of: &encoded) { Int(KeyDirectory.hash($0)) & (capacity - 1) }
-        }
-        let keys = Array((UInt64(1)...).lazy.filter { home($0) < capacity / 4 }.prefix(3))
-        var found = 0
-        try view.forEachValue(forKeys: []) { _, _ in found += 1 }
-        #expect(checkedBlocks(store) == [false, false])
-        try view.forEachValue(forKeys: keys) { _, _ in found += 1 }
-        try view.forEachValue(inOrderOf: keys) { _, _, value in
-            if value != nil { found += 1 }
-            return true
-        }
-        #expect(checkedBlocks(store) == [true, false])
-        let many = Array(UInt64(1)...UInt64(LogStore.KeyspaceView.keysCheckedByProbe + 1))
-        try view.forEachValue(forKeys: many) { _, _ in found += 1 }
-        #expect(found == 0)
-        #expect(!pending(store))
-        #expect(store.recovery.usedKeyDirectory)
-        try store.close()
-    }
-
     /// A view made while its table is unchecked: the first read through it that meets the
     /// damage (a point read, a walk, a batch read) rebuilds the index, and the view reads the
     /// rebuilt one from then on: every answer right.

@@ -255,9 +255,7 @@ extension ModelContext {
         let sort = sortable ? plan.sortKeys.map { ($0.attribute, $0.ascending) } : []
         guard filter != nil || !sort.isEmpty else { return AccessPlan() }
         let wanted = plan.limit.map { max($0, 0) + max(plan.offset ?? 0, 0) }
-        // An estimate for choosing the access, not an answer: the count the key directory
-        // file's checked header records, so that planning checks no table (the reads do).
-        let records = (try? core.store.countLeavingTablesUnchecked(in: plan.binding.keyspace)) ?? 0
+        let records = (try? core.store.count(in: plan.binding.keyspace)) ?? 0
         var access = core.indexes.plan(
             plan.binding.index, filter: filter, sort: sort, wanted: sortable ? wanted : nil,
             recordCount: records)
