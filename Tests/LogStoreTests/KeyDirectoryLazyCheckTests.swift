@@ -43,6 +43,16 @@ import Testing
     }
 
     /// Writes `bytes` as the key directory file of the store at `path`.
+    /// ``makeStore(_:)``, then its table's count of keys forged to 301 and every CRC resealed:
+    /// only a check of the table whole finds it.
+    private func makeStoreWithForgedCount(_ path: String) throws {
+        var bytes = try makeStore(path)
+        let table = KeyDirectoryForgery.Layout(bytes).tables[0]
+        KeyDirectoryForgery.store(UInt64(301), in: &bytes, at: table.keysAt)
+        KeyDirectoryForgery.reseal(&bytes)
+        try write(bytes, path)
+    }
+
     private func write(_ bytes: [UInt8], _ path: String) throws {
         try Data(bytes).write(to: URL(fileURLWithPath: file(path)))
     }
@@ -324,11 +334,7 @@ import Testing
     @Test func aForgedCountIsFoundByTheCountsCheck() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
-        var bytes = try makeStore(dir.path)
-        let table = KeyDirectoryForgery.Layout(bytes).tables[0]
-        KeyDirectoryForgery.store(UInt64(301), in: &bytes, at: table.keysAt)
-        KeyDirectoryForgery.reseal(&bytes)
-        try write(bytes, dir.path)
+        try makeStoreWithForgedCount(dir.path)
         let store = try LogStore(path: dir.path, options: options())
         #expect(try store.countLeavingTablesUnchecked(in: "a") == 301)
         #expect(try store.count(in: "a") == 300)
@@ -507,11 +513,7 @@ import Testing
     @Test func aViewsCountChecksTheTableWhole() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
-        var bytes = try makeStore(dir.path)
-        let table = KeyDirectoryForgery.Layout(bytes).tables[0]
-        KeyDirectoryForgery.store(UInt64(301), in: &bytes, at: table.keysAt)
-        KeyDirectoryForgery.reseal(&bytes)
-        try write(bytes, dir.path)
+        try makeStoreWithForgedCount(dir.path)
         let store = try LogStore(path: dir.path, options: options())
         let view = try store.view(of: "a")
         #expect(try view.count == 300)
